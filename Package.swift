@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "kvod",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "kvod", targets: ["kvod"]),
+        .library(name: "KVOEngine", targets: ["KVOEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        // libuv from Debian's libuv1-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        // The KVO engine: store, controllers, change model and wire codec. No I/O.
+        .target(
+            name: "KVOEngine",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+        // The daemon: libuv event loop, listener, connections, glue.
+        .executableTarget(
+            name: "kvod",
+            dependencies: [
+                "KVOEngine",
+                "CLibUV",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,108 @@
+/// The operations that change the store. Each one checks everything first,
+/// then reports the change to the shared controller around applying it:
+/// prior events, the change itself, the change events.
+extension Engine {
+    func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
+        let keys = keyPath.components[...]
+        try store.checkObjectPath(object, keys)
+        let old = store.value(object, at: keys)
+        let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
+                            new: value, seq: store.seq + 1)
+        return commit(change) { store.write(object, at: keys, value) }
+    }
+
+    /// Deleting what is not there succeeds and changes nothing (no seq, no event).
+    func delete(_ object: String, _ keyPath: ObservedPath?) -> UInt64 {
+        guard let keyPath else {
+            guard let document = store.value(object, at: []) else { return store.seq }
+            let change = Change(object: object, path: [], kind: .setting, indexes: [], old: document, new: nil,
+                                seq: store.seq + 1)
+            return commit(change) { _ = store.removeObject(object) }
+        }
+        let keys = keyPath.components[...]
+        guard let old = store.value(object, at: keys) else { return store.seq }
+        let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
+                            new: nil, seq: store.seq + 1)
+        return commit(change) { store.write(object, at: keys, nil) }
+    }
+
+    func insert(_ object: String, _ keyPath: ObservedPath, at index: Int?,
+                _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
+        let keys = keyPath.components[...]
+        try store.checkObjectPath(object, keys.dropLast())
+        let count: Int
+        switch store.value(object, at: keys) {
+        case nil: count = 0
+        case .array(let elements)?: count = elements.count
+        case let other?: throw notAnArray(object, keyPath, other)
+        }
+        let position = index ?? count
+        guard position <= count else {
+            throw KVOEngineError(.indexOutOfRange, "index \(position) is past the end of \(object) \(keyPath) (count \(count))")
+        }
+        let change = Change(object: object, path: keyPath.components, kind: .insertion,
+                            indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
+                            seq: store.seq + 1)
+        return commit(change) {
+            store.modifyArray(object, at: keys, create: true) { $0.insert(contentsOf: values, at: position) }
+        }
+    }
+
+    func remove(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> UInt64 {
+        let keys = keyPath.components[...]
+        let removed = try elements(of: object, keyPath, at: indexes)
+        let change = Change(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
+                            old: .array(removed), new: nil, seq: store.seq + 1)
+        return commit(change) {
+            store.modifyArray(object, at: keys, create: false) { array in
+                for index in indexes.reversed() { array.remove(at: index) }
+            }
+        }
+    }
+
+    func replace(_ object: String, _ keyPath: ObservedPath, at indexes: [Int],
+                 with values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
+        let keys = keyPath.components[...]
+        let replaced = try elements(of: object, keyPath, at: indexes)
+        let change = Change(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
+                            old: .array(replaced), new: .array(values), seq: store.seq + 1)
+        return commit(change) {
+            store.modifyArray(object, at: keys, create: false) { array in
+                for (index, value) in zip(indexes, values) { array[index] = value }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Reports `change` to the shared controller around `apply`, and counts it.
+    private func commit(_ change: Change, apply: () -> Void) -> UInt64 {
+        let store = self.store
+        let pending = shared.willChange(change) { keys in store.value(change.object, at: keys) }
+        apply()
+        store.seq = change.seq
+        if let pending {
+            shared.didChange(pending) { keys in store.value(change.object, at: keys) }
+        }
+        return change.seq
+    }
+
+    /// The elements at `indexes` of the array at `keyPath`, which must exist
+    /// and hold every index. Returns copies of the elements only, so that the
+    /// array itself stays uniquely referenced and is changed in place.
+    private func elements(of object: String, _ keyPath: ObservedPath,
+                          at indexes: [Int]) throws(KVOEngineError) -> [JSONValue] {
+        guard let value = store.value(object, at: keyPath.components) else {
+            throw KVOEngineError(.notFound, "\(object) has no value at \(keyPath)")
+        }
+        guard case .array(let elements) = value else { throw notAnArray(object, keyPath, value) }
+        if let bad = indexes.last, bad >= elements.count {
+            throw KVOEngineError(.indexOutOfRange, "index \(bad) is outside \(object) \(keyPath) (count \(elements.count))")
+        }
+        return indexes.map { elements[$0] }
+    }
+
+    private func notAnArray(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) -> KVOEngineError {
+        KVOEngineError(.notAnArray, "\(object) \(keyPath) is \(value.typeName), not an array")
+    }
+}

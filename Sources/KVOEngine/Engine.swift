@@ -1,0 +1,150 @@
+/// The whole of kvod that is not I/O: the store, the shared controller and
+/// the clients, and the one function that answers a request line.
+///
+/// Loop-confined: every call comes from the daemon's one event-loop thread.
+/// Replies and events are appended to each client's
+/// ``ClientController/output``; the daemon writes them out.
+public final class Engine {
+    public let configuration: EngineConfiguration
+    public let store = Store()
+    public let shared = SharedController()
+    /// How many clients are connected.
+    public private(set) var clientCount = 0
+    private var nextClientID = 1
+    private let startedAt = ContinuousClock.now
+
+    public init(configuration: EngineConfiguration = EngineConfiguration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: Clients
+
+    /// A controller for a new client.
+    public func makeClient() -> ClientController {
+        defer { nextClientID += 1 }
+        clientCount += 1
+        return ClientController(id: nextClientID, shared: shared)
+    }
+
+    /// Ends a client: everything it observed is unobserved at once.
+    public func closeClient(_ client: ClientController) {
+        guard !client.isClosed else { return }
+        client.close()
+        clientCount -= 1
+    }
+
+    // MARK: Requests
+
+    /// Answers one line from `client`: its events and reply go to the client's output.
+    public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
+        switch RequestDecoder.decode(line) {
+        case .request(let request):
+            handle(request, from: client)
+        case .failure(let id, let error):
+            client.append(reply: ReplyEncoder.failure(id: id, error))
+        }
+    }
+
+    /// Answers a line that was over the size limit.
+    public func handleLineTooLarge(maxLineBytes: Int, from client: ClientController) {
+        let error = KVOEngineError(.tooLarge, "line longer than \(maxLineBytes) bytes; the rest of it is discarded")
+        client.append(reply: ReplyEncoder.failure(id: nil, error))
+    }
+
+    /// Answers one decoded request.
+    public func handle(_ request: Request, from client: ClientController) {
+        do throws(KVOEngineError) {
+            var reply = ReplyEncoder(okFor: request.id)
+            try perform(request.operation, for: client, reply: &reply)
+            client.append(reply: reply.finished)
+        } catch {
+            client.append(reply: ReplyEncoder.failure(id: request.id, error))
+        }
+    }
+
+    /// The dispatch table: one case per op (xenstored's `wire_funcs`).
+    private func perform(_ operation: Operation, for client: ClientController,
+                         reply: inout ReplyEncoder) throws(KVOEngineError) {
+        switch operation {
+        case .set(let object, let keyPath, let value):
+            reply.field("seq", integer: try set(object, keyPath, value))
+        case .get(let object, let keyPath):
+            reply.field("value", try get(object, keyPath))
+        case .delete(let object, let keyPath):
+            reply.field("seq", integer: delete(object, keyPath))
+        case .insert(let object, let keyPath, let index, let values):
+            reply.field("seq", integer: try insert(object, keyPath, at: index, values))
+        case .remove(let object, let keyPath, let indexes):
+            reply.field("seq", integer: try remove(object, keyPath, at: indexes))
+        case .replace(let object, let keyPath, let indexes, let values):
+            reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
+        case .observe(let object, let keyPaths, let options, let context):
+            try observe(object, keyPaths, options, context, for: client)
+        case .unobserve(let object, let keyPaths):
+            if let keyPaths {
+                for keyPath in keyPaths { client.unobserve(object, keyPath: keyPath) }
+            } else {
+                client.unobserve(object)
+            }
+        case .unobserveAll:
+            client.unobserveAll()
+        case .ping:
+            break
+        case .info:
+            writeInfo(into: &reply)
+        case .observations:
+            reply.field("observations", .array(client.observations.map(Self.describe)))
+        }
+    }
+}
+
+// MARK: - Reading and observing
+
+extension Engine {
+    func get(_ object: String, _ keyPath: ObservedPath?) throws(KVOEngineError) -> JSONValue {
+        guard let value = store.value(object, at: keyPath?.components ?? []) else {
+            let place = keyPath.map { "\(object) has no value at \($0)" } ?? "no object \(object)"
+            throw KVOEngineError(.notFound, place)
+        }
+        return value
+    }
+
+    func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
+                 for client: ClientController) throws(KVOEngineError) {
+        let added = keyPaths.filter { !client.isObserving(object, keyPath: $0) }
+        guard client.observationCount + Set(added).count <= configuration.maxObservationsPerClient else {
+            throw KVOEngineError(.limitExceeded,
+                                 "a connection may hold \(configuration.maxObservationsPerClient) observations")
+        }
+        for keyPath in keyPaths {
+            guard let info = client.observe(object, keyPath: keyPath, options: options, context: context),
+                  options.contains(.initial) else { continue }
+            // KVO's initial notification: the current value, before the reply.
+            let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: keyPath.components)) : .none
+            let event = EventEncoder.change(
+                object: object, keyPath: info.node!.encodedKeyPath, kind: .setting, new: current, old: .none,
+                indexes: nil, seq: store.seq, initial: true)
+            client.deliver(event: event, contextFragment: info.contextFragment)
+        }
+    }
+
+    private func writeInfo(into reply: inout ReplyEncoder) {
+        let uptime = ContinuousClock.now - startedAt
+        reply.field("version", .string(configuration.version))
+        reply.field("uptime", integer: uptime.components.seconds)
+        reply.field("connections", integer: clientCount)
+        reply.field("observations", integer: shared.observationCount)
+        reply.field("objects", integer: store.objectCount)
+        reply.field("seq", integer: store.seq)
+    }
+
+    static func describe(_ info: ObservationInfo) -> JSONValue {
+        var members: JSONObject = [
+            "object": .string(info.object),
+            "keyPath": .string(info.keyPath.description),
+            "options": .array(info.options.wireNames.map(JSONValue.string)),
+        ]
+        if let context = info.context { members["context"] = context }
+        return .object(members)
+    }
+}

@@ -1,0 +1,46 @@
+/// An error that kvod reports to a client: a stable code and a message for people.
+///
+/// One place, ``ReplyEncoder``, turns it into a wire reply
+/// (`{"id":…,"ok":false,"error":{"code":…,"message":…}}`), as xenstored's
+/// `send_error` does. Codes are a struct, not an enum, so the set can grow
+/// without breaking callers.
+public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The machine-readable part, the `code` string on the wire.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The wire spelling, e.g. `not_found`.
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The line is not JSON, not an object, or nests too deep.
+        public static let badJSON = Code("bad_json")
+        /// A field is missing or has the wrong type.
+        public static let badRequest = Code("bad_request")
+        /// `op` names no operation kvod knows.
+        public static let unknownOp = Code("unknown_op")
+        /// The object or key path holds no value.
+        public static let notFound = Code("not_found")
+        /// A key path runs through a value that is not a JSON object.
+        public static let notAnObject = Code("not_an_object")
+        /// A collection operation names a value that is not an array.
+        public static let notAnArray = Code("not_an_array")
+        /// An array index is outside the array.
+        public static let indexOutOfRange = Code("index_out_of_range")
+        /// A line is longer than the daemon accepts.
+        public static let tooLarge = Code("too_large")
+        /// A per-connection or per-request limit would be exceeded.
+        public static let limitExceeded = Code("limit_exceeded")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    static func badRequest(_ message: String) -> KVOEngineError { .init(.badRequest, message) }
+}

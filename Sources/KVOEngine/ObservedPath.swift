@@ -1,0 +1,41 @@
+/// A validated key path into a document: a non-empty list of non-empty keys,
+/// written `address.city` on the wire.
+///
+/// Keys select members of JSON objects only; they never index arrays. Not named
+/// `KeyPath`, which the standard library already uses.
+public struct ObservedPath: Sendable, Hashable, CustomStringConvertible, Comparable {
+    /// The keys, outermost first.
+    public let components: [String]
+
+    /// The longest key path kvod accepts, in UTF-8 bytes.
+    public static let maxUTF8Length = 4096
+
+    /// Parses `a.b.c`; throws `bad_request` for an empty path, an empty key
+    /// (`a..b`, `.a`, `a.`) or a path longer than ``maxUTF8Length``.
+    public init(parsing text: String) throws(KVOEngineError) {
+        guard !text.isEmpty else { throw .badRequest("keyPath must not be empty") }
+        guard text.utf8.count <= Self.maxUTF8Length else {
+            throw .badRequest("keyPath is longer than \(Self.maxUTF8Length) bytes")
+        }
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        var components: [String] = []
+        components.reserveCapacity(parts.count)
+        for part in parts {
+            guard !part.isEmpty else { throw .badRequest("keyPath \"\(text)\" has an empty component") }
+            components.append(String(Substring(part)))
+        }
+        self.components = components
+    }
+
+    /// A path from keys that are known to be valid (non-empty, at least one).
+    public init(components: [String]) {
+        precondition(!components.isEmpty && !components.contains(where: \.isEmpty), "invalid key path components")
+        self.components = components
+    }
+
+    public var description: String { components.joined(separator: ".") }
+
+    public static func < (lhs: ObservedPath, rhs: ObservedPath) -> Bool {
+        lhs.components.lexicographicallyPrecedes(rhs.components)
+    }
+}

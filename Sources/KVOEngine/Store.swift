@@ -1,0 +1,101 @@
+/// The documents kvod holds, by object name, and the daemon-wide change
+/// counter.
+///
+/// Every operation first checks everything that can fail without touching a
+/// document, and only then applies itself: a request that fails changes
+/// nothing. Each document is a JSON object (a key path is never empty).
+public final class Store {
+    private(set) var documents: [String: JSONObject] = [:]
+    /// The sequence number of the last change; 0 before the first.
+    public internal(set) var seq: UInt64 = 0
+
+    public init() {}
+
+    /// How many objects exist.
+    public var objectCount: Int { documents.count }
+
+    /// The value at `keys` of `object` (the whole document when `keys` is
+    /// empty), or nil when there is none.
+    public func value<Keys: Collection<String>>(_ object: String, at keys: Keys) -> JSONValue? {
+        guard let document = documents[object] else { return nil }
+        return JSONValue.object(document).value(at: keys)
+    }
+
+    // MARK: Checks (nothing changes)
+
+    /// Follows `keys` as far as values exist, failing where a value that
+    /// exists is not an object. Returns how many keys exist (all, or fewer).
+    func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) {
+        guard var current = documents[object].map(JSONValue.object) else { return }
+        var walked: [String] = []
+        for key in keys {
+            guard case .object(let members) = current else {
+                throw KVOEngineError(.notAnObject, "\(object): \(walked.joined(separator: ".")) is \(current.typeName), not an object")
+            }
+            guard let next = members[key] else { return }
+            walked.append(key)
+            current = next
+        }
+    }
+
+    // MARK: Mutation
+
+    /// Puts `value` at `keys` (non-empty), creating missing intermediate
+    /// objects. The caller has checked the path with ``checkObjectPath``.
+    /// Returns the value that was there.
+    @discardableResult
+    func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
+        var document = documents.removeValue(forKey: object) ?? [:]
+        // Deleting the last member leaves an empty object, as a set to `{}`
+        // would; only `delete` without a key path removes the object.
+        let old = Self.write(into: &document, keys, value)
+        documents[object] = document
+        return old
+    }
+
+    private static func write(into members: inout JSONObject, _ keys: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
+        let key = keys.first!
+        if keys.count == 1 {
+            if let value {
+                return members.updateValue(value, forKey: key)
+            }
+            return members.removeValue(forKey: key)
+        }
+        if members[key] == nil {
+            guard value != nil else { return nil }
+            members[key] = .object([:])
+        }
+        let index = members.index(forKey: key)!
+        return members.values[index].withObjectMembers { child in
+            write(into: &child, keys.dropFirst(), value)
+        } ?? nil
+    }
+
+    /// Runs `body` on the array at `keys` in place; creates an empty array
+    /// (and missing intermediates) when `create` is set and nothing is there.
+    func modifyArray<R>(_ object: String, at keys: ArraySlice<String>, create: Bool,
+                        _ body: (inout [JSONValue]) -> R) -> R {
+        var document = documents.removeValue(forKey: object) ?? [:]
+        defer { documents[object] = document }
+        if create, JSONValue.object(document).value(at: keys) == nil {
+            Self.write(into: &document, keys, .array([]))
+        }
+        return Self.modifyArray(in: &document, keys, body)
+    }
+
+    private static func modifyArray<R>(in members: inout JSONObject, _ keys: ArraySlice<String>,
+                                       _ body: (inout [JSONValue]) -> R) -> R {
+        let index = members.index(forKey: keys.first!)!
+        if keys.count == 1 {
+            return members.values[index].withArrayElements(body)!
+        }
+        return members.values[index].withObjectMembers { child in
+            modifyArray(in: &child, keys.dropFirst(), body)
+        }!
+    }
+
+    /// Removes the whole object; returns its document.
+    func removeObject(_ object: String) -> JSONObject? {
+        documents.removeValue(forKey: object)
+    }
+}
