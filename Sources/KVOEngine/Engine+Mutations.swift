@@ -29,7 +29,8 @@ extension Engine {
     func insert(_ object: String, _ keyPath: ObservedPath, at index: Int?,
                 _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
-        try store.checkObjectPath(object, keys.dropLast())
+        // The whole path: every value above the array must be an object.
+        try store.checkObjectPath(object, keys)
         let count: Int
         switch store.value(object, at: keys) {
         case nil: count = 0

@@ -78,7 +78,7 @@ public final class Store {
         var document = documents.removeValue(forKey: object) ?? [:]
         defer { documents[object] = document }
         if create, JSONValue.object(document).value(at: keys) == nil {
-            Self.write(into: &document, keys, .array([]))
+            _ = Self.write(into: &document, keys, .array([]))
         }
         return Self.modifyArray(in: &document, keys, body)
     }

@@ -8,7 +8,7 @@ public typealias JSONObject = OrderedDictionary<String, JSONValue>
 /// Objects keep their members in insertion order, so a document reads back the
 /// way it was written. Numbers keep their literal text (see ``JSONNumber``), so
 /// integers beyond `Int64` travel through kvod unchanged.
-public enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(JSONNumber)

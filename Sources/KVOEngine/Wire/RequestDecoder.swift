@@ -51,13 +51,10 @@ private struct Fields {
     var options: JSONValue?
     var context: JSONValue?
     var unknown: String?
-    private var seen: [String] = []
 
+    /// Reads one member's value. The reader refuses duplicate member names,
+    /// which would make a request ambiguous.
     mutating func read(_ name: String, from reader: inout JSONReader) throws(JSONError) {
-        // Duplicate members make a request ambiguous: refuse them, as strict
-        // parsers do, instead of letting the last one win silently.
-        if seen.contains(name) { throw JSONError(message: "duplicate member \"\(name)\"", offset: reader.offset) }
-        seen.append(name)
         let value = try reader.readValue()
         switch name {
         case "id": id = value
@@ -92,15 +89,18 @@ private struct Fields {
             return .insert(object: try objectName(), keyPath: try requiredKeyPath(), index: index,
                            values: try valueOrValues())
         case "remove":
-            return .remove(object: try objectName(), keyPath: try requiredKeyPath(), indexes: try indexOrIndexes())
+            return .remove(object: try objectName(), keyPath: try requiredKeyPath(),
+                           indexes: try indexOrIndexes().sorted())
         case "replace":
             let positions = try indexOrIndexes()
             let replacements = try valueOrValues()
             guard positions.count == replacements.count else {
                 throw .badRequest("replace needs as many values (\(replacements.count)) as indexes (\(positions.count))")
             }
-            return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: positions,
-                            values: replacements)
+            // Ascending indexes, each value kept with the index it was given for.
+            let pairs = zip(positions, replacements).sorted { $0.0 < $1.0 }
+            return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: pairs.map(\.0),
+                            values: pairs.map(\.1))
         case "observe":
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
@@ -170,7 +170,7 @@ private struct Fields {
         }
     }
 
-    /// `index` or `indexes`, returned ascending; duplicates are refused.
+    /// `index` or `indexes`, in the order given; duplicates are refused.
     private func indexOrIndexes() throws(KVOEngineError) -> [Int] {
         switch (index, indexes) {
         case (.some(let one), nil): return [try Self.integer(one, "index")]
@@ -181,9 +181,9 @@ private struct Fields {
             }
             var positions: [Int] = []
             for element in many { positions.append(try Self.integer(element, "indexes")) }
-            positions.sort()
-            for i in positions.indices.dropFirst() where positions[i] == positions[i - 1] {
-                throw .badRequest("field \"indexes\" repeats \(positions[i])")
+            let ascending = positions.sorted()
+            for i in ascending.indices.dropFirst() where ascending[i] == ascending[i - 1] {
+                throw .badRequest("field \"indexes\" repeats \(ascending[i])")
             }
             return positions
         case (nil, .some): throw .badRequest("field \"indexes\" must be an array of integers")

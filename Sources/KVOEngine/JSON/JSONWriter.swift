@@ -1,0 +1,110 @@
+/// Writes ``JSONValue``s as compact JSON text (UTF-8, no insignificant whitespace).
+///
+/// Output goes straight into a caller's `[UInt8]`, so a reply or event can be
+/// assembled in one buffer without intermediate strings. Object members come out
+/// in their stored order and numbers as their literal text, so a value read by
+/// ``JSONReader`` is written back byte-for-byte as compactly as it was read.
+public enum JSONWriter {
+    /// Appends `value` as JSON to `buffer`.
+    ///
+    /// Recursive: fine for values from ``JSONReader``, whose depth is bounded by
+    /// its `maxDepth`; a value built in code thousands of levels deep could
+    /// exhaust the stack.
+    public static func write(_ value: JSONValue, into buffer: inout [UInt8]) {
+        switch value {
+        case .null:
+            buffer.append(contentsOf: "null".utf8)
+        case .bool(let flag):
+            buffer.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+        case .number(let number):
+            writeNumber(number, into: &buffer)
+        case .string(let string):
+            writeString(string, into: &buffer)
+        case .array(let elements):
+            buffer.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                write(element, into: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .object(let members):
+            buffer.append(UInt8(ascii: "{"))
+            for index in members.keys.indices {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                writeString(members.keys[index], into: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                write(members.values[index], into: &buffer)
+            }
+            buffer.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `number`'s literal text, which ``JSONNumber`` guarantees is valid JSON.
+    public static func writeNumber(_ number: JSONNumber, into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: number.literal.utf8)
+    }
+
+    /// Appends the decimal form of `number`.
+    public static func writeNumber(_ number: Int, into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: String(number).utf8)
+    }
+
+    /// Appends `string` as a quoted JSON string.
+    ///
+    /// Escapes only what JSON requires: `"`, `\` and the control characters below
+    /// U+0020 (as `\n`, `\r`, `\t`, `\b`, `\f`, or `\u00XX`). Everything else,
+    /// non-ASCII included, is copied as UTF-8: shorter than `\u` escapes, and a
+    /// Swift `String` is always valid UTF-8.
+    public static func writeString(_ string: String, into buffer: inout [UInt8]) {
+        var string = string
+        buffer.append(UInt8(ascii: "\""))
+        // withUTF8 gives the native storage without copying; runs of bytes that
+        // need no escaping are appended in bulk rather than byte by byte.
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscape(for: byte, into: &buffer)
+                runStart = index + 1
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(for byte: UInt8, into buffer: inout [UInt8]) {
+        let short: UInt8
+        switch byte {
+        case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
+        case UInt8(ascii: "\\"): short = UInt8(ascii: "\\")
+        case 0x0A: short = UInt8(ascii: "n")
+        case 0x0D: short = UInt8(ascii: "r")
+        case 0x09: short = UInt8(ascii: "t")
+        case 0x08: short = UInt8(ascii: "b")
+        case 0x0C: short = UInt8(ascii: "f")
+        default:
+            let hexDigits: StaticString = "0123456789abcdef"
+            buffer.append(contentsOf: #"\u00"#.utf8)
+            buffer.append(hexDigits.utf8Start[Int(byte >> 4)])
+            buffer.append(hexDigits.utf8Start[Int(byte & 0xF)])
+            return
+        }
+        buffer.append(UInt8(ascii: "\\"))
+        buffer.append(short)
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON, UTF-8 encoded.
+    public var jsonBytes: [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(64)
+        JSONWriter.write(self, into: &buffer)
+        return buffer
+    }
+
+    /// The value as compact JSON text.
+    public var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
+}

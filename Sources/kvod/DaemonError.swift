@@ -1,0 +1,8 @@
+/// Why the daemon could not start or had to stop, with the exit status to use.
+struct DaemonError: Error, CustomStringConvertible {
+    let description: String
+    /// 1: could not start (bad socket path, cannot bind). 2: another kvod already serves the socket.
+    let exitCode: Int32
+
+    static func cannotListen(_ reason: String) -> DaemonError { DaemonError(description: reason, exitCode: 1) }
+}

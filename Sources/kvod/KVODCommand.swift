@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import KVOEngine
+import Logging
+
+/// `kvod`: the change-notification daemon.
+@main
+struct KVODCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kvod",
+        abstract: "Key-Value Observing over a Unix socket: set values, observe key paths, hear every change.",
+        discussion: "The wire protocol is line-delimited JSON; see docs/PROTOCOL.md.",
+        version: kvodVersion)
+
+    @Option(help: ArgumentHelp(
+        "The Unix socket to listen on.",
+        discussion: "Default: $KVOD_SOCKET; else /run/kvod/kvod.sock for root; else $XDG_RUNTIME_DIR/kvod.sock; else /tmp/kvod-<uid>/kvod.sock."))
+    var socket: String?
+
+    @Option(help: "The socket file's mode, in octal.")
+    var socketMode: String = "0660"
+
+    @Option(help: "The longest request line accepted, in bytes; longer lines get too_large.")
+    var maxLineBytes: Int = 1 << 20
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
+            throw ValidationError("--socket-mode must be an octal mode such as 0660")
+        }
+        guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = DaemonConfiguration(
+            socketPath: socket ?? DefaultSocketPath.resolve(environment: environment),
+            socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
+            maxLineBytes: maxLineBytes,
+            logLevel: Logger.Level(rawValue: logLevel) ?? .info)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        do throws(DaemonError) {
+            let daemon = try Daemon(configuration: configuration, logger: Logger(label: "kvod"))
+            try daemon.run()
+        } catch {
+            FileHandle.standardError.write(Data("kvod: \(error)\n".utf8))
+            throw ExitCode(error.exitCode)
+        }
+    }
+}

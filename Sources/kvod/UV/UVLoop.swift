@@ -1,0 +1,130 @@
+import CLibUV
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Owns one libuv event loop (a heap-allocated `uv_loop_t`).
+///
+/// Thread confinement: a loop, and every handle created on it, must only be
+/// used from the thread that created the loop and runs it. libuv itself is
+/// not thread-safe (only `uv_async_send` is), and none of these classes lock.
+/// That is why they are not `Sendable`; debug builds assert the thread.
+///
+/// Shutdown sequence: `closeAllHandles()`, `run()` (lets the close callbacks
+/// run), then `close()`.
+final class UVLoop {
+    /// The libuv loop. For the UV layer only: the rest of the daemon goes
+    /// through the wrapper types.
+    let uvLoop: UnsafeMutablePointer<uv_loop_t>
+
+    /// One read buffer shared by every stream of the loop. libuv calls
+    /// alloc_cb → read(2) → read_cb strictly in sequence on the loop thread,
+    /// and `UVStream.onBytes` must consume the bytes before returning, so one
+    /// buffer per loop is enough; a buffer per stream would cost 64 KiB per
+    /// idle client.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    static let readBufferSize = 64 * 1024
+
+    private var isClosed = false
+    private let ownerThread = pthread_self()
+
+    /// How `run` drives the loop.
+    enum RunMode {
+        /// Until there are no active, referenced handles or `stop()` is called.
+        case untilDone
+        /// One iteration, blocking for I/O if there is nothing pending.
+        case once
+        /// One iteration, never blocking.
+        case noWait
+    }
+
+    init() throws(UVError) {
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: uv_loop_size(), alignment: 16)
+        uvLoop = raw.bindMemory(to: uv_loop_t.self, capacity: 1)
+        let rc = uv_loop_init(uvLoop)
+        if rc < 0 {
+            raw.deallocate()
+            throw UVError(code: rc)
+        }
+        readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+    }
+
+    /// A loop that was not closed is leaked rather than freed: handles may
+    /// still point into it. Closing an idle one is the best we can do here.
+    deinit {
+        if !isClosed, uv_loop_close(uvLoop) == 0 {
+            UnsafeMutableRawPointer(uvLoop).deallocate()
+            readBuffer.deallocate()
+        }
+    }
+
+    /// Runs the loop. Returns `true` if handles are still active (the loop was
+    /// stopped, or `mode` is not `.untilDone`), `false` if it ran dry.
+    @discardableResult
+    func run(_ mode: RunMode = .untilDone) -> Bool {
+        assertOnLoopThread()
+        let uvMode: uv_run_mode = switch mode {
+        case .untilDone: UV_RUN_DEFAULT
+        case .once: UV_RUN_ONCE
+        case .noWait: UV_RUN_NOWAIT
+        }
+        return uv_run(uvLoop, uvMode) != 0
+    }
+
+    /// Makes `run` return after the current iteration.
+    func stop() {
+        assertOnLoopThread()
+        uv_stop(uvLoop)
+    }
+
+    /// Whether the loop has active, referenced handles or requests.
+    var isAlive: Bool { uv_loop_alive(uvLoop) != 0 }
+
+    /// The loop's cached time in milliseconds (updated at each iteration).
+    var now: UInt64 { uv_now(uvLoop) }
+
+    /// Refreshes `now` after a long synchronous computation.
+    func updateTime() { uv_update_time(uvLoop) }
+
+    /// Starts closing every handle of the loop that is not already closing.
+    /// Handles created by this layer close through their wrapper, so their
+    /// `onClosed` callbacks run and their memory is freed; streams are closed
+    /// immediately (queued writes are dropped: shut them down first for a
+    /// graceful exit). Run the loop afterwards so the close callbacks fire.
+    func closeAllHandles() {
+        assertOnLoopThread()
+        uv_walk(uvLoop, closeWalkedHandle, nil)
+    }
+
+    /// Closes the loop and frees it. Throws `EBUSY` (and keeps the loop) while
+    /// handles or requests are still open.
+    func close() throws(UVError) {
+        assertOnLoopThread()
+        guard !isClosed else { return }
+        try UVError.check(uv_loop_close(uvLoop))
+        isClosed = true
+        UnsafeMutableRawPointer(uvLoop).deallocate()
+        readBuffer.deallocate()
+    }
+
+    /// Traps in debug builds when called off the loop thread.
+    func assertOnLoopThread(file: StaticString = #fileID, line: UInt = #line) {
+        assert(pthread_equal(ownerThread, pthread_self()) != 0,
+               "UVLoop used off its thread", file: file, line: line)
+    }
+}
+
+/// uv_walk callback for `closeAllHandles`.
+private func closeWalkedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?, _: UnsafeMutableRawPointer?) {
+    guard let handle, uv_is_closing(handle) == 0 else { return }
+    if let owner = UVHandle.owner(of: handle) {
+        owner.close()
+    } else {
+        // Not created by this layer: nothing of ours to release.
+        uv_close(handle, nil)
+    }
+}

@@ -1,0 +1,48 @@
+import CLibUV
+
+/// A prepare handle (`uv_prepare_t`): its handler runs once per loop
+/// iteration, right before the loop blocks for I/O. The daemon uses it like
+/// Redis's `beforeSleep`: flush every connection with pending output once per
+/// iteration instead of once per command. Loop-confined.
+///
+/// An active prepare handle keeps the loop alive; `unref()` it if it should
+/// not.
+final class UVPrepare: UVHandle {
+    private var handler: (() -> Void)?
+
+    init(loop: UVLoop) {
+        super.init(loop: loop, type: UV_PREPARE) { raw in
+            uv_prepare_init(loop.uvLoop, uvCast(raw))
+        }
+    }
+
+    private var prepare: UnsafeMutablePointer<uv_prepare_t> { uvCast(uvHandle) }
+
+    /// Starts calling `handler` before each poll; replaces a previous handler.
+    /// Ignored once the handle is closing: libuv would not refuse, and a
+    /// closing handle must not be started.
+    func start(handler: @escaping () -> Void) {
+        loop.assertOnLoopThread()
+        guard !isClosing, uv_prepare_start(prepare, onPrepare) == 0 else { return }
+        self.handler = handler
+    }
+
+    /// Stops calling the handler; `start` can be called again.
+    func stop() {
+        loop.assertOnLoopThread()
+        guard !isClosed else { return }
+        uv_prepare_stop(prepare)
+        handler = nil
+    }
+
+    override func didClose() {
+        handler = nil
+        super.didClose()
+    }
+
+    fileprivate func fire() { handler?() }
+}
+
+private func onPrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {
+    UVHandle.owner(of: handle, as: UVPrepare.self)?.fire()
+}

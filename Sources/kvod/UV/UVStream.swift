@@ -1,0 +1,245 @@
+import CLibUV
+
+/// A connected Unix-socket stream (`uv_pipe_t`): a client accepted by
+/// `UVPipeServer.accept()`, or one made with `UVStream.connect` (tests,
+/// tooling). Loop-confined.
+///
+/// Writes never block and never fail loudly: what the kernel takes at once
+/// goes out through `uv_try_write`, the rest is copied and queued with
+/// `uv_write`; errors go to `onWriteError`. `close` drops queued writes (libuv
+/// cancels them), so use `shutdownThenClose` to deliver a final reply.
+final class UVStream: UVHandle {
+    private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
+    private var onEnd: ((UVError?) -> Void)?
+    private var connectHandler: ((UVError?) -> Void)?
+    private var shutdownRequested = false
+    private var writeFailed = false
+
+    /// Whether read callbacks are currently requested.
+    private(set) var isReading = false
+    /// Bytes handed to `uv_write` whose write callback has not run yet
+    /// (what `uv_try_write` sent at once is never counted).
+    private(set) var queuedBytes = 0
+    /// Called when `queuedBytes` falls back to 0 (not while closing): the
+    /// place to resume producing output for a slow reader.
+    var onDrained: (() -> Void)?
+    /// Called once, for the first write error (EPIPE, ECONNRESET...); later
+    /// writes are dropped. May run from inside `write` when the error is
+    /// immediate. Cancellations caused by `close` are not reported.
+    var onWriteError: ((UVError) -> Void)?
+
+    /// An unconnected pipe; `UVPipeServer.accept()` and `connect` use it.
+    init(loop: UVLoop) {
+        super.init(loop: loop, type: UV_NAMED_PIPE) { raw in
+            uv_pipe_init(loop.uvLoop, uvCast(raw), 0)
+        }
+    }
+
+    var uvStream: UnsafeMutablePointer<uv_stream_t> { uvCast(uvHandle) }
+
+    override var isClosing: Bool { shutdownRequested || super.isClosing }
+
+    /// The socket descriptor, or nil once closed / if not connected.
+    var fileDescriptor: Int32? {
+        guard !isClosed else { return nil }
+        var fd: uv_os_fd_t = -1
+        return uv_fileno(uvHandle, &fd) == 0 ? fd : nil
+    }
+
+    /// The connected peer's process, user and group (SO_PEERCRED on Linux),
+    /// as seen when it connected; nil if unavailable.
+    func peerCredentials() -> (pid: Int32, uid: UInt32, gid: UInt32)? {
+        guard let fd = fileDescriptor else { return nil }
+        var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
+        guard kvod_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return nil }
+        return (pid, uid, gid)
+    }
+
+    // MARK: Reading
+
+    /// Delivers incoming bytes to `onBytes` until EOF (`onEnd(nil)`) or a read
+    /// error (`onEnd(error)`), after which reading is over and both closures
+    /// are dropped. The buffer passed to `onBytes` is the loop's shared read
+    /// buffer: valid only during the call, so copy what you keep.
+    /// Throws (never calling either closure) if the stream is closing or not
+    /// readable.
+    func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
+                      onEnd: @escaping (UVError?) -> Void) throws(UVError) {
+        loop.assertOnLoopThread()
+        guard !isClosing else { throw UVError.invalidArgument }
+        try UVError.check(uv_read_start(uvStream, onAlloc, onRead))
+        self.onBytes = onBytes
+        self.onEnd = onEnd
+        isReading = true
+    }
+
+    /// Stops reading, e.g. while a client's output is backed up; the closures
+    /// are kept for `resumeReading`.
+    func stopReading() {
+        loop.assertOnLoopThread()
+        guard isReading, !isClosed else { return }
+        uv_read_stop(uvStream)
+        isReading = false
+    }
+
+    /// Restarts reading with the closures given to `startReading`. Throws if
+    /// reading already ended (EOF, error) or the stream is closing.
+    func resumeReading() throws(UVError) {
+        guard let onBytes, let onEnd else { throw UVError.invalidArgument }
+        if !isReading { try startReading(onBytes: onBytes, onEnd: onEnd) }
+    }
+
+    fileprivate func deliver(_ bytes: UnsafeRawBufferPointer) { onBytes?(bytes) }
+
+    fileprivate func endReading(_ error: UVError?) {
+        let handler = onEnd
+        (isReading, onBytes, onEnd) = (false, nil, nil)
+        handler?(error)
+    }
+
+    // MARK: Writing
+
+    /// Writes `bytes` (copied if they must wait): no-op while closing or after
+    /// a write error.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        loop.assertOnLoopThread()
+        guard !isClosing, !writeFailed, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        var sent = 0
+        if queuedBytes == 0 {
+            // Only when nothing is queued: libuv 1.44 also refuses (EAGAIN) a
+            // try_write behind queued writes, which keeps the byte order.
+            var buf = uv_buf_init(UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: CChar.self)),
+                                  UInt32(clamping: bytes.count))
+            let n = uv_try_write(uvStream, &buf, 1)
+            if n >= 0 { sent = Int(n) } else if n != UV_EAGAIN.rawValue { return failWrite(UVError(code: n)) }
+        }
+        var offset = sent
+        while offset < bytes.count {
+            // uv_buf_t lengths are 32-bit.
+            let length = min(bytes.count - offset, Int(Int32.max))
+            guard let req = kvod_write_req_create(base + offset, length) else {
+                return failWrite(.outOfMemory)
+            }
+            var buf = kvod_write_req_buf(req)
+            let rc = uv_write(kvod_write_req_uv(req), uvStream, &buf, 1, afterWrite)
+            if rc < 0 {
+                kvod_write_req_free(req)
+                return failWrite(UVError(code: rc))
+            }
+            queuedBytes += length
+            offset += length
+        }
+    }
+
+    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
+
+    private func failWrite(_ error: UVError) {
+        guard !writeFailed else { return }
+        writeFailed = true
+        onWriteError?(error)
+    }
+
+    fileprivate func writeCompleted(length: Int, status: Int32) {
+        queuedBytes -= length
+        if status < 0, status != UV_ECANCELED.rawValue { failWrite(UVError(code: status)) }
+        if queuedBytes == 0, !isClosing, !writeFailed { onDrained?() }
+    }
+
+    // MARK: Closing
+
+    /// Stops reading, lets queued writes reach the peer, half-closes
+    /// (`uv_shutdown`) and then closes. If shutdown cannot start, closes at
+    /// once. A peer that never reads keeps the stream open: pair this with
+    /// a timeout that calls `close`, which cancels the shutdown.
+    func shutdownThenClose(onClosed: (() -> Void)? = nil) {
+        loop.assertOnLoopThread()
+        if let onClosed { whenClosed(onClosed) }
+        guard !isClosing else { return }
+        shutdownRequested = true
+        stopReading()
+        let req = UnsafeMutableRawPointer.allocate(byteCount: uv_req_size(UV_SHUTDOWN), alignment: 16)
+        uv_req_set_data(uvCast(req), Unmanaged.passUnretained(self).toOpaque())
+        if uv_shutdown(uvCast(req), uvStream, afterShutdown) < 0 {
+            req.deallocate()
+            super.close()
+        }
+    }
+
+    override func didClose() {
+        (onBytes, onEnd, connectHandler) = (nil, nil, nil)
+        (onDrained, onWriteError, isReading) = (nil, nil, false)
+        super.didClose()
+    }
+
+    // MARK: Connecting
+
+    /// Connects to the socket at `path`; `onConnect` gets nil or the error
+    /// (on error the stream is then closed by the layer). Throws, without
+    /// calling `onConnect`, for an invalid path.
+    static func connect(loop: UVLoop, path: String,
+                        onConnect: @escaping (UVError?) -> Void) throws(UVError) -> UVStream {
+        try UVPipeServer.validateSocketPath(path)
+        let stream = UVStream(loop: loop)
+        stream.connectHandler = onConnect
+        let req = UnsafeMutableRawPointer.allocate(byteCount: uv_req_size(UV_CONNECT), alignment: 16)
+        uv_req_set_data(uvCast(req), Unmanaged.passUnretained(stream).toOpaque())
+        uv_pipe_connect(uvCast(req), uvCast(stream.uvHandle), path, afterConnect)
+        return stream
+    }
+
+    fileprivate func connected(status: Int32) {
+        let handler = connectHandler
+        connectHandler = nil
+        handler?(status < 0 ? UVError(code: status) : nil)
+        if status < 0 { close() }
+    }
+}
+
+// The request callbacks reach the stream through `req->data`, unretained: the
+// stream's own retain lasts until its close callback, which libuv runs after
+// every pending request callback (cancelled ones included).
+
+private func onAlloc(_ handle: UnsafeMutablePointer<uv_handle_t>?, _: Int,
+                     _ buf: UnsafeMutablePointer<uv_buf_t>?) {
+    guard let buf else { return }
+    guard let stream = UVHandle.owner(of: handle, as: UVStream.self),
+          let base = stream.loop.readBuffer.baseAddress else {
+        buf.pointee = uv_buf_init(nil, 0)  // read_cb gets UV_ENOBUFS
+        return
+    }
+    buf.pointee = uv_buf_init(base.assumingMemoryBound(to: CChar.self), UInt32(UVLoop.readBufferSize))
+}
+
+private func onRead(_ handle: UnsafeMutablePointer<uv_stream_t>?, _ nread: Int,
+                    _ buf: UnsafePointer<uv_buf_t>?) {
+    guard let stream = UVHandle.owner(of: handle, as: UVStream.self) else { return }
+    if nread > 0, let base = buf?.pointee.base {
+        stream.deliver(UnsafeRawBufferPointer(start: base, count: nread))
+    } else if nread < 0 {
+        stream.endReading(nread == Int(UV_EOF.rawValue) ? nil : UVError(code: Int32(nread)))
+    }
+}
+
+private func afterWrite(_ req: UnsafeMutablePointer<uv_write_t>?, _ status: Int32) {
+    guard let req else { return }
+    let write = kvod_write_req_from_uv(req)
+    let length = Int(kvod_write_req_length(write))
+    let stream = UVHandle.owner(of: kvod_write_req_stream(req), as: UVStream.self)
+    kvod_write_req_free(write)
+    stream?.writeCompleted(length: length, status: status)
+}
+
+private func afterShutdown(_ req: UnsafeMutablePointer<uv_shutdown_t>?, _: Int32) {
+    guard let req else { return }
+    let data = uv_req_get_data(uvCast(req))
+    UnsafeMutableRawPointer(req).deallocate()
+    // Closes whether or not the shutdown worked; a no-op if already closing.
+    if let data { Unmanaged<UVStream>.fromOpaque(data).takeUnretainedValue().close() }
+}
+
+private func afterConnect(_ req: UnsafeMutablePointer<uv_connect_t>?, _ status: Int32) {
+    guard let req else { return }
+    let data = uv_req_get_data(uvCast(req))
+    UnsafeMutableRawPointer(req).deallocate()
+    if let data { Unmanaged<UVStream>.fromOpaque(data).takeUnretainedValue().connected(status: status) }
+}
