@@ -1,10 +1,21 @@
-/// Receives the bytes a ``ClientController`` produces; the daemon's connection.
+/// Receives what a ``ClientController`` produces; the daemon's connection.
 ///
 /// The engine knows nothing of sockets: it appends events and replies to the
 /// controller's ``ClientController/output`` and tells its delegate once, when
-/// the output stops being empty, so the daemon can schedule one write.
+/// the output stops being empty, so the daemon can schedule one write. The
+/// daemon tells the controller how much more output it can take
+/// (``ClientController/outputAllowance``) and when its consumer caught up
+/// (``ClientController/markDrained()``); the controller applies each
+/// observation's ``ObservationPolicy`` in between.
 public protocol ClientOutputDelegate: AnyObject {
     func clientControllerHasOutput(_ controller: ClientController)
+    /// The client stopped keeping up: from now until ``ClientController/markDrained()``
+    /// its events are held or end the connection, by policy. Replies still go out.
+    func clientControllerBecameCongested(_ controller: ClientController)
+    /// A `disconnect` observation had an event while the client was congested:
+    /// close the connection. The controller produces no more output; it is
+    /// called during dispatch, so close later (from the flush), not here.
+    func clientController(_ controller: ClientController, mustDisconnectBecause reason: String)
 }
 
 /// One client's observations (KVOController's `FBKVOController`): a table of
@@ -26,6 +37,20 @@ public final class ClientController: CustomStringConvertible {
     public weak var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
     public private(set) var isClosed = false
+    /// Who the client is, as the daemon read it from the socket; what the
+    /// access policy decides on. Nil: unknown, which only `anyone` grants reach.
+    public var credentials: PeerCredentials?
+
+    /// How many bytes ``output`` may hold before the client counts as
+    /// congested; nil: no limit. The daemon sets it after each write to what
+    /// its connection may still queue.
+    public var outputAllowance: Int?
+    /// Whether events are being held (or end the connection) instead of sent.
+    public private(set) var isCongested = false
+    /// Why the client must be disconnected, once a `disconnect` observation
+    /// met congestion; no output is produced after that.
+    public private(set) var disconnectReason: String?
+    private var held = HeldEvents()
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -42,10 +67,10 @@ public final class ClientController: CustomStringConvertible {
     /// this client already observes that key path (the first one is kept).
     @discardableResult
     public func observe(_ object: String, keyPath: ObservedPath, options: ObservationOptions,
-                        context: JSONValue?) -> ObservationInfo? {
+                        context: JSONValue?, policy: ObservationPolicy = .default) -> ObservationInfo? {
         guard !isClosed, infosByObject[object]?[keyPath] == nil else { return nil }
         let info = ObservationInfo(object: object, keyPath: keyPath, options: options, context: context,
-                                   controller: self)
+                                   policy: policy, controller: self)
         infosByObject[object, default: [:]][keyPath] = info
         observationCount += 1
         shared.register(info)
@@ -57,6 +82,7 @@ public final class ClientController: CustomStringConvertible {
         guard let info = infosByObject[object]?.removeValue(forKey: keyPath) else { return }
         if infosByObject[object]?.isEmpty == true { infosByObject[object] = nil }
         observationCount -= 1
+        held.drop(info)
         shared.unregister(info)
     }
 
@@ -64,7 +90,10 @@ public final class ClientController: CustomStringConvertible {
     public func unobserve(_ object: String) {
         guard let infos = infosByObject.removeValue(forKey: object) else { return }
         observationCount -= infos.count
-        for info in infos.values { shared.unregister(info) }
+        for info in infos.values {
+            held.drop(info)
+            shared.unregister(info)
+        }
     }
 
     /// Stops observing everything.
@@ -72,6 +101,7 @@ public final class ClientController: CustomStringConvertible {
         let all = infosByObject
         infosByObject = [:]
         observationCount = 0
+        held = HeldEvents()
         for infos in all.values {
             for info in infos.values { shared.unregister(info) }
         }
@@ -104,20 +134,86 @@ public final class ClientController: CustomStringConvertible {
         output.removeAll(keepingCapacity: true)
     }
 
-    func deliver(event prefix: [UInt8], contextFragment: [UInt8]) {
-        guard !isClosed else { return }
+    /// Sends one event of `info` (whose prefix ends after `seq`), or, while
+    /// congested, applies the observation's policy to it. Prior events are
+    /// not held: the change that follows them is.
+    func deliver(event prefix: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false) {
+        guard !isClosed, disconnectReason == nil else { return }
+        if !isCongested, let allowance = outputAllowance,
+           output.count + prefix.count + info.contextFragment.count + 2 > allowance {
+            becomeCongested()
+        }
+        guard isCongested else {
+            let wasEmpty = output.isEmpty
+            appendEvent(prefix, info.contextFragment, coalesced: 0)
+            if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+            return
+        }
+        switch info.policy {
+        case .coalesce:
+            if !isPrior { held.hold(prefix, seq: seq, for: info) }
+        case .disconnect:
+            disconnect(because: "output over its limit with an event for \(info.object) \(info.keyPath), policy disconnect")
+        }
+    }
+
+    /// Replies are never held nor dropped: a client that does not read them
+    /// is throttled by the daemon instead (it stops reading that client).
+    func append(reply bytes: [UInt8]) {
+        guard !isClosed, disconnectReason == nil else { return }
         let wasEmpty = output.isEmpty
-        output.append(contentsOf: prefix)
-        output.append(contentsOf: contextFragment)
-        output.append(contentsOf: EventEncoder.eventTerminator)
+        output.append(contentsOf: bytes)
+        if !isCongested, let allowance = outputAllowance, output.count > allowance { becomeCongested() }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
-    func append(reply bytes: [UInt8]) {
-        guard !isClosed else { return }
+    // MARK: Congestion
+
+    /// How many events are held for this client (one per observation at most).
+    public var heldEventCount: Int { held.count }
+
+    /// Marks the client congested from outside, e.g. because its output stayed
+    /// over a soft limit for too long. Does nothing if it already is.
+    public func markCongested() {
+        guard !isCongested, !isClosed, disconnectReason == nil else { return }
+        becomeCongested()
+    }
+
+    /// The consumer took everything: sends the held events, each with
+    /// `"coalesced":N` when N events were dropped for it, in seq order, and
+    /// ends the congestion. Does nothing if the client is not congested.
+    public func markDrained() {
+        guard isCongested else { return }
+        isCongested = false
+        let entries = held.takeAll()
+        guard !isClosed, disconnectReason == nil, !entries.isEmpty else { return }
         let wasEmpty = output.isEmpty
-        output.append(contentsOf: bytes)
-        if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+        for entry in entries where entry.info.state == .observing {
+            appendEvent(entry.prefix, entry.info.contextFragment, coalesced: entry.folded)
+        }
+        if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    private func becomeCongested() {
+        isCongested = true
+        outputDelegate?.clientControllerBecameCongested(self)
+    }
+
+    private func disconnect(because reason: String) {
+        disconnectReason = reason
+        output = []
+        held = HeldEvents()
+        outputDelegate?.clientController(self, mustDisconnectBecause: reason)
+    }
+
+    private func appendEvent(_ prefix: [UInt8], _ contextFragment: [UInt8], coalesced: Int) {
+        output.append(contentsOf: prefix)
+        if coalesced > 0 {
+            output.append(contentsOf: EventEncoder.coalescedLabel)
+            EventEncoder.appendDecimal(coalesced, to: &output)
+        }
+        output.append(contentsOf: contextFragment)
+        output.append(contentsOf: EventEncoder.eventTerminator)
     }
 
     public var description: String {

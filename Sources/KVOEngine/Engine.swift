@@ -45,6 +45,12 @@ public final class Engine {
         }
     }
 
+    /// A complete error line, for the daemon to send to a client it refuses
+    /// before any engine state exists for it (e.g. too many connections).
+    public static func refusal(_ error: KVOEngineError) -> [UInt8] {
+        ReplyEncoder.failure(id: nil, error)
+    }
+
     /// Answers a line that was over the size limit.
     public func handleLineTooLarge(maxLineBytes: Int, from client: ClientController) {
         let error = KVOEngineError(.tooLarge, "line longer than \(maxLineBytes) bytes; the rest of it is discarded")
@@ -54,6 +60,7 @@ public final class Engine {
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
         do throws(KVOEngineError) {
+            try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)
             try perform(request.operation, for: client, reply: &reply)
             client.append(reply: reply.finished)
@@ -78,8 +85,8 @@ public final class Engine {
             reply.field("seq", integer: try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let object, let keyPaths, let options, let context):
-            try observe(object, keyPaths, options, context, for: client)
+        case .observe(let object, let keyPaths, let options, let context, let policy):
+            try observe(object, keyPaths, options, context, policy, for: client)
         case .unobserve(let object, let keyPaths):
             if let keyPaths {
                 for keyPath in keyPaths { client.unobserve(object, keyPath: keyPath) }
@@ -110,21 +117,22 @@ extension Engine {
     }
 
     func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
-                 for client: ClientController) throws(KVOEngineError) {
+                 _ policy: ObservationPolicy, for client: ClientController) throws(KVOEngineError) {
         let added = keyPaths.filter { !client.isObserving(object, keyPath: $0) }
         guard client.observationCount + Set(added).count <= configuration.maxObservationsPerClient else {
             throw KVOEngineError(.limitExceeded,
                                  "a connection may hold \(configuration.maxObservationsPerClient) observations")
         }
         for keyPath in keyPaths {
-            guard let info = client.observe(object, keyPath: keyPath, options: options, context: context),
+            guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
+                                          policy: policy),
                   options.contains(.initial) else { continue }
             // KVO's initial notification: the current value, before the reply.
             let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: keyPath.components)) : .none
             let event = EventEncoder.change(
                 object: object, keyPath: info.node!.encodedKeyPath, kind: .setting, new: current, old: .none,
                 indexes: nil, seq: store.seq, initial: true)
-            client.deliver(event: event, contextFragment: info.contextFragment)
+            client.deliver(event: event, seq: store.seq, for: info)
         }
     }
 
@@ -143,6 +151,7 @@ extension Engine {
             "object": .string(info.object),
             "keyPath": .string(info.keyPath.description),
             "options": .array(info.options.wireNames.map(JSONValue.string)),
+            "policy": .string(info.policy.rawValue),
         ]
         if let context = info.context { members["context"] = context }
         return .object(members)

@@ -4,10 +4,14 @@ public struct EngineConfiguration: Sendable {
     public var version: String
     /// The most observations one client may hold; more is `limit_exceeded`.
     public var maxObservationsPerClient: Int
+    /// Who may read and write what; nil: every client may everything.
+    public var accessPolicy: AccessPolicy?
 
-    public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000) {
+    public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000,
+                accessPolicy: AccessPolicy? = nil) {
         self.version = version
         self.maxObservationsPerClient = maxObservationsPerClient
+        self.accessPolicy = accessPolicy
     }
 }
 

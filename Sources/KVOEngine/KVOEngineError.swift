@@ -30,6 +30,8 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let tooLarge = Code("too_large")
         /// A per-connection or per-request limit would be exceeded.
         public static let limitExceeded = Code("limit_exceeded")
+        /// The access policy does not let this client do that to that object.
+        public static let forbidden = Code("forbidden")
     }
 
     public let code: Code

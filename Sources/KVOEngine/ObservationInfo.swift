@@ -19,6 +19,8 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
     public let options: ObservationOptions
     /// The client's context, echoed in every event of this observation.
     public let context: JSONValue?
+    /// What happens to its events while the client does not keep up.
+    public let policy: ObservationPolicy
     /// `,"context":<json>`, encoded once so that every event reuses the bytes.
     let contextFragment: [UInt8]
     /// The controller that made it; weak, as in KVOController: an info never
@@ -32,11 +34,12 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
     var slotInNode = -1
 
     init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
-         controller: ClientController) {
+         policy: ObservationPolicy = .default, controller: ClientController) {
         self.object = object
         self.keyPath = keyPath
         self.options = options
         self.context = context
+        self.policy = policy
         self.controller = controller
         if let context {
             var fragment = Array(#","context":"#.utf8)
@@ -56,6 +59,6 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "<ObservationInfo \(object) \(keyPath) options:\(options.wireNames) state:\(state)>"
+        "<ObservationInfo \(object) \(keyPath) options:\(options.wireNames) policy:\(policy) state:\(state)>"
     }
 }

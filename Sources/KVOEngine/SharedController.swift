@@ -165,7 +165,7 @@ public final class SharedController {
                         indexes: isExact && kind != .setting ? change.indexes : nil,
                         seq: change.seq, prior: prior)
                 }
-                controller.deliver(event: encoded[variant]!, contextFragment: info.contextFragment)
+                controller.deliver(event: encoded[variant]!, seq: change.seq, for: info, isPrior: prior)
             }
         }
     }

@@ -5,6 +5,8 @@
 /// split is what lets one encoding serve every observation of a change.
 enum EventEncoder {
     static let eventTerminator: [UInt8] = Array("}\n".utf8)
+    /// Written after the prefix of an event that replaces N held ones, before N.
+    static let coalescedLabel: [UInt8] = Array(#","coalesced":"#.utf8)
 
     /// `{"event":"change","object":…,"keyPath":…,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]],"seq":N`
     ///

@@ -50,6 +50,7 @@ private struct Fields {
     var indexes: JSONValue?
     var options: JSONValue?
     var context: JSONValue?
+    var policy: JSONValue?
     var unknown: String?
 
     /// Reads one member's value. The reader refuses duplicate member names,
@@ -68,6 +69,7 @@ private struct Fields {
         case "indexes": indexes = value
         case "options": options = value
         case "context": context = value
+        case "policy": policy = value
         default: unknown = unknown ?? name
         }
     }
@@ -104,7 +106,7 @@ private struct Fields {
         case "observe":
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context)
+                            context: context, policy: try observationPolicy())
         case "unobserve":
             return .unobserve(object: try objectName(), keyPaths: try keyPathList())
         case "unobserveAll": return .unobserveAll
@@ -205,6 +207,14 @@ private struct Fields {
             result.insert(option)
         }
         return result
+    }
+
+    private func observationPolicy() throws(KVOEngineError) -> ObservationPolicy {
+        guard let policy else { return .default }
+        guard case .string(let name) = policy, let known = ObservationPolicy(rawValue: name) else {
+            throw .badRequest("field \"policy\" must be \"coalesce\" or \"disconnect\"")
+        }
+        return known
     }
 
     private static func keyPath(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> ObservedPath {
