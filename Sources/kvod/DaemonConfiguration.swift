@@ -1,3 +1,4 @@
+import KVOEngine
 import Logging
 
 /// Everything the daemon needs to start, read from the command line and the
@@ -12,4 +13,11 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level = .info
     /// How long SIGTERM waits for queued output to leave before closing anyway.
     var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// How much output may wait for one client (see ``OutputLimits``).
+    var outputLimits = OutputLimits()
+    /// The most clients served at once; more are refused with `limit_exceeded`.
+    /// nil: what the open-file limit leaves (``DescriptorLimit``).
+    var maxConnections: Int?
+    /// Who may read and write what (`--policy`); nil: everyone may everything.
+    var accessPolicy: AccessPolicy?
 }
