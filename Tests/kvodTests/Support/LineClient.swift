@@ -125,7 +125,7 @@ final class LineClient {
             if ready <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { throw EndOfStream() }
+            if count == 0 || (count < 0 && errno == ECONNRESET) { throw EndOfStream() }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw TestFailure("recv failed: errno \(errno)")
