@@ -35,7 +35,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
+        // Fuzzing: the harness (framing + decoding + engine, with invariant
+        // checks) and its executable. See scripts/ci/fuzz.sh.
+        .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
+        .executableTarget(name: "kvod-fuzz", dependencies: ["KVOFuzzing"]),
+        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
     ],
     swiftLanguageModes: [.v6]

@@ -49,7 +49,7 @@ import Glibc
         let after = try settle(kvod, checker, stats)
         print("10,000 reconnects in \(elapsed) s: descriptors \(baseline.descriptors) → \(after.descriptors), RSS \(baseline.resident) → \(after.resident)")
         #expect(after.descriptors == baseline.descriptors)
-        #expect(after.resident - baseline.resident < 4 << 20)
+        if TestEnvironment.residentMemoryIsMeaningful { #expect(after.resident - baseline.resident < 4 << 20) }
         // The listener's observation is intact and heard every set of the half-closing clients.
         let heard = try listener.request(#"{"op":"ping"}"#).events
         #expect(heard.count == (500 + 10_000) / 4)

@@ -64,7 +64,9 @@ import Testing
         try client.write([10])
         let peak = try stats.peakResidentBytes()
         print("100 MiB line: kvod RSS \(before) before, peak \(peak)")
-        #expect(peak - before < 8 << 20, "kvod grew from \(before) to \(peak) bytes")
+        if TestEnvironment.residentMemoryIsMeaningful {
+            #expect(peak - before < 8 << 20, "kvod grew from \(before) to \(peak) bytes")
+        }
         try expectHealthy(kvod, client)
     }
 

@@ -16,7 +16,7 @@ import Glibc
         // does not decide the comparison; the medians are compared.
         var alone: [FanOutRun] = []
         var withStuck: [FanOutRun] = []
-        for _ in 0..<2 {
+        for _ in 0..<TestEnvironment.scaled(2, dividedUnderSanitizerBy: 2) {
             alone.append(try FanOutRun.measure(stuckPolicy: nil))
             withStuck.append(try FanOutRun.measure(stuckPolicy: .coalesce))
         }
@@ -32,8 +32,10 @@ import Glibc
             """)
         // Without limits kvod would queue every event for the stuck client
         // (about 40 MB here); with a 1 MiB hard limit it queues at most that.
-        #expect(peakStuck - peakAlone < 8 << 20, "peak RSS \(peakStuck) with the stuck client vs \(peakAlone) without")
-        #expect(peakStuck < 64 << 20)
+        if TestEnvironment.residentMemoryIsMeaningful {
+            #expect(peakStuck - peakAlone < 8 << 20, "peak RSS \(peakStuck) with the stuck client vs \(peakAlone) without")
+            #expect(peakStuck < 64 << 20)
+        }
         #expect(p99Stuck <= 2 * p99Alone, "p99 \(p99Stuck) ns with the stuck client vs \(p99Alone) ns without")
     }
 
@@ -165,7 +167,7 @@ import Glibc
         let peak = try ProcessStats(pid: kvod.pid).peakResidentBytes()
         print("throttled client: \(sent) requests (\(sent * 10_000) bytes of replies) before kvod pushed back; RSS \(baseline) → peak \(peak)")
         #expect(sent * 10_000 > 4 << 20, "far more replies than the limits asked for")
-        #expect(peak - baseline < 16 << 20)
+        if TestEnvironment.residentMemoryIsMeaningful { #expect(peak - baseline < 16 << 20) }
         for index in 0..<sent {
             // kvod reads again once we have read; then the rest of a half-sent line can go.
             if index == sent - 1 { try client.finishUnsent() }
@@ -187,7 +189,7 @@ struct FanOutRun {
     var stuckBytesUnbounded: Int
 
     static let observerCount = 100
-    static let setCount = 100_000
+    static let setCount = TestEnvironment.scaled(100_000, dividedUnderSanitizerBy: 10)
     static let window = 100
 
     static func measure(stuckPolicy: ObservationPolicy?) throws -> FanOutRun {
