@@ -30,7 +30,7 @@ SWIFT_BACKTRACE=enable=no .build-fuzz/release/kvod-fuzz \
   "${parallel[@]}" -print_final_stats=1 \
   -artifact_prefix=.build-fuzz/crashes/ \
   .build-fuzz/work Fuzz/corpus Fuzz/seeds > "$log" 2>&1 || status=$?
-grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|==[0-9]+==" "$log" fuzz-*.log 2>/dev/null || true
+grep -h -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|==[0-9]+==" "$log" fuzz-*.log 2>/dev/null || true
 if [ "$status" -ne 0 ]; then
   tail -50 "$log"
   echo "== fuzz: FAILED (status $status); inputs that broke kvod:"
