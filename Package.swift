@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "kvod", targets: ["kvod"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
+        .library(name: "KVOClient", targets: ["KVOClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,8 +36,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Swift client: KVOController's interface and async/await over one
+        // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
+        .target(
+            name: "KVOClient",
+            dependencies: ["KVOEngine", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
+        // Starts the real kvod binary for the client tests.
+        .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),
+        .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
