@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "kvod", targets: ["kvod"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
         .library(name: "KVOClient", targets: ["KVOClient"]),
+        .executable(name: "kvoctl", targets: ["kvoctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,11 +43,19 @@ let package = Package(
             name: "KVOClient",
             dependencies: ["KVOEngine", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // The command line for shells, built on KVOClient.
+        .executableTarget(
+            name: "kvoctl",
+            dependencies: [
+                "KVOClient", "KVOEngine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
-        // Starts the real kvod binary for the client tests.
+        // Starts the real kvod (and kvoctl) binaries for the client tests.
         .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),
         .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
+        .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
