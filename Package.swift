@@ -50,6 +50,9 @@ let package = Package(
                 "KVOClient", "KVOEngine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // docs/CLIENT.md's two examples, one per style, kept compiling and tested.
+        .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
+        .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
         // Starts the real kvod (and kvoctl) binaries for the client tests.

@@ -10,7 +10,9 @@ extension KVOConnection {
     /// Sets the value at `keyPath` of `object`, creating missing intermediate objects.
     /// - Returns: the change's seq.
     @discardableResult
-    public func set(_ object: String, _ keyPath: String, to value: some Encodable) async throws(KVOClientError) -> UInt64 {
+    public func set(_ object: String, _ keyPath: String, to value: some Encodable)
+        async throws(KVOClientError) -> UInt64
+    {
         try await set(object, keyPath, encoded: try JSONCoding.encode(value))
     }
 

@@ -46,7 +46,8 @@ public final class KVOConnection: Sendable {
     /// Sends `request` and returns the reply's fields (without `ok` and `id`).
     func request(_ request: RequestLine) async throws(KVOClientError) -> JSONObject {
         let line = request.finished
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
             core.send(line, .caller { continuation.resume(returning: $0) })
         }
         return try result.get()

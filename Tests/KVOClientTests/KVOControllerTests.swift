@@ -29,7 +29,8 @@ import Testing
         #expect(initial.isInitial && initial.kind == .setting && initial.new == [1, 2] && initial.old == nil)
         #expect(initial.seq < set)
 
-        let expected: [(ChangeKind, UInt64, [Int]?, prior: (old: JSONValue?, new: JSONValue?), after: (old: JSONValue?, new: JSONValue?))] = [
+        typealias Values = (old: JSONValue?, new: JSONValue?)
+        let expected: [(ChangeKind, UInt64, [Int]?, prior: Values, after: Values)] = [
             (.setting, set, nil, (old: [1, 2], new: nil), (old: [1, 2], new: ["a"])),
             (.insertion, insert, [1, 2], (old: nil, new: nil), (old: nil, new: ["b", "c"])),
             (.removal, remove, [0], (old: ["a"], new: nil), (old: ["a"], new: nil)),
@@ -67,7 +68,8 @@ import Testing
         let connection = try connect(kvod)
         let observer = RecordingObserver()
         let controller = KVOController(observer: observer, connection: connection)
-        controller.observe("person/1", keyPaths: ["name", "nick"], options: [.new], action: RecordingObserver.nameChanged)
+        controller.observe("person/1", keyPaths: ["name", "nick"], options: [.new],
+                           action: RecordingObserver.nameChanged)
         try await connection.set("person/1", "name", to: "xsc")
         try await connection.set("person/1", "nick", to: "x")
         let changes = try await observer.changes.waitForCount(2)
@@ -82,7 +84,9 @@ import Testing
         var observer: RecordingObserver? = RecordingObserver()
         let recorded = try #require(observer).changes
         let controller = KVOController(observer: try #require(observer), connection: connection, queue: queue)
-        controller.observe("o", keyPath: "k", options: [.new]) { observer, _, change in observer.changes.append(change) }
+        controller.observe("o", keyPath: "k", options: [.new]) { observer, _, change in
+            observer.changes.append(change)
+        }
         try await connection.set("o", "k", to: 1)
         try await recorded.waitForCount(1)
         observer = nil
@@ -152,7 +156,9 @@ import Testing
         await drain(queue)
         #expect(observer.changes.count == 1)
         // The controller is still usable afterwards.
-        controller.observe("o", keyPath: "k", options: [.new]) { observer, _, change in observer.changes.append(change) }
+        controller.observe("o", keyPath: "k", options: [.new]) { observer, _, change in
+            observer.changes.append(change)
+        }
         try await connection.set("o", "k", to: 2)
         #expect(try await observer.changes.waitForCount(2).last?.new == 2)
     }
@@ -167,10 +173,13 @@ import Testing
             observer.changes.append(change)
             controller?.unobserveAll()
         }
-        // Three changes in flight before the callback runs: only the first is delivered.
+        // Hold the queue until three changes are queued on it: only the first is delivered.
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { _ = gate.wait(timeout: .now() + 10) }
         try await connection.set("o", "k", to: 1)
         try await connection.set("o", "k", to: 2)
         try await connection.set("o", "k", to: 3)
+        gate.signal()
         await drain(queue)
         #expect(observer.changes.values.map(\.new) == [1])
     }

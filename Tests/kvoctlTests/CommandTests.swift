@@ -16,7 +16,9 @@ import Testing
         #expect(try KVOCtl.run(kvod, ["set", "person/1", "motto", "hello world"]).status == 0)
         let whole = try KVOCtl.run(kvod, ["get", "person/1"])
         #expect(whole.status == 0)
-        #expect(whole.lines == [#"{"name":"xsc","age":42,"zip":"0150","address":{"city":"Oslo"},"motto":"hello world"}"#])
+        #expect(whole.lines == [
+            #"{"name":"xsc","age":42,"zip":"0150","address":{"city":"Oslo"},"motto":"hello world"}"#,
+        ])
         #expect(try KVOCtl.run(kvod, ["get", "person/1", "address.city"]).lines == [#""Oslo""#])
     }
 
@@ -64,7 +66,8 @@ import Testing
         let kvod = try KVODProcess()
         let cases: [[String]] = [
             [], ["fly"], ["set", "o", "k"], ["set", "o", "k", "{broken"], ["insert", "o", "k"],
-            ["remove", "o", "k", "x"], ["replace", "o", "k", "0"], ["observe", "o"], ["observe", "o", "k", "--count", "0"],
+            ["remove", "o", "k", "x"], ["replace", "o", "k", "0"], ["observe", "o"],
+            ["observe", "o", "k", "--count", "0"],
             ["get", "o", "--frobnicate"],
         ]
         for arguments in cases {

@@ -38,10 +38,11 @@ import Testing
         #expect(try KVOCtl.run(kvod, ["insert", "doc", "list", "2"]).status == 0)
         let run = try observe.wait()
         #expect(run.status == 0, "\(run.stderr)")
+        let prefix = #"{"event":"change","object":"doc","keyPath":"list","kind":"#
         #expect(run.lines == [
-            #"{"event":"change","object":"doc","keyPath":"list","kind":"setting","initial":true,"new":[1],"seq":1}"#,
-            #"{"event":"change","object":"doc","keyPath":"list","kind":"insertion","prior":true,"indexes":[1],"seq":2}"#,
-            #"{"event":"change","object":"doc","keyPath":"list","kind":"insertion","new":[2],"indexes":[1],"seq":2}"#,
+            prefix + #""setting","initial":true,"new":[1],"seq":1}"#,
+            prefix + #""insertion","prior":true,"indexes":[1],"seq":2}"#,
+            prefix + #""insertion","new":[2],"indexes":[1],"seq":2}"#,
         ])
     }
 

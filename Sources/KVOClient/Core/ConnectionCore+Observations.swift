@@ -38,7 +38,8 @@ extension ConnectionCore {
                             .registration(entry, initialFor: wantsInitial ? subscription : nil), in: &state)
             } else {
                 // Reconnecting: the re-registration will cover it.
-                subscription.phase = wantsInitial ? .awaitingInitialValue : .awaitingRegistration(wantsInitialEvent: false)
+                subscription.phase =
+                    wantsInitial ? .awaitingInitialValue : .awaitingRegistration(wantsInitialEvent: false)
             }
             return nil
         }
