@@ -29,7 +29,7 @@ import Synchronization
 /// nothing: the first registration (options, context, block) stays. Several
 /// controllers on one connection share one observation on the daemon.
 public final class KVOController<Observer: AnyObject>: @unchecked Sendable, CustomDebugStringConvertible {
-    // @unchecked: `registrations` is guarded by its mutex; `weakObserver` is
+    // @unchecked: `registrations` is guarded by its lock; `weakObserver` is
     // set once, and the observer and the blocks are used only on `queue`.
 
     /// A block gets the observer, the object's name and the change.
@@ -41,7 +41,7 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     /// Where callbacks run.
     public let queue: DispatchQueue
     private weak var weakObserver: Observer?
-    private let registrations = Mutex<[ObservationKey: Registration]>([:])
+    private let registrations = Locked<[ObservationKey: Registration]>([:])
     private let errorHandler: ErrorHandler?
     /// A lost connection ends every observation at once; it is reported once.
     private let reportedConnectionError = Atomic<Bool>(false)

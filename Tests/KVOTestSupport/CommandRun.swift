@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 
 /// A command-line program run to completion, with its output and exit status.
 public struct CommandRun: Sendable {
@@ -45,11 +44,11 @@ public final class RunningCommand: Sendable {
         // Drain both pipes as the program writes, so it cannot block on a full pipe.
         stdoutPipe.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            output.data.withLock { $0.out.append(data) }
+            output.withLock { $0.out.append(data) }
         }
         stderrPipe.fileHandleForReading.readabilityHandler = { [output] handle in
             let data = handle.availableData
-            output.data.withLock { $0.err.append(data) }
+            output.withLock { $0.err.append(data) }
         }
         try process.run()
         if let stdin {
@@ -71,7 +70,7 @@ public final class RunningCommand: Sendable {
         stderrPipe.fileHandleForReading.readabilityHandler = nil
         let restOut = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
         let restErr = stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        let (out, err) = output.data.withLock { ($0.out + restOut, $0.err + restErr) }
+        let (out, err) = output.withLock { ($0.out + restOut, $0.err + restErr) }
         return CommandRun(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
                           stderr: String(decoding: err, as: UTF8.self))
     }
@@ -85,6 +84,13 @@ public final class RunningCommand: Sendable {
 }
 
 /// What the program wrote so far, filled from Foundation's reading threads.
-private final class Collected: Sendable {
-    let data = Mutex((out: Data(), err: Data()))
+///
+/// @unchecked Sendable: `data` is only touched with `lock` held.
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = (out: Data(), err: Data())
+
+    func withLock<T>(_ body: (inout (out: Data, err: Data)) -> T) -> T {
+        lock.withLock { body(&data) }
+    }
 }

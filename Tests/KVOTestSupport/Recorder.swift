@@ -1,16 +1,20 @@
-import Synchronization
+import Foundation
 
 /// Collects values from any thread (callbacks, streams) for a test to wait on.
-public final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+///
+/// @unchecked Sendable: `storage` is only touched with `lock` held (an NSLock,
+/// which ThreadSanitizer understands, unlike Synchronization's Mutex on Linux).
+public final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Value] = []
 
     public init() {}
 
-    public func append(_ value: Value) { storage.withLock { $0.append(value) } }
+    public func append(_ value: Value) { lock.withLock { storage.append(value) } }
 
-    public var values: [Value] { storage.withLock { $0 } }
+    public var values: [Value] { lock.withLock { storage } }
 
-    public var count: Int { storage.withLock { $0.count } }
+    public var count: Int { lock.withLock { storage.count } }
 
     /// The values, once there are at least `count` of them; fails after `timeout` seconds.
     @discardableResult

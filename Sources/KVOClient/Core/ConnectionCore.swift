@@ -2,7 +2,6 @@ import DequeModule
 import Dispatch
 import Foundation
 import KVOEngine
-import Synchronization
 
 /// The machinery behind a ``KVOConnection``: the socket, a reader thread, a
 /// serial write queue, the FIFO of replies awaited, and the table of
@@ -42,7 +41,7 @@ final class ConnectionCore: Sendable {
     }
 
     let configuration: KVOConnection.Configuration
-    let state: Mutex<State>
+    let state: Locked<State>
     let writes = DispatchQueue(label: "KVOClient.writes")
     /// Cuts a reconnect wait short when the connection is closed.
     let wake = DispatchSemaphore(value: 0)
@@ -50,7 +49,7 @@ final class ConnectionCore: Sendable {
     init(configuration: KVOConnection.Configuration) throws(KVOClientError) {
         self.configuration = configuration
         let socket = try UnixSocket.connect(path: configuration.socketPath)
-        state = Mutex(State(phase: .connected(socket, generation: 0)))
+        state = Locked(State(phase: .connected(socket, generation: 0)))
         startReading(socket, generation: 0)
     }
 
