@@ -32,6 +32,7 @@ if [ -s "$tarball" ]; then
   exit 0
 fi
 
+command -v debootstrap >/dev/null || { echo "nspawn-rootfs: debootstrap is not installed" >&2; exit 1; }
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/build.XXXXXX")
 trap 'rm -rf --one-file-system "$work"' EXIT
