@@ -11,16 +11,16 @@ import Glibc
     @Test func socketActivatedKvodAdoptsDescriptorThreeAndLeavesTheSocketFile() throws {
         let notify = try NotifySocket()
         let kvod = try SocketActivatedKVOD(environment: ["NOTIFY_SOCKET": notify.address])
-        let inodeBefore = try #require(SocketInode.of(kvod.socketPath))
+        let inodeBefore = try #require(UnixSockets.fileInode(kvod.socketPath))
         // The first connection makes the launcher exec kvod.
         let client = try LineClient(path: kvod.socketPath)
         #expect(try client.request(#"{"op":"ping"}"#).reply["ok"] == true)
         try notify.waitFor("READY=1")
         // The one socket listening at the path is kvod's descriptor 3 ...
         let fdThree = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(kvod.pid)/fd/3")
-        #expect(try listeningSocketInodes(at: kvod.socketPath).map { "socket:[\($0)]" } == [fdThree])
+        #expect(try UnixSockets.listeningInodes(at: kvod.socketPath).map { "socket:[\($0)]" } == [fdThree])
         // ... and the path was not re-bound: the same file, and a second client reaches the same kvod.
-        #expect(SocketInode.of(kvod.socketPath) == inodeBefore)
+        #expect(UnixSockets.fileInode(kvod.socketPath) == inodeBefore)
         let second = try LineClient(path: kvod.socketPath)
         _ = try second.request(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
         #expect(try client.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["value"] == 1)
@@ -31,7 +31,7 @@ import Glibc
         let log = kvod.stderrText()
         #expect(log.contains("passed by systemd on fd 3"), "\(log)")
         // systemd's socket file outlives kvod: it is systemd's to remove.
-        #expect(SocketInode.of(kvod.socketPath) == inodeBefore, "\(log)")
+        #expect(UnixSockets.fileInode(kvod.socketPath) == inodeBefore, "\(log)")
     }
 
     @Test func listenPIDOfAnotherProcessIsIgnoredAndKvodBindsItsOwnSocket() throws {
@@ -39,7 +39,7 @@ import Glibc
         #expect(try LineClient(path: kvod.socketPath).request(#"{"op":"ping"}"#).reply["ok"] == true)
         #expect(try kvod.terminate() == 0)
         // A socket kvod bound itself is removed at exit.
-        #expect(SocketInode.of(kvod.socketPath) == nil)
+        #expect(UnixSockets.fileInode(kvod.socketPath) == nil)
     }
 
     @Test func passedDescriptorThatIsNotASocketIsRefusedWithAClearError() throws {
@@ -63,22 +63,6 @@ import Glibc
             KVODProcess.binaryURL.path, directory + "/kvod.sock")
         #expect(status == 1)
         #expect(errors.contains("systemd passed 2 sockets (a, b); kvod serves one"), "\(errors)")
-    }
-
-    /// The kernel's socket inodes of listening Unix sockets bound to `path`
-    /// (`/proc/net/unix`: Num RefCount Protocol Flags Type St Inode Path;
-    /// flag 0x10000 is `__SO_ACCEPTCON`).
-    private func listeningSocketInodes(at path: String) throws -> [String] {
-        // Read to the end: /proc files report size 0, which some readers trust.
-        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/unix"))
-        defer { try? file.close() }
-        let table = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
-        return table.split(separator: "\n").dropFirst().compactMap { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 8, fields[7] == path,
-                  let flags = UInt32(fields[3], radix: 16), flags & 0x10000 != 0 else { return nil }
-            return String(fields[6])
-        }
     }
 
     /// Runs `script` with `sh -c` and positional arguments; returns the exit
