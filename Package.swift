@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "kvod", targets: ["kvod"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
+        .library(name: "KVOClient", targets: ["KVOClient"]),
+        .executable(name: "kvoctl", targets: ["kvoctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,12 +37,35 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Swift client: KVOController's interface and async/await over one
+        // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
+        .target(
+            name: "KVOClient",
+            dependencies: ["KVOEngine", .product(name: "DequeModule", package: "swift-collections")]
+        ),
+        // The command line for shells, built on KVOClient.
+        .executableTarget(
+            name: "kvoctl",
+            dependencies: [
+                "KVOClient", "KVOEngine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // docs/CLIENT.md's two examples, one per style, kept compiling and tested.
+        .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
+        .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
         // Fuzzing: the harness (framing + decoding + engine, with invariant
         // checks) and its executable. See scripts/ci/fuzz.sh.
         .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
         .executableTarget(name: "kvod-fuzz", dependencies: ["KVOFuzzing"]),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
+        // Holds thousands of observing connections for kvodTests, in a process
+        // of its own (see its header for why).
+        .executableTarget(name: "kvod-crowd", path: "Tests/Tools/kvod-crowd"),
+        // Starts the real kvod (and kvoctl) binaries for the client tests.
+        .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),
+        .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
+        .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ import Glibc
 
 /// Two users on one kvod: root (kvod's own user, which may everything) and
 /// `nobody`, whom the policy file grants little.
-@Suite(.enabled(if: ForeignClient.canSwitchUsers, "switching users needs root"))
+@Suite(.enabled(if: ForeignClient.canSwitchUsers, "switching users needs root"), .onDedicatedThread)
 struct AccessControlTests {
     /// kvod with `policy` (nil: none) on a socket that `nobody` can reach.
     private func startKVOD(policy: String?) throws -> KVODProcess {

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Clients that come and go badly, many times: nothing of them stays behind.
-@Suite struct ChurnTests {
+@Suite(.onDedicatedThread) struct ChurnTests {
     @Test func tenThousandReconnectsThatVanishHalfCloseOrDieMidLineLeaveNothingBehind() throws {
         let kvod = try KVODProcess()
         let stats = ProcessStats(pid: kvod.pid)

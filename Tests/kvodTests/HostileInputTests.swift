@@ -7,7 +7,7 @@ import Testing
 /// leaves the connection and the daemon healthy. Pipelining thousands of
 /// requests in one write and a line split into single bytes are in
 /// ProtocolTests.
-@Suite struct HostileInputTests {
+@Suite(.onDedicatedThread) struct HostileInputTests {
     /// After a hostile line: the connection still answers, another one too,
     /// and the store holds what it held.
     private func expectHealthy(_ kvod: KVODProcess, _ client: LineClient) throws {

@@ -5,7 +5,7 @@ import Glibc
 
 /// The real `kvod` binary, started on a temporary socket for one test.
 final class KVODProcess: @unchecked Sendable {
-    // @unchecked: `process` and `stderrPipe` are only touched by the test that owns this object.
+    // @unchecked: `process` is only touched by the test that owns this object.
     let socketPath: String
     let directory: String
     let process = Process()
@@ -20,11 +20,12 @@ final class KVODProcess: @unchecked Sendable {
 
     static var binaryURL: URL { productsDirectory.appendingPathComponent("kvod") }
 
-    /// Starts kvod and waits until its socket accepts connections. With
-    /// `openFilesLimit`, kvod starts under that RLIMIT_NOFILE (soft and hard),
-    /// set by a shell that then execs it, so `pid` is kvod's.
+    /// Starts kvod and, unless `waitForSocket` is false, waits until its
+    /// socket accepts connections. With `openFilesLimit`, kvod starts under
+    /// that RLIMIT_NOFILE (soft and hard), set by a shell that then execs it,
+    /// so `pid` is kvod's.
     init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
-         openFilesLimit: Int? = nil) throws {
+         waitForSocket: Bool = true, openFilesLimit: Int? = nil) throws {
         directory = try TemporaryDirectory.make()
         self.socketPath = socketPath ?? directory + "/kvod.sock"
         stderrPath = directory + "/stderr.log"
@@ -37,8 +38,7 @@ final class KVODProcess: @unchecked Sendable {
             process.executableURL = Self.binaryURL
             process.arguments = kvodArguments
         }
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "KVOD_SOCKET")
+        var env = Self.inheritedEnvironment
         env.merge(environment) { _, new in new }
         process.environment = env
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
@@ -48,10 +48,20 @@ final class KVODProcess: @unchecked Sendable {
         process.standardError = stderrFile
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        guard waitForSocket else { return }
         try waitUntil("kvod accepts connections on \(self.socketPath)", timeout: 20) {
             if !process.isRunning { throw TestFailure("kvod exited early: \(stderrText())") }
             return LineClient.canConnect(self.socketPath)
         }
+    }
+
+    /// The test runner's environment without what would change kvod's
+    /// behaviour: its socket path, and what systemd sets when the tests
+    /// themselves run under it (CI in a service).
+    static var inheritedEnvironment: [String: String] {
+        let ignored = ["KVOD_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
+                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID"]
+        return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) }
     }
 
     var pid: Int32 { process.processIdentifier }

@@ -42,16 +42,10 @@ struct ProcessStats {
     }
 }
 
-/// Raises this process's soft open-file limit to at least `count` (up to the
-/// hard limit); returns the soft limit in force.
-@discardableResult
-func raiseOpenFilesLimit(to count: Int) -> Int {
+/// This process's hard open-file limit, which the processes it starts inherit
+/// (kvod and kvod-crowd raise their soft limit to it).
+func hardOpenFilesLimit() -> Int {
     var limit = rlimit()
     getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    if limit.rlim_cur < rlim_t(count) {
-        limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-    return Int(clamping: limit.rlim_cur)
+    return Int(clamping: limit.rlim_max)
 }
