@@ -17,7 +17,9 @@ struct KVODCommand: ParsableCommand {
         discussion: "Default: $KVOD_SOCKET; else /run/kvod/kvod.sock for root; else $XDG_RUNTIME_DIR/kvod.sock; else /tmp/kvod-<uid>/kvod.sock."))
     var socket: String?
 
-    @Option(help: "The socket file's mode, in octal.")
+    @Option(help: ArgumentHelp(
+        "The socket file's mode, in octal.",
+        discussion: "Whoever may open the socket may read and write every object, unless --policy restricts it."))
     var socketMode: String = "0660"
 
     @Option(help: "The longest request line accepted, in bytes; longer lines get too_large.")
