@@ -8,7 +8,7 @@ import Glibc
 /// Thousands of clients, and more clients than kvod may or can hold.
 @Suite(.serialized, .onDedicatedThread) struct ManyClientsTests {
     @Test func fiveThousandConnectionsEachObservingReceiveTheirEvents() throws {
-        let count = 5_000
+        let count = TestEnvironment.scaled(5_000, dividedUnderSanitizerBy: 10)
         let keys = 50
         try #require(hardOpenFilesLimit() > count + 100, "the open-file limit here is \(hardOpenFilesLimit())")
         let kvod = try KVODProcess()
@@ -22,19 +22,19 @@ import Glibc
         for key in 0..<keys {
             _ = try checker.request(#"{"op":"set","object":"crowd","keyPath":"k\#(key)","value":\#(key)}"#)
         }
-        // Each of the 5,000 gets the one change of its own key.
+        // Each of them gets the one change of its own key.
         try crowd.expectEvents(1)
         // Those it has are all still served.
         _ = try checker.request(#"{"op":"set","object":"crowd","keyPath":"k7","value":"again"}"#)
         #expect(try checker.request(#"{"op":"ping","id":"still"}"#).reply["id"] == "still")
-        print("5000 clients: kvod RSS \(try stats.residentBytes()) bytes, \(descriptorsWithAll) descriptors")
+        print("\(count) clients: kvod RSS \(try stats.residentBytes()) bytes, \(descriptorsWithAll) descriptors")
         try crowd.disperse()
-        try waitUntil("kvod has closed the 5000 connections", timeout: 30) {
+        try waitUntil("kvod has closed the \(count) connections", timeout: 30) {
             let now = try checker.request(#"{"op":"info"}"#).reply
             return now["connections"] == 1 && now["observations"] == 0
         }
         // One descriptor per client, all given back.
-        try waitUntil("kvod has closed the 5000 sockets", timeout: 10) {
+        try waitUntil("kvod has closed the \(count) sockets", timeout: 10) {
             try stats.openDescriptorCount() == descriptorsWithAll - count
         }
     }

@@ -27,6 +27,7 @@ for s in "${sanitizers[@]}"; do
       | { grep -v "Cannot export local symbol '__asan" || true; }
     echo "== $s sanitizer: build took $((SECONDS - start)) s; running the suite"
     start=$SECONDS
+    # LSan reports leaks when the test process exits and then fails it.
     KVOD_TEST_SANITIZER="$s" \
     ASAN_OPTIONS="suppressions=$here/asan.supp:detect_leaks=1" \
     LSAN_OPTIONS="suppressions=$here/lsan.supp" \

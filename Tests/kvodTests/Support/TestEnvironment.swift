@@ -13,7 +13,8 @@ enum TestEnvironment {
 
     /// `count`, or `count / divisor` under a sanitizer, which slows the test
     /// process and kvod several times over: load tests keep their shape and
-    /// their checks, at a size that fits CI's time.
+    /// their checks, at a size that fits CI's time and leaves the two cores
+    /// to the other suites' deadlines.
     static func scaled(_ count: Int, dividedUnderSanitizerBy divisor: Int) -> Int {
         sanitizer == nil ? count : max(1, count / divisor)
     }
