@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "kvod", targets: ["kvod"]),
+        .executable(name: "kvod-bench", targets: ["kvod-bench"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
     ],
     dependencies: [
@@ -34,6 +35,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // <sys/epoll.h>, which Glibc's Swift module leaves out; for kvod-bench only.
+        .systemLibrary(name: "CEpoll"),
+        // The load generator: kvod beside Redis over real Unix sockets (docs/PERFORMANCE.md).
+        // A client like any other: it shares no code with the daemon.
+        .executableTarget(
+            name: "kvod-bench",
+            dependencies: ["CEpoll", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
