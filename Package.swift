@@ -1,6 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Release builds of the hot targets skip the runtime exclusivity checks:
+/// on the event path they cost about a third of every delivered event (a
+/// `swift_beginAccess` per output append; see docs/PERFORMANCE.md). Debug
+/// builds, which the tests run, keep them, so a violation still traps there.
+let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "kvod",
     platforms: [.macOS(.v13)],
@@ -24,7 +30,8 @@ let package = Package(
         // The KVO engine: store, controllers, change model and wire codec. No I/O.
         .target(
             name: "KVOEngine",
-            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
+            swiftSettings: releaseSpeed
         ),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(

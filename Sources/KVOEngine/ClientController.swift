@@ -106,12 +106,25 @@ public final class ClientController: CustomStringConvertible {
         output.removeAll(keepingCapacity: true)
     }
 
-    func deliver(event prefix: [UInt8], contextFragment: [UInt8]) {
+    /// Appends an event line (ending `}\n`), with the observation's context
+    /// fragment spliced in before its closing brace.
+    func deliver(event line: [UInt8], contextFragment: [UInt8]) {
+        line.withUnsafeBytes { line in
+            contextFragment.withUnsafeBytes { deliver(line: line, contextFragment: $0.isEmpty ? nil : $0) }
+        }
+    }
+
+    @inline(__always)
+    func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?) {
         guard !isClosed else { return }
         let wasEmpty = output.isEmpty
-        output.append(contentsOf: prefix)
-        output.append(contentsOf: contextFragment)
-        output.append(contentsOf: EventEncoder.eventTerminator)
+        if let contextFragment {
+            output.append(contentsOf: line.dropLast(EventEncoder.eventTerminator.count))
+            output.append(contentsOf: contextFragment)
+            output.append(contentsOf: EventEncoder.eventTerminator)
+        } else {
+            output.append(contentsOf: line)
+        }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 

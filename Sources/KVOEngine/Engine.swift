@@ -56,7 +56,7 @@ public final class Engine {
         do throws(KVOEngineError) {
             var reply = ReplyEncoder(okFor: request.id)
             try perform(request.operation, for: client, reply: &reply)
-            client.append(reply: reply.finished)
+            client.append(reply: reply.finish())
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, error))
         }
@@ -121,9 +121,9 @@ extension Engine {
                   options.contains(.initial) else { continue }
             // KVO's initial notification: the current value, before the reply.
             let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: keyPath.components)) : .none
-            let event = EventEncoder.change(
-                object: object, keyPath: info.node!.encodedKeyPath, kind: .setting, new: current, old: .none,
-                indexes: nil, seq: store.seq, initial: true)
+            var event: [UInt8] = []
+            EventEncoder.change(into: &event, head: info.node!.eventHead, kind: .setting, new: current, old: .none,
+                                indexes: nil, seq: store.seq, initial: true)
             client.deliver(event: event, contextFragment: info.contextFragment)
         }
     }

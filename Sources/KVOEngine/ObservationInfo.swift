@@ -21,9 +21,16 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
     public let context: JSONValue?
     /// `,"context":<json>`, encoded once so that every event reuses the bytes.
     let contextFragment: [UInt8]
-    /// The controller that made it; weak, as in KVOController: an info never
-    /// keeps its controller alive.
-    public private(set) weak var controller: ClientController?
+    /// Whether ``contextFragment`` is not empty, read without touching the array.
+    let hasContext: Bool
+    /// The controller that made it, while it observes (nil after): an info
+    /// never keeps its controller alive, as in KVOController.
+    public var controller: ClientController? { state == .notObserving ? nil : owner }
+    /// Not weak: loading a weak reference on every delivered event cost more
+    /// than the delivery. Safe because a controller unregisters all its
+    /// infos before it goes (`ClientController.deinit` → `unobserveAll`), and
+    /// only registered infos are reached from the shared controller.
+    unowned(unsafe) let owner: ClientController
     public internal(set) var state: State = .initial
 
     /// Where the shared controller keeps it: its node, and its slot in the
@@ -37,7 +44,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
         self.keyPath = keyPath
         self.options = options
         self.context = context
-        self.controller = controller
+        self.owner = controller
         if let context {
             var fragment = Array(#","context":"#.utf8)
             JSONWriter.write(context, into: &fragment)
@@ -45,6 +52,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
         } else {
             self.contextFragment = []
         }
+        hasContext = context != nil
     }
 
     public static func == (lhs: ObservationInfo, rhs: ObservationInfo) -> Bool {

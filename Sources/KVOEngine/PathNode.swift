@@ -9,12 +9,8 @@ final class PathNode {
     unowned(unsafe) let parent: PathNode?
     var children: [String: PathNode] = [:]
     var observations: [ObservationInfo] = []
-    /// The key path as a JSON string, encoded once for all events of this node.
-    private(set) lazy var encodedKeyPath: [UInt8] = {
-        var bytes: [UInt8] = []
-        JSONWriter.writeString(path.joined(separator: "."), into: &bytes)
-        return bytes
-    }()
+    /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events of this node.
+    private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: path.joined(separator: "."))
 
     init(key: String, parent: PathNode?) {
         self.key = key
@@ -57,6 +53,13 @@ final class PathNode {
             body(child, depth)
             child.forEachDescendant(depth: depth + 1, body)
         }
+    }
+
+    /// The object this node's tree indexes: the root's key.
+    var object: String {
+        var node = self
+        while let parent = node.parent { node = parent }
+        return node.key
     }
 
     /// The key path from the object's root down to this node.

@@ -16,6 +16,11 @@ public final class SharedController {
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
+    /// An empty list with capacity, for ``willChange`` to fill: a change
+    /// allocates no list of matches once the engine is warm.
+    private var spareGroups: [MatchGroup] = []
+    /// ``send``'s encodings of one node's events, reused from change to change.
+    private var eventBytes: [UInt8] = []
 
     public init() {}
 
@@ -91,7 +96,8 @@ public final class SharedController {
     func willChange(_ change: Change, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
         guard let root = roots[change.object] else { return nil }
-        var groups: [MatchGroup] = []
+        var groups = spareGroups
+        spareGroups = []
         var node = root
         var reachedPath = true
         for (depth, key) in change.path.enumerated() {
@@ -129,7 +135,10 @@ public final class SharedController {
                 }
             }
         }
-        guard !groups.isEmpty else { return nil }
+        guard !groups.isEmpty else {
+            spareGroups = groups
+            return nil
+        }
         for index in groups.indices {
             if case .descendant(let depth) = groups[index].relation {
                 let rest = groups[index].node.path.suffix(depth)
@@ -151,29 +160,69 @@ public final class SharedController {
             pending.groups[index].new = valueAfter(pending.groups[index].node.path[...])
         }
         send(pending, prior: false)
+        // The list's storage serves the next change.
+        pending.groups.removeAll(keepingCapacity: true)
+        spareGroups = pending.groups
     }
 
     private func send(_ pending: PendingChange, prior: Bool) {
         let change = pending.change
         for group in pending.groups {
-            let isExact = group.isExact
-            let kind = isExact ? change.kind : .setting
-            // Up to four encodings per node, one per combination of new/old.
-            var encoded: [[UInt8]?] = [nil, nil, nil, nil]
             lastChangeVisits += group.node.observations.count
-            for info in group.node.observations {
-                if prior && !info.options.contains(.prior) { continue }
-                guard let controller = info.controller else { continue }
-                let variant = Int(info.options.intersection([.new, .old]).rawValue)
-                if encoded[variant] == nil {
-                    encoded[variant] = EventEncoder.change(
-                        object: change.object, keyPath: group.node.encodedKeyPath, kind: kind,
-                        new: !prior && info.options.contains(.new) && kind != .removal ? .some(group.new) : .none,
-                        old: info.options.contains(.old) && kind != .insertion ? .some(group.old) : .none,
-                        indexes: isExact && kind != .setting ? change.indexes : nil,
-                        seq: change.seq, prior: prior)
+            group.node.observations.withUnsafeBufferPointer { infos in
+                send(change, group, to: infos, prior: prior)
+            }
+        }
+    }
+
+    /// Sends one node's events. First the encodings its observations need,
+    /// one per combination of the new/old options, into one reused buffer;
+    /// then the per-event loop, which only copies bytes: no reference
+    /// counting (the node's array and the controllers outlive it; see
+    /// ``ObservationInfo/owner``), no allocation.
+    private func send(_ change: Change, _ group: MatchGroup, to infos: UnsafeBufferPointer<ObservationInfo>,
+                      prior: Bool) {
+        var variants: UInt8 = 0
+        for slot in infos.indices {
+            let options = Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { $0.options }
+            if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
+        }
+        guard variants != 0 else { return }
+        let isExact = group.isExact
+        let kind = isExact ? change.kind : .setting
+        eventBytes.removeAll(keepingCapacity: true)
+        var starts = (0, 0, 0, 0, 0)
+        for variant in 0..<4 {
+            if variants & (1 << variant) != 0 {
+                let options = ObservationOptions(rawValue: UInt8(variant))
+                EventEncoder.change(
+                    into: &eventBytes, head: group.node.eventHead, kind: kind,
+                    new: !prior && options.contains(.new) && kind != .removal ? .some(group.new) : .none,
+                    old: options.contains(.old) && kind != .insertion ? .some(group.old) : .none,
+                    indexes: isExact && kind != .setting ? change.indexes : nil,
+                    seq: change.seq, prior: prior)
+            }
+            withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: eventBytes.count, toByteOffset: (variant + 1) * 8, as: Int.self) }
+        }
+        eventBytes.withUnsafeBytes { all in
+            withUnsafeBytes(of: starts) { offsets in
+                for slot in infos.indices {
+                    Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { info in
+                        let options = info.options
+                        if prior && !options.contains(.prior) { return }
+                        let variant = Int(options.intersection([.new, .old]).rawValue)
+                        let start = offsets.load(fromByteOffset: variant * 8, as: Int.self)
+                        let end = offsets.load(fromByteOffset: (variant + 1) * 8, as: Int.self)
+                        let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                        Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
+                            if info.hasContext {
+                                info.contextFragment.withUnsafeBytes { controller.deliver(line: line, contextFragment: $0) }
+                            } else {
+                                controller.deliver(line: line, contextFragment: nil)
+                            }
+                        }
+                    }
                 }
-                controller.deliver(event: encoded[variant]!, contextFragment: info.contextFragment)
             }
         }
     }

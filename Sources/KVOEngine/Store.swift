@@ -26,15 +26,18 @@ public final class Store {
     /// Follows `keys` as far as values exist, failing where a value that
     /// exists is not an object. Returns how many keys exist (all, or fewer).
     func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) {
-        guard var current = documents[object].map(JSONValue.object) else { return }
-        var walked: [String] = []
+        guard let document = documents[object] else { return }
+        var members = document
+        var walked = 0
         for key in keys {
-            guard case .object(let members) = current else {
-                throw KVOEngineError(.notAnObject, "\(object): \(walked.joined(separator: ".")) is \(current.typeName), not an object")
-            }
             guard let next = members[key] else { return }
-            walked.append(key)
-            current = next
+            walked += 1
+            guard walked < keys.count else { return }
+            guard case .object(let inner) = next else {
+                let path = keys.prefix(walked).joined(separator: ".")
+                throw KVOEngineError(.notAnObject, "\(object): \(path) is \(next.typeName), not an object")
+            }
+            members = inner
         }
     }
 
@@ -45,12 +48,10 @@ public final class Store {
     /// Returns the value that was there.
     @discardableResult
     func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
-        var document = documents.removeValue(forKey: object) ?? [:]
-        // Deleting the last member leaves an empty object, as a set to `{}`
-        // would; only `delete` without a key path removes the object.
-        let old = Self.write(into: &document, keys, value)
-        documents[object] = document
-        return old
+        // In place (one hash of the name, no copy of the document). Deleting
+        // the last member leaves an empty object, as a set to `{}` would;
+        // only `delete` without a key path removes the object.
+        Self.write(into: &documents[object, default: [:]], keys, value)
     }
 
     private static func write(into members: inout JSONObject, _ keys: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {

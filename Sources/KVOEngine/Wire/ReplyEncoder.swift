@@ -5,36 +5,36 @@
 struct ReplyEncoder {
     private(set) var bytes: [UInt8] = []
 
-    /// Starts a success reply; add fields, then take ``finished``.
+    /// Starts a success reply; add fields, then take ``finish()``.
     init(okFor id: JSONValue?) {
-        bytes.reserveCapacity(48)
+        bytes.reserveCapacity(32)
         bytes.append(UInt8(ascii: "{"))
         if let id {
-            bytes.append(contentsOf: #""id":"#.utf8)
+            bytes.append(literal: #""id":"#)
             JSONWriter.write(id, into: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(contentsOf: #""ok":true"#.utf8)
+        bytes.append(literal: #""ok":true"#)
     }
 
-    mutating func field(_ name: String, _ value: JSONValue) {
-        bytes.append(contentsOf: #",""#.utf8)
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: #"":"#.utf8)
+    mutating func field(_ name: StaticString, _ value: JSONValue) {
+        bytes.append(literal: #",""#)
+        bytes.append(literal: name)
+        bytes.append(literal: #"":"#)
         JSONWriter.write(value, into: &bytes)
     }
 
-    mutating func field(_ name: String, integer: some BinaryInteger) {
-        bytes.append(contentsOf: #",""#.utf8)
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: #"":"#.utf8)
+    mutating func field(_ name: StaticString, integer: some BinaryInteger) {
+        bytes.append(literal: #",""#)
+        bytes.append(literal: name)
+        bytes.append(literal: #"":"#)
         EventEncoder.appendDecimal(integer, to: &bytes)
     }
 
-    var finished: [UInt8] {
-        var line = bytes
-        line.append(contentsOf: "}\n".utf8)
-        return line
+    /// The finished line, `}\n` included; the encoder is spent.
+    mutating func finish() -> [UInt8] {
+        bytes.append(literal: "}\n")
+        return bytes
     }
 
     /// A complete error reply.
@@ -43,15 +43,15 @@ struct ReplyEncoder {
         bytes.reserveCapacity(96)
         bytes.append(UInt8(ascii: "{"))
         if let id {
-            bytes.append(contentsOf: #""id":"#.utf8)
+            bytes.append(literal: #""id":"#)
             JSONWriter.write(id, into: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(contentsOf: #""ok":false,"error":{"code":"#.utf8)
+        bytes.append(literal: #""ok":false,"error":{"code":"#)
         JSONWriter.writeString(error.code.rawValue, into: &bytes)
-        bytes.append(contentsOf: #","message":"#.utf8)
+        bytes.append(literal: #","message":"#)
         JSONWriter.writeString(error.message, into: &bytes)
-        bytes.append(contentsOf: "}}\n".utf8)
+        bytes.append(literal: "}}\n")
         return bytes
     }
 }

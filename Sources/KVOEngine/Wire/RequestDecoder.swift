@@ -22,8 +22,9 @@ public enum RequestDecoder {
         do throws(JSONError) {
             var reader = JSONReader(line, maxDepth: maxDepth)
             try reader.beginObject()
-            while let name = try reader.nextMember() {
-                try fields.read(name, from: &reader)
+            var nameOffset = 0
+            while let name = try reader.nextMemberText(nameOffset: &nameOffset) {
+                try fields.read(name, at: nameOffset, from: &reader)
             }
             try reader.finish()
         } catch {
@@ -37,9 +38,128 @@ public enum RequestDecoder {
     }
 }
 
+/// The members a request may have. Names are matched on their bytes, and a
+/// bit per field catches repeats, so the hot path makes no `String` for them.
+private enum Field: Int, CaseIterable {
+    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context
+
+    var name: String {
+        switch self {
+        case .id: "id"
+        case .op: "op"
+        case .object: "object"
+        case .keyPath: "keyPath"
+        case .keyPaths: "keyPaths"
+        case .value: "value"
+        case .values: "values"
+        case .index: "index"
+        case .indexes: "indexes"
+        case .options: "options"
+        case .context: "context"
+        }
+    }
+
+    init?(_ text: JSONText) {
+        switch text {
+        case .plain(let bytes): self.init(plain: bytes)
+        // Escaped or non-ASCII: compared as Swift strings, as the names were before.
+        case .decoded(let name): guard let field = Field.allCases.first(where: { $0.name == name }) else { return nil }
+            self = field
+        }
+    }
+
+    private init?(plain bytes: UnsafeRawBufferPointer) {
+        let field: Field
+        switch (bytes.count, bytes.first ?? 0) {
+        case (2, UInt8(ascii: "o")): field = .op
+        case (2, UInt8(ascii: "i")): field = .id
+        case (5, UInt8(ascii: "v")): field = .value
+        case (5, UInt8(ascii: "i")): field = .index
+        case (6, UInt8(ascii: "o")): field = .object
+        case (6, UInt8(ascii: "v")): field = .values
+        case (7, UInt8(ascii: "k")): field = .keyPath
+        case (7, UInt8(ascii: "o")): field = .options
+        case (7, UInt8(ascii: "c")): field = .context
+        case (7, UInt8(ascii: "i")): field = .indexes
+        case (8, UInt8(ascii: "k")): field = .keyPaths
+        default: return nil
+        }
+        // Length and first byte pick the only candidate; the bytes must still match it.
+        guard bytes.elementsEqual(field.staticName) else { return nil }
+        self = field
+    }
+
+    private var staticName: StaticString {
+        switch self {
+        case .id: "id"
+        case .op: "op"
+        case .object: "object"
+        case .keyPath: "keyPath"
+        case .keyPaths: "keyPaths"
+        case .value: "value"
+        case .values: "values"
+        case .index: "index"
+        case .indexes: "indexes"
+        case .options: "options"
+        case .context: "context"
+        }
+    }
+}
+
+/// The `op` names, matched on their bytes.
+private enum OpCode: String, CaseIterable {
+    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations
+
+    init?(_ text: JSONText) {
+        switch text {
+        case .plain(let bytes):
+            // The common ops first: set, then observe.
+            if bytes.elementsEqual("set") {
+                self = .set
+            } else if bytes.elementsEqual("observe") {
+                self = .observe
+            } else {
+                guard let code = OpCode.allCases.first(where: { bytes.elementsEqual($0.staticName) }) else { return nil }
+                self = code
+            }
+        case .decoded(let name):
+            self.init(rawValue: name)
+        }
+    }
+
+    var staticName: StaticString {
+        switch self {
+        case .set: "set"
+        case .get: "get"
+        case .delete: "delete"
+        case .insert: "insert"
+        case .remove: "remove"
+        case .replace: "replace"
+        case .observe: "observe"
+        case .unobserve: "unobserve"
+        case .unobserveAll: "unobserveAll"
+        case .ping: "ping"
+        case .info: "info"
+        case .observations: "observations"
+        }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes are exactly `literal`'s UTF-8.
+    @inline(__always)
+    fileprivate func elementsEqual(_ literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount else { return false }
+        for index in 0..<count where self[index] != literal.utf8Start[index] { return false }
+        return true
+    }
+}
+
 /// The members of a request object as read, before they are checked.
 private struct Fields {
     var id: JSONValue?
+    /// The op, when it is a string naming one; else `op` keeps what was sent.
+    var opCode: OpCode?
     var op: JSONValue?
     var object: JSONValue?
     var keyPath: JSONValue?
@@ -51,47 +171,69 @@ private struct Fields {
     var options: JSONValue?
     var context: JSONValue?
     var unknown: String?
+    /// A bit per ``Field`` read so far.
+    private var seen: UInt16 = 0
+    /// Names that are no field, kept only to refuse them repeated.
+    private var unknownNames: [String] = []
 
-    /// Reads one member's value. The reader refuses duplicate member names,
-    /// which would make a request ambiguous.
-    mutating func read(_ name: String, from reader: inout JSONReader) throws(JSONError) {
+    /// Reads one member's value, refusing a name that repeats (which would
+    /// make a request ambiguous) as the reader's own check would.
+    mutating func read(_ name: JSONText, at nameOffset: Int, from reader: inout JSONReader) throws(JSONError) {
+        guard let field = Field(name) else {
+            let text = name.string
+            if unknownNames.contains(text) { throw .duplicateMember(text, at: nameOffset) }
+            unknownNames.append(text)
+            unknown = unknown ?? text
+            try reader.skipValue()
+            return
+        }
+        let bit = UInt16(1) << field.rawValue
+        guard seen & bit == 0 else { throw .duplicateMember(field.name, at: nameOffset) }
+        seen |= bit
+        if field == .op, reader.peekKind() == .string {
+            let text = try reader.readStringText()
+            opCode = OpCode(text)
+            if opCode == nil { op = .string(text.string) }
+            return
+        }
         let value = try reader.readValue()
-        switch name {
-        case "id": id = value
-        case "op": op = value
-        case "object": object = value
-        case "keyPath": keyPath = value
-        case "keyPaths": keyPaths = value
-        case "value": self.value = value
-        case "values": values = value
-        case "index": index = value
-        case "indexes": indexes = value
-        case "options": options = value
-        case "context": context = value
-        default: unknown = unknown ?? name
+        switch field {
+        case .id: id = value
+        case .op: op = value
+        case .object: object = value
+        case .keyPath: keyPath = value
+        case .keyPaths: keyPaths = value
+        case .value: self.value = value
+        case .values: values = value
+        case .index: index = value
+        case .indexes: indexes = value
+        case .options: options = value
+        case .context: context = value
         }
     }
 
     func operation() throws(KVOEngineError) -> Operation {
-        guard let op else { throw .badRequest("missing field \"op\"") }
-        guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
-        guard Operation.names.contains(name) else { throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"") }
-        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(name)\"") }
-        switch name {
-        case "set":
+        guard let opCode else {
+            guard let op else { throw .badRequest("missing field \"op\"") }
+            guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
+            throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
+        }
+        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
+        switch opCode {
+        case .set:
             return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
-        case "get":
+        case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())
-        case "delete":
+        case .delete:
             return .delete(object: try objectName(), keyPath: try optionalKeyPath())
-        case "insert":
+        case .insert:
             let index = try index.map { v throws(KVOEngineError) in try Self.integer(v, "index") }
             return .insert(object: try objectName(), keyPath: try requiredKeyPath(), index: index,
                            values: try valueOrValues())
-        case "remove":
+        case .remove:
             return .remove(object: try objectName(), keyPath: try requiredKeyPath(),
                            indexes: try indexOrIndexes().sorted())
-        case "replace":
+        case .replace:
             let positions = try indexOrIndexes()
             let replacements = try valueOrValues()
             guard positions.count == replacements.count else {
@@ -101,16 +243,16 @@ private struct Fields {
             let pairs = zip(positions, replacements).sorted { $0.0 < $1.0 }
             return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: pairs.map(\.0),
                             values: pairs.map(\.1))
-        case "observe":
+        case .observe:
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
                             context: context)
-        case "unobserve":
+        case .unobserve:
             return .unobserve(object: try objectName(), keyPaths: try keyPathList())
-        case "unobserveAll": return .unobserveAll
-        case "ping": return .ping
-        case "info": return .info
-        default: return .observations
+        case .unobserveAll: return .unobserveAll
+        case .ping: return .ping
+        case .info: return .info
+        case .observations: return .observations
         }
     }
 
