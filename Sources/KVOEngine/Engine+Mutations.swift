@@ -4,8 +4,7 @@
 extension Engine {
     func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
-        try store.checkObjectPath(object, keys)
-        let old = store.value(object, at: keys)
+        let old = try store.checkedValue(object, at: keys)
         let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
                             new: value, seq: store.seq + 1)
         return commit(change) { store.write(object, at: keys, value) }

@@ -9,6 +9,9 @@ final class PathNode {
     unowned(unsafe) let parent: PathNode?
     var children: [String: PathNode] = [:]
     var observations: [ObservationInfo] = []
+    /// How many of ``observations`` want prior events: when none does, a
+    /// change sends no prior events here without looking at each one.
+    private(set) var priorObservers = 0
     /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events of this node.
     private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: path.joined(separator: "."))
 
@@ -32,6 +35,7 @@ final class PathNode {
         info.node = self
         info.slotInNode = observations.count
         observations.append(info)
+        if info.options.contains(.prior) { priorObservers += 1 }
     }
 
     /// Removes in O(1) by moving the last observation into the freed slot.
@@ -45,6 +49,7 @@ final class PathNode {
         }
         info.node = nil
         info.slotInNode = -1
+        if info.options.contains(.prior) { priorObservers -= 1 }
     }
 
     /// Calls `body` for every node below this one (not this one), depth first.

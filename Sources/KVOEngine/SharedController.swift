@@ -16,9 +16,6 @@ public final class SharedController {
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
-    /// An empty list with capacity, for ``willChange`` to fill: a change
-    /// allocates no list of matches once the engine is warm.
-    private var spareGroups: [MatchGroup] = []
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes: [UInt8] = []
 
@@ -84,11 +81,17 @@ public final class SharedController {
         var new: JSONValue?
     }
 
-    /// A change between ``willChange`` and ``didChange``.
-    struct PendingChange {
-        var change: Change
-        var groups: [MatchGroup]
+    /// A change between ``willChange`` and ``didChange``: the change and the
+    /// observations it reaches. The shared controller keeps one and reuses it
+    /// (the store applies one change at a time), so a change is neither copied
+    /// nor allocated here; it is valid until ``didChange`` returns.
+    final class PendingChange {
+        /// Set by ``willChange`` before anything reads it.
+        fileprivate(set) var change: Change!
+        fileprivate(set) var groups: [MatchGroup] = []
     }
+
+    private let pending = PendingChange()
 
     /// Finds the observations that `change` reaches, sends their prior events,
     /// and keeps the old values that their events need. `valueBefore` reads the
@@ -96,8 +99,8 @@ public final class SharedController {
     func willChange(_ change: Change, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
         guard let root = roots[change.object] else { return nil }
-        var groups = spareGroups
-        spareGroups = []
+        let pending = self.pending
+        pending.groups.removeAll(keepingCapacity: true)
         var node = root
         var reachedPath = true
         for (depth, key) in change.path.enumerated() {
@@ -105,8 +108,8 @@ public final class SharedController {
                 // Reading the old value keeps a reference to it, which makes the
                 // store copy that part of the document: only do it when asked.
                 let wantsOld = node.observations.contains { $0.options.contains(.old) }
-                groups.append(MatchGroup(node: node, relation: .ancestor,
-                                         old: wantsOld ? valueBefore(change.path[..<depth]) : nil, new: nil))
+                pending.groups.append(MatchGroup(node: node, relation: .ancestor,
+                                                 old: wantsOld ? valueBefore(change.path[..<depth]) : nil, new: nil))
             }
             guard let next = node.child(key) else {
                 reachedPath = false
@@ -116,61 +119,47 @@ public final class SharedController {
             lastChangeVisits += 1
         }
         if reachedPath {
-            if change.path.isEmpty {
+            if !change.path.isEmpty && !node.observations.isEmpty {
+                pending.groups.append(MatchGroup(node: node, relation: .exact, old: change.old, new: change.new))
+            }
+            if !node.children.isEmpty {
                 node.forEachDescendant { descendant, depth in
                     lastChangeVisits += 1
                     if !descendant.observations.isEmpty {
-                        groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
-                    }
-                }
-            } else {
-                if !node.observations.isEmpty {
-                    groups.append(MatchGroup(node: node, relation: .exact, old: change.old, new: change.new))
-                }
-                node.forEachDescendant { descendant, depth in
-                    lastChangeVisits += 1
-                    if !descendant.observations.isEmpty {
-                        groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
+                        pending.groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
                     }
                 }
             }
         }
-        guard !groups.isEmpty else {
-            spareGroups = groups
-            return nil
-        }
-        for index in groups.indices {
-            if case .descendant(let depth) = groups[index].relation {
-                let rest = groups[index].node.path.suffix(depth)
+        guard !pending.groups.isEmpty else { return nil }
+        for index in pending.groups.indices {
+            if case .descendant(let depth) = pending.groups[index].relation {
+                let rest = pending.groups[index].node.path.suffix(depth)
                 let collection = change.kind != .setting
-                groups[index].old = collection ? nil : change.old?.value(at: rest)
-                groups[index].new = collection ? nil : change.new?.value(at: rest)
+                pending.groups[index].old = collection ? nil : change.old?.value(at: rest)
+                pending.groups[index].new = collection ? nil : change.new?.value(at: rest)
             }
         }
-        let pending = PendingChange(change: change, groups: groups)
-        send(pending, prior: true)
+        pending.change = change
+        if pending.groups.contains(where: { $0.node.priorObservers > 0 }) { send(pending, prior: true) }
         return pending
     }
 
     /// Sends the change events, once the store has applied the change.
     /// `valueAfter` reads the store as it is now.
     func didChange(_ pending: PendingChange, valueAfter: (ArraySlice<String>) -> JSONValue?) {
-        var pending = pending
         for index in pending.groups.indices where pending.groups[index].isAncestor {
             pending.groups[index].new = valueAfter(pending.groups[index].node.path[...])
         }
         send(pending, prior: false)
-        // The list's storage serves the next change.
-        pending.groups.removeAll(keepingCapacity: true)
-        spareGroups = pending.groups
+        // The list and the change are dropped by the next willChange, which
+        // empties the list anyway: emptying it twice per change showed.
     }
 
     private func send(_ pending: PendingChange, prior: Bool) {
-        let change = pending.change
-        for group in pending.groups {
-            lastChangeVisits += group.node.observations.count
-            group.node.observations.withUnsafeBufferPointer { infos in
-                send(change, group, to: infos, prior: prior)
+        pending.groups.withUnsafeBufferPointer { groups in
+            for index in groups.indices {
+                send(pending, groups.baseAddress! + index, prior: prior)
             }
         }
     }
@@ -179,41 +168,41 @@ public final class SharedController {
     /// one per combination of the new/old options, into one reused buffer;
     /// then the per-event loop, which only copies bytes: no reference
     /// counting (the node's array and the controllers outlive it; see
-    /// ``ObservationInfo/owner``), no allocation.
-    private func send(_ change: Change, _ group: MatchGroup, to infos: UnsafeBufferPointer<ObservationInfo>,
-                      prior: Bool) {
-        var variants: UInt8 = 0
-        for slot in infos.indices {
-            let options = Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { $0.options }
-            if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
-        }
-        guard variants != 0 else { return }
-        let isExact = group.isExact
-        let kind = isExact ? change.kind : .setting
-        eventBytes.removeAll(keepingCapacity: true)
-        var starts = (0, 0, 0, 0, 0)
-        for variant in 0..<4 {
-            if variants & (1 << variant) != 0 {
-                let options = ObservationOptions(rawValue: UInt8(variant))
-                EventEncoder.change(
-                    into: &eventBytes, head: group.node.eventHead, kind: kind,
-                    new: !prior && options.contains(.new) && kind != .removal ? .some(group.new) : .none,
-                    old: options.contains(.old) && kind != .insertion ? .some(group.old) : .none,
-                    indexes: isExact && kind != .setting ? change.indexes : nil,
-                    seq: change.seq, prior: prior)
+    /// ``ObservationInfo/owner``), no allocation. The change and its group
+    /// are read in place: copying them cost more than encoding the event.
+    private func send(_ pending: PendingChange, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
+        let node = group.pointee.node
+        lastChangeVisits += node.observations.count
+        node.observations.withUnsafeBufferPointer { infos in
+            var variants: UInt8 = 0
+            for slot in infos.indices {
+                let options = Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { $0.options }
+                if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
             }
-            withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: eventBytes.count, toByteOffset: (variant + 1) * 8, as: Int.self) }
-        }
-        eventBytes.withUnsafeBytes { all in
-            withUnsafeBytes(of: starts) { offsets in
+            guard variants != 0 else { return }
+            let isExact = group.pointee.isExact
+            let kind = isExact ? pending.change.kind : .setting
+            eventBytes.removeAll(keepingCapacity: true)
+            var ends = VariantEnds()
+            for variant in 0..<4 {
+                if variants & (1 << variant) != 0 {
+                    let options = ObservationOptions(rawValue: UInt8(variant))
+                    EventEncoder.change(
+                        into: &eventBytes, head: node.eventHead, kind: kind,
+                        new: !prior && options.contains(.new) && kind != .removal ? .some(group.pointee.new) : .none,
+                        old: options.contains(.old) && kind != .insertion ? .some(group.pointee.old) : .none,
+                        indexes: isExact && kind != .setting ? pending.change.indexes : nil,
+                        seq: pending.change.seq, prior: prior)
+                }
+                ends[variant] = eventBytes.count
+            }
+            eventBytes.withUnsafeBytes { all in
                 for slot in infos.indices {
                     Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { info in
                         let options = info.options
                         if prior && !options.contains(.prior) { return }
                         let variant = Int(options.intersection([.new, .old]).rawValue)
-                        let start = offsets.load(fromByteOffset: variant * 8, as: Int.self)
-                        let end = offsets.load(fromByteOffset: (variant + 1) * 8, as: Int.self)
-                        let line = UnsafeRawBufferPointer(rebasing: all[start..<end])
+                        let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                         Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                             if info.hasContext {
                                 info.contextFragment.withUnsafeBytes { controller.deliver(line: line, contextFragment: $0) }
@@ -257,4 +246,32 @@ extension SharedController.MatchGroup {
         if case .ancestor = relation { return true }
         return false
     }
+}
+
+/// Where each encoding of one node's event ends in the shared controller's
+/// buffer, by variant (the new/old option bits); each starts where the one
+/// before ends. Four fixed slots: no allocation per change.
+private struct VariantEnds {
+    private var slots: (Int, Int, Int, Int) = (0, 0, 0, 0)
+
+    subscript(variant: Int) -> Int {
+        get {
+            switch variant {
+            case 0: slots.0
+            case 1: slots.1
+            case 2: slots.2
+            default: slots.3
+            }
+        }
+        set {
+            switch variant {
+            case 0: slots.0 = newValue
+            case 1: slots.1 = newValue
+            case 2: slots.2 = newValue
+            default: slots.3 = newValue
+            }
+        }
+    }
+
+    func start(of variant: Int) -> Int { variant == 0 ? 0 : self[variant - 1] }
 }

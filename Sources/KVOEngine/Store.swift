@@ -41,6 +41,26 @@ public final class Store {
         }
     }
 
+    /// ``checkObjectPath`` and ``value(_:at:)`` in one walk: the value at
+    /// `keys` (non-empty), nil when a key is missing; throws `not_an_object`
+    /// where a value that exists on the way is not an object.
+    func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError) -> JSONValue? {
+        guard let document = documents[object] else { return nil }
+        var members = document
+        var walked = 0
+        for key in keys {
+            guard let next = members[key] else { return nil }
+            walked += 1
+            guard walked < keys.count else { return next }
+            guard case .object(let inner) = next else {
+                let path = keys.prefix(walked).joined(separator: ".")
+                throw KVOEngineError(.notAnObject, "\(object): \(path) is \(next.typeName), not an object")
+            }
+            members = inner
+        }
+        return nil
+    }
+
     // MARK: Mutation
 
     /// Puts `value` at `keys` (non-empty), creating missing intermediate

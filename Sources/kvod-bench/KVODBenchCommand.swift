@@ -30,6 +30,9 @@ struct KVODBenchCommand: ParsableCommand {
     @Option(help: "The redis-server binary.")
     var redisServer: String = "/usr/bin/redis-server"
 
+    @Option(help: "Use the server already listening on this socket instead of starting one (with --peer; for profiling it under valgrind or perf).")
+    var attach: String?
+
     @Option(help: "Write the results into this Markdown file, between its bench markers.")
     var write: String?
 
@@ -47,6 +50,7 @@ struct KVODBenchCommand: ParsableCommand {
             throw ValidationError("unknown scenario \(name); known: \(known.sorted().joined(separator: ", "))")
         }
         if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
+        if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
     }
 
     func run() throws {
@@ -64,7 +68,8 @@ struct KVODBenchCommand: ParsableCommand {
                 let order = round % 2 == 1 ? peers : peers.reversed()
                 for peer in order {
                     do {
-                        let server = try ServerProcess(peer, binaries: binaries)
+                        let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
+                            ?? ServerProcess(peer, binaries: binaries)
                         defer { server.stop() }
                         let result = try scenario.run(on: server, sizes: sizes)
                         report.add(result, peer: peer, scenario: scenario, round: round)

@@ -8,8 +8,8 @@ import Glibc
 final class ServerProcess {
     let peer: Peer
     let socketPath: String
-    private let directory: String
-    private let process = Process()
+    private let directory: String?
+    private let process: Process?
 
     /// Where the binaries are.
     struct Binaries: Sendable {
@@ -21,8 +21,11 @@ final class ServerProcess {
         self.peer = peer
         var template = Array("/tmp/kvod-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(UnixSocket.errorText())") }
-        directory = String(cString: made)
+        let directory = String(cString: made)
+        self.directory = directory
         socketPath = directory + "/\(peer.rawValue).sock"
+        let process = Process()
+        self.process = process
         switch peer {
         case .kvod:
             process.executableURL = URL(fileURLWithPath: binaries.kvod)
@@ -52,11 +55,20 @@ final class ServerProcess {
         }
     }
 
-    var pid: Int32 { process.processIdentifier }
+    /// A server someone else started (under a profiler, say); ``stop()`` leaves it running.
+    init(attachingTo socketPath: String, peer: Peer) throws(BenchError) {
+        self.peer = peer
+        self.socketPath = socketPath
+        directory = nil
+        process = nil
+        guard UnixSocket.canConnect(socketPath) else { throw BenchError("nothing accepts connections on \(socketPath)") }
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// Resident memory, from `/proc/<pid>/status` (`VmRSS`), in bytes.
     func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        guard pid > 0, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let fields = line.split(separator: " ")
             if fields.count >= 2, let kilobytes = Int(fields[1]) { return kilobytes * 1024 }
@@ -66,6 +78,7 @@ final class ServerProcess {
 
     /// Stops the server (SIGTERM, then SIGKILL after 10 s) and removes its folder.
     func stop() {
+        guard let process, let directory else { return }
         if process.isRunning {
             kill(pid, SIGTERM)
             let deadline = monotonicNanoseconds() + 10_000_000_000
