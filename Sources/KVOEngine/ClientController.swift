@@ -19,9 +19,11 @@ public final class ClientController: CustomStringConvertible {
     /// Strong: a controller released after its engine must still be able to
     /// unobserve (the shared controller holds controllers only weakly).
     private let shared: SharedController
-    private var infosByObject: [String: [ObservedPath: ObservationInfo]] = [:]
+    /// This client's observations, found by their node in the shared index
+    /// (which stands for object and key path): one 8-byte slot each.
+    private var infos = ReferenceTable<ObservationInfo>()
     /// How many observations this client holds.
-    public private(set) var observationCount = 0
+    public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
     public var output: [UInt8] = []
     /// Told when ``output`` becomes non-empty.
@@ -45,50 +47,60 @@ public final class ClientController: CustomStringConvertible {
     @discardableResult
     public func observe(_ object: String, keyPath: ObservedPath, options: ObservationOptions,
                         context: JSONValue?) -> ObservationInfo? {
-        guard !isClosed, infosByObject[object]?[keyPath] == nil else { return nil }
+        guard !isClosed, !isObserving(object, keyPath: keyPath) else { return nil }
         let info = ObservationInfo(object: object, keyPath: keyPath, options: options, context: context,
                                    controller: self)
-        infosByObject[object, default: [:]][keyPath] = info
-        observationCount += 1
         shared.register(info)
+        infos.insert(info)
         return info
     }
 
     /// Stops observing one key path; does nothing if it is not observed.
     public func unobserve(_ object: String, keyPath: ObservedPath) {
-        guard let info = infosByObject[object]?.removeValue(forKey: keyPath) else { return }
-        if infosByObject[object]?.isEmpty == true { infosByObject[object] = nil }
-        observationCount -= 1
+        guard let node = shared.node(object, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         shared.unregister(info)
     }
 
     /// Stops observing every key path of `object`; does nothing if none is.
     public func unobserve(_ object: String) {
-        guard let infos = infosByObject.removeValue(forKey: object) else { return }
-        observationCount -= infos.count
-        for info in infos.values { shared.unregister(info) }
+        // A scan of this client's observations: rarer than a change, and it
+        // spares every observation a second index by object.
+        var matching: [ObservationInfo] = []
+        infos.forEach { info in
+            if info.node!.object == object { matching.append(info) }
+        }
+        for info in matching { infos.remove(info.tableKey) }
+        unregister(&matching)
     }
 
     /// Stops observing everything.
     public func unobserveAll() {
-        let all = infosByObject
-        infosByObject = [:]
-        observationCount = 0
-        for infos in all.values {
-            for info in infos.values { shared.unregister(info) }
+        var all = infos.elements
+        infos = ReferenceTable()
+        unregister(&all)
+    }
+
+    /// Unregisters infos just taken out of the table, emptying `taken`. Each
+    /// keeps a copy of what it observed only if someone else still holds it:
+    /// a closing client's million observations need none.
+    private func unregister(_ taken: inout [ObservationInfo]) {
+        while var info = taken.popLast() {
+            shared.unregister(info, keepDescription: !isKnownUniquelyReferenced(&info))
         }
     }
 
     /// This client's observations, ordered by object then key path.
     public var observations: [ObservationInfo] {
-        infosByObject.keys.sorted().flatMap { object in
-            infosByObject[object]!.values.sorted { $0.keyPath < $1.keyPath }
-        }
+        infos.elements
+            .map { (object: $0.object, keyPath: $0.keyPath, info: $0) }
+            .sorted { ($0.object, $0.keyPath) < ($1.object, $1.keyPath) }
+            .map(\.info)
     }
 
     /// Whether this client observes `keyPath` of `object`.
     public func isObserving(_ object: String, keyPath: ObservedPath) -> Bool {
-        infosByObject[object]?[keyPath] != nil
+        guard let node = shared.node(object, keyPath) else { return false }
+        return infos.find(ObjectIdentifier(node)) != nil
     }
 
     // MARK: Output

@@ -124,7 +124,7 @@ extension Engine {
             var event: [UInt8] = []
             EventEncoder.change(into: &event, head: info.node!.eventHead, kind: .setting, new: current, old: .none,
                                 indexes: nil, seq: store.seq, initial: true)
-            client.deliver(event: event, contextFragment: info.contextFragment)
+            client.deliver(event: event, contextFragment: info.contextFragment ?? [])
         }
     }
 

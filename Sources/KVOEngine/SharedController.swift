@@ -25,26 +25,46 @@ public final class SharedController {
 
     func register(_ info: ObservationInfo) {
         precondition(info.state == .initial, "an observation is registered once")
-        let root: PathNode
-        if let existing = roots[info.object] {
-            root = existing
-        } else {
-            root = PathNode(key: info.object, parent: nil)
-            roots[info.object] = root
-        }
-        var node = root
-        for key in info.keyPath.components { node = node.childCreating(key) }
+        let node = nodeCreating(info.object, info.keyPath)
+        info.place(at: node)
         node.append(info)
         info.state = .observing
         observationCount += 1
     }
 
-    func unregister(_ info: ObservationInfo) {
+    /// Unregisters `info`. With `keepDescription` (the default) it keeps its
+    /// own copy of what it observed, for whoever still holds it; a client
+    /// dropping its last reference passes false and saves the copy.
+    func unregister(_ info: ObservationInfo, keepDescription: Bool = true) {
         guard info.state == .observing, let node = info.node else { return }
         node.remove(info)
         info.state = .notObserving
         observationCount -= 1
+        if keepDescription { info.detach() }
         prune(from: node)
+    }
+
+    /// The node of `keyPath` of `object`, if anything is registered there or below.
+    func node(_ object: String, _ keyPath: ObservedPath) -> PathNode? {
+        guard var node = roots[object] else { return nil }
+        for key in keyPath.components {
+            guard let next = node.child(key) else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    private func nodeCreating(_ object: String, _ keyPath: ObservedPath) -> PathNode {
+        let root: PathNode
+        if let existing = roots[object] {
+            root = existing
+        } else {
+            root = PathNode(key: object, parent: nil)
+            roots[object] = root
+        }
+        var node = root
+        for key in keyPath.components { node = node.childCreating(key) }
+        return node
     }
 
     /// Drops nodes left with no observations and no children, up to the root.
@@ -55,7 +75,7 @@ public final class SharedController {
                 roots[node.key] = nil
                 return
             }
-            parent.children[node.key] = nil
+            parent.removeChild(node)
             node = parent
         }
     }
@@ -104,10 +124,10 @@ public final class SharedController {
         var node = root
         var reachedPath = true
         for (depth, key) in change.path.enumerated() {
-            if !node.observations.isEmpty, depth > 0 {
+            if node.hasObservations, depth > 0 {
                 // Reading the old value keeps a reference to it, which makes the
                 // store copy that part of the document: only do it when asked.
-                let wantsOld = node.observations.contains { $0.options.contains(.old) }
+                let wantsOld = node.containsObservation { $0.options.contains(.old) }
                 pending.groups.append(MatchGroup(node: node, relation: .ancestor,
                                                  old: wantsOld ? valueBefore(change.path[..<depth]) : nil, new: nil))
             }
@@ -119,13 +139,13 @@ public final class SharedController {
             lastChangeVisits += 1
         }
         if reachedPath {
-            if !change.path.isEmpty && !node.observations.isEmpty {
+            if !change.path.isEmpty && node.hasObservations {
                 pending.groups.append(MatchGroup(node: node, relation: .exact, old: change.old, new: change.new))
             }
             if !node.children.isEmpty {
                 node.forEachDescendant { descendant, depth in
                     lastChangeVisits += 1
-                    if !descendant.observations.isEmpty {
+                    if descendant.hasObservations {
                         pending.groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
                     }
                 }
@@ -172,48 +192,46 @@ public final class SharedController {
     /// are read in place: copying them cost more than encoding the event.
     private func send(_ pending: PendingChange, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
         let node = group.pointee.node
-        lastChangeVisits += node.observations.count
-        node.observations.withUnsafeBufferPointer { infos in
-            var variants: UInt8 = 0
-            for slot in infos.indices {
-                let options = Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { $0.options }
-                if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
+        var variants: UInt8 = 0
+        node.forEachObservation { info in
+            let options = info.options
+            if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
+        }
+        guard variants != 0 else { return }
+        let isExact = group.pointee.isExact
+        let kind = isExact ? pending.change.kind : .setting
+        eventBytes.removeAll(keepingCapacity: true)
+        var ends = VariantEnds()
+        for variant in 0..<4 {
+            if variants & (1 << variant) != 0 {
+                let options = ObservationOptions(rawValue: UInt8(variant))
+                EventEncoder.change(
+                    into: &eventBytes, head: node.eventHead, kind: kind,
+                    new: !prior && options.contains(.new) && kind != .removal ? .some(group.pointee.new) : .none,
+                    old: options.contains(.old) && kind != .insertion ? .some(group.pointee.old) : .none,
+                    indexes: isExact && kind != .setting ? pending.change.indexes : nil,
+                    seq: pending.change.seq, prior: prior)
             }
-            guard variants != 0 else { return }
-            let isExact = group.pointee.isExact
-            let kind = isExact ? pending.change.kind : .setting
-            eventBytes.removeAll(keepingCapacity: true)
-            var ends = VariantEnds()
-            for variant in 0..<4 {
-                if variants & (1 << variant) != 0 {
-                    let options = ObservationOptions(rawValue: UInt8(variant))
-                    EventEncoder.change(
-                        into: &eventBytes, head: node.eventHead, kind: kind,
-                        new: !prior && options.contains(.new) && kind != .removal ? .some(group.pointee.new) : .none,
-                        old: options.contains(.old) && kind != .insertion ? .some(group.pointee.old) : .none,
-                        indexes: isExact && kind != .setting ? pending.change.indexes : nil,
-                        seq: pending.change.seq, prior: prior)
-                }
-                ends[variant] = eventBytes.count
-            }
-            eventBytes.withUnsafeBytes { all in
-                for slot in infos.indices {
-                    Unmanaged.passUnretained(infos[slot])._withUnsafeGuaranteedRef { info in
-                        let options = info.options
-                        if prior && !options.contains(.prior) { return }
-                        let variant = Int(options.intersection([.new, .old]).rawValue)
-                        let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
-                        Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
-                            if info.hasContext {
-                                info.contextFragment.withUnsafeBytes { controller.deliver(line: line, contextFragment: $0) }
-                            } else {
-                                controller.deliver(line: line, contextFragment: nil)
-                            }
-                        }
+            ends[variant] = eventBytes.count
+        }
+        var visits = 0
+        eventBytes.withUnsafeBytes { all in
+            node.forEachObservation { info in
+                visits += 1
+                let options = info.options
+                if prior && !options.contains(.prior) { return }
+                let variant = Int(options.intersection([.new, .old]).rawValue)
+                let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
+                    if let fragment = info.contextFragment {
+                        fragment.withUnsafeBytes { controller.deliver(line: line, contextFragment: $0) }
+                    } else {
+                        controller.deliver(line: line, contextFragment: nil)
                     }
                 }
             }
         }
+        lastChangeVisits += visits
     }
 
     // MARK: Inspection
@@ -223,7 +241,7 @@ public final class SharedController {
         var lines: [String] = ["<SharedController observations:\(observationCount)>"]
         for (object, root) in roots.sorted(by: { $0.key < $1.key }) {
             root.forEachDescendant { node, _ in
-                for info in node.observations {
+                node.forEachObservation { info in
                     lines.append("  \(object) \(info.keyPath) \(info.options.wireNames)")
                 }
             }
