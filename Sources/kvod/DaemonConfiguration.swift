@@ -12,4 +12,15 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level = .info
     /// How long SIGTERM waits for queued output to leave before closing anyway.
     var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// A listening socket passed by systemd; kvod serves it instead of
+    /// binding `socketPath`.
+    var activatedSocket: ActivatedSocket?
+    /// Where to report readiness, status, watchdog pings and stopping; nil
+    /// when no service manager listens.
+    var notifyTarget: SystemdNotifier.Target?
+    /// Under systemd (`$INVOCATION_ID` set) SIGHUP is logged and ignored:
+    /// kvod has nothing to reload, and a stray `systemctl kill -s HUP` must
+    /// not stop the service (systemd does not restart after SIGHUP). In a
+    /// terminal, hanging up ends kvod as it ends any foreground program.
+    var ignoresHangUp = false
 }
