@@ -5,11 +5,14 @@
 /// the index keeps it encoded (``PathNode/eventHead``). An observation's
 /// context goes just before the closing `}\n` (``eventTerminator``): that
 /// split is what lets one encoding serve every observation of a change.
-enum EventEncoder {
+///
+/// `@_spi(Benchmarks)`: the engine micro-benchmarks (Benchmarks/) time it
+/// directly; it is no part of the engine's API.
+@_spi(Benchmarks) public enum EventEncoder {
     static let eventTerminator: [UInt8] = Array("}\n".utf8)
 
     /// `{"event":"change","object":<object>,"keyPath":<keyPath>`: the head of every event of one path.
-    static func head(object: String, keyPath: String) -> [UInt8] {
+    @_spi(Benchmarks) public static func head(object: String, keyPath: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32 + object.utf8.count + keyPath.utf8.count)
         bytes.append(literal: #"{"event":"change","object":"#)
@@ -24,8 +27,10 @@ enum EventEncoder {
     ///
     /// `new` and `old` are double optionals: `.none` leaves the field out,
     /// `.some(nil)` writes `null` (the value is missing).
-    static func change(into bytes: inout [UInt8], head: [UInt8], kind: ChangeKind, new: JSONValue??,
-                       old: JSONValue??, indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false) {
+    @_spi(Benchmarks) public static func change(
+        into bytes: inout [UInt8], head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
+        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
+    ) {
         bytes.append(contentsOf: head)
         switch kind {
         case .setting: bytes.append(literal: #","kind":"setting""#)
