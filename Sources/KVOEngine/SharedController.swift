@@ -97,6 +97,8 @@ public final class SharedController {
         }
         let node: PathNode
         let relation: Relation
+        /// The values at this node before and after, for ancestors and
+        /// descendants; the exact node's are the change's own.
         var old: JSONValue?
         var new: JSONValue?
     }
@@ -140,7 +142,8 @@ public final class SharedController {
         }
         if reachedPath {
             if !change.path.isEmpty && node.hasObservations {
-                pending.groups.append(MatchGroup(node: node, relation: .exact, old: change.old, new: change.new))
+                // Its values are the change's own: send reads them there, uncopied.
+                pending.groups.append(MatchGroup(node: node, relation: .exact))
             }
             if !node.children.isEmpty {
                 node.forEachDescendant { descendant, depth in
@@ -200,6 +203,7 @@ public final class SharedController {
         guard variants != 0 else { return }
         let isExact = group.pointee.isExact
         let kind = isExact ? pending.change.kind : .setting
+        let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         for variant in 0..<4 {
@@ -207,8 +211,10 @@ public final class SharedController {
                 let options = ObservationOptions(rawValue: UInt8(variant))
                 EventEncoder.change(
                     into: &eventBytes, head: node.eventHead, kind: kind,
-                    new: !prior && options.contains(.new) && kind != .removal ? .some(group.pointee.new) : .none,
-                    old: options.contains(.old) && kind != .insertion ? .some(group.pointee.old) : .none,
+                    new: !prior && options.contains(.new) && kind != .removal
+                        ? .some(isExact ? change.new : group.pointee.new) : .none,
+                    old: options.contains(.old) && kind != .insertion
+                        ? .some(isExact ? change.old : group.pointee.old) : .none,
                     indexes: isExact && kind != .setting ? pending.change.indexes : nil,
                     seq: pending.change.seq, prior: prior)
             }

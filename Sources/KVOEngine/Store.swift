@@ -64,32 +64,29 @@ public final class Store {
     // MARK: Mutation
 
     /// Puts `value` at `keys` (non-empty), creating missing intermediate
-    /// objects. The caller has checked the path with ``checkObjectPath``.
-    /// Returns the value that was there.
-    @discardableResult
-    func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
+    /// objects; nil removes what is there. The caller has checked the path
+    /// with ``checkObjectPath`` (and read the old value if it needs it).
+    func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) {
         // In place (one hash of the name, no copy of the document). Deleting
         // the last member leaves an empty object, as a set to `{}` would;
         // only `delete` without a key path removes the object.
         Self.write(into: &documents[object, default: [:]], keys, value)
     }
 
-    private static func write(into members: inout JSONObject, _ keys: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
+    private static func write(into members: inout JSONObject, _ keys: ArraySlice<String>, _ value: JSONValue?) {
         let key = keys.first!
         if keys.count == 1 {
-            if let value {
-                return members.updateValue(value, forKey: key)
-            }
-            return members.removeValue(forKey: key)
+            members[key] = value
+            return
         }
         if members[key] == nil {
-            guard value != nil else { return nil }
+            guard value != nil else { return }
             members[key] = .object([:])
         }
         let index = members.index(forKey: key)!
-        return members.values[index].withObjectMembers { child in
+        members.values[index].withObjectMembers { child in
             write(into: &child, keys.dropFirst(), value)
-        } ?? nil
+        }
     }
 
     /// Runs `body` on the array at `keys` in place; creates an empty array
@@ -99,7 +96,7 @@ public final class Store {
         var document = documents.removeValue(forKey: object) ?? [:]
         defer { documents[object] = document }
         if create, JSONValue.object(document).value(at: keys) == nil {
-            _ = Self.write(into: &document, keys, .array([]))
+            Self.write(into: &document, keys, .array([]))
         }
         return Self.modifyArray(in: &document, keys, body)
     }

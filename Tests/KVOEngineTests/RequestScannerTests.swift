@@ -14,12 +14,16 @@ import Testing
     }
 
     private func scanned(_ line: [UInt8]) -> String? {
-        line.withUnsafeBytes { RequestScanner.scan($0) }.map(outcome)
+        var fields = Fields()
+        guard line.withUnsafeBytes({ RequestScanner.scan($0, into: &fields) }) else { return nil }
+        return outcome(fields)
     }
 
     private func read(_ line: [UInt8]) -> String {
-        let (fields, error) = line.withUnsafeBytes { RequestDecoder.readFields($0) }
-        if let error { return "bad_json: \(error.message)" }
+        var fields = Fields()
+        if let error = line.withUnsafeBytes({ RequestDecoder.readFields($0, into: &fields) }) {
+            return "bad_json: \(error.message)"
+        }
         return outcome(fields)
     }
 

@@ -20,13 +20,12 @@ public enum RequestDecoder {
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
         // Most requests take the fast path; the full reader handles the rest
         // and explains what is wrong with a bad line.
-        let fields: Fields
-        if let scanned = RequestScanner.scan(line) {
-            fields = scanned
-        } else {
-            let (read, error) = readFields(line)
-            if let error { return .failure(id: read.id, error: KVOEngineError(.badJSON, error.message)) }
-            fields = read
+        var fields = Fields()
+        if !RequestScanner.scan(line, into: &fields) {
+            fields = Fields()
+            if let error = readFields(line, into: &fields) {
+                return .failure(id: fields.id, error: KVOEngineError(.badJSON, error.message))
+            }
         }
         do throws(KVOEngineError) {
             return .request(Request(id: fields.id, operation: try fields.operation()))
@@ -35,10 +34,10 @@ public enum RequestDecoder {
         }
     }
 
-    /// The full reader: every member through ``JSONReader``. With an error,
-    /// the fields hold what was read before it (the id, for the reply).
-    static func readFields(_ line: UnsafeRawBufferPointer) -> (Fields, JSONError?) {
-        var fields = Fields()
+    /// The full reader: every member through ``JSONReader``, into `fields`
+    /// (empty on entry). Returns the JSON error, if any; `fields` then holds
+    /// what was read before it (the id, for the reply).
+    static func readFields(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> JSONError? {
         do throws(JSONError) {
             var reader = JSONReader(line, maxDepth: maxDepth)
             try reader.beginObject()
@@ -48,8 +47,8 @@ public enum RequestDecoder {
             }
             try reader.finish()
         } catch {
-            return (fields, error)
+            return error
         }
-        return (fields, nil)
+        return nil
     }
 }
