@@ -47,10 +47,12 @@ public final class ClientController: CustomStringConvertible {
     @discardableResult
     public func observe(_ object: String, keyPath: ObservedPath, options: ObservationOptions,
                         context: JSONValue?) -> ObservationInfo? {
-        guard !isClosed, !isObserving(object, keyPath: keyPath) else { return nil }
-        let info = ObservationInfo(object: object, keyPath: keyPath, options: options, context: context,
-                                   controller: self)
-        shared.register(info)
+        guard !isClosed else { return nil }
+        // One walk finds or makes the node; the table says whether this client is there.
+        let node = shared.nodeCreating(object, keyPath)
+        guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
+        let info = ObservationInfo(node: node, options: options, context: context, controller: self)
+        shared.register(info, at: node)
         infos.insert(info)
         return info
     }

@@ -53,6 +53,15 @@ public final class Engine {
 
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
+        // The most common request, a set without an id, has a fixed reply.
+        if request.id == nil, case .set(let object, let keyPath, let value) = request.operation {
+            do throws(KVOEngineError) {
+                client.append(reply: ReplyEncoder.ok(seq: try set(object, keyPath, value)))
+            } catch {
+                client.append(reply: ReplyEncoder.failure(id: nil, error))
+            }
+            return
+        }
         do throws(KVOEngineError) {
             var reply = ReplyEncoder(okFor: request.id)
             try perform(request.operation, for: client, reply: &reply)
@@ -111,8 +120,11 @@ extension Engine {
 
     func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
                  for client: ClientController) throws(KVOEngineError) {
-        let added = keyPaths.filter { !client.isObserving(object, keyPath: $0) }
-        guard client.observationCount + Set(added).count <= configuration.maxObservationsPerClient else {
+        // The usual request names one key path: no array, no set for it.
+        let added = keyPaths.count == 1
+            ? (client.isObserving(object, keyPath: keyPaths[0]) ? 0 : 1)
+            : Set(keyPaths.filter { !client.isObserving(object, keyPath: $0) }).count
+        guard client.observationCount + added <= configuration.maxObservationsPerClient else {
             throw KVOEngineError(.limitExceeded,
                                  "a connection may hold \(configuration.maxObservationsPerClient) observations")
         }

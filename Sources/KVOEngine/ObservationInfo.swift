@@ -47,6 +47,18 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         flags = options.rawValue & 0x0F
     }
 
+    /// An info for `node`, to be registered there (no detached copy of its
+    /// object and key path is made only to be dropped at registration).
+    init(node: PathNode, options: ObservationOptions, context: JSONValue?, controller: ClientController) {
+        owner = controller
+        if let context {
+            place = .registeredWithContext(ContextPlace(node: node, context: context))
+        } else {
+            place = .registered(node)
+        }
+        flags = options.rawValue & 0x0F
+    }
+
     public var options: ObservationOptions { ObservationOptions(rawValue: flags & 0x0F) }
 
     public internal(set) var state: State {

@@ -24,9 +24,14 @@ public final class SharedController {
     // MARK: Registry
 
     func register(_ info: ObservationInfo) {
-        precondition(info.state == .initial, "an observation is registered once")
         let node = nodeCreating(info.object, info.keyPath)
         info.place(at: node)
+        register(info, at: node)
+    }
+
+    /// Registers an info made for `node` (``nodeCreating(_:_:)``'s).
+    func register(_ info: ObservationInfo, at node: PathNode) {
+        precondition(info.state == .initial, "an observation is registered once")
         node.append(info)
         info.state = .observing
         observationCount += 1
@@ -54,7 +59,8 @@ public final class SharedController {
         return node
     }
 
-    private func nodeCreating(_ object: String, _ keyPath: ObservedPath) -> PathNode {
+    /// The node of `keyPath` of `object`, made (with the nodes above it) if missing.
+    func nodeCreating(_ object: String, _ keyPath: ObservedPath) -> PathNode {
         let root: PathNode
         if let existing = roots[object] {
             root = existing

@@ -32,17 +32,24 @@
         indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
     ) {
         bytes.append(contentsOf: head)
-        switch kind {
-        case .setting: bytes.append(literal: #","kind":"setting""#)
-        case .insertion: bytes.append(literal: #","kind":"insertion""#)
-        case .removal: bytes.append(literal: #","kind":"removal""#)
-        case .replacement: bytes.append(literal: #","kind":"replacement""#)
-        }
-        if prior { bytes.append(literal: #","prior":true"#) }
-        if initial { bytes.append(literal: #","initial":true"#) }
-        if case .some(let value) = new {
-            bytes.append(literal: #","new":"#)
+        // Each append has a fixed cost well above its copy: the usual event
+        // (a setting, with new) gets its literal parts in one.
+        if case .some(let value) = new, kind == .setting, !prior, !initial {
+            bytes.append(literal: #","kind":"setting","new":"#)
             JSONWriter.write(value ?? .null, into: &bytes)
+        } else {
+            switch kind {
+            case .setting: bytes.append(literal: #","kind":"setting""#)
+            case .insertion: bytes.append(literal: #","kind":"insertion""#)
+            case .removal: bytes.append(literal: #","kind":"removal""#)
+            case .replacement: bytes.append(literal: #","kind":"replacement""#)
+            }
+            if prior { bytes.append(literal: #","prior":true"#) }
+            if initial { bytes.append(literal: #","initial":true"#) }
+            if case .some(let value) = new {
+                bytes.append(literal: #","new":"#)
+                JSONWriter.write(value ?? .null, into: &bytes)
+            }
         }
         if case .some(let value) = old {
             bytes.append(literal: #","old":"#)
@@ -56,9 +63,29 @@
             }
             bytes.append(UInt8(ascii: "]"))
         }
-        bytes.append(literal: #","seq":"#)
-        appendDecimal(seq, to: &bytes)
-        bytes.append(literal: "}\n")
+        appendSeqAndEnd(seq, to: &bytes)
+    }
+
+    /// Appends `,"seq":N}\n` with one copy (built on the stack).
+    static func appendSeqAndEnd(_ seq: UInt64, to bytes: inout [UInt8]) {
+        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &buffer) { raw in
+            // Digits right-aligned before the closing `}\n`, the member name before them.
+            var position = raw.count - 2
+            raw[position] = UInt8(ascii: "}")
+            raw[position + 1] = UInt8(ascii: "\n")
+            var remaining = seq
+            repeat {
+                position -= 1
+                raw[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
+                remaining /= 10
+            } while remaining > 0
+            let name: StaticString = #","seq":"#
+            position -= name.utf8CodeUnitCount
+            UnsafeMutableRawBufferPointer(rebasing: raw[position...])
+                .copyMemory(from: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[position...]))
+        }
     }
 
     /// Appends an integer's decimal digits without going through `String`.

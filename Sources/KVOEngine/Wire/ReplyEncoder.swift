@@ -37,6 +37,15 @@ struct ReplyEncoder {
         return bytes
     }
 
+    /// `{"ok":true,"seq":N}\n`, a set's reply when the request had no id, in one allocation.
+    static func ok(seq: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        bytes.append(literal: #"{"ok":true"#)
+        EventEncoder.appendSeqAndEnd(seq, to: &bytes)
+        return bytes
+    }
+
     /// A complete error reply.
     static func failure(id: JSONValue?, _ error: KVOEngineError) -> [UInt8] {
         var bytes: [UInt8] = []
