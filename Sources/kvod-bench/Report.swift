@@ -26,22 +26,32 @@ struct Report {
     }
 
     func median(_ row: String, _ peer: Peer) -> Double? {
-        guard let list = values[row]?[peer], !list.isEmpty else { return nil }
+        Self.median(values[row]?[peer] ?? [])
+    }
+
+    /// kvod ÷ Redis: the median of the per-round ratios. Each round measures
+    /// both servers back to back, so a ratio compares them under the same
+    /// load from the rest of the machine, which medians taken apart do not.
+    func ratio(_ row: String) -> Double? {
+        guard let kvod = values[row]?[.kvod], let redis = values[row]?[.redis], !kvod.isEmpty,
+              kvod.count == redis.count else {
+            guard let kvod = median(row, .kvod), let redis = median(row, .redis), redis > 0 else { return nil }
+            return kvod / redis
+        }
+        return Self.median(zip(kvod, redis).map { $1 > 0 ? $0 / $1 : .infinity })
+    }
+
+    static func median(_ list: [Double]) -> Double? {
+        guard !list.isEmpty else { return nil }
         let sorted = list.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    /// kvod's median divided by Redis's.
-    func ratio(_ row: String) -> Double? {
-        guard let kvod = median(row, .kvod), let redis = median(row, .redis), redis > 0 else { return nil }
-        return kvod / redis
-    }
-
     /// The Markdown table: one row per figure, medians and the ratio.
     func table() -> String {
         var lines = [
-            "| scenario | unit | kvod (median) | Redis (median) | kvod ÷ Redis | better | rounds (kvod; Redis) |",
+            "| scenario | unit | kvod (median) | Redis (median) | kvod ÷ Redis (median of rounds) | better | rounds (kvod; Redis) |",
             "|---|---|---:|---:|---:|---|---|",
         ]
         for row in rows {
