@@ -14,12 +14,16 @@ swift build -c release --product kvod
 swift build -c release --product kvod-bench
 document=docs/PERFORMANCE.md
 echo "== kvod-bench load (kvod and Redis alternately)"
+# A failed load run (lost or out-of-order events, errors) still writes its
+# figures and problems; the micro-benchmarks run anyway, and the script fails at the end.
+status=0
 .build/release/kvod-bench load --kvod .build/release/kvod --redis-server "$(command -v redis-server)" \
   --rounds "${ROUNDS:-5}" --write "$document" --command "scripts/bench.sh $*" \
-  --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@"
+  --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@" || status=$?
 echo "== engine micro-benchmarks (Benchmarks/, ordo-one/benchmark)"
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 swift package --package-path Benchmarks benchmark --format markdown --no-progress > "$report"
 .build/release/kvod-bench micro-summary --input "$report" --write "$document"
 echo "== done in $(( $(date +%s) - started )) s; see $document"
+exit "$status"

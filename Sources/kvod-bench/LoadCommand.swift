@@ -73,7 +73,8 @@ struct LoadCommand: ParsableCommand {
                         let result = try scenario.run(on: server, sizes: sizes)
                         report.add(result, peer: peer, scenario: scenario, round: round)
                         let shown = result.figures.map { "\(Report.number($0.value)) \($0.unit)" }.joined(separator: ", ")
-                        let trouble = result.problems.isEmpty ? "" : "  PROBLEM: " + result.problems.joined(separator: "; ")
+                        let trouble = (result.problems.isEmpty ? "" : "  PROBLEM: " + result.problems.joined(separator: "; "))
+                            + (result.notes.isEmpty ? "" : "  note: " + result.notes.joined(separator: "; "))
                         progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): \(shown)\(trouble)")
                     } catch {
                         report.failed(error, peer: peer, scenario: scenario, round: round)
@@ -120,6 +121,7 @@ struct LoadCommand: ParsableCommand {
 
         \(report.problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
             : "**Problems:**\n\n" + report.problems.map { "- " + $0 }.joined(separator: "\n"))
+        \(report.notes.isEmpty ? "" : "\n**Notes:**\n\n" + report.notes.map { "- " + $0 }.joined(separator: "\n"))
         """
     }
 }

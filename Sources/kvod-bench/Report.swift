@@ -7,6 +7,7 @@ struct Report {
     private var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
     private var values: [String: [Peer: [Double]]] = [:]
     private(set) var problems: [String] = []
+    private(set) var notes: [String] = []
 
     mutating func add(_ result: ScenarioResult, peer: Peer, scenario: Scenario, round: Int) {
         for figure in result.figures {
@@ -18,6 +19,9 @@ struct Report {
         }
         for problem in result.problems {
             problems.append("round \(round), \(scenario.name), \(peer.displayName): \(problem)")
+        }
+        for note in result.notes {
+            notes.append("round \(round), \(scenario.name), \(peer.displayName): \(note)")
         }
     }
 
