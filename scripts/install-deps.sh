@@ -2,7 +2,7 @@
 # Installs the Debian packages kvod builds and tests with, when they are missing.
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
-packages=(libuv1-dev pkg-config socat netcat-openbsd jq redis-server "$@")
+packages=(libuv1-dev libsqlite3-dev pkg-config socat netcat-openbsd jq redis-server "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,10 +4,10 @@
 extension Engine {
     func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
-        try store.checkObjectPath(object, keys)
+        let existing = try store.checkObjectPath(object, keys)
         let old = store.value(object, at: keys)
-        let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
-                            new: value, seq: store.seq + 1)
+        let change = Change(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
+                            seq: store.seq + 1, existingKeys: existing)
         return commit(change) { store.write(object, at: keys, value) }
     }
 
@@ -15,14 +15,15 @@ extension Engine {
     func delete(_ object: String, _ keyPath: ObservedPath?) -> UInt64 {
         guard let keyPath else {
             guard let document = store.value(object, at: []) else { return store.seq }
-            let change = Change(object: object, path: [], kind: .setting, indexes: [], old: document, new: nil,
-                                seq: store.seq + 1)
+            let change = Change(object: object, path: [], kind: .setting, old: document, new: nil,
+                                seq: store.seq + 1, existingKeys: 0)
             return commit(change) { _ = store.removeObject(object) }
         }
         let keys = keyPath.components[...]
         guard let old = store.value(object, at: keys) else { return store.seq }
-        let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
-                            new: nil, seq: store.seq + 1)
+        let change = Change(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
+                            seq: store.seq + 1, existingKeys: keys.count,
+                            memberIndex: store.memberIndex(object, at: keys))
         return commit(change) { store.write(object, at: keys, nil) }
     }
 
@@ -30,7 +31,7 @@ extension Engine {
                 _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         // The whole path: every value above the array must be an object.
-        try store.checkObjectPath(object, keys)
+        let existing = try store.checkObjectPath(object, keys)
         let count: Int
         switch store.value(object, at: keys) {
         case nil: count = 0
@@ -43,7 +44,7 @@ extension Engine {
         }
         let change = Change(object: object, path: keyPath.components, kind: .insertion,
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
-                            seq: store.seq + 1)
+                            seq: store.seq + 1, existingKeys: existing)
         return commit(change) {
             store.modifyArray(object, at: keys, create: true) { $0.insert(contentsOf: values, at: position) }
         }
@@ -53,7 +54,7 @@ extension Engine {
         let keys = keyPath.components[...]
         let removed = try elements(of: object, keyPath, at: indexes)
         let change = Change(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
-                            old: .array(removed), new: nil, seq: store.seq + 1)
+                            old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keys.count)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
                 for index in indexes.reversed() { array.remove(at: index) }
@@ -66,7 +67,8 @@ extension Engine {
         let keys = keyPath.components[...]
         let replaced = try elements(of: object, keyPath, at: indexes)
         let change = Change(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
-                            old: .array(replaced), new: .array(values), seq: store.seq + 1)
+                            old: .array(replaced), new: .array(values), seq: store.seq + 1,
+                            existingKeys: keys.count)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
                 for (index, value) in zip(indexes, values) { array[index] = value }
@@ -76,12 +78,15 @@ extension Engine {
 
     // MARK: Helpers
 
-    /// Reports `change` to the shared controller around `apply`, and counts it.
+    /// Reports `change` to the shared controller around `apply`, counts it,
+    /// keeps it in the history and hands it to the change log.
     private func commit(_ change: Change, apply: () -> Void) -> UInt64 {
         let store = self.store
         let pending = shared.willChange(change) { keys in store.value(change.object, at: keys) }
         apply()
         store.seq = change.seq
+        history.append(change)
+        changeLog?.record(change)
         if let pending {
             shared.didChange(pending) { keys in store.value(change.object, at: keys) }
         }

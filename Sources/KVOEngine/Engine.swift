@@ -8,6 +8,10 @@ public final class Engine {
     public let configuration: EngineConfiguration
     public let store = Store()
     public let shared = SharedController()
+    /// The most recent changes, for `observe` with `since`.
+    public let history: ChangeHistory
+    /// Told of every change; nil keeps kvod in memory only.
+    public var changeLog: ChangeLog?
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
@@ -15,6 +19,15 @@ public final class Engine {
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
+        self.history = ChangeHistory(capacity: configuration.historyCapacity)
+    }
+
+    /// Continues from a saved state: its documents, its seq, its history.
+    /// Call before the first client and the first change.
+    public func restore(_ state: SavedState) {
+        precondition(store.seq == 0 && store.objectCount == 0 && clientCount == 0, "restore a fresh engine only")
+        store.restore(documents: state.documents, seq: state.seq)
+        history.restore(state.history)
     }
 
     // MARK: Clients
@@ -78,8 +91,9 @@ public final class Engine {
             reply.field("seq", integer: try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let object, let keyPaths, let options, let context):
-            try observe(object, keyPaths, options, context, for: client)
+        case .observe(let object, let keyPaths, let options, let context, let since):
+            try observe(object, keyPaths, options, context, since: since, for: client)
+            reply.field("seq", integer: store.seq)
         case .unobserve(let object, let keyPaths):
             if let keyPaths {
                 for keyPath in keyPaths { client.unobserve(object, keyPath: keyPath) }
@@ -109,12 +123,28 @@ extension Engine {
         return value
     }
 
+    /// Observes `keyPaths`. With `since`, the changes after it that each new
+    /// observation matches are delivered first (in place of `initial`), so the
+    /// client continues without a gap or a duplicate.
     func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
-                 for client: ClientController) throws(KVOEngineError) {
+                 since: UInt64?, for client: ClientController) throws(KVOEngineError) {
         let added = keyPaths.filter { !client.isObserving(object, keyPath: $0) }
         guard client.observationCount + Set(added).count <= configuration.maxObservationsPerClient else {
             throw KVOEngineError(.limitExceeded,
                                  "a connection may hold \(configuration.maxObservationsPerClient) observations")
+        }
+        if let since {
+            try checkResumable(since: since)
+            let missed = history.changes(of: object, after: since)
+            var events: [Replay.Event] = []
+            for keyPath in keyPaths {
+                guard let info = client.observe(object, keyPath: keyPath, options: options, context: context) else {
+                    continue
+                }
+                events += Replay.events(for: info, changes: missed, valueNow: store.value(object, at: keyPath.components))
+            }
+            for event in Replay.merged(events) { client.deliver(event: event.bytes, contextFragment: event.info.contextFragment) }
+            return
         }
         for keyPath in keyPaths {
             guard let info = client.observe(object, keyPath: keyPath, options: options, context: context),
@@ -128,6 +158,23 @@ extension Engine {
         }
     }
 
+    /// The oldest seq held in the history, or the next seq when none is.
+    var oldestSeqHeld: UInt64 { history.oldestSeq ?? store.seq + 1 }
+
+    /// Refuses a resume point in the future (`bad_request`) or older than the
+    /// history (`compacted`, with the oldest seq still held).
+    private func checkResumable(since: UInt64) throws(KVOEngineError) {
+        guard since <= store.seq else {
+            throw .badRequest("since \(since) is after the current seq \(store.seq)")
+        }
+        let oldest = oldestSeqHeld
+        guard since + 1 >= oldest else {
+            throw KVOEngineError(
+                .compacted, "changes after \(since) are no longer held (oldest: \(oldest)); get the current value",
+                details: ["oldestSeq": .number(JSONNumber(validatedLiteral: String(oldest)))])
+        }
+    }
+
     private func writeInfo(into reply: inout ReplyEncoder) {
         let uptime = ContinuousClock.now - startedAt
         reply.field("version", .string(configuration.version))
@@ -136,6 +183,7 @@ extension Engine {
         reply.field("observations", integer: shared.observationCount)
         reply.field("objects", integer: store.objectCount)
         reply.field("seq", integer: store.seq)
+        reply.field("oldestSeq", integer: oldestSeqHeld)
     }
 
     static func describe(_ info: ObservationInfo) -> JSONValue {

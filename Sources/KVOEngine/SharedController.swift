@@ -149,8 +149,6 @@ public final class SharedController {
     private func send(_ pending: PendingChange, prior: Bool) {
         let change = pending.change
         for group in pending.groups {
-            let isExact = group.isExact
-            let kind = isExact ? change.kind : .setting
             // Up to four encodings per node, one per combination of new/old.
             var encoded: [[UInt8]?] = [nil, nil, nil, nil]
             for info in group.node.observations {
@@ -159,11 +157,8 @@ public final class SharedController {
                 let variant = Int(info.options.intersection([.new, .old]).rawValue)
                 if encoded[variant] == nil {
                     encoded[variant] = EventEncoder.change(
-                        object: change.object, keyPath: group.node.encodedKeyPath, kind: kind,
-                        new: !prior && info.options.contains(.new) && kind != .removal ? .some(group.new) : .none,
-                        old: info.options.contains(.old) && kind != .insertion ? .some(group.old) : .none,
-                        indexes: isExact && kind != .setting ? change.indexes : nil,
-                        seq: change.seq, prior: prior)
+                        change, keyPath: group.node.encodedKeyPath, exact: group.isExact, old: group.old,
+                        new: group.new, options: info.options, prior: prior)
                 }
                 controller.deliver(event: encoded[variant]!, contextFragment: info.contextFragment)
             }

@@ -14,6 +14,11 @@ public final class Store {
     /// How many objects exist.
     public var objectCount: Int { documents.count }
 
+    /// The document of `object`, or nil when there is none.
+    public func document(_ object: String) -> JSONObject? {
+        documents[object]
+    }
+
     /// The value at `keys` of `object` (the whole document when `keys` is
     /// empty), or nil when there is none.
     public func value<Keys: Collection<String>>(_ object: String, at keys: Keys) -> JSONValue? {
@@ -25,17 +30,34 @@ public final class Store {
 
     /// Follows `keys` as far as values exist, failing where a value that
     /// exists is not an object. Returns how many keys exist (all, or fewer).
-    func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) {
-        guard var current = documents[object].map(JSONValue.object) else { return }
+    @discardableResult
+    func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) -> Int {
+        guard var current = documents[object].map(JSONValue.object) else { return 0 }
         var walked: [String] = []
         for key in keys {
             guard case .object(let members) = current else {
                 throw KVOEngineError(.notAnObject, "\(object): \(walked.joined(separator: ".")) is \(current.typeName), not an object")
             }
-            guard let next = members[key] else { return }
+            guard let next = members[key] else { return walked.count }
             walked.append(key)
             current = next
         }
+        return walked.count
+    }
+
+    /// The position of the member `keys.last` in its parent object, when it exists.
+    func memberIndex(_ object: String, at keys: ArraySlice<String>) -> Int? {
+        guard let last = keys.last,
+              case .object(let members)? = value(object, at: keys.dropLast()) else { return nil }
+        return members.index(forKey: last)
+    }
+
+    // MARK: Restoring
+
+    /// Replaces every document and the counter, from a saved state.
+    func restore(documents: [String: JSONObject], seq: UInt64) {
+        self.documents = documents
+        self.seq = seq
     }
 
     // MARK: Mutation

@@ -44,6 +44,22 @@ enum EventEncoder {
         return bytes
     }
 
+    /// The event that an observation with `options` gets for `change`, at a
+    /// key path that is the changed one (`exact`: the change's own kind and
+    /// indexes) or above or under it (`setting`). `old` and `new` are the
+    /// values at that key path. Live dispatch and replay both encode through
+    /// here, so a replayed event is the live one, byte for byte.
+    static func change(_ change: Change, keyPath: [UInt8], exact: Bool, old: JSONValue?, new: JSONValue?,
+                       options: ObservationOptions, prior: Bool) -> [UInt8] {
+        let kind = exact ? change.kind : .setting
+        return self.change(
+            object: change.object, keyPath: keyPath, kind: kind,
+            new: !prior && options.contains(.new) && kind != .removal ? .some(new) : .none,
+            old: options.contains(.old) && kind != .insertion ? .some(old) : .none,
+            indexes: exact && kind != .setting ? change.indexes : nil,
+            seq: change.seq, prior: prior)
+    }
+
     /// Appends an integer's decimal digits without going through `String`.
     static func appendDecimal<T: BinaryInteger>(_ value: T, to bytes: inout [UInt8]) {
         if value < 0 {

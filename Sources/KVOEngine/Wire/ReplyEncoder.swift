@@ -51,6 +51,12 @@ struct ReplyEncoder {
         JSONWriter.writeString(error.code.rawValue, into: &bytes)
         bytes.append(contentsOf: #","message":"#.utf8)
         JSONWriter.writeString(error.message, into: &bytes)
+        for (name, value) in error.details {
+            bytes.append(UInt8(ascii: ","))
+            JSONWriter.writeString(name, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.write(value, into: &bytes)
+        }
         bytes.append(contentsOf: "}}\n".utf8)
         return bytes
     }

@@ -50,6 +50,7 @@ private struct Fields {
     var indexes: JSONValue?
     var options: JSONValue?
     var context: JSONValue?
+    var since: JSONValue?
     var unknown: String?
 
     /// Reads one member's value. The reader refuses duplicate member names,
@@ -68,6 +69,7 @@ private struct Fields {
         case "indexes": indexes = value
         case "options": options = value
         case "context": context = value
+        case "since": since = value
         default: unknown = unknown ?? name
         }
     }
@@ -77,6 +79,7 @@ private struct Fields {
         guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
         guard Operation.names.contains(name) else { throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"") }
         if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(name)\"") }
+        if since != nil, name != "observe" { throw .badRequest("unknown field \"since\" for op \"\(name)\"") }
         switch name {
         case "set":
             return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
@@ -104,7 +107,7 @@ private struct Fields {
         case "observe":
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context)
+                            context: context, since: try sinceSeq())
         case "unobserve":
             return .unobserve(object: try objectName(), keyPaths: try keyPathList())
         case "unobserveAll": return .unobserveAll
@@ -205,6 +208,14 @@ private struct Fields {
             result.insert(option)
         }
         return result
+    }
+
+    private func sinceSeq() throws(KVOEngineError) -> UInt64? {
+        guard let since else { return nil }
+        guard case .number(let number) = since, let seq = UInt64(number.literal) else {
+            throw .badRequest("field \"since\" must be a non-negative integer (a seq)")
+        }
+        return seq
     }
 
     private static func keyPath(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> ObservedPath {
