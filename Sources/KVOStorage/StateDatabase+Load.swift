@@ -7,7 +7,9 @@ extension StateDatabase {
     /// on a state it cannot read whole.
     public func load() throws(StorageError) -> SavedState {
         do {
-            let seq = UInt64(bitPattern: try connection.integer("SELECT value FROM meta WHERE key = 'seq'") ?? 0)
+            let seq = UInt64(bitPattern: try connection.integer("""
+                SELECT MAX(value) FROM (SELECT value FROM meta WHERE key = 'seq' UNION ALL SELECT MAX(seq) FROM history)
+                """) ?? 0)
             let documents = try loadDocuments()
             let keepAfter = seq > UInt64(historyCapacity) ? seq - UInt64(historyCapacity) : 0
             let history = try loadHistory(after: keepAfter)
@@ -26,14 +28,22 @@ extension StateDatabase {
     }
 
     private func loadDocuments() throws -> [String: JSONObject] {
-        let select = try connection.prepare("SELECT name, document FROM objects")
         var documents: [String: JSONObject] = [:]
-        while try select.step() {
-            let name = select.text(0) ?? ""
-            guard case .object(let members)? = try? JSONReader.parse(select.bytes(1) ?? []) else {
-                throw StorageError("\(path): object \(name) does not hold a JSON object")
+        let objects = try connection.prepare("SELECT name FROM objects")
+        while try objects.step() { documents[objects.text(0) ?? ""] = [:] }
+        let members = try connection.prepare("""
+            SELECT object, key, value FROM members ORDER BY object, created_seq, created_index
+            """)
+        while try members.step() {
+            let object = members.text(0) ?? ""
+            let key = members.text(1) ?? ""
+            guard documents[object] != nil else {
+                throw StorageError("\(path): member \(key) belongs to no object (\(object))")
             }
-            documents[name] = members
+            guard let value = try? JSONReader.parse(members.bytes(2) ?? []) else {
+                throw StorageError("\(path): member \(key) of object \(object) is not JSON")
+            }
+            documents[object]![key] = value
         }
         return documents
     }

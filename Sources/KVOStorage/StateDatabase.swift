@@ -4,9 +4,9 @@ import KVOEngine
 
 /// kvod's data directory: one SQLite database, `kvod.db`, in WAL mode.
 ///
-/// It holds the current document of every object, the last seq, and the
-/// newest changes (at most the history capacity): a compacted state, not an
-/// ever-growing log. The schema is in docs/DURABILITY.md.
+/// It holds the current value of every object, member by member, the last
+/// seq, and the newest changes (at most the history capacity): a compacted
+/// state, not an ever-growing log. The schema is in docs/DURABILITY.md.
 ///
 /// The connection uses `locking_mode=EXCLUSIVE`: kvod holds the database lock
 /// from start to exit, so a second kvod on the same directory is refused
@@ -25,7 +25,12 @@ public final class StateDatabase {
     /// The most changes kept in the history table.
     public let historyCapacity: Int
     let connection: SQLiteConnection
-    private let statements: Statements
+    let statements: Statements
+    /// History rows up to this seq are deleted. Trimming in steps rather than
+    /// at every commit keeps each commit to fewer pages (what an fsync
+    /// costs); the table holds at most ``historyCapacity`` + ``trimStep`` rows.
+    var trimmedThrough: UInt64 = 0
+    var trimStep: UInt64 { UInt64(min(1024, max(1, historyCapacity / 8))) }
 
     /// Opens the database in `directory` (creating both if needed).
     public init(directory: String, syncMode: SyncMode, historyCapacity: Int) throws(StorageError) {
@@ -85,12 +90,26 @@ public final class StateDatabase {
         }
     }
 
-    /// Version 1. `key_path` is dotted (`''`: the whole object); `old`/`new`
-    /// are JSON text, NULL when the value was absent; `indexes` is a JSON array.
+    /// Version 1. An object's members are rows of `members`, so that a commit
+    /// rewrites the top-level members it touched, not whole documents;
+    /// `created_seq`, `created_index` keep members in the order they were
+    /// first written. `objects` lists every object, also those that are `{}`.
+    /// The last seq is the newest history row's, or `meta.seq` when no row is
+    /// kept (a capacity of 0). Values are JSON text; in `history`, `old` and
+    /// `new` are NULL when the value was absent and `key_path` is dotted (`''`:
+    /// the whole object).
     static let schema = """
         BEGIN;
         CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE objects (name TEXT PRIMARY KEY, document TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE objects (name TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TABLE members (
+            object TEXT NOT NULL,
+            key TEXT NOT NULL,
+            created_seq INTEGER NOT NULL,
+            created_index INTEGER NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (object, key)
+        ) WITHOUT ROWID;
         CREATE TABLE history (
             seq INTEGER PRIMARY KEY,
             object TEXT NOT NULL,
@@ -107,64 +126,6 @@ public final class StateDatabase {
         COMMIT;
         """
 
-    // MARK: Writing
-
-    /// Commits `batches` in one transaction: their changes into the history
-    /// (trimmed to the capacity), each touched object's latest document, the
-    /// last seq. Durable on return in `always` mode.
-    public func write(_ batches: [CommitBatch]) throws(StorageError) {
-        guard let lastSeq = batches.last?.changes.last?.seq else { return }
-        let keepAfter = lastSeq > UInt64(historyCapacity) ? lastSeq - UInt64(historyCapacity) : 0
-        var documents: [String: JSONObject?] = [:]
-        for batch in batches {
-            for (name, document) in batch.documents { documents[name] = .some(document) }
-        }
-        do throws(SQLiteError) {
-            try statements.begin.run()
-            do throws(SQLiteError) {
-                for batch in batches {
-                    for change in batch.changes where change.seq > keepAfter { try insertHistory(change) }
-                }
-                for (name, document) in documents { try writeObject(name, document) }
-                statements.trimHistory.bind(1, Int64(bitPattern: keepAfter))
-                try statements.trimHistory.run()
-                statements.setSeq.bind(1, Int64(bitPattern: lastSeq))
-                try statements.setSeq.run()
-                try statements.commit.run()
-            } catch {
-                try? statements.rollback.run()
-                throw error
-            }
-        } catch {
-            throw StorageError("cannot commit to \(path)", error)
-        }
-    }
-
-    private func insertHistory(_ change: Change) throws(SQLiteError) {
-        let insert = statements.insertHistory
-        insert.bind(1, Int64(bitPattern: change.seq))
-        insert.bind(2, change.object)
-        insert.bind(3, change.path.joined(separator: "."))
-        insert.bind(4, change.kind.rawValue)
-        insert.bind(5, utf8: change.kind == .setting ? nil : JSONValue.array(change.indexes.map { .number(JSONNumber($0)) }).jsonBytes)
-        insert.bind(6, utf8: change.old?.jsonBytes)
-        insert.bind(7, utf8: change.new?.jsonBytes)
-        insert.bind(8, change.existingKeys)
-        insert.bind(9, change.memberIndex)
-        try insert.run()
-    }
-
-    private func writeObject(_ name: String, _ document: JSONObject?) throws(SQLiteError) {
-        if let document {
-            statements.upsertObject.bind(1, name)
-            statements.upsertObject.bind(2, utf8: JSONValue.object(document).jsonBytes)
-            try statements.upsertObject.run()
-        } else {
-            statements.deleteObject.bind(1, name)
-            try statements.deleteObject.run()
-        }
-    }
-
     /// Forces what is committed to the disk (`batch` mode's periodic sync):
     /// a checkpoint syncs the WAL, copies it into the database file and syncs that.
     public func sync() throws(StorageError) {
@@ -177,15 +138,18 @@ public final class StateDatabase {
 }
 
 /// The statements of the write path, compiled once.
-private struct Statements {
+struct Statements {
     let begin: SQLiteStatement
     let commit: SQLiteStatement
     let rollback: SQLiteStatement
     let insertHistory: SQLiteStatement
-    let upsertObject: SQLiteStatement
-    let deleteObject: SQLiteStatement
     let trimHistory: SQLiteStatement
     let setSeq: SQLiteStatement
+    let insertObject: SQLiteStatement
+    let deleteObject: SQLiteStatement
+    let upsertMember: SQLiteStatement
+    let deleteMember: SQLiteStatement
+    let deleteMembers: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         begin = try connection.prepare("BEGIN IMMEDIATE")
@@ -195,9 +159,16 @@ private struct Statements {
             INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        upsertObject = try connection.prepare("INSERT OR REPLACE INTO objects (name, document) VALUES (?, ?)")
-        deleteObject = try connection.prepare("DELETE FROM objects WHERE name = ?")
         trimHistory = try connection.prepare("DELETE FROM history WHERE seq <= ?")
         setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
+        insertObject = try connection.prepare("INSERT OR IGNORE INTO objects (name) VALUES (?)")
+        deleteObject = try connection.prepare("DELETE FROM objects WHERE name = ?")
+        // A member that exists keeps its place; only its value changes.
+        upsertMember = try connection.prepare("""
+            INSERT INTO members (object, key, created_seq, created_index, value) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (object, key) DO UPDATE SET value = excluded.value
+            """)
+        deleteMember = try connection.prepare("DELETE FROM members WHERE object = ? AND key = ?")
+        deleteMembers = try connection.prepare("DELETE FROM members WHERE object = ?")
     }
 }

@@ -72,7 +72,10 @@ import Testing
         let directory = try TemporaryFolder()
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
-            try database.connection.execute("INSERT INTO objects (name, document) VALUES ('broken/1', '[1,2')")
+            try database.connection.execute("""
+                INSERT INTO objects (name) VALUES ('broken/1');
+                INSERT INTO members (object, key, created_seq, created_index, value) VALUES ('broken/1', 'k', 1, 0, '[1,2');
+                """)
         }
         let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
         #expect {
