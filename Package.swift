@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "kvod", targets: ["kvod"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
+        .library(name: "KVOClient", targets: ["KVOClient"]),
+        .executable(name: "kvoctl", targets: ["kvoctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -47,9 +49,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Swift client: KVOController's interface and async/await over one
+        // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
+        .target(
+            name: "KVOClient",
+            dependencies: ["KVOEngine", .product(name: "DequeModule", package: "swift-collections")]
+        ),
+        // The command line for shells, built on KVOClient.
+        .executableTarget(
+            name: "kvoctl",
+            dependencies: [
+                "KVOClient", "KVOEngine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // docs/CLIENT.md's two examples, one per style, kept compiling and tested.
+        .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
+        .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
+        // Starts the real kvod (and kvoctl) binaries for the client tests.
+        .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),
+        .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
+        .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,7 @@ import DequeModule
 public final class ChangeHistory {
     /// The most changes kept; 0 keeps none (only `since` = the current seq works).
     public let capacity: Int
-    private var changes: Deque<Change> = []
+    private var changes: Deque<ChangeRecord> = []
     private var seqsByObject: [String: Deque<UInt64>] = [:]
 
     public init(capacity: Int) {
@@ -24,11 +24,11 @@ public final class ChangeHistory {
     public var oldestSeq: UInt64? { changes.first?.seq }
 
     /// Every change held, oldest first.
-    public var all: [Change] { Array(changes) }
+    public var all: [ChangeRecord] { Array(changes) }
 
     /// Adds the newest change, forgetting the oldest one beyond ``capacity``.
     /// `change.seq` must follow the last change held.
-    func append(_ change: Change) {
+    func append(_ change: ChangeRecord) {
         guard capacity > 0 else { return }
         if let last = changes.last {
             precondition(change.seq == last.seq + 1, "history must stay consecutive")
@@ -46,7 +46,7 @@ public final class ChangeHistory {
 
     /// Replaces what is held by `restored` (consecutive, oldest first), keeping
     /// the newest ``capacity`` of them.
-    func restore(_ restored: [Change]) {
+    func restore(_ restored: [ChangeRecord]) {
         changes = []
         seqsByObject = [:]
         for change in restored.suffix(capacity) { append(change) }
@@ -54,7 +54,7 @@ public final class ChangeHistory {
 
     /// The changes to `object` after `seq`, oldest first. Only complete when
     /// `seq + 1 >= oldestSeq` (the caller checks).
-    func changes(of object: String, after seq: UInt64) -> [Change] {
+    func changes(of object: String, after seq: UInt64) -> [ChangeRecord] {
         guard let seqs = seqsByObject[object], let first = changes.first?.seq else { return [] }
         // The first of the object's seqs that is after `seq` (binary search).
         var low = 0

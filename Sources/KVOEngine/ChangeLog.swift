@@ -7,7 +7,7 @@
 /// holds them until the change is durable; see docs/DURABILITY.md).
 public protocol ChangeLog: AnyObject {
     /// A change the store has just applied.
-    func record(_ change: Change)
+    func record(_ change: ChangeRecord)
 }
 
 /// What a change log holds when kvod starts: every document, the last seq and
@@ -16,7 +16,9 @@ public struct SavedState: Sendable {
     public let documents: [String: JSONObject]
     public let seq: UInt64
     /// Consecutive changes, oldest first, the newest being `seq`.
-    public let history: [Change]
+    public let history: [ChangeRecord]
+    /// The epoch the seqs belong to (``Engine/epoch``).
+    public let epoch: String
 
     /// Why a saved state cannot be restored.
     public struct Inconsistency: Error, CustomStringConvertible {
@@ -25,7 +27,8 @@ public struct SavedState: Sendable {
 
     /// Checks that the history is consecutive and ends at `seq`, so that
     /// replays from it have no gap.
-    public init(documents: [String: JSONObject], seq: UInt64, history: [Change]) throws(Inconsistency) {
+    public init(documents: [String: JSONObject], seq: UInt64, history: [ChangeRecord],
+                epoch: String) throws(Inconsistency) {
         for (previous, next) in zip(history, history.dropFirst()) where next.seq != previous.seq + 1 {
             throw Inconsistency(description: "the change history jumps from seq \(previous.seq) to \(next.seq)")
         }
@@ -35,8 +38,6 @@ public struct SavedState: Sendable {
         self.documents = documents
         self.seq = seq
         self.history = history
+        self.epoch = epoch
     }
-
-    /// Nothing saved yet: no documents, seq 0.
-    public static let empty = try! SavedState(documents: [:], seq: 0, history: [])
 }

@@ -16,7 +16,9 @@ public protocol ClientOutputDelegate: AnyObject {
 public final class ClientController: CustomStringConvertible {
     /// A number that names this client in logs, unique in one engine.
     public let id: Int
-    private unowned let shared: SharedController
+    /// Strong: a controller released after its engine must still be able to
+    /// unobserve (the shared controller holds controllers only weakly).
+    private let shared: SharedController
     private var infosByObject: [String: [ObservedPath: ObservationInfo]] = [:]
     /// How many observations this client holds.
     public private(set) var observationCount = 0

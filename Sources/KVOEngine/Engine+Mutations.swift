@@ -6,7 +6,7 @@ extension Engine {
         let keys = keyPath.components[...]
         let existing = try store.checkObjectPath(object, keys)
         let old = store.value(object, at: keys)
-        let change = Change(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
                             seq: store.seq + 1, existingKeys: existing)
         return commit(change) { store.write(object, at: keys, value) }
     }
@@ -15,13 +15,13 @@ extension Engine {
     func delete(_ object: String, _ keyPath: ObservedPath?) -> UInt64 {
         guard let keyPath else {
             guard let document = store.value(object, at: []) else { return store.seq }
-            let change = Change(object: object, path: [], kind: .setting, old: document, new: nil,
+            let change = ChangeRecord(object: object, path: [], kind: .setting, old: document, new: nil,
                                 seq: store.seq + 1, existingKeys: 0)
             return commit(change) { _ = store.removeObject(object) }
         }
         let keys = keyPath.components[...]
         guard let old = store.value(object, at: keys) else { return store.seq }
-        let change = Change(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
                             seq: store.seq + 1, existingKeys: keys.count,
                             memberIndex: store.memberIndex(object, at: keys))
         return commit(change) { store.write(object, at: keys, nil) }
@@ -42,7 +42,7 @@ extension Engine {
         guard position <= count else {
             throw KVOEngineError(.indexOutOfRange, "index \(position) is past the end of \(object) \(keyPath) (count \(count))")
         }
-        let change = Change(object: object, path: keyPath.components, kind: .insertion,
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .insertion,
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
                             seq: store.seq + 1, existingKeys: existing)
         return commit(change) {
@@ -53,7 +53,7 @@ extension Engine {
     func remove(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         let removed = try elements(of: object, keyPath, at: indexes)
-        let change = Change(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
                             old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keys.count)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
@@ -66,7 +66,7 @@ extension Engine {
                  with values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         let replaced = try elements(of: object, keyPath, at: indexes)
-        let change = Change(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
                             old: .array(replaced), new: .array(values), seq: store.seq + 1,
                             existingKeys: keys.count)
         return commit(change) {
@@ -80,7 +80,7 @@ extension Engine {
 
     /// Reports `change` to the shared controller around `apply`, counts it,
     /// keeps it in the history and hands it to the change log.
-    private func commit(_ change: Change, apply: () -> Void) -> UInt64 {
+    private func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
         let store = self.store
         let pending = shared.willChange(change) { keys in store.value(change.object, at: keys) }
         apply()

@@ -12,6 +12,11 @@ public final class Engine {
     public let history: ChangeHistory
     /// Told of every change; nil keeps kvod in memory only.
     public var changeLog: ChangeLog?
+    /// Names the history that seqs count: random for a new engine, restored
+    /// with a saved state. Two kvods (or one restarted without its data) that
+    /// reach the same seq have different epochs, so a resume point from one
+    /// is never taken for the other's.
+    public private(set) var epoch = ResumePoint.newEpoch()
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
@@ -28,6 +33,7 @@ public final class Engine {
         precondition(store.seq == 0 && store.objectCount == 0 && clientCount == 0, "restore a fresh engine only")
         store.restore(documents: state.documents, seq: state.seq)
         history.restore(state.history)
+        epoch = state.epoch
     }
 
     // MARK: Clients
@@ -94,6 +100,7 @@ public final class Engine {
         case .observe(let object, let keyPaths, let options, let context, let since):
             try observe(object, keyPaths, options, context, since: since, for: client)
             reply.field("seq", integer: store.seq)
+            reply.field("epoch", .string(epoch))
         case .unobserve(let object, let keyPaths):
             if let keyPaths {
                 for keyPath in keyPaths { client.unobserve(object, keyPath: keyPath) }
@@ -127,15 +134,15 @@ extension Engine {
     /// observation matches are delivered first (in place of `initial`), so the
     /// client continues without a gap or a duplicate.
     func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
-                 since: UInt64?, for client: ClientController) throws(KVOEngineError) {
+                 since: ResumePoint?, for client: ClientController) throws(KVOEngineError) {
         let added = keyPaths.filter { !client.isObserving(object, keyPath: $0) }
         guard client.observationCount + Set(added).count <= configuration.maxObservationsPerClient else {
             throw KVOEngineError(.limitExceeded,
                                  "a connection may hold \(configuration.maxObservationsPerClient) observations")
         }
         if let since {
-            try checkResumable(since: since)
-            let missed = history.changes(of: object, after: since)
+            try checkResumable(since)
+            let missed = history.changes(of: object, after: since.seq)
             var events: [Replay.Event] = []
             for keyPath in keyPaths {
                 guard let info = client.observe(object, keyPath: keyPath, options: options, context: context) else {
@@ -161,17 +168,24 @@ extension Engine {
     /// The oldest seq held in the history, or the next seq when none is.
     var oldestSeqHeld: UInt64 { history.oldestSeq ?? store.seq + 1 }
 
-    /// Refuses a resume point in the future (`bad_request`) or older than the
-    /// history (`compacted`, with the oldest seq still held).
-    private func checkResumable(since: UInt64) throws(KVOEngineError) {
-        guard since <= store.seq else {
-            throw .badRequest("since \(since) is after the current seq \(store.seq)")
-        }
+    /// Refuses a resume point of another epoch or older than the history
+    /// (`compacted`, with the oldest seq still held), or in the future (`bad_request`).
+    private func checkResumable(_ point: ResumePoint) throws(KVOEngineError) {
         let oldest = oldestSeqHeld
-        guard since + 1 >= oldest else {
+        let details: JSONObject = ["oldestSeq": .number(JSONNumber(validatedLiteral: String(oldest))),
+                                   "epoch": .string(epoch)]
+        if let other = point.epoch, other != epoch {
             throw KVOEngineError(
-                .compacted, "changes after \(since) are no longer held (oldest: \(oldest)); get the current value",
-                details: ["oldestSeq": .number(JSONNumber(validatedLiteral: String(oldest)))])
+                .compacted, "seq \(point.seq) is of epoch \(other), not of this kvod's history (epoch \(epoch)); "
+                    + "get the current value", details: details)
+        }
+        guard point.seq <= store.seq else {
+            throw .badRequest("since \(point.seq) is after the current seq \(store.seq)")
+        }
+        guard point.seq + 1 >= oldest else {
+            throw KVOEngineError(
+                .compacted, "changes after \(point.seq) are no longer held (oldest: \(oldest)); get the current value",
+                details: details)
         }
     }
 
@@ -184,6 +198,7 @@ extension Engine {
         reply.field("objects", integer: store.objectCount)
         reply.field("seq", integer: store.seq)
         reply.field("oldestSeq", integer: oldestSeqHeld)
+        reply.field("epoch", .string(epoch))
     }
 
     static func describe(_ info: ObservationInfo) -> JSONValue {

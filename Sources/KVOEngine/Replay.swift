@@ -18,7 +18,7 @@ enum Replay {
     /// The events for `info` (registered, so its key path is encoded) from
     /// `changes` (its object's, oldest first, all of them since the resume
     /// point). `valueNow` is the value at its key path now.
-    static func events(for info: ObservationInfo, changes: [Change], valueNow: JSONValue?) -> [Event] {
+    static func events(for info: ObservationInfo, changes: [ChangeRecord], valueNow: JSONValue?) -> [Event] {
         let keyPath = info.keyPath.components
         let related = changes.filter { $0.relation(to: keyPath) != .unrelated }
         guard !related.isEmpty, let encodedKeyPath = info.node?.encodedKeyPath else { return [] }

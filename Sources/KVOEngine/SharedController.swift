@@ -13,6 +13,9 @@ public final class SharedController {
     private var roots: [String: PathNode] = [:]
     /// How many observations are registered, across all clients.
     public private(set) var observationCount = 0
+    /// Nodes and observations the last change visited: the measure of its
+    /// cost that tests hold to the number of matches, not of registrations.
+    private(set) var lastChangeVisits = 0
 
     public init() {}
 
@@ -78,14 +81,15 @@ public final class SharedController {
 
     /// A change between ``willChange`` and ``didChange``.
     struct PendingChange {
-        var change: Change
+        var change: ChangeRecord
         var groups: [MatchGroup]
     }
 
     /// Finds the observations that `change` reaches, sends their prior events,
     /// and keeps the old values that their events need. `valueBefore` reads the
     /// store as it is now, before the change. Returns nil when nobody observes.
-    func willChange(_ change: Change, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
+    func willChange(_ change: ChangeRecord, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
+        lastChangeVisits = 0
         guard let root = roots[change.object] else { return nil }
         var groups: [MatchGroup] = []
         var node = root
@@ -103,10 +107,12 @@ public final class SharedController {
                 break
             }
             node = next
+            lastChangeVisits += 1
         }
         if reachedPath {
             if change.path.isEmpty {
                 node.forEachDescendant { descendant, depth in
+                    lastChangeVisits += 1
                     if !descendant.observations.isEmpty {
                         groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
                     }
@@ -116,6 +122,7 @@ public final class SharedController {
                     groups.append(MatchGroup(node: node, relation: .exact, old: change.old, new: change.new))
                 }
                 node.forEachDescendant { descendant, depth in
+                    lastChangeVisits += 1
                     if !descendant.observations.isEmpty {
                         groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
                     }
@@ -151,6 +158,7 @@ public final class SharedController {
         for group in pending.groups {
             // Up to four encodings per node, one per combination of new/old.
             var encoded: [[UInt8]?] = [nil, nil, nil, nil]
+            lastChangeVisits += group.node.observations.count
             for info in group.node.observations {
                 if prior && !info.options.contains(.prior) { continue }
                 guard let controller = info.controller else { continue }

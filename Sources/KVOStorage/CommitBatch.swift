@@ -6,12 +6,12 @@ public struct CommitBatch: Sendable {
     /// Numbers batches in the order they were made, from 1.
     public let id: UInt64
     /// Consecutive changes, oldest first.
-    public let changes: [Change]
+    public let changes: [ChangeRecord]
     /// The objects those changes touched, as they are after them; nil when
     /// the object was deleted. A snapshot: the loop's store goes on changing.
     public let documents: [(name: String, document: JSONObject?)]
 
-    public init(id: UInt64, changes: [Change], documents: [(name: String, document: JSONObject?)]) {
+    public init(id: UInt64, changes: [ChangeRecord], documents: [(name: String, document: JSONObject?)]) {
         self.id = id
         self.changes = changes
         self.documents = documents

@@ -14,7 +14,7 @@ extension StateDatabase {
             let keepAfter = seq > UInt64(historyCapacity) ? seq - UInt64(historyCapacity) : 0
             let history = try loadHistory(after: keepAfter)
             do {
-                return try SavedState(documents: documents, seq: seq, history: history)
+                return try SavedState(documents: documents, seq: seq, history: history, epoch: try loadEpoch())
             } catch {
                 throw StorageError("\(path) is inconsistent: \(error)")
             }
@@ -25,6 +25,14 @@ extension StateDatabase {
         } catch {
             throw StorageError("cannot read \(path): \(error)")
         }
+    }
+
+    private func loadEpoch() throws -> String {
+        guard let bits = try connection.integer("SELECT value FROM meta WHERE key = 'epoch'") else {
+            throw StorageError("\(path) has no epoch")
+        }
+        let digits = String(UInt64(bitPattern: bits), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     private func loadDocuments() throws -> [String: JSONObject] {
@@ -48,13 +56,13 @@ extension StateDatabase {
         return documents
     }
 
-    private func loadHistory(after seq: UInt64) throws -> [Change] {
+    private func loadHistory(after seq: UInt64) throws -> [ChangeRecord] {
         let select = try connection.prepare("""
             SELECT seq, object, key_path, kind, indexes, old, new, existing_keys, member_index
             FROM history WHERE seq > ? ORDER BY seq
             """)
         select.bind(1, Int64(bitPattern: seq))
-        var changes: [Change] = []
+        var changes: [ChangeRecord] = []
         while try select.step() {
             let seq = UInt64(bitPattern: select.int64(0))
             guard let kind = select.text(3).flatMap(ChangeKind.init(rawValue:)) else {
@@ -69,7 +77,7 @@ extension StateDatabase {
                 }
                 indexes = values.compactMap { if case .number(let n) = $0 { n.intValue } else { nil } }
             }
-            changes.append(Change(
+            changes.append(ChangeRecord(
                 object: select.text(1) ?? "", path: components, kind: kind, indexes: indexes,
                 old: try json(select, 5, seq), new: try json(select, 6, seq), seq: seq,
                 existingKeys: Int(select.int64(7)), memberIndex: select.isNull(8) ? nil : Int(select.int64(8))))

@@ -45,7 +45,7 @@ extension StateDatabase {
         }
     }
 
-    private func insertHistory(_ change: Change) throws(SQLiteError) {
+    private func insertHistory(_ change: ChangeRecord) throws(SQLiteError) {
         let insert = statements.insertHistory
         insert.bind(1, Int64(bitPattern: change.seq))
         insert.bind(2, change.object)
@@ -118,7 +118,7 @@ struct ObjectEdit {
     /// moved to the end): every row is written anew.
     private(set) var rewritesAll = false
 
-    mutating func add(_ change: Change) {
+    mutating func add(_ change: ChangeRecord) {
         guard let key = change.path.first else {
             rewritesAll = true
             return

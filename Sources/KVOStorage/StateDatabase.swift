@@ -74,6 +74,8 @@ public final class StateDatabase {
             switch version {
             case 0:
                 try connection.execute(schema)
+                // The epoch of this data directory's history: 64 random bits, written once.
+                try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', \(Int64.random(in: .min ... .max)))")
             case schemaVersion:
                 break
             default:
@@ -95,7 +97,8 @@ public final class StateDatabase {
     /// `created_seq`, `created_index` keep members in the order they were
     /// first written. `objects` lists every object, also those that are `{}`.
     /// The last seq is the newest history row's, or `meta.seq` when no row is
-    /// kept (a capacity of 0). Values are JSON text; in `history`, `old` and
+    /// kept (a capacity of 0); `meta.epoch` names the history (16 hex digits
+    /// on the wire). Values are JSON text; in `history`, `old` and
     /// `new` are NULL when the value was absent and `key_path` is dotted (`''`:
     /// the whole object).
     static let schema = """

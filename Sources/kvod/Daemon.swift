@@ -18,10 +18,14 @@ import Logging
 /// is held until the writer wakes the loop to say they are committed.
 ///
 /// Shutdown (SIGTERM, SIGINT) follows a flag-then-act order: stop accepting,
-/// remove the socket file, flush and close every connection, and when the
-/// last one is gone close the loop's own handles so `run` returns. Queued
-/// output gets ``DaemonConfiguration/shutdownGraceMilliseconds``; a second
-/// signal or the end of the grace period closes what is left at once.
+/// remove the socket file (only one kvod bound itself: a socket systemd
+/// passed stays, systemd owns it), flush and close every connection, and
+/// when the last one is gone close the loop's own handles so `run` returns.
+/// Queued output gets ``DaemonConfiguration/shutdownGraceMilliseconds``; a
+/// second signal or the end of the grace period closes what is left at once.
+///
+/// Under systemd a ``SystemdReporter`` reports `READY=1` once the socket
+/// listens, a `STATUS=` line, watchdog pings and `STOPPING=1`.
 final class Daemon {
     enum State {
         /// Binding the socket.
@@ -44,6 +48,7 @@ final class Daemon {
     private var beforeSleep: UVPrepare?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
+    private var reporter: SystemdReporter?
     /// With a data directory: the loop's side of group commit, the writer
     /// thread, and the handle the writer wakes the loop with.
     var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)?
@@ -70,7 +75,10 @@ final class Daemon {
     /// Listens and serves until a shutdown signal has been handled.
     func run() throws(DaemonError) {
         UVSignal.ignoreSIGPIPE()
-        UVSignal.unblock([SIGTERM, SIGINT])
+        // Signals first: once clients (or tests) can connect, SIGTERM and
+        // SIGHUP must already mean what kvod says they mean.
+        try watchSignals()
+        // State before the socket: no client may see the store before it is restored.
         try openStorage()
         do {
             try listen()
@@ -81,17 +89,19 @@ final class Daemon {
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
-        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-            let signal = UVSignal(loop: loop)
-            do {
-                try signal.start(signal: number) { [unowned self] in self.receivedShutdownSignal(name) }
-            } catch {
-                throw .cannotListen("cannot watch \(name): \(error)")
-            }
-            signals.append(signal)
-        }
         state = .running
-        logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
+        if let activated = configuration.activatedSocket {
+            logger.info("kvod \(engine.configuration.version) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
+        } else {
+            logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
+        }
+        if let target = configuration.notifyTarget {
+            let reporter = SystemdReporter(notifier: SystemdNotifier(target: target), loop: loop, logger: logger) {
+                [unowned self] in self.statusLine
+            }
+            reporter.ready()
+            self.reporter = reporter
+        }
         loop.run()
         // Anything still open (a connection past its grace period) closes now.
         loop.closeAllHandles()
@@ -105,7 +115,29 @@ final class Daemon {
         logger.info("kvod stopped")
     }
 
+    private func watchSignals() throws(DaemonError) {
+        var watched = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
+        if configuration.ignoresHangUp { watched.append((SIGHUP, "SIGHUP")) }
+        UVSignal.unblock(watched.map(\.0))
+        for (number, name) in watched {
+            let signal = UVSignal(loop: loop)
+            do {
+                try signal.start(signal: number) { [unowned self] in
+                    if number == SIGHUP {
+                        self.logger.notice("SIGHUP ignored: kvod has nothing to reload (its options are read at start; restart to change them)")
+                    } else {
+                        self.receivedShutdownSignal(name)
+                    }
+                }
+            } catch {
+                throw .cannotListen("cannot watch \(name): \(error)")
+            }
+            signals.append(signal)
+        }
+    }
+
     private func listen() throws(DaemonError) {
+        if let activated = configuration.activatedSocket { return try adopt(activated) }
         let path = configuration.socketPath
         try SocketFile.prepare(path)
         let server = UVPipeServer(loop: loop)
@@ -117,6 +149,32 @@ final class Daemon {
             throw .cannotListen("cannot listen on \(path): \(error)")
         }
         self.server = server
+    }
+
+    /// Serves the socket systemd passed: no `SocketFile.prepare` (the path is
+    /// systemd's and is live), no bind, no chmod (`SocketMode=` decides).
+    /// libuv knows no path for an adopted descriptor, so closing the server
+    /// at shutdown leaves the socket file where systemd made it.
+    private func adopt(_ activated: ActivatedSocket) throws(DaemonError) {
+        if let path = activated.path, path != configuration.socketPath {
+            logger.notice("serving the socket systemd passed, \(path); --socket \(configuration.socketPath) is not used")
+        }
+        let server = UVPipeServer(loop: loop)
+        do {
+            try server.open(fd: activated.fd)
+            try server.listen(backlog: 511) { [unowned self] _ in self.acceptConnection() }
+        } catch {
+            server.close()
+            throw .cannotListen("cannot serve the socket passed by systemd on fd \(activated.fd): \(error)")
+        }
+        self.server = server
+    }
+
+    /// The `STATUS=` line `systemctl status` shows.
+    var statusLine: String {
+        let connections = engine.clientCount
+        let observations = engine.shared.observationCount
+        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")"
     }
 
     // MARK: Connections
@@ -174,7 +232,9 @@ final class Daemon {
 
     private func beginShutdown() {
         state = .draining
-        // libuv unlinks the socket file when the bound server closes.
+        reporter?.stopping(status: "Stopping: closing \(connections.count) connection\(connections.count == 1 ? "" : "s")")
+        // libuv unlinks the socket file when a bound server closes; an
+        // adopted one has no path in libuv and stays.
         server?.close()
         server = nil
         let timer = UVTimer(loop: loop)
@@ -208,6 +268,8 @@ final class Daemon {
         graceTimer = nil
         for signal in signals { signal.close() }
         signals = []
+        reporter?.close()
+        reporter = nil
         loop.stop()
     }
 }

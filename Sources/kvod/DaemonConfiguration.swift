@@ -11,12 +11,23 @@ struct DaemonConfiguration: Sendable {
     /// The longest request line accepted; longer ones get `too_large`.
     var maxLineBytes: Int = 1 << 20
     var logLevel: Logger.Level = .info
+    /// How long SIGTERM waits for queued output to leave before closing anyway.
+    var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// A listening socket passed by systemd; kvod serves it instead of
+    /// binding `socketPath`.
+    var activatedSocket: ActivatedSocket?
+    /// Where to report readiness, status, watchdog pings and stopping; nil
+    /// when no service manager listens.
+    var notifyTarget: SystemdNotifier.Target?
+    /// Under systemd (`$INVOCATION_ID` set) SIGHUP is logged and ignored:
+    /// kvod has nothing to reload, and a stray `systemctl kill -s HUP` must
+    /// not stop the service (systemd does not restart after SIGHUP). In a
+    /// terminal, hanging up ends kvod as it ends any foreground program.
+    var ignoresHangUp = false
     /// Where state is kept (`--data-dir`); nil keeps it in memory only.
     var dataDirectory: String?
     /// When commits are synced to the disk (`--sync`).
     var syncMode: SyncMode = .always
     /// How many recent changes are kept for `observe` with `since` (`--history`).
     var historyCapacity: Int = 100_000
-    /// How long SIGTERM waits for queued output to leave before closing anyway.
-    var shutdownGraceMilliseconds: UInt64 = 2_000
 }

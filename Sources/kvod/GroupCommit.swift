@@ -14,7 +14,7 @@ import KVOStorage
 final class GroupCommit: ChangeLog {
     private let store: Store
     private let writer: StorageWriter
-    private var changes: [Change] = []
+    private var changes: [ChangeRecord] = []
     private var touched: [String] = []
     private var isTouched: Set<String> = []
     private var lastSubmitted: UInt64 = 0
@@ -26,7 +26,7 @@ final class GroupCommit: ChangeLog {
         self.writer = writer
     }
 
-    func record(_ change: Change) {
+    func record(_ change: ChangeRecord) {
         changes.append(change)
         if isTouched.insert(change.object).inserted { touched.append(change.object) }
     }

@@ -55,12 +55,24 @@ struct KVODCommand: ParsableCommand {
     }
 
     func run() throws {
+        // systemd's variables first: they are unset as they are read, which
+        // must happen before anything could start a thread.
+        let notification = SystemdNotifier.takeTarget()
+        let activated: ActivatedSocket?
+        do throws(DaemonError) {
+            activated = try SocketActivation.takeListeningSocket()
+        } catch {
+            throw Self.exit(with: error)
+        }
         let environment = ProcessInfo.processInfo.environment
         let configuration = DaemonConfiguration(
             socketPath: socket ?? DefaultSocketPath.resolve(environment: environment),
             socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
             maxLineBytes: maxLineBytes,
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
+            activatedSocket: activated,
+            notifyTarget: notification.target,
+            ignoresHangUp: environment["INVOCATION_ID"] != nil,
             dataDirectory: dataDir,
             syncMode: SyncMode(rawValue: sync) ?? .always,
             historyCapacity: history)
@@ -69,12 +81,19 @@ struct KVODCommand: ParsableCommand {
             handler.logLevel = configuration.logLevel
             return handler
         }
+        let logger = Logger(label: "kvod")
+        if let problem = notification.problem { logger.warning("\(problem)") }
         do throws(DaemonError) {
-            let daemon = try Daemon(configuration: configuration, logger: Logger(label: "kvod"))
+            let daemon = try Daemon(configuration: configuration, logger: logger)
             try daemon.run()
         } catch {
-            FileHandle.standardError.write(Data("kvod: \(error)\n".utf8))
-            throw ExitCode(error.exitCode)
+            throw Self.exit(with: error)
         }
+    }
+
+    /// Prints why kvod cannot run and returns the exit status to throw.
+    private static func exit(with error: DaemonError) -> ExitCode {
+        FileHandle.standardError.write(Data("kvod: \(error)\n".utf8))
+        return ExitCode(error.exitCode)
     }
 }

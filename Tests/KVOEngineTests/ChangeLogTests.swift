@@ -3,12 +3,13 @@ import Testing
 
 /// A change log that keeps everything in memory, as a data directory would on disk.
 final class MemoryChangeLog: ChangeLog {
-    var changes: [Change] = []
-    func record(_ change: Change) { changes.append(change) }
+    var changes: [ChangeRecord] = []
+    func record(_ change: ChangeRecord) { changes.append(change) }
 
     /// What a data directory would hold for `store` after these changes.
-    func saved(from store: Store, historyCapacity: Int) throws -> SavedState {
-        try SavedState(documents: store.documents, seq: store.seq, history: Array(changes.suffix(historyCapacity)))
+    func saved(from engine: Engine, historyCapacity: Int) throws -> SavedState {
+        try SavedState(documents: engine.store.documents, seq: engine.store.seq,
+                       history: Array(changes.suffix(historyCapacity)), epoch: engine.epoch)
     }
 }
 
@@ -45,7 +46,8 @@ final class MemoryChangeLog: ChangeLog {
         let liveEvents = observer.takeLines()
 
         let second = Engine()
-        second.restore(try log.saved(from: first.store, historyCapacity: 100))
+        second.restore(try log.saved(from: first, historyCapacity: 100))
+        #expect(second.epoch == first.epoch)
         let restarted = EngineClient(second)
         #expect(try restarted.reply(#"{"op":"get","object":"o"}"#)["value"] == ["a": ["c": 2], "z": 0])
         #expect(Array(restarted.send(#"{"op":"observe","object":"o","keyPath":"a","options":["new","old"],"since":0}"#).dropLast())
@@ -54,10 +56,10 @@ final class MemoryChangeLog: ChangeLog {
     }
 
     @Test func savedStateWithAGapOrAMismatchedSeqIsRefused() {
-        let one = Change(object: "o", path: ["k"], kind: .setting, old: nil, new: 1, seq: 1, existingKeys: 0)
+        let one = ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: 1, seq: 1, existingKeys: 0)
         var three = one
         three.seq = 3
-        #expect(throws: SavedState.Inconsistency.self) { try SavedState(documents: [:], seq: 3, history: [one, three]) }
-        #expect(throws: SavedState.Inconsistency.self) { try SavedState(documents: [:], seq: 2, history: [one]) }
+        #expect(throws: SavedState.Inconsistency.self) { try SavedState(documents: [:], seq: 3, history: [one, three], epoch: "e") }
+        #expect(throws: SavedState.Inconsistency.self) { try SavedState(documents: [:], seq: 2, history: [one], epoch: "e") }
     }
 }

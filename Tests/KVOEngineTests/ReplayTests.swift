@@ -83,7 +83,7 @@ import Testing
                     live     \(first < expected.count ? expected[first] : "nothing")
                     """)
                 if replayed != expected { return }
-                #expect(lines.last == #"{"ok":true,"seq":\#(engine.store.seq)}"#)
+                #expect(lines.last == #"{"ok":true,"seq":\#(engine.store.seq),"epoch":"\#(engine.epoch)"}"#)
             }
         }
     }
@@ -110,7 +110,7 @@ import Testing
         client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
         let observer = EngineClient(engine)
         #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new","initial"],"since":1}"#)
-            == [#"{"ok":true,"seq":1}"#], "no replay, and no initial event with since")
+            == [#"{"ok":true,"seq":1,"epoch":"\#(engine.epoch)"}"#], "no replay, and no initial event with since")
         client.send(#"{"op":"set","object":"o","keyPath":"k","value":2}"#)
         #expect(observer.takeLines() == [#"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":2,"seq":2}"#])
     }
@@ -128,6 +128,19 @@ import Testing
         #expect(reply["error"]?["code"] == "compacted")
         #expect(reply["error"]?["oldestSeq"] == 3)
         #expect(try observer.reply(#"{"op":"observations"}"#)["observations"] == [], "a failed observe observes nothing")
+    }
+
+    @Test func resumePointOfAnotherEpochIsCompactedAndOfThisOneIsReplayed() throws {
+        let engine = Engine()
+        let client = EngineClient(engine)
+        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        let other = try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"0123456789abcdef"}"#)
+        #expect(other["error"]?["code"] == "compacted")
+        #expect(other["error"]?["epoch"] == .string(engine.epoch))
+        let same = EngineClient(engine).send(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"\#(engine.epoch)"}"#)
+        #expect(same.count == 2)
+        #expect(Engine().epoch != engine.epoch)
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"j","epoch":"x"}"#)["error"]?["code"] == "bad_request")
     }
 
     @Test func sinceInTheFutureOrNotASeqIsBadRequest() throws {
@@ -156,6 +169,7 @@ import Testing
         observer.send(#"{"op":"observe","object":"o","keyPath":"k"}"#)
         EngineClient(engine).send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
         #expect(observer.takeLines().count == 1)
-        #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#) == [#"{"ok":true,"seq":1}"#])
+        #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#)
+            == [#"{"ok":true,"seq":1,"epoch":"\#(engine.epoch)"}"#])
     }
 }

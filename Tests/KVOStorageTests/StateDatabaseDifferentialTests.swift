@@ -7,8 +7,8 @@ import Testing
 /// value, every object (also `{}`), every member in its place.
 @Suite struct StateDatabaseDifferentialTests {
     final class Recorder: ChangeLog {
-        var changes: [Change] = []
-        func record(_ change: Change) { changes.append(change) }
+        var changes: [ChangeRecord] = []
+        func record(_ change: ChangeRecord) { changes.append(change) }
     }
 
     static func randomRequest(_ rng: inout SplitMix64) -> String {
@@ -21,7 +21,7 @@ import Testing
         case 4...5: return #"{"op":"delete","object":"\#(object)","keyPath":"\#(pick(["k1", "k2", "k3"]))"}"#
         case 6: return #"{"op":"delete","object":"\#(object)","keyPath":"\#(keyPath)"}"#
         case 7: return #"{"op":"delete","object":"\#(object)"}"#
-        case 6: return #"{"op":"insert","object":"\#(object)","keyPath":"list","values":[7,8]}"#
+        case 8: return #"{"op":"insert","object":"\#(object)","keyPath":"list","values":[7,8]}"#
         default: return #"{"op":"remove","object":"\#(object)","keyPath":"list","index":0}"#
         }
     }

@@ -16,13 +16,13 @@ import Testing
     @Test func writeThenReopenRestoresDocumentsSeqAndEveryFieldOfTheHistory() throws {
         let directory = try TemporaryFolder()
         let changes = [
-            Change(object: "p", path: ["name"], kind: .setting, old: nil, new: "a", seq: 1, existingKeys: 0),
-            Change(object: "p", path: ["tags"], kind: .insertion, indexes: [0, 1], old: nil, new: ["x", "y"], seq: 2,
+            ChangeRecord(object: "p", path: ["name"], kind: .setting, old: nil, new: "a", seq: 1, existingKeys: 0),
+            ChangeRecord(object: "p", path: ["tags"], kind: .insertion, indexes: [0, 1], old: nil, new: ["x", "y"], seq: 2,
                    existingKeys: 0),
-            Change(object: "p", path: ["name"], kind: .setting, old: "a", new: nil, seq: 3, existingKeys: 1,
+            ChangeRecord(object: "p", path: ["name"], kind: .setting, old: "a", new: nil, seq: 3, existingKeys: 1,
                    memberIndex: 0),
-            Change(object: "gone", path: [], kind: .setting, old: ["k": .null], new: nil, seq: 4, existingKeys: 0),
-            Change(object: "q\u{0}x", path: ["a", "c"], kind: .setting, old: .null, new: 1, seq: 5, existingKeys: 2),
+            ChangeRecord(object: "gone", path: [], kind: .setting, old: ["k": .null], new: nil, seq: 4, existingKeys: 0),
+            ChangeRecord(object: "q\u{0}x", path: ["a", "c"], kind: .setting, old: .null, new: 1, seq: 5, existingKeys: 2),
         ]
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
@@ -45,7 +45,7 @@ import Testing
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 5)
             for seq in UInt64(1)...12 {
-                let change = Change(object: "o", path: ["k"], kind: .setting, old: nil, new: .number(JSONNumber(Int(seq))),
+                let change = ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: .number(JSONNumber(Int(seq))),
                                     seq: seq, existingKeys: 1)
                 try database.write([CommitBatch(id: seq, changes: [change], documents: [("o", ["k": change.new!])])])
             }

@@ -19,6 +19,31 @@ import Glibc
         #expect(try client.waitForEndOfStream(timeout: 5))
     }
 
+    @Test func socketFileGetsTheRequestedMode() throws {
+        let standard = try KVODProcess()
+        let custom = try KVODProcess(arguments: ["--socket-mode", "0600"])
+        let standardMode = try FileManager.default.attributesOfItem(atPath: standard.socketPath)[.posixPermissions] as? Int
+        let customMode = try FileManager.default.attributesOfItem(atPath: custom.socketPath)[.posixPermissions] as? Int
+        #expect(standardMode == 0o660)
+        #expect(customMode == 0o600)
+    }
+
+    @Test func socketPathOf108BytesIsRefusedWithAMessage() throws {
+        let path = "/tmp/" + String(repeating: "p", count: 103)
+        #expect(path.utf8.count == 108)
+        let process = Process()
+        process.executableURL = KVODProcess.binaryURL
+        process.arguments = ["--socket", path]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus != 0)
+        #expect(message.contains("107 bytes"), "\(message)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func staleSocketFileIsReplaced() throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }

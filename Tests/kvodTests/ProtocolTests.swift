@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func errorCodesAreRepliesAndTheConnectionGoesOn() throws {
-        let kvod = try KVODProcess(arguments: ["--max-line-bytes", "1024"])
+        let kvod = try KVODProcess(arguments: ["--max-line-bytes", "200000"])
         let client = try LineClient(path: kvod.socketPath)
         _ = try client.request(#"{"op":"set","object":"o","keyPath":"s","value":"text"}"#)
         let cases: [(String, String)] = [
@@ -33,7 +33,9 @@ import Testing
             (#"{"op":"insert","object":"o","keyPath":"s","value":1}"#, "not_an_array"),
             (#"{"op":"insert","object":"o","keyPath":"list","index":3,"value":1}"#, "index_out_of_range"),
             (#"{"op":"get","object":"o","keyPath":"a..b"}"#, "bad_request"),
-            (String(repeating: "x", count: 5000), "too_large"),
+            (String(repeating: "x", count: 300_000), "too_large"),
+            (#"{"op":"observe","object":"o","keyPaths":[\#((0...10_000).map { "\"k\($0 % 10)\"" }.joined(separator: ","))]}"#,
+             "limit_exceeded"),
         ]
         for (line, code) in cases {
             let reply = try client.request(line).reply

@@ -49,7 +49,7 @@ enum EventEncoder {
     /// indexes) or above or under it (`setting`). `old` and `new` are the
     /// values at that key path. Live dispatch and replay both encode through
     /// here, so a replayed event is the live one, byte for byte.
-    static func change(_ change: Change, keyPath: [UInt8], exact: Bool, old: JSONValue?, new: JSONValue?,
+    static func change(_ change: ChangeRecord, keyPath: [UInt8], exact: Bool, old: JSONValue?, new: JSONValue?,
                        options: ObservationOptions, prior: Bool) -> [UInt8] {
         let kind = exact ? change.kind : .setting
         return self.change(

@@ -51,6 +51,7 @@ private struct Fields {
     var options: JSONValue?
     var context: JSONValue?
     var since: JSONValue?
+    var epoch: JSONValue?
     var unknown: String?
 
     /// Reads one member's value. The reader refuses duplicate member names,
@@ -70,6 +71,7 @@ private struct Fields {
         case "options": options = value
         case "context": context = value
         case "since": since = value
+        case "epoch": epoch = value
         default: unknown = unknown ?? name
         }
     }
@@ -80,6 +82,7 @@ private struct Fields {
         guard Operation.names.contains(name) else { throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"") }
         if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(name)\"") }
         if since != nil, name != "observe" { throw .badRequest("unknown field \"since\" for op \"\(name)\"") }
+        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
         switch name {
         case "set":
             return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
@@ -107,7 +110,7 @@ private struct Fields {
         case "observe":
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context, since: try sinceSeq())
+                            context: context, since: try resumePoint())
         case "unobserve":
             return .unobserve(object: try objectName(), keyPaths: try keyPathList())
         case "unobserveAll": return .unobserveAll
@@ -210,12 +213,16 @@ private struct Fields {
         return result
     }
 
-    private func sinceSeq() throws(KVOEngineError) -> UInt64? {
+    private func resumePoint() throws(KVOEngineError) -> ResumePoint? {
         guard let since else { return nil }
         guard case .number(let number) = since, let seq = UInt64(number.literal) else {
             throw .badRequest("field \"since\" must be a non-negative integer (a seq)")
         }
-        return seq
+        switch epoch {
+        case nil: return ResumePoint(seq: seq)
+        case .string(let epoch)?: return ResumePoint(seq: seq, epoch: epoch)
+        default: throw .badRequest("field \"epoch\" must be a string")
+        }
     }
 
     private static func keyPath(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> ObservedPath {

@@ -18,23 +18,34 @@ final class KVODProcess: @unchecked Sendable {
 
     static var binaryURL: URL { productsDirectory.appendingPathComponent("kvod") }
 
-    /// Starts kvod and waits until its socket accepts connections.
-    init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil) throws {
+    /// Starts kvod and, unless `waitForSocket` is false, waits until its
+    /// socket accepts connections.
+    init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
+         waitForSocket: Bool = true) throws {
         directory = try TemporaryDirectory.make()
         self.socketPath = socketPath ?? directory + "/kvod.sock"
         process.executableURL = Self.binaryURL
         process.arguments = ["--socket", self.socketPath] + arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "KVOD_SOCKET")
+        var env = Self.inheritedEnvironment
         env.merge(environment) { _, new in new }
         process.environment = env
         process.standardError = stderrPipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        guard waitForSocket else { return }
         try waitUntil("kvod accepts connections on \(self.socketPath)", timeout: 20) {
             if !process.isRunning { throw TestFailure("kvod exited early: \(stderrText())") }
             return LineClient.canConnect(self.socketPath)
         }
+    }
+
+    /// The test runner's environment without what would change kvod's
+    /// behaviour: its socket path, and what systemd sets when the tests
+    /// themselves run under it (CI in a service).
+    static var inheritedEnvironment: [String: String] {
+        let ignored = ["KVOD_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
+                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID"]
+        return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) }
     }
 
     var pid: Int32 { process.processIdentifier }

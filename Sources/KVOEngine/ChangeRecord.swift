@@ -14,7 +14,7 @@ public enum ChangeKind: String, Sendable {
 /// A change is also what kvod records and keeps in its history: with
 /// ``existingKeys`` and ``memberIndex`` it can be undone exactly, which is how
 /// a replay finds the values an ancestor observer saw (see ``ChangeHistory``).
-public struct Change: Sendable, Equatable {
+public struct ChangeRecord: Sendable, Equatable {
     /// The object that changes.
     public var object: String
     /// Where it changes; empty when the whole object is deleted.

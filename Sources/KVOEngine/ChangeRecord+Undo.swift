@@ -6,8 +6,8 @@
 /// now and undoing the object's later changes, newest first, gives the value
 /// of `a` after and before each of them. Undo is exact, member order included:
 /// a created member is removed (it was appended last), a removed member goes
-/// back to its ``Change/memberIndex``.
-extension Change {
+/// back to its ``ChangeRecord/memberIndex``.
+extension ChangeRecord {
     /// How this change's path relates to an observed key path of the same object.
     enum Relation {
         /// The key path is the changed path, or lies under it (replaced as a whole).

@@ -1,0 +1,60 @@
+import Foundation
+
+/// One change reaching one observation: KVO's change dictionary as a value.
+///
+/// Which fields are set follows the observation's options, as in KVO and
+/// docs/PROTOCOL.md: ``new`` only with `.new` (never on prior changes, not on
+/// removals), ``old`` only with `.old` (not on insertions). A value that is
+/// missing in the document is `.null`; a field that was not asked for is `nil`.
+public struct Change: Sendable, Hashable {
+    /// The observed object's name.
+    public var object: String
+    /// The observed key path (not necessarily where the change happened: a
+    /// change under it, or of an ancestor, reaches it as a `setting`).
+    public var keyPath: String
+    public var kind: ChangeKind
+    /// The value after the change; for insertions and replacements, the array of new elements.
+    public var new: JSONValue?
+    /// The value before the change; for removals and replacements, the array of old elements.
+    public var old: JSONValue?
+    /// The array positions touched, ascending, for insertion, removal and replacement.
+    public var indexes: [Int]?
+    /// Sent before the change is applied (option `.prior`).
+    public var isPrior: Bool
+    /// The change sent when observing begins (option `.initial`).
+    public var isInitial: Bool
+    /// The daemon-wide sequence number of the change (for an initial change, see docs/CLIENT.md).
+    public var seq: UInt64
+    /// The context given when observing, if any.
+    public var context: JSONValue?
+
+    public init(object: String, keyPath: String, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
+                indexes: [Int]? = nil, isPrior: Bool = false, isInitial: Bool = false, seq: UInt64,
+                context: JSONValue? = nil) {
+        self.object = object
+        self.keyPath = keyPath
+        self.kind = kind
+        self.new = new
+        self.old = old
+        self.indexes = indexes
+        self.isPrior = isPrior
+        self.isInitial = isInitial
+        self.seq = seq
+        self.context = context
+    }
+
+    /// ``new`` decoded as `T`; nil when ``new`` is nil or `null`.
+    public func new<T: Decodable>(as type: T.Type) throws(KVOClientError) -> T? {
+        try Self.decode(new, as: type)
+    }
+
+    /// ``old`` decoded as `T`; nil when ``old`` is nil or `null`.
+    public func old<T: Decodable>(as type: T.Type) throws(KVOClientError) -> T? {
+        try Self.decode(old, as: type)
+    }
+
+    private static func decode<T: Decodable>(_ value: JSONValue?, as type: T.Type) throws(KVOClientError) -> T? {
+        guard let value, value != .null else { return nil }
+        return try JSONCoding.decode(type, from: value)
+    }
+}

@@ -1,0 +1,156 @@
+import KVOEngine
+
+/// Observing: many local subscriptions per daemon observation, events routed
+/// by (object, key path), and the moments at which a subscription starts to
+/// receive changes.
+///
+/// A subscription goes live exactly at the reply of the request that set it
+/// up (its entry's `observe`, or its own initial `get`): everything kvod sent
+/// before that reply predates it, everything after is news to it.
+extension ConnectionCore {
+    /// Starts delivering the changes of `key` to `sink`. On a closed
+    /// connection the subscription is ended at once and `sink` finished.
+    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?,
+                   sink: any ChangeSink) -> Subscription {
+        let subscription = Subscription(key: key, options: options, context: context, sink: sink, phase: .ended)
+        let failure = state.withLock { state -> KVOClientError? in
+            if case .closed(let error) = state.phase { return error }
+            let wantsInitial = options.contains(.initial)
+            if let entry = state.entries[key] {
+                entry.subscriptions.append(subscription)
+                if wantsInitial {
+                    // The daemon already observes this key path: it will send no initial event.
+                    subscription.phase = .awaitingInitialValue
+                    if state.isConnected {
+                        _ = enqueue(entry.initialValueRequest().finished, .initialValue(subscription), in: &state)
+                    }
+                } else {
+                    subscription.phase = entry.isRegistered ? .live : .awaitingRegistration(wantsInitialEvent: false)
+                }
+                return nil
+            }
+            let entry = ObservationEntry(key: key)
+            entry.subscriptions.append(subscription)
+            state.entries[key] = entry
+            if state.isConnected {
+                subscription.phase = .awaitingRegistration(wantsInitialEvent: wantsInitial)
+                _ = enqueue(entry.observeRequest(initial: wantsInitial).finished,
+                            .registration(entry, initialFor: wantsInitial ? subscription : nil), in: &state)
+            } else {
+                // Reconnecting: the re-registration will cover it.
+                subscription.phase =
+                    wantsInitial ? .awaitingInitialValue : .awaitingRegistration(wantsInitialEvent: false)
+            }
+            return nil
+        }
+        if let failure { sink.finish(failure) }
+        return subscription
+    }
+
+    /// Stops `subscription`; nothing reaches its sink afterwards. The last
+    /// subscription of an entry takes the daemon's observation with it. Does
+    /// nothing for a subscription that has ended.
+    func unsubscribe(_ subscription: Subscription) {
+        state.withLock { state in Self.end(subscription, in: &state, core: self) }
+    }
+
+    /// Ends one subscription with the lock held.
+    private static func end(_ subscription: Subscription, in state: inout State, core: ConnectionCore) {
+        guard subscription.phase != .ended else { return }
+        subscription.phase = .ended
+        guard let entry = state.entries[subscription.key] else { return }
+        entry.subscriptions.removeAll { $0 === subscription }
+        guard entry.subscriptions.isEmpty else { return }
+        state.entries[subscription.key] = nil
+        if state.isConnected {
+            _ = core.enqueue(entry.unobserveRequest().finished, .discard, in: &state)
+        }
+    }
+
+    // MARK: Events
+
+    /// Delivers one event to the live subscriptions of its (object, key path),
+    /// or to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
+    func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer) {
+        let key = ObservationKey(object: event.object, keyPath: event.keyPath)
+        let deliveries = state.withLock { state -> [(any ChangeSink, Change)]? in
+            state.latestSeq = max(state.latestSeq, event.seq)
+            if event.isInitial { return Self.initialEvent(event, key, in: &state) }
+            guard let entry = state.entries[key] else { return nil }
+            if !event.isPrior { entry.lastSeq = event.seq }
+            return entry.subscriptions.compactMap { subscription in
+                guard subscription.phase == .live, !event.isPrior || subscription.options.contains(.prior) else {
+                    return nil
+                }
+                return (subscription.sink, event.change(options: subscription.options, context: subscription.context))
+            }
+        }
+        guard let deliveries else {
+            configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
+            return
+        }
+        for (sink, change) in deliveries { sink.deliver(change) }
+    }
+
+    /// An initial event comes just before the reply to the `observe` that
+    /// asked for it, which is therefore the oldest request awaiting.
+    private static func initialEvent(_ event: WireEvent, _ key: ObservationKey,
+                                     in state: inout State) -> [(any ChangeSink, Change)]? {
+        guard case .registration(let entry, let registrant?)? = state.awaiting.first, entry.key == key,
+              registrant.phase == .awaitingRegistration(wantsInitialEvent: true)
+        else { return state.entries[key] == nil ? nil : [] }
+        registrant.phase = .awaitingRegistration(wantsInitialEvent: false)
+        return [(registrant.sink, event.change(options: registrant.options, context: registrant.context))]
+    }
+
+    // MARK: Replies to the connection's own requests
+
+    /// The daemon answered an entry's `observe`: its subscriptions go live, or
+    /// all fail with the daemon's error.
+    func registrationAnswered(_ entry: ObservationEntry, _ result: Result<JSONObject, KVOClientError>) {
+        let failed = state.withLock { state -> [Subscription] in
+            guard case .failure = result else {
+                entry.isRegistered = true
+                for subscription in entry.subscriptions {
+                    if case .awaitingRegistration = subscription.phase { subscription.phase = .live }
+                }
+                return []
+            }
+            let failed = entry.subscriptions
+            for subscription in failed { subscription.phase = .ended }
+            entry.subscriptions.removeAll()
+            if state.entries[entry.key] === entry { state.entries[entry.key] = nil }
+            return failed
+        }
+        if case .failure(let error) = result {
+            for subscription in failed { subscription.sink.finish(error) }
+        }
+    }
+
+    /// A subscription's initial `get` was answered: it receives its initial
+    /// change (the value, or `null` when there is none) and goes live.
+    func initialValueArrived(for subscription: Subscription, _ result: Result<JSONObject, KVOClientError>) {
+        let outcome = state.withLock { state -> Result<Change, KVOClientError>? in
+            guard subscription.phase == .awaitingInitialValue else { return nil }
+            let value: JSONValue
+            switch result {
+            case .success(let fields): value = fields["value"] ?? .null
+            case .failure(let error) where error.code == .notFound: value = .null
+            case .failure(let error):
+                Self.end(subscription, in: &state, core: self)
+                return .failure(error)
+            }
+            subscription.phase = .live
+            // The get reply carries no seq: the newest one this connection has seen stands in for it.
+            return .success(Change(
+                object: subscription.key.object, keyPath: subscription.key.keyPath, kind: .setting,
+                new: subscription.options.contains(.new) ? .some(value) : .none, isInitial: true, seq: state.latestSeq,
+                context: subscription.context))
+        }
+        switch outcome {
+        case .success(let change): subscription.sink.deliver(change)
+        case .failure(let error): subscription.sink.finish(error)
+        case nil: break
+        }
+    }
+}

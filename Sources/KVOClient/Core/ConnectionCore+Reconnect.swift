@@ -1,0 +1,119 @@
+import Dispatch
+import KVOEngine
+
+/// What happens when a socket ends: without a reconnect policy everything
+/// fails with the reason; with one, requests in flight fail, and the
+/// observations are registered again on a new socket.
+extension ConnectionCore {
+    /// Called by the reader of `generation` when its socket ended (end of
+    /// stream, read error, protocol violation, or ``close(_:)``).
+    func connectionEnded(_ socket: UnixSocket, generation: Int, _ error: KVOClientError) {
+        let reconnects = configuration.reconnect.isEnabled
+        let (failed, ended, shouldReconnect) = state.withLock { state -> ([PendingReply], [Subscription], Bool) in
+            guard case .connected(_, let current) = state.phase, current == generation else {
+                return ([], [], false)  // closed already: close(_:) settled everything
+            }
+            let failed = Array(state.awaiting)
+            state.awaiting.removeAll()
+            if reconnects {
+                state.phase = .reconnecting
+                Self.prepareForRegistrationAgain(&state)
+                return (failed, [], true)
+            }
+            state.phase = .closed(error)
+            return (failed, Self.endAll(&state), false)
+        }
+        socket.shutdown()
+        writes.sync {}  // no queued write may touch the descriptor once it is closed
+        socket.close()
+        for reply in failed { reply.fail(error) }
+        for subscription in ended { subscription.sink.finish(error) }
+        if shouldReconnect { reconnect(after: error) }
+    }
+
+    /// Connects again with backoff until it works, the policy gives up, or
+    /// the connection is closed. Runs on the ended socket's reader thread.
+    private func reconnect(after error: KVOClientError) {
+        let policy = configuration.reconnect
+        var delay = policy.initialDelay
+        var attempts = 0
+        var lastError = error
+        while true {
+            let closed = state.withLock { state in if case .closed = state.phase { true } else { false } }
+            if closed { return }
+            attempts += 1
+            do throws(KVOClientError) {
+                let socket = try UnixSocket.connect(path: configuration.socketPath)
+                resume(on: socket)
+                return
+            } catch {
+                lastError = error
+            }
+            if let maximum = policy.maximumAttempts, attempts >= maximum {
+                close(KVOClientError(.connectionLost,
+                                     "gave up reconnecting after \(attempts) attempts: \(lastError.message)"))
+                return
+            }
+            _ = wake.wait(timeout: .now() + delay.dispatchInterval)
+            delay = min(delay * 2, policy.maximumDelay)
+        }
+    }
+
+    /// Makes `socket` the connection's: the observations are registered again
+    /// first, then the requests made while reconnecting go out, in order.
+    private func resume(on socket: UnixSocket) {
+        let generation = state.withLock { state -> Int? in
+            guard case .reconnecting = state.phase else { return nil }
+            state.generation += 1
+            state.phase = .connected(socket, generation: state.generation)
+            for (line, reply) in Self.registrationRequests(state) + state.backlog {
+                _ = enqueue(line, reply, in: &state)
+            }
+            state.backlog.removeAll()
+            return state.generation
+        }
+        guard let generation else {
+            socket.close()  // closed while connecting
+            return
+        }
+        startReading(socket, generation: generation)
+    }
+
+    /// Marks every entry unregistered; a subscription still owed the initial
+    /// event of a lost `observe` will get its initial change from a `get`.
+    private static func prepareForRegistrationAgain(_ state: inout State) {
+        for entry in state.entries.values {
+            entry.isRegistered = false
+            for subscription in entry.subscriptions
+            where subscription.phase == .awaitingRegistration(wantsInitialEvent: true) {
+                subscription.phase = .awaitingInitialValue
+            }
+        }
+    }
+
+    /// The requests that put every observation of this connection back on a
+    /// new socket: one `observe` per entry, then a `get` for each
+    /// subscription still owed its initial change.
+    ///
+    /// The one place a resumed registration belongs: with `observe … "since"`
+    /// (issue 7), each entry's request passes `entry.lastSeq`, the seq of the
+    /// last change it delivered.
+    static func registrationRequests(_ state: State) -> [(line: [UInt8], reply: PendingReply)] {
+        var requests: [(line: [UInt8], reply: PendingReply)] = []
+        for entry in state.entries.values {
+            requests.append((entry.observeRequest(initial: false).finished, .registration(entry, initialFor: nil)))
+            for subscription in entry.subscriptions where subscription.phase == .awaitingInitialValue {
+                requests.append((entry.initialValueRequest().finished, .initialValue(subscription)))
+            }
+        }
+        return requests
+    }
+}
+
+extension Duration {
+    /// For DispatchSemaphore's timeouts.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,183 @@
+import DequeModule
+import Dispatch
+import Foundation
+import KVOEngine
+
+/// The machinery behind a ``KVOConnection``: the socket, a reader thread, a
+/// serial write queue, the FIFO of replies awaited, and the table of
+/// observations. Safe from any thread.
+///
+/// Threads: callers enqueue lines (under the lock, so that the order of
+/// lines on the socket is the order of ``State/awaiting``); one serial queue
+/// writes them; one thread per socket reads, and is the only code that pops
+/// replies and routes events, so both are handled in the order kvod sent
+/// them. Sinks and callers' completions run on the reader thread with the
+/// lock released, and must not block (FBKVOController's "unlock prior to callout").
+final class ConnectionCore: Sendable {
+    struct State {
+        enum Phase {
+            /// Reading from `socket`; `generation` tells one socket's reader from the next one's.
+            case connected(UnixSocket, generation: Int)
+            /// Between a broken socket and a new one (only with a reconnect policy).
+            case reconnecting
+            /// For good; every request fails with this error.
+            case closed(KVOClientError)
+        }
+
+        var phase: Phase
+        var generation = 0
+        /// One per request written to the current socket and not yet answered, in order.
+        var awaiting = Deque<PendingReply>()
+        /// Requests made while reconnecting, sent once the observations are registered again.
+        var backlog: [(line: [UInt8], reply: PendingReply)] = []
+        /// The daemon observations of this connection, by (object, key path).
+        var entries: [ObservationKey: ObservationEntry] = [:]
+        /// The highest seq seen in any event or reply.
+        var latestSeq: UInt64 = 0
+
+        var isConnected: Bool {
+            if case .connected = phase { true } else { false }
+        }
+    }
+
+    let configuration: KVOConnection.Configuration
+    let state: Locked<State>
+    let writes = DispatchQueue(label: "KVOClient.writes")
+    /// Cuts a reconnect wait short when the connection is closed.
+    let wake = DispatchSemaphore(value: 0)
+
+    init(configuration: KVOConnection.Configuration) throws(KVOClientError) {
+        self.configuration = configuration
+        let socket = try UnixSocket.connect(path: configuration.socketPath)
+        state = Locked(State(phase: .connected(socket, generation: 0)))
+        startReading(socket, generation: 0)
+    }
+
+    // MARK: Sending
+
+    /// Sends `line`; `reply` learns the outcome. When the connection is
+    /// closed, `reply` fails at once.
+    func send(_ line: [UInt8], _ reply: PendingReply) {
+        let failure = state.withLock { state in enqueue(line, reply, in: &state) }
+        if let failure { reply.fail(failure) }
+    }
+
+    /// Writes `line` (connected), keeps it for later (reconnecting), or
+    /// returns why it cannot go (closed). Call with the lock held.
+    func enqueue(_ line: [UInt8], _ reply: PendingReply, in state: inout State) -> KVOClientError? {
+        switch state.phase {
+        case .connected(let socket, _):
+            state.awaiting.append(reply)
+            writes.async {
+                // A failed write means a broken socket: make sure the reader notices.
+                if !socket.sendAll(line) { socket.shutdown() }
+            }
+            return nil
+        case .reconnecting:
+            state.backlog.append((line, reply))
+            return nil
+        case .closed(let error):
+            return error
+        }
+    }
+
+    // MARK: Closing
+
+    /// Ends the connection for good: requests waiting fail and every
+    /// subscription finishes with `error`.
+    func close(_ error: KVOClientError = KVOClientError(.closed, "the connection was closed")) {
+        let (failed, ended) = state.withLock { state -> ([PendingReply], [Subscription]) in
+            switch state.phase {
+            case .closed: return ([], [])
+            case .connected(let socket, _):
+                // Under the lock, so the reader cannot have closed the descriptor yet;
+                // it wakes with end-of-stream and closes it.
+                socket.shutdown()
+            case .reconnecting: break
+            }
+            state.phase = .closed(error)
+            let failed = Array(state.awaiting) + state.backlog.map(\.reply)
+            state.awaiting.removeAll()
+            state.backlog.removeAll()
+            return (failed, Self.endAll(&state))
+        }
+        wake.signal()
+        for reply in failed { reply.fail(error) }
+        for subscription in ended { subscription.sink.finish(error) }
+    }
+
+    /// Ends every subscription and forgets every entry. Call with the lock held,
+    /// then finish the sinks of the subscriptions returned, outside it.
+    static func endAll(_ state: inout State) -> [Subscription] {
+        var ended: [Subscription] = []
+        for entry in state.entries.values {
+            for subscription in entry.subscriptions where subscription.phase != .ended {
+                subscription.phase = .ended
+                ended.append(subscription)
+            }
+            entry.subscriptions.removeAll()
+        }
+        state.entries.removeAll()
+        return ended
+    }
+
+    // MARK: Reading
+
+    func startReading(_ socket: UnixSocket, generation: Int) {
+        let thread = Thread { [self] in readLoop(socket, generation: generation) }
+        thread.name = "KVOClient.reader"
+        thread.start()
+    }
+
+    private func readLoop(_ socket: UnixSocket, generation: Int) {
+        // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
+        var framer = LineFramer(maxLineBytes: Int.max)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var failure: KVOClientError?
+        while failure == nil {
+            let received = buffer.withUnsafeMutableBytes { socket.receive(into: $0) }
+            switch received {
+            case .failure(let error):
+                failure = error
+            case .success(0):
+                failure = KVOClientError(.connectionLost, "kvod closed the connection")
+            case .success(let count):
+                buffer.withUnsafeBytes { raw in
+                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<count])) { frame in
+                        guard failure == nil, case .line(let line) = frame else { return }
+                        do throws(KVOClientError) { try handle(line) } catch { failure = error }
+                    }
+                }
+            }
+        }
+        connectionEnded(socket, generation: generation, failure ?? KVOClientError(.connectionLost, "ended"))
+    }
+
+    private func handle(_ line: UnsafeRawBufferPointer) throws(KVOClientError) {
+        switch try InboundLine.parse(line) {
+        case .event(let event): route(event, line)
+        case .otherEvent: break
+        case .reply(let result): try complete(result, line)
+        }
+    }
+
+    /// Hands a reply to the request it answers: the oldest one awaiting.
+    private func complete(_ result: Result<JSONObject, KVOClientError>,
+                          _ line: UnsafeRawBufferPointer) throws(KVOClientError) {
+        let pending = state.withLock { state -> PendingReply? in
+            if case .success(let fields) = result, case .number(let number)? = fields["seq"],
+               let seq = UInt64(number.literal) {
+                state.latestSeq = max(state.latestSeq, seq)
+            }
+            return state.awaiting.popFirst()
+        }
+        guard let pending else { throw KVOClientError(.protocolViolation, "kvod sent a reply to no request") }
+        switch pending {
+        case .caller(let done): done(result)
+        case .raw(let done): done(.success(String(decoding: line, as: UTF8.self)))
+        case .registration(let entry, _): registrationAnswered(entry, result)
+        case .initialValue(let subscription): initialValueArrived(for: subscription, result)
+        case .discard: break
+        }
+    }
+}

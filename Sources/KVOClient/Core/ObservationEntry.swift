@@ -1,0 +1,47 @@
+import KVOEngine
+
+/// One observation held by the daemon for this connection, shared by every
+/// local ``Subscription`` of the same (object, key path).
+///
+/// The daemon keeps one observation per key path and connection (the first
+/// registration's options win), so the entry always registers with
+/// ``daemonOptions`` (new, old and prior) and each subscription keeps only
+/// what its own options ask for. `initial` is per subscription: the first one
+/// gets the daemon's initial event, later ones a `get` (see docs/CLIENT.md).
+///
+/// @unchecked Sendable: its vars are read and written only under the
+/// connection's lock.
+final class ObservationEntry: @unchecked Sendable {
+    /// What every daemon registration asks for, so that any subscriber can be served.
+    static let daemonOptions: ObservationOptions = [.new, .old, .prior]
+
+    let key: ObservationKey
+    var subscriptions: [Subscription] = []
+    /// Whether the daemon acknowledged the registration on the current socket.
+    var isRegistered = false
+    /// The seq of the last change routed to this entry: where a resumed
+    /// registration would continue from (issue 7's `since`).
+    var lastSeq: UInt64?
+
+    init(key: ObservationKey) {
+        self.key = key
+    }
+
+    /// The `observe` request that registers this entry, asking for an initial
+    /// event when `initial` is true.
+    func observeRequest(initial: Bool) -> RequestLine {
+        var line = RequestLine(op: "observe", object: key.object, keyPath: key.keyPath)
+        let options = initial ? Self.daemonOptions.union(.initial) : Self.daemonOptions
+        line.value("options", .array(options.wireNames.map(JSONValue.string)))
+        return line
+    }
+
+    func unobserveRequest() -> RequestLine {
+        RequestLine(op: "unobserve", object: key.object, keyPath: key.keyPath)
+    }
+
+    /// The `get` whose reply supplies a subscription's initial change.
+    func initialValueRequest() -> RequestLine {
+        RequestLine(op: "get", object: key.object, keyPath: key.keyPath)
+    }
+}

@@ -1,0 +1,75 @@
+import KVOEngine
+
+/// Why a KVOClient call failed: the daemon's error, with the protocol's code
+/// and message, or the client's own (no connection, a value that would not
+/// encode or decode).
+///
+/// Codes are a struct, not an enum, so the set can grow without breaking
+/// callers. Compare with the named codes: `error.code == .notFound`.
+public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The machine-readable part: for the daemon's errors, the `code` string on the wire.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The spelling, e.g. `not_found`.
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        // The daemon's codes (docs/PROTOCOL.md, "Errors").
+
+        /// The request was not JSON (kvod's `bad_json`).
+        public static let badJSON = Code(KVOEngineError.Code.badJSON.rawValue)
+        /// A field is missing, unknown or mistyped, or a key path is malformed.
+        public static let badRequest = Code(KVOEngineError.Code.badRequest.rawValue)
+        /// The daemon knows no such operation.
+        public static let unknownOp = Code(KVOEngineError.Code.unknownOp.rawValue)
+        /// No value at that object or key path.
+        public static let notFound = Code(KVOEngineError.Code.notFound.rawValue)
+        /// A key path runs through a value that is not a JSON object.
+        public static let notAnObject = Code(KVOEngineError.Code.notAnObject.rawValue)
+        /// A collection operation names a value that is not an array.
+        public static let notAnArray = Code(KVOEngineError.Code.notAnArray.rawValue)
+        /// An index is outside the array.
+        public static let indexOutOfRange = Code(KVOEngineError.Code.indexOutOfRange.rawValue)
+        /// The request line was longer than the daemon accepts.
+        public static let tooLarge = Code(KVOEngineError.Code.tooLarge.rawValue)
+        /// A per-request or per-connection limit would be exceeded.
+        public static let limitExceeded = Code(KVOEngineError.Code.limitExceeded.rawValue)
+
+        // The client's own codes.
+
+        /// The socket could not be connected (no daemon there, no permission, path too long).
+        public static let cannotConnect = Code("cannot_connect")
+        /// The connection broke; requests in flight may or may not have been applied.
+        public static let connectionLost = Code("connection_lost")
+        /// The connection was closed by this program (``KVOConnection/close()``).
+        public static let closed = Code("closed")
+        /// A value could not be encoded as JSON.
+        public static let encodingFailed = Code("encoding_failed")
+        /// A value from the daemon could not be decoded as the type asked for.
+        public static let decodingFailed = Code("decoding_failed")
+        /// The daemon sent something this client does not understand.
+        public static let protocolViolation = Code("protocol_violation")
+
+        static let clientCodes: Set<Code> = [
+            .cannotConnect, .connectionLost, .closed, .encodingFailed, .decodingFailed, .protocolViolation,
+        ]
+    }
+
+    public let code: Code
+    /// What went wrong, for people (the daemon's message for its errors).
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Whether the daemon reported this error in a reply (as opposed to the
+    /// client failing to reach it or to convert a value).
+    public var isDaemonError: Bool { !Code.clientCodes.contains(code) }
+
+    /// Whether the connection is the problem: it could not be made, broke, or was closed.
+    public var isConnectionError: Bool { [.cannotConnect, .connectionLost, .closed].contains(code) }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,55 @@
+import KVOEngine
+
+/// One connection to kvod, shared by any number of observers and callers.
+///
+/// Safe from any thread or task. Requests are pipelined: each call writes
+/// its line at once and awaits its reply, which kvod sends in request order.
+/// Changes reach observers through ``changes(of:keyPath:options:context:)``
+/// (an `AsyncSequence`) or a ``KVOController`` (callbacks); several observers
+/// of the same key path share one observation on the daemon.
+///
+/// ```swift
+/// let connection = try KVOConnection()            // $KVOD_SOCKET or the default path
+/// try await connection.set("person/1", "name", to: "xsc")
+/// let name = try await connection.get(String.self, "person/1", "name")
+/// ```
+///
+/// The connection closes when ``close()`` is called or when the last
+/// reference to it goes (streams and controllers hold one). A lost
+/// connection ends every stream and controller with
+/// ``KVOClientError/Code-swift.struct/connectionLost``, unless the
+/// configuration's ``ReconnectPolicy`` reconnects it.
+public final class KVOConnection: Sendable {
+    let core: ConnectionCore
+
+    /// Connects to kvod as `configuration` says.
+    public init(configuration: Configuration) throws(KVOClientError) {
+        core = try ConnectionCore(configuration: configuration)
+    }
+
+    /// Connects to the socket at `socketPath` (default: ``defaultSocketPath(environment:)``).
+    public convenience init(socketPath: String? = nil, reconnect: ReconnectPolicy = .never) throws(KVOClientError) {
+        try self.init(configuration: Configuration(socketPath: socketPath ?? Self.defaultSocketPath(),
+                                                   reconnect: reconnect))
+    }
+
+    deinit { core.close() }
+
+    /// The socket this connection talks to.
+    public var socketPath: String { core.configuration.socketPath }
+
+    /// Closes the connection: requests awaiting replies fail, and every stream
+    /// and controller ends, with ``KVOClientError/Code-swift.struct/closed``.
+    /// Later calls fail the same way. Closing twice does nothing.
+    public func close() { core.close() }
+
+    /// Sends `request` and returns the reply's fields (without `ok` and `id`).
+    func request(_ request: RequestLine) async throws(KVOClientError) -> JSONObject {
+        let line = request.finished
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
+            core.send(line, .caller { continuation.resume(returning: $0) })
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import KVOEngine
+
+extension KVOConnection {
+    /// How to reach kvod and what to do when the connection breaks.
+    public struct Configuration: Sendable {
+        /// The daemon's socket; see ``KVOConnection/defaultSocketPath(environment:)``.
+        public var socketPath: String
+        /// Off by default: a broken connection ends every stream and callback
+        /// with ``KVOClientError/Code-swift.struct/connectionLost``.
+        public var reconnect: ReconnectPolicy
+        /// Receives, on the reader thread, every event no observation of this
+        /// connection asked for (as the line kvod sent), e.g. the events of
+        /// an `observe` sent with ``KVOConnection/sendRaw(_:onReply:)``. Must not block.
+        public var onUnroutedEvent: (@Sendable (String) -> Void)?
+
+        public init(socketPath: String = KVOConnection.defaultSocketPath(), reconnect: ReconnectPolicy = .never,
+                    onUnroutedEvent: (@Sendable (String) -> Void)? = nil) {
+            self.socketPath = socketPath
+            self.reconnect = reconnect
+            self.onUnroutedEvent = onUnroutedEvent
+        }
+    }
+
+    /// Whether and how a connection reconnects after it breaks.
+    ///
+    /// When it reconnects, every observation is registered again, so streams
+    /// and controllers go on; changes made while it was disconnected are not
+    /// delivered. Requests in flight when it broke fail with `connectionLost`
+    /// (they may or may not have been applied); requests made while it is
+    /// reconnecting wait and are sent once it is back.
+    public struct ReconnectPolicy: Sendable, Equatable {
+        /// Whether to reconnect at all.
+        public var isEnabled: Bool
+        /// The wait before the second attempt (the first is immediate); it doubles up to ``maximumDelay``.
+        public var initialDelay: Duration
+        public var maximumDelay: Duration
+        /// Give up after this many failed attempts in a row (nil: never give up);
+        /// then everything fails with `connectionLost`.
+        public var maximumAttempts: Int?
+
+        /// Never reconnect (the default).
+        public static let never = ReconnectPolicy(isEnabled: false, initialDelay: .zero, maximumDelay: .zero,
+                                                  maximumAttempts: 0)
+
+        /// Reconnect with exponential backoff.
+        public static func retry(initialDelay: Duration = .milliseconds(50), maximumDelay: Duration = .seconds(2),
+                                 maximumAttempts: Int? = nil) -> ReconnectPolicy {
+            ReconnectPolicy(isEnabled: true, initialDelay: initialDelay, maximumDelay: maximumDelay,
+                            maximumAttempts: maximumAttempts)
+        }
+    }
+
+    /// The socket a client uses when none is given: `$KVOD_SOCKET`; else the
+    /// daemon's default (`/run/kvod/kvod.sock` for root,
+    /// `$XDG_RUNTIME_DIR/kvod.sock`, or `/tmp/kvod-<uid>/kvod.sock`); and if
+    /// that per-user socket does not exist but the system service's
+    /// `/run/kvod/kvod.sock` does, that one.
+    public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        DefaultSocketPath.resolveForClient(environment: environment) { FileManager.default.fileExists(atPath: $0) }
+    }
+}

@@ -1,0 +1,169 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// KVOController's interface to kvod: one controller per observer, which it
+/// holds weakly, with block and action callbacks, `unobserve` in symmetric
+/// pairs, and everything unobserved when the controller goes away.
+///
+/// ```swift
+/// final class ViewModel {
+///     lazy var kvo = KVOController(observer: self, connection: connection)
+///     func start() {
+///         kvo.observe("person/1", keyPath: "name", options: [.new, .initial]) { viewModel, object, change in
+///             viewModel.name = try? change.new(as: String.self)
+///         }
+///         kvo.observe("person/1", keyPath: "age", options: [.new], action: ViewModel.ageChanged)
+///     }
+///     func ageChanged(_ change: Change) { … }
+/// }
+/// ```
+///
+/// Callbacks run on `queue` (by default a serial queue of the controller's
+/// own), one at a time, in the order kvod sent the changes. A callback never
+/// runs for an observer that is gone (the controller then unobserves
+/// everything), nor once ``unobserve(_:keyPath:)`` has returned on `queue`.
+/// Calling any method from inside a callback is safe.
+///
+/// Observing an (object, key path) the controller already observes does
+/// nothing: the first registration (options, context, block) stays. Several
+/// controllers on one connection share one observation on the daemon.
+public final class KVOController<Observer: AnyObject>: @unchecked Sendable, CustomDebugStringConvertible {
+    // @unchecked: `registrations` is guarded by its lock; `weakObserver` is
+    // set once, and the observer and the blocks are used only on `queue`.
+
+    /// A block gets the observer, the object's name and the change.
+    public typealias Block = (_ observer: Observer, _ object: String, _ change: Change) -> Void
+    /// Called on `queue` when an observation ends without being unobserved.
+    public typealias ErrorHandler = (_ observer: Observer, _ error: KVOClientError) -> Void
+
+    public let connection: KVOConnection
+    /// Where callbacks run.
+    public let queue: DispatchQueue
+    private weak var weakObserver: Observer?
+    private let registrations = Locked<[ObservationKey: Registration]>([:])
+    private let errorHandler: ErrorHandler?
+    /// A lost connection ends every observation at once; it is reported once.
+    private let reportedConnectionError = Atomic<Bool>(false)
+
+    private struct Registration: Sendable {
+        var subscription: Subscription
+        var sink: ControllerSink<Observer>
+    }
+
+    /// - Parameters:
+    ///   - observer: receives the callbacks; held weakly.
+    ///   - queue: where callbacks run (`.main` for an observer confined to the main thread).
+    ///   - onError: told when observations end on their own: the daemon refused one
+    ///     (e.g. a malformed key path), or the connection was lost or closed (once).
+    ///     Without it, such errors are written to standard error.
+    public init(observer: Observer, connection: KVOConnection, queue: DispatchQueue? = nil,
+                onError: ErrorHandler? = nil) {
+        weakObserver = observer
+        self.connection = connection
+        self.queue = queue ?? DispatchQueue(label: "KVOController")
+        errorHandler = onError
+    }
+
+    deinit { unobserveAll() }
+
+    /// The observer, while it exists.
+    public var observer: Observer? { weakObserver }
+
+    // MARK: Observing
+
+    /// Observes `keyPath` of `object`; `block` gets each change.
+    /// Does nothing when this controller already observes that key path.
+    public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
+                        context: JSONValue? = nil, block: @escaping Block) {
+        let key = ObservationKey(object: object, keyPath: keyPath)
+        registrations.withLock { registrations in
+            guard registrations[key] == nil else { return }
+            let sink = ControllerSink(controller: self, key: key, block: block)
+            let subscription = connection.core.subscribe(key, options: options, context: context, sink: sink)
+            registrations[key] = Registration(subscription: subscription, sink: sink)
+        }
+    }
+
+    /// Observes each of `keyPaths` of `object` with the same block.
+    public func observe(_ object: String, keyPaths: [String], options: ObservationOptions = [],
+                        context: JSONValue? = nil, block: @escaping Block) {
+        for keyPath in keyPaths { observe(object, keyPath: keyPath, options: options, context: context, block: block) }
+    }
+
+    /// Observes `keyPath` of `object` and calls `action` on the observer, an
+    /// unbound method reference such as `ViewModel.nameChanged` (Swift's selector).
+    public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
+                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
+        observe(object, keyPath: keyPath, options: options, context: context) { observer, _, change in
+            action(observer)(change)
+        }
+    }
+
+    /// Observes each of `keyPaths` of `object` with the same action.
+    public func observe(_ object: String, keyPaths: [String], options: ObservationOptions = [],
+                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
+        for keyPath in keyPaths {
+            observe(object, keyPath: keyPath, options: options, context: context, action: action)
+        }
+    }
+
+    // MARK: Unobserving
+
+    /// Stops observing `keyPath` of `object`. Does nothing when it is not observed.
+    public func unobserve(_ object: String, keyPath: String) {
+        end(registrations.withLock { $0.removeValue(forKey: ObservationKey(object: object, keyPath: keyPath)) })
+    }
+
+    /// Stops observing every key path of `object`.
+    public func unobserve(_ object: String) {
+        let removed = registrations.withLock { registrations in
+            let keys = registrations.keys.filter { $0.object == object }
+            return keys.compactMap { registrations.removeValue(forKey: $0) }
+        }
+        for registration in removed { end(registration) }
+    }
+
+    /// Stops observing everything this controller observes.
+    public func unobserveAll() {
+        let removed = registrations.withLock { registrations in
+            defer { registrations.removeAll() }
+            return Array(registrations.values)
+        }
+        for registration in removed { end(registration) }
+    }
+
+    private func end(_ registration: Registration?) {
+        guard let registration else { return }
+        registration.sink.deactivate()
+        connection.core.unsubscribe(registration.subscription)
+    }
+
+    // MARK: Called by the sinks, on `queue`
+
+    /// A change arrived for an observer that is gone: nothing more is wanted.
+    func observerIsGone() { unobserveAll() }
+
+    /// An observation ended on its own: forget it and tell the error handler.
+    func observationFailed(_ key: ObservationKey, sink: ControllerSink<Observer>, _ error: KVOClientError) {
+        let removed = registrations.withLock { registrations -> Bool in
+            guard registrations[key]?.sink === sink else { return false }
+            registrations[key] = nil
+            return true
+        }
+        guard removed, let observer = weakObserver else { return }
+        if error.isConnectionError, reportedConnectionError.exchange(true, ordering: .relaxed) { return }
+        if let errorHandler {
+            errorHandler(observer, error)
+        } else {
+            let line = "KVOController: observation of \(key.object) \(key.keyPath) ended: \(error)\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    public var debugDescription: String {
+        let keys = registrations.withLock { $0.keys.map { "\($0.object) \($0.keyPath)" }.sorted() }
+        let name = weakObserver.map { "\(type(of: $0))" } ?? "nil"
+        return "<KVOController observer=\(name) observing=[\(keys.joined(separator: ", "))]>"
+    }
+}

@@ -1,0 +1,88 @@
+import KVOEngine
+
+/// One line from kvod, read: an event or a reply (docs/PROTOCOL.md).
+enum InboundLine {
+    case event(WireEvent)
+    /// A reply's members other than `ok` and `id`, or its error.
+    case reply(Result<JSONObject, KVOClientError>)
+    /// An event of a kind this client does not know (a later protocol's); skipped.
+    case otherEvent
+
+    /// Reads one line; anything that is not a JSON object shaped like an
+    /// event or a reply is a protocol violation.
+    static func parse(_ line: UnsafeRawBufferPointer) throws(KVOClientError) -> InboundLine {
+        let members: JSONObject
+        do throws(JSONError) {
+            var reader = JSONReader(line)
+            guard case .object(let object) = try reader.readValue() else { throw JSONError("not an object", at: 0) }
+            try reader.finish()
+            members = object
+        } catch {
+            throw violation("a line that is not a JSON object (\(error.message))", line)
+        }
+        if let event = members["event"] {
+            guard event == "change" else { return .otherEvent }
+            guard let change = WireEvent(members) else { throw violation("a malformed change event", line) }
+            return .event(change)
+        }
+        switch members["ok"] {
+        case .bool(true):
+            var fields = members
+            fields.removeValue(forKey: "ok")
+            fields.removeValue(forKey: "id")
+            return .reply(.success(fields))
+        case .bool(false):
+            guard case .object(let error)? = members["error"], case .string(let code)? = error["code"] else {
+                throw violation("an error reply without an error code", line)
+            }
+            let message: String
+            if case .string(let text)? = error["message"] { message = text } else { message = code }
+            return .reply(.failure(KVOClientError(.init(code), message)))
+        default:
+            throw violation("a line that is neither an event nor a reply", line)
+        }
+    }
+
+    private static func violation(_ what: String, _ line: UnsafeRawBufferPointer) -> KVOClientError {
+        let text = String(decoding: line.prefix(200), as: UTF8.self)
+        return KVOClientError(.protocolViolation, "kvod sent \(what): \(text)")
+    }
+}
+
+/// A `change` event as it came off the wire.
+struct WireEvent {
+    var object: String
+    var keyPath: String
+    var kind: ChangeKind
+    var new: JSONValue?
+    var old: JSONValue?
+    var indexes: [Int]?
+    var isPrior: Bool
+    var isInitial: Bool
+    var seq: UInt64
+
+    init?(_ members: JSONObject) {
+        guard case .string(let object)? = members["object"], case .string(let keyPath)? = members["keyPath"],
+              case .string(let kindName)? = members["kind"], let kind = ChangeKind(rawValue: kindName),
+              case .number(let seqNumber)? = members["seq"], let seq = UInt64(seqNumber.literal)
+        else { return nil }
+        self.object = object
+        self.keyPath = keyPath
+        self.kind = kind
+        self.seq = seq
+        new = members["new"]
+        old = members["old"]
+        isPrior = members["prior"] == .bool(true)
+        isInitial = members["initial"] == .bool(true)
+        if case .array(let positions)? = members["indexes"] {
+            indexes = positions.compactMap { if case .number(let n) = $0 { n.intValue } else { nil } }
+        }
+    }
+
+    /// The change as one observation sees it: only the values it asked for, and its own context.
+    func change(options: ObservationOptions, context: JSONValue?) -> Change {
+        Change(object: object, keyPath: keyPath, kind: kind,
+               new: options.contains(.new) ? new : .none, old: options.contains(.old) ? old : .none,
+               indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context)
+    }
+}

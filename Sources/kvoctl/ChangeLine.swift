@@ -1,0 +1,20 @@
+import KVOClient
+import KVOEngine
+
+/// A change as the JSON line `kvoctl observe` prints: the shape of kvod's
+/// own event (docs/PROTOCOL.md), so `jq` filters work on both.
+enum ChangeLine {
+    static func json(_ change: Change) -> String {
+        var members: JSONObject = [
+            "event": "change", "object": .string(change.object), "keyPath": .string(change.keyPath),
+            "kind": .string(change.kind.rawValue),
+        ]
+        if change.isPrior { members["prior"] = true }
+        if change.isInitial { members["initial"] = true }
+        if let new = change.new { members["new"] = new }
+        if let old = change.old { members["old"] = old }
+        if let indexes = change.indexes { members["indexes"] = .array(indexes.map { .number(JSONNumber($0)) }) }
+        members["seq"] = .number(JSONNumber(validatedLiteral: String(change.seq)))
+        return JSONValue.object(members).jsonString
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+import KVOClient
+
+/// `kvoctl delete OBJECT [KEYPATH]`: prints the seq.
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete the value at a key path, or the whole object; prints the seq.",
+        discussion: "Deleting what is not there succeeds and changes nothing.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The object's name.") var object: String
+    @Argument(help: "A dotted key path; omit to delete the whole object.") var keyPath: String?
+
+    func run() async throws {
+        let seq = try await connection.run { connection throws(KVOClientError) in
+            try await connection.delete(object, keyPath)
+        }
+        Output.line(String(seq))
+    }
+}

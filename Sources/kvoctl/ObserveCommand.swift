@@ -1,0 +1,78 @@
+import ArgumentParser
+import KVOClient
+
+/// `kvoctl observe OBJECT KEYPATH… [--new --old --initial --prior] [--count N] [--timeout S]`:
+/// one JSON event per line, as kvod sends them (docs/PROTOCOL.md, "Events").
+struct ObserveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "observe",
+        abstract: "Print each change of the key paths as one JSON line, ready for jq.",
+        discussion: """
+            Runs until interrupted, until --count events were printed (exit 0), or until --timeout \
+            seconds pass (exit 0; with --count, exit 4 when fewer events came).
+            Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The object's name.") var object: String
+    @Argument(help: "One or more dotted key paths.") var keyPaths: [String]
+    @Flag(help: "Events carry the value after the change.") var new = false
+    @Flag(help: "Events carry the value before the change.") var old = false
+    @Flag(help: "Print the current value first.") var initial = false
+    @Flag(help: "Print an extra event before each change is applied.") var prior = false
+    @Option(help: "Exit after this many events.") var count: Int?
+    @Option(help: "Exit after this many seconds.") var timeout: Double?
+
+    func validate() throws {
+        guard !keyPaths.isEmpty else { throw ValidationError("give at least one KEYPATH") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+    }
+
+    private enum Outcome: Sendable { case counted, timedOut, ended }
+
+    private var options: ObservationOptions {
+        var options: ObservationOptions = []
+        if new { options.insert(.new) }
+        if old { options.insert(.old) }
+        if initial { options.insert(.initial) }
+        if prior { options.insert(.prior) }
+        return options
+    }
+
+    func run() async throws {
+        let outcome = try await connection.run { connection throws(KVOClientError) in try await watch(connection) }
+        if outcome == .timedOut && count != nil { throw ExitStatus.timedOut }
+    }
+
+    /// Prints events until the count is reached, the time is up, or the stream fails.
+    private func watch(_ connection: KVOConnection) async throws(KVOClientError) -> Outcome {
+        let stream = connection.changes(of: object, keyPaths: keyPaths, options: options)
+        let (count, timeout) = (count, timeout)
+        let first = await withTaskGroup(of: Result<Outcome, KVOClientError>.self) { group in
+            group.addTask {
+                var printed = 0
+                do throws(KVOClientError) {
+                    for try await change in stream {
+                        Output.line(ChangeLine.json(change))
+                        printed += 1
+                        if let count, printed >= count { return .success(.counted) }
+                    }
+                    return .success(.ended)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if let timeout {
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                    return .success(.timedOut)
+                }
+            }
+            let first = await group.next() ?? .success(.ended)
+            group.cancelAll()
+            return first
+        }
+        return try first.get()
+    }
+}

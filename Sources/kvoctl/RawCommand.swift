@@ -1,0 +1,49 @@
+import ArgumentParser
+import KVOClient
+import KVOEngine
+import Synchronization
+
+/// `kvoctl raw`: protocol lines from standard input, kvod's lines to standard output.
+struct RawCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "raw",
+        abstract: "Send protocol lines from standard input; print kvod's replies and events.",
+        discussion: """
+            Each input line is one request (docs/PROTOCOL.md); lines are pipelined, and what kvod sends \
+            is printed in the order it came. Exits once input ends and every reply has arrived: \
+            status 0, or 1 when any reply was an error.
+            Example: echo '{"op":"get","object":"person/1"}' | kvoctl raw
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let refusals = Tally()
+        try await connection.run(configure: { $0.onUnroutedEvent = { Output.line($0) } }) {
+            connection throws(KVOClientError) in
+            while let line = readLine(strippingNewline: true) {
+                connection.sendRaw(line) { result in
+                    // A failure means the connection broke: the ping below reports it.
+                    guard case .success(let reply) = result else { return }
+                    Output.line(reply)
+                    if Self.isErrorReply(reply) { refusals.add() }
+                }
+            }
+            // Replies come in order: once this one is back, every line's reply has been printed.
+            try await connection.ping()
+        }
+        if refusals.value > 0 { throw ExitStatus.daemonError }
+    }
+
+    private static func isErrorReply(_ reply: String) -> Bool {
+        guard case .object(let members)? = try? JSONReader.parse(reply) else { return false }
+        return members["ok"] == .bool(false)
+    }
+}
+
+/// A count shared with the connection's reader thread.
+private final class Tally: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}

@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# kvod under a real systemd: boots a minimal Debian in systemd-nspawn, installs
+# kvod there with scripts/install.sh, and checks the service end to end:
+# socket activation, a set/observe round trip, its own user, who may connect,
+# a clean journal, a hung kvod restarted by the watchdog, and a stop that
+# leaves nothing behind. Any failed check fails the script, loudly.
+#
+# The container's root comes from scripts/ci/nspawn-rootfs.sh (debootstrap,
+# cached as a tarball in /var/cache/kvod-test). It is booted with
+# --register=no --keep-unit (the host has no system bus) and reached with
+# `nsenter -t <its systemd> -a`. Never boot systemd with a bare unshare on a
+# host: it takes over the host's /dev and ttys.
+# Usage: scripts/ci/systemd-nspawn-test.sh   (as root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# Booting a container, installing into it and apt need root.
+[ "$(id -u)" -eq 0 ] || exec sudo "$0" "$@"
+
+started=$(date +%s)
+say() { echo "nspawn-test: [$(( $(date +%s) - started ))s] $*"; }
+ok() { echo "  ok  $*"; }
+
+machine=""
+nspawn_pid=""
+init_pid=""
+log=$(mktemp /tmp/kvod-nspawn-log.XXXXXX)
+
+# inside CMD...: runs CMD inside the container, as root, with a plain environment.
+inside() { nsenter -t "$init_pid" -a -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+
+fail() {
+  echo "nspawn-test: FAIL: $*" >&2
+  if [ -n "$init_pid" ] && kill -0 "$init_pid" 2>/dev/null; then
+    echo "---- systemctl status kvod.socket kvod.service" >&2
+    inside systemctl --no-pager status kvod.socket kvod.service >&2 || true
+    echo "---- journal (last 60 lines)" >&2
+    inside journalctl -b --no-pager -n 60 >&2 || true
+  fi
+  echo "---- systemd-nspawn output (last 20 lines)" >&2
+  tail -n 20 "$log" >&2 || true
+  exit 1
+}
+trap 'fail "command failed at line $LINENO: $BASH_COMMAND"' ERR
+
+# expect WHAT EXPECTED ACTUAL
+expect() {
+  if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+# wait_for WHAT SECONDS CMD...: polls CMD until it succeeds or the deadline passes.
+wait_for() {
+  local what=$1 deadline=$(( $(date +%s) + $2 ))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || fail "timed out waiting until $what"
+    sleep 0.2
+  done
+  ok "$what"
+}
+
+cleanup() {
+  set +e
+  if [ -n "$init_pid" ] && kill -0 "$init_pid" 2>/dev/null; then
+    # Killing the container's init ends every process of its PID namespace.
+    kill -KILL "$init_pid"
+  fi
+  [ -n "$nspawn_pid" ] && wait "$nspawn_pid" 2>/dev/null
+  [ -n "$machine" ] && rm -rf --one-file-system "$machine"
+  rm -f "$log"
+}
+trap cleanup EXIT
+
+show() { inside systemctl show -p "$1" --value "$2"; }
+
+# kvod_round_trip AS_USER: observe, set, and print what came back.
+round_trip() {
+  local user=$1
+  inside setpriv --reuid="$user" --regid="$(inside id -g "$user")" --init-groups -- sh -c '
+    printf "%s\n%s\n" \
+      "{\"op\":\"observe\",\"object\":\"ci\",\"keyPath\":\"answer\",\"options\":[\"new\"]}" \
+      "{\"op\":\"set\",\"object\":\"ci\",\"keyPath\":\"answer\",\"value\":42}" |
+    timeout 20 socat -t 5 - UNIX-CONNECT:/run/kvod/kvod.sock'
+}
+
+# ---------------------------------------------------------------- image
+# systemd-nspawn is in systemd-container, pinned to the host's systemd version
+# so that apt does not upgrade systemd along with it.
+say "packages: systemd-container, debootstrap"
+scripts/install-deps.sh "systemd-container=$(dpkg-query -W -f='${Version}' systemd)" debootstrap
+say "root file system"
+tarball=$(scripts/ci/nspawn-rootfs.sh)
+machine=$(mktemp -d /var/tmp/kvod-nspawn.XXXXXX)
+tar -C "$machine" -xf "$tarball"
+say "installing kvod into the container's tree with scripts/install.sh --root"
+scripts/install.sh --root "$machine" >"$log.install" 2>&1 || { cat "$log.install" >&2; fail "scripts/install.sh --root failed"; }
+grep -E '^  /|user kvod|group kvod' "$log.install" || true
+rm -f "$log.install"
+# The installed units, checked in the tree they were installed into (their
+# ExecStart binary exists there). verify exits 0 on unknown keys: any output fails.
+verify=$(systemd-analyze verify --root="$machine" kvod.service kvod.socket 2>&1)
+expect "systemd-analyze verify of the installed units prints nothing" "" "$verify"
+# A member of the group kvod, and nobody else, may connect.
+useradd --root "$machine" --no-create-home --groups kvod --shell /usr/sbin/nologin kvodclient
+
+# ---------------------------------------------------------------- boot
+say "booting systemd in systemd-nspawn"
+systemd-nspawn -D "$machine" --register=no --keep-unit --private-network -b --console=passive >"$log" 2>&1 &
+nspawn_pid=$!
+find_init() {
+  local child
+  for child in $(pgrep -P "$nspawn_pid"); do
+    # The container's PID 1 (its last NSpid is 1) once it has become systemd:
+    # before the exec it is still nspawn setting up the container.
+    if awk '/^NSpid:/ { exit ($NF == 1 ? 0 : 1) }' "/proc/$child/status" 2>/dev/null &&
+       [ "$(cat "/proc/$child/comm" 2>/dev/null)" == systemd ]; then
+      init_pid=$child
+      return 0
+    fi
+  done
+  kill -0 "$nspawn_pid" 2>/dev/null || fail "systemd-nspawn exited: $(tail -n 5 "$log")"
+  return 1
+}
+deadline=$(( $(date +%s) + 30 ))
+until find_init; do
+  [ "$(date +%s)" -lt "$deadline" ] || fail "no container init after 30s"
+  sleep 0.2
+done
+# Until the container's systemd has its private socket, systemctl prints nothing.
+systemd_answers() { [ -n "$(inside systemctl is-system-running 2>/dev/null)" ]; }
+wait_for "the container's systemd answers systemctl" 60 systemd_answers
+state=$(inside timeout 120 systemctl is-system-running --wait || true)
+case "$state" in
+  running) ok "the container's systemd is running" ;;
+  degraded) ok "the container's systemd is running (degraded: $(inside systemctl --failed --no-legend --plain | awk '{print $1}' | tr '\n' ' '))" ;;
+  *) fail "systemctl is-system-running: $state" ;;
+esac
+
+# ---------------------------------------------------------------- socket activation
+say "socket activation"
+inside systemctl start kvod.socket
+expect "kvod.socket is active" active "$(inside systemctl is-active kvod.socket || true)"
+expect "kvod.service waits for a first connection" inactive "$(inside systemctl is-active kvod.service || true)"
+expect "socket file owner, group, mode" "kvod:kvod 660 socket" "$(inside stat -c '%U:%G %a %F' /run/kvod/kvod.sock)"
+
+reply=$(round_trip root)
+echo "$reply" | sed 's/^/      /'
+grep -q '"event":"change".*"new":42' <<<"$reply" || fail "no change event in the round trip"
+grep -q '"ok":true,"seq":1' <<<"$reply" || fail "no reply to set in the round trip"
+ok "set/observe round trip through the socket started kvod"
+expect "kvod.service is active" active "$(inside systemctl is-active kvod.service || true)"
+expect "socket file unchanged by kvod.service's start" "kvod:kvod 660 socket" "$(inside stat -c '%U:%G %a %F' /run/kvod/kvod.sock)"
+expect "/run/kvod is traversable by every user" "kvod:kvod 755" "$(inside stat -c '%U:%G %a' /run/kvod)"
+
+# MainPID is a pid in the container's PID namespace: look at it from inside.
+pid=$(show MainPID kvod.service)
+kvod_uid=$(inside id -u kvod)
+expect "kvod runs as the user kvod" "$kvod_uid" "$(inside awk '/^Uid:/ { print $2 }' "/proc/$pid/status")"
+[ "$kvod_uid" -ne 0 ] || fail "the user kvod is root"
+expect "kvod's descriptor 3 is the socket systemd passed" socket "$(inside readlink "/proc/$pid/fd/3" | cut -d: -f1)"
+status=$(show StatusText kvod.service)
+[[ "$status" == Serving* ]] || fail "StatusText is '$status'"
+ok "systemctl status shows kvod's STATUS= line: $status"
+
+# ---------------------------------------------------------------- who may connect
+say "who may connect"
+grep -q '"ok":true,"seq":2' <<<"$(round_trip kvodclient)" || fail "a member of the group kvod could not set"
+ok "a member of the group kvod may connect"
+if denied=$(round_trip nobody 2>&1); then fail "nobody could connect: $denied"; fi
+grep -q "Permission denied" <<<"$denied" || fail "nobody was refused, but not for permissions: $denied"
+ok "a user outside the group kvod is refused (Permission denied)"
+
+# ---------------------------------------------------------------- journal
+say "journal"
+unit_warnings=$(inside journalctl -b --no-pager -o cat | grep -E 'kvod\.(service|socket):[0-9]+:' || true)
+expect "no journal line about kvod's unit files" "" "$unit_warnings"
+warnings=$(inside journalctl -b --no-pager -o cat -p warning | grep -i kvod || true)
+expect "no warning in the journal mentions kvod" "" "$warnings"
+
+# ---------------------------------------------------------------- stopping the service alone
+say "stopping kvod.service alone keeps the socket"
+inside systemctl stop kvod.service 2>/dev/null
+expect "kvod.service stopped" inactive "$(inside systemctl is-active kvod.service || true)"
+expect "the socket file is still there" socket "$(inside stat -c %F /run/kvod/kvod.sock)"
+grep -q '"ok":true' <<<"$(round_trip root)" || fail "the next connection did not start kvod again"
+ok "the next connection starts kvod again"
+
+# ---------------------------------------------------------------- reload
+say "reload: nothing to reload"
+if out=$(inside systemctl reload kvod.service 2>&1); then fail "systemctl reload kvod succeeded: $out"; fi
+grep -q "not applicable" <<<"$out" || fail "systemctl reload kvod failed, but not as 'not applicable': $out"
+ok "systemctl reload kvod is refused (no ExecReload=)"
+pid=$(show MainPID kvod.service)
+inside systemctl kill -s HUP kvod.service
+logged_sighup() { inside journalctl -b --no-pager -o cat -u kvod.service | grep -q "SIGHUP ignored: kvod has nothing to reload"; }
+wait_for "kvod logs SIGHUP as ignored" 20 logged_sighup
+expect "after SIGHUP the same kvod is active" "$pid active" "$(show MainPID kvod.service) $(inside systemctl is-active kvod.service || true)"
+
+# ---------------------------------------------------------------- watchdog
+say "watchdog"
+inside mkdir -p /etc/systemd/system/kvod.service.d
+inside sh -c 'printf "[Service]\nWatchdogSec=2s\nTimeoutAbortSec=5s\nLimitCORE=0\n" >/etc/systemd/system/kvod.service.d/watchdog-test.conf'
+inside systemctl daemon-reload
+inside systemctl restart kvod.service
+expect "the drop-in sets WatchdogSec=2s" 2s "$(show WatchdogUSec kvod.service)"
+pid=$(show MainPID kvod.service)
+restarts=$(show NRestarts kvod.service)
+# Pings keep it alive: 2.5 periods pass without a restart. (A bounded wait for
+# something that must not happen; the next step shows what happens without pings.)
+sleep 5
+expect "kvod pinging every second is not restarted" "$pid $restarts active" \
+  "$(show MainPID kvod.service) $(show NRestarts kvod.service) $(inside systemctl is-active kvod.service || true)"
+# SIGSTOP freezes kvod's loop: what a hang looks like from outside.
+inside sh -c "kill -STOP $pid"
+restarted() {
+  local now
+  now=$(show MainPID kvod.service)
+  [ "$(show NRestarts kvod.service)" -gt "$restarts" ] && [ "$now" != 0 ] && [ "$now" != "$pid" ] &&
+    [ "$(inside systemctl is-active kvod.service)" == active ]
+}
+wait_for "a kvod that stopped pinging is killed and restarted" 40 restarted
+inside journalctl -b --no-pager -o cat -u kvod.service | grep -q "Watchdog timeout" || fail "no 'Watchdog timeout' in the journal"
+ok "the journal says: $(inside journalctl -b --no-pager -o cat -u kvod.service | grep -m1 'Watchdog timeout')"
+grep -q '"ok":true' <<<"$(round_trip root)" || fail "the restarted kvod does not serve"
+ok "the restarted kvod serves the same socket"
+inside rm -r /etc/systemd/system/kvod.service.d
+inside systemctl daemon-reload
+
+# ---------------------------------------------------------------- the service alone
+say "kvod.service without kvod.socket"
+inside systemctl stop kvod.socket kvod.service
+expect "no socket file while both are stopped" "" "$(inside find /run/kvod -mindepth 1)"
+inside systemctl start kvod.service
+expect "kvod.service started alone" "active inactive" \
+  "$(inside systemctl is-active kvod.service || true) $(inside systemctl is-active kvod.socket || true)"
+expect "kvod bound the socket itself with the same owner and mode" "kvod:kvod 660 socket" \
+  "$(inside stat -c '%U:%G %a %F' /run/kvod/kvod.sock)"
+grep -q '"ok":true' <<<"$(round_trip kvodclient)" || fail "a member of kvod cannot use the socket kvod bound"
+ok "a member of the group kvod may connect to the socket kvod bound"
+inside systemctl stop kvod.service
+expect "kvod removed the socket it bound" "" "$(inside find /run/kvod -mindepth 1)"
+inside systemctl start kvod.socket
+grep -q '"ok":true' <<<"$(round_trip root)" || fail "socket activation after running alone"
+ok "socket activation works again after kvod ran alone"
+
+# ---------------------------------------------------------------- stop
+say "systemctl stop"
+inside systemctl stop kvod.socket kvod.service
+expect "kvod.service inactive" inactive "$(inside systemctl is-active kvod.service || true)"
+expect "kvod.socket inactive" inactive "$(inside systemctl is-active kvod.socket || true)"
+expect "kvod.service ended cleanly" success "$(show Result kvod.service)"
+left=$(inside sh -c "grep -l '^Uid:[[:space:]]*$kvod_uid[[:space:]]' /proc/[0-9]*/status 2>/dev/null" || true)
+expect "no process of the user kvod is left" "" "$left"
+expect "no socket file is left" "" "$(inside find /run/kvod -mindepth 1)"
+
+say "the journal of kvod.socket and kvod.service, for the record:"
+inside journalctl -b --no-pager -o short-monotonic -u kvod.socket -u kvod.service | sed 's/^/      /'
+
+# ---------------------------------------------------------------- poweroff
+say "poweroff"
+inside systemctl poweroff --no-block
+deadline=$(( $(date +%s) + 60 ))
+while kill -0 "$nspawn_pid" 2>/dev/null; do
+  [ "$(date +%s)" -lt "$deadline" ] || fail "the container did not power off within 60s"
+  sleep 0.2
+done
+wait "$nspawn_pid" && code=0 || code=$?
+init_pid=""
+nspawn_pid=""
+expect "the container powered off cleanly (systemd-nspawn exit status)" 0 "$code"
+
+# ---------------------------------------------------------------- uninstall
+say "scripts/uninstall.sh --root"
+scripts/uninstall.sh --root "$machine" | sed 's/^/      /'
+for path in /usr/local/bin/kvod /usr/local/lib/systemd/system/kvod.service /usr/local/lib/systemd/system/kvod.socket \
+            /usr/local/lib/sysusers.d/kvod.conf /usr/local/share/kvod /usr/local/share/doc/kvod /var/lib/kvod /run/kvod; do
+  [ ! -e "$machine$path" ] || fail "uninstall left $path"
+done
+ok "uninstall removed every installed file and kvod's empty directories"
+! grep -q '^kvod:' "$machine/etc/passwd" "$machine/etc/group" || fail "uninstall left the user or group kvod"
+ok "uninstall removed the user and group kvod"
+say "all checks passed"
