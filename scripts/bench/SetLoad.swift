@@ -5,11 +5,16 @@
 //
 //   swiftc -O SetLoad.swift -o setload
 //   setload kvod|redis SOCKET CONNECTIONS PIPELINE REQUESTS
+//   setload ping kvod|redis SOCKET COUNT   (COUNT pings one after the other; prints p50 and p99 in ms)
 #if canImport(Glibc)
 import Glibc
 #endif
 
 let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[1] == "ping", let count = Int(arguments[4]) {
+    pingLatency(redis: arguments[2] == "redis", path: arguments[3], count: count)
+    exit(0)
+}
 guard arguments.count == 6, let connections = Int(arguments[3]), let pipeline = Int(arguments[4]),
       let total = Int(arguments[5]), ["kvod", "redis"].contains(arguments[1]) else {
     fputs("usage: setload kvod|redis SOCKET CONNECTIONS PIPELINE REQUESTS\n", stderr)
@@ -28,6 +33,10 @@ func request(connection: Int, number: Int) -> [UInt8] {
 }
 
 func connectSocket() -> Int32 {
+    connectSocket(path)
+}
+
+func connectSocket(_ path: String) -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
@@ -94,3 +103,27 @@ var end = timespec()
 clock_gettime(CLOCK_MONOTONIC, &end)
 let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
 print(Int(Double(total) / seconds))
+
+/// What a client that only reads waits for while others write: one ping at a
+/// time, each timed from send to reply.
+func pingLatency(redis: Bool, path: String, count: Int) {
+    let fd = connectSocket(path)
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    let line = redis ? Array("*1\r\n$4\r\nPING\r\n".utf8) : Array(#"{"op":"ping"}"#.utf8) + [10]
+    var samples: [Double] = []
+    var byte: UInt8 = 0
+    for _ in 0..<count {
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        while recv(fd, &byte, 1, 0) == 1 && byte != 10 {}
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        samples.append(Double(end.tv_sec - start.tv_sec) * 1e3 + Double(end.tv_nsec - start.tv_nsec) / 1e6)
+        usleep(2_000)
+    }
+    samples.sort()
+    let p50: Double = samples[samples.count / 2]
+    let p99: Double = samples[samples.count * 99 / 100]
+    print("\((p50 * 100).rounded() / 100) \((p99 * 100).rounded() / 100)")
+}
