@@ -67,6 +67,7 @@ public final class StateDatabase {
             try connection.execute("""
                 PRAGMA synchronous=\(syncMode.synchronousPragma);
                 PRAGMA journal_size_limit=\(64 << 20);
+                PRAGMA wal_autocheckpoint=0;
                 BEGIN EXCLUSIVE;
                 COMMIT;
                 """)
@@ -129,13 +130,13 @@ public final class StateDatabase {
         COMMIT;
         """
 
-    /// Forces what is committed to the disk (`batch` mode's periodic sync):
-    /// a checkpoint syncs the WAL, copies it into the database file and syncs that.
-    public func sync() throws(StorageError) {
+    /// Copies the WAL into the database file. Unless `synchronous=OFF`, it
+    /// syncs the WAL first and the database file after: `batch` mode's sync.
+    public func checkpoint() throws(StorageError) {
         do {
             try connection.checkpoint()
         } catch {
-            throw StorageError("cannot sync \(path)", error)
+            throw StorageError("cannot checkpoint \(path)", error)
         }
     }
 }

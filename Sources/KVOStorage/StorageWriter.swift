@@ -9,15 +9,21 @@ import Foundation
 /// calls `onProgress` (kvod: `uv_async_send`, the one way into the loop), and
 /// the loop releases the replies that waited for those batches.
 ///
-/// In `batch` mode commits are not synced; the writer syncs at most
-/// ``batchInterval`` after the first unsynced commit. After a failed commit
-/// it publishes the failure and stops: nothing after it can be trusted.
+/// The writer also checkpoints (copies the WAL into the database file) at
+/// most ``checkpointInterval`` after the first commit since the last one,
+/// instead of SQLite's automatic checkpoint every 1,000 pages: fewer
+/// checkpoints, each off the commit path of the batch that crossed the
+/// threshold. In `batch` mode commits are not synced and the checkpoint is
+/// the sync, so its interval is ``batchInterval``. After a failed commit it
+/// publishes the failure and stops: nothing after it can be trusted.
 public final class StorageWriter: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `condition`'s lock;
     // `database` is used only by the writer thread once `start` was called.
 
     /// How long `batch` mode lets a committed change wait for its sync.
     public static let batchInterval = 0.1
+    /// How long committed changes wait in the WAL before a checkpoint.
+    public var checkpointInterval: Double { database.syncMode == .batch ? Self.batchInterval : 1 }
 
     /// How far the writer got.
     public struct Progress: Sendable, Equatable {
@@ -75,18 +81,19 @@ public final class StorageWriter: @unchecked Sendable {
     // MARK: The writer thread
 
     private func run() {
-        var firstUnsynced: Date?
+        let interval = checkpointInterval
+        var firstUncheckpointed: Date?
         while true {
-            let (batches, stop) = nextBatches(syncDeadline: firstUnsynced?.addingTimeInterval(Self.batchInterval))
+            let (batches, stop) = nextBatches(checkpointDeadline: firstUncheckpointed?.addingTimeInterval(interval))
             do {
                 if !batches.isEmpty {
                     try database.write(batches)
-                    if database.syncMode == .batch, firstUnsynced == nil { firstUnsynced = Date() }
+                    if firstUncheckpointed == nil { firstUncheckpointed = Date() }
                     publish(committed: batches.last!.id)
                 }
-                if let first = firstUnsynced, stop || Date() >= first.addingTimeInterval(Self.batchInterval) {
-                    try database.sync()
-                    firstUnsynced = nil
+                if let first = firstUncheckpointed, stop || Date() >= first.addingTimeInterval(interval) {
+                    try database.checkpoint()
+                    firstUncheckpointed = nil
                 }
             } catch {
                 publish(failure: error.description)
@@ -100,13 +107,13 @@ public final class StorageWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits for batches, a stop, or the sync deadline; takes every queued batch.
-    private func nextBatches(syncDeadline: Date?) -> ([CommitBatch], stop: Bool) {
+    /// Waits for batches, a stop, or the checkpoint deadline; takes every queued batch.
+    private func nextBatches(checkpointDeadline: Date?) -> ([CommitBatch], stop: Bool) {
         condition.lock()
         defer { condition.unlock() }
         while queue.isEmpty && !stopping {
-            if let syncDeadline {
-                if !condition.wait(until: syncDeadline) { break }
+            if let checkpointDeadline {
+                if !condition.wait(until: checkpointDeadline) { break }
             } else {
                 condition.wait()
             }
