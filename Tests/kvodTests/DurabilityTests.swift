@@ -150,6 +150,35 @@ import Glibc
         }
     }
 
+    @Test func commitThatCannotBeWrittenStopsKvodWithoutAcknowledgingIt() throws {
+        let data = try DataDirectory()
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/kvod.sock"
+        // A file size limit makes the WAL write fail (EFBIG; SIGXFSZ ignored, which exec keeps).
+        let limited = Process()
+        limited.executableURL = URL(fileURLWithPath: "/bin/sh")
+        limited.arguments = ["-c", #"trap '' XFSZ; ulimit -f 400; exec "$0" --socket "$1" --data-dir "$2""#,
+                             KVODProcess.binaryURL.path, socket, data.path]
+        let errors = Pipe()
+        limited.standardError = errors
+        try limited.run()
+        try waitUntil("kvod listens", timeout: 20) { LineClient.canConnect(socket) }
+        let client = try LineClient(path: socket)
+        #expect(try client.request(#"{"op":"set","object":"o","keyPath":"small","value":1}"#).reply["seq"] == 1)
+        try client.send(#"{"op":"set","object":"o","keyPath":"big","value":"\#(String(repeating: "x", count: 400_000))"}"#)
+        #expect(try client.waitForEndOfStream(), "no reply: the change was not recorded")
+        limited.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(limited.terminationStatus == 1)
+        #expect(message.contains("cannot commit"), "\(message)")
+
+        let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
+        let after = try LineClient(path: kvod.socketPath)
+        #expect(try after.request(#"{"op":"get","object":"o"}"#).reply["value"] == ["small": 1])
+        #expect(try after.request(#"{"op":"info"}"#).reply["seq"] == 1)
+    }
+
     @Test func sigtermCommitsAndAnswersWhatIsPendingThenExitsZero() throws {
         let data = try DataDirectory()
         let kvod = try KVODProcess(arguments: ["--data-dir", data.path, "--sync", "batch"])
