@@ -258,7 +258,7 @@ final class Daemon {
     }
 
     /// Closes the loop's own handles; `run` returns once the connections' are closed too.
-    func finishShutdown() {
+    private func finishShutdown() {
         guard state != .stopped else { return }
         state = .stopped
         stopStorage()
