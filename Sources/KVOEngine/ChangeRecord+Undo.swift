@@ -50,7 +50,8 @@ extension ChangeRecord {
             case .setting:
                 guard let old else { return }
                 if new == nil {
-                    _ = members.updateValue(old, forKey: key, insertingAt: min(memberIndex ?? members.count, members.count))
+                    let position = min(memberIndex ?? members.count, members.count)
+                    _ = members.updateValue(old, forKey: key, insertingAt: position)
                 } else {
                     members[key] = old
                 }

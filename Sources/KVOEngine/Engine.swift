@@ -148,9 +148,12 @@ extension Engine {
                 guard let info = client.observe(object, keyPath: keyPath, options: options, context: context) else {
                     continue
                 }
-                events += Replay.events(for: info, changes: missed, valueNow: store.value(object, at: keyPath.components))
+                let valueNow = store.value(object, at: keyPath.components)
+                events += Replay.events(for: info, changes: missed, valueNow: valueNow)
             }
-            for event in Replay.merged(events) { client.deliver(event: event.bytes, contextFragment: event.info.contextFragment) }
+            for event in Replay.merged(events) {
+                client.deliver(event: event.bytes, contextFragment: event.info.contextFragment)
+            }
             return
         }
         for keyPath in keyPaths {

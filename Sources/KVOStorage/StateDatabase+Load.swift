@@ -69,7 +69,8 @@ extension StateDatabase {
                 throw StorageError("\(path): history row \(seq) has an unknown kind")
             }
             let keyPath = select.text(2) ?? ""
-            let components = keyPath.isEmpty ? [] : keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let components = keyPath.isEmpty
+                ? [] : keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             var indexes: [Int] = []
             if let text = select.bytes(4) {
                 guard case .array(let values)? = try? JSONReader.parse(text) else {

@@ -76,7 +76,8 @@ public final class StateDatabase {
             case 0:
                 try connection.execute(schema)
                 // The epoch of this data directory's history: 64 random bits, written once.
-                try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', \(Int64.random(in: .min ... .max)))")
+                let epoch = Int64.random(in: .min ... .max)
+                try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', \(epoch))")
             case schemaVersion:
                 break
             default:

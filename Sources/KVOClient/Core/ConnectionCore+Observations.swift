@@ -59,7 +59,8 @@ extension ConnectionCore {
                                       + "since can only replay for a new observation")
         }
         guard !subscription.options.contains(.initial) else {
-            return KVOClientError(.badRequest, "since and .initial exclude each other: the replay brings the observer up to date")
+            return KVOClientError(.badRequest,
+                                  "since and .initial exclude each other: the replay brings the observer up to date")
         }
         let entry = ObservationEntry(key: key)
         entry.lastSeq = since
