@@ -31,17 +31,29 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        // SQLite from Debian's libsqlite3-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The KVO engine: store, controllers, change model and wire codec. No I/O.
         .target(
             name: "KVOEngine",
-            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: [
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: releaseSpeed
         ),
+        // Durable state: the SQLite data directory and the thread that commits to it.
+        .target(name: "KVOStorage", dependencies: ["KVOEngine", "CSQLite"]),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "KVOStorage",
                 "CLibUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,6 +85,7 @@ let package = Package(
         .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
         .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
+        .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
         // Starts the real kvod (and kvoctl) binaries for the client tests.
         .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),

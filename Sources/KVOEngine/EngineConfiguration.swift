@@ -4,10 +4,14 @@ public struct EngineConfiguration: Sendable {
     public var version: String
     /// The most observations one client may hold; more is `limit_exceeded`.
     public var maxObservationsPerClient: Int
+    /// How many recent changes are kept for `observe` with `since`.
+    public var historyCapacity: Int
 
-    public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000) {
+    public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000,
+                historyCapacity: Int = 100_000) {
         self.version = version
         self.maxObservationsPerClient = maxObservationsPerClient
+        self.historyCapacity = historyCapacity
     }
 }
 

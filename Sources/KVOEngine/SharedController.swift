@@ -115,7 +115,7 @@ public final class SharedController {
     /// nor allocated here; it is valid until ``didChange`` returns.
     final class PendingChange {
         /// Set by ``willChange`` before anything reads it.
-        fileprivate(set) var change: Change!
+        fileprivate(set) var change: ChangeRecord!
         fileprivate(set) var groups: [MatchGroup] = []
     }
 
@@ -124,7 +124,7 @@ public final class SharedController {
     /// Finds the observations that `change` reaches, sends their prior events,
     /// and keeps the old values that their events need. `valueBefore` reads the
     /// store as it is now, before the change. Returns nil when nobody observes.
-    func willChange(_ change: Change, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
+    func willChange(_ change: ChangeRecord, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
         guard let root = roots[change.object] else { return nil }
         let pending = self.pending
@@ -208,21 +208,16 @@ public final class SharedController {
         }
         guard variants != 0 else { return }
         let isExact = group.pointee.isExact
-        let kind = isExact ? pending.change.kind : .setting
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         for variant in 0..<4 {
             if variants & (1 << variant) != 0 {
-                let options = ObservationOptions(rawValue: UInt8(variant))
                 EventEncoder.change(
-                    into: &eventBytes, head: node.eventHead, kind: kind,
-                    new: !prior && options.contains(.new) && kind != .removal
-                        ? .some(isExact ? change.new : group.pointee.new) : .none,
-                    old: options.contains(.old) && kind != .insertion
-                        ? .some(isExact ? change.old : group.pointee.old) : .none,
-                    indexes: isExact && kind != .setting ? pending.change.indexes : nil,
-                    seq: pending.change.seq, prior: prior)
+                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
+                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
+                    new: isExact ? change.new : group.pointee.new,
+                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
             }
             ends[variant] = eventBytes.count
         }

@@ -14,6 +14,11 @@ public final class Store {
     /// How many objects exist.
     public var objectCount: Int { documents.count }
 
+    /// The document of `object`, or nil when there is none.
+    public func document(_ object: String) -> JSONObject? {
+        documents[object]
+    }
+
     /// The value at `keys` of `object` (the whole document when `keys` is
     /// empty), or nil when there is none.
     public func value<Keys: Collection<String>>(_ object: String, at keys: Keys) -> JSONValue? {
@@ -25,40 +30,46 @@ public final class Store {
 
     /// Follows `keys` as far as values exist, failing where a value that
     /// exists is not an object. Returns how many keys exist (all, or fewer).
-    func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) {
-        guard let document = documents[object] else { return }
-        var members = document
-        var walked = 0
-        for key in keys {
-            guard let next = members[key] else { return }
-            walked += 1
-            guard walked < keys.count else { return }
-            guard case .object(let inner) = next else {
-                let path = keys.prefix(walked).joined(separator: ".")
-                throw KVOEngineError(.notAnObject, "\(object): \(path) is \(next.typeName), not an object")
-            }
-            members = inner
-        }
+    @discardableResult
+    func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) -> Int {
+        try checkedValue(object, at: keys).existingKeys
+    }
+
+    /// The position of the member `keys.last` in its parent object, when it exists.
+    func memberIndex(_ object: String, at keys: ArraySlice<String>) -> Int? {
+        guard let last = keys.last,
+              case .object(let members)? = value(object, at: keys.dropLast()) else { return nil }
+        return members.index(forKey: last)
+    }
+
+    // MARK: Restoring
+
+    /// Replaces every document and the counter, from a saved state.
+    func restore(documents: [String: JSONObject], seq: UInt64) {
+        self.documents = documents
+        self.seq = seq
     }
 
     /// ``checkObjectPath`` and ``value(_:at:)`` in one walk: the value at
-    /// `keys` (non-empty), nil when a key is missing; throws `not_an_object`
-    /// where a value that exists on the way is not an object.
-    func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError) -> JSONValue? {
-        guard let document = documents[object] else { return nil }
+    /// `keys` (nil when a key is missing) and how many leading keys exist;
+    /// throws `not_an_object` where a value that exists on the way is not an
+    /// object.
+    func checkedValue(_ object: String,
+                      at keys: ArraySlice<String>) throws(KVOEngineError) -> (value: JSONValue?, existingKeys: Int) {
+        guard let document = documents[object] else { return (nil, 0) }
         var members = document
         var walked = 0
         for key in keys {
-            guard let next = members[key] else { return nil }
+            guard let next = members[key] else { return (nil, walked) }
             walked += 1
-            guard walked < keys.count else { return next }
+            guard walked < keys.count else { return (next, walked) }
             guard case .object(let inner) = next else {
                 let path = keys.prefix(walked).joined(separator: ".")
                 throw KVOEngineError(.notAnObject, "\(object): \(path) is \(next.typeName), not an object")
             }
             members = inner
         }
-        return nil
+        return (nil, walked)
     }
 
     // MARK: Mutation

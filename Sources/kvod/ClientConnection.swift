@@ -5,7 +5,9 @@ import Logging
 /// ``ClientController``. Loop-confined.
 ///
 /// Reads become lines, lines become engine calls; the engine's output is
-/// written when the daemon flushes, once per loop iteration. Closing unobserves
+/// written when the daemon flushes, once per loop iteration. With a data
+/// directory, output that reports uncommitted changes is held until the
+/// storage writer has committed them (``GroupCommit``). Closing unobserves
 /// everything at once and frees the socket only after libuv's close callback.
 final class ClientConnection: ClientOutputDelegate {
     let stream: UVStream
@@ -15,6 +17,12 @@ final class ClientConnection: ClientOutputDelegate {
     private(set) var isClosing = false
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
+    /// Output waiting for its batch to be committed: (batch id, bytes), oldest first.
+    private var held: [(batch: UInt64, bytes: [UInt8])] = []
+    /// Whether the connection waits in the daemon's list of connections holding output.
+    var isHoldingOutput: Bool { !held.isEmpty }
+    /// Set by a flushing close while output is held: close once it is written.
+    private var closesWhenReleased = false
     let peer: String
 
     init(stream: UVStream, daemon: Daemon) {
@@ -70,11 +78,34 @@ final class ClientConnection: ClientOutputDelegate {
         daemon.scheduleFlush(self)
     }
 
-    /// Hands pending output to the socket.
+    /// Hands pending output to the socket, or holds it until the changes it
+    /// may report are committed.
     func flush() {
         guard !isClosing, !controller.output.isEmpty else { return }
-        controller.output.withUnsafeBytes { stream.write($0) }
+        if let batch = daemon.groupCommit?.batchToWaitFor {
+            hold(controller.output, until: batch)
+        } else {
+            controller.output.withUnsafeBytes { stream.write($0) }
+        }
         controller.output.removeAll(keepingCapacity: controller.output.capacity <= 1 << 16)
+    }
+
+    private func hold(_ bytes: [UInt8], until batch: UInt64) {
+        if held.isEmpty { daemon.connectionHoldsOutput(self) }
+        if held.last?.batch == batch {
+            held[held.count - 1].bytes.append(contentsOf: bytes)
+        } else {
+            held.append((batch, bytes))
+        }
+    }
+
+    /// Writes the output held for batches up to `committed`, in one write.
+    func releaseOutput(upTo committed: UInt64) {
+        let ready = held.prefix { $0.batch <= committed }
+        guard !ready.isEmpty else { return }
+        held.removeFirst(ready.count)
+        stream.write(ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes))
+        if held.isEmpty && closesWhenReleased { stream.shutdownThenClose(onClosed: closedCallback) }
     }
 
     /// Ends the connection: its observations go at once; with `flush`, what
@@ -85,11 +116,19 @@ final class ClientConnection: ClientOutputDelegate {
         isClosing = true
         daemon.engine.closeClient(controller)
         daemon.logger.debug("client #\(controller.id) disconnected (\(peer))")
-        let onClosed: () -> Void = { [daemon] in daemon.connectionClosed(self) }
-        if flush {
-            stream.shutdownThenClose(onClosed: onClosed)
+        if flush && !held.isEmpty {
+            // No more requests: their changes would be applied and never answered.
+            stream.stopReading()
+            closesWhenReleased = true
+        } else if flush {
+            stream.shutdownThenClose(onClosed: closedCallback)
         } else {
-            stream.close(onClosed: onClosed)
+            held = []
+            stream.close(onClosed: closedCallback)
         }
+    }
+
+    private var closedCallback: () -> Void {
+        { [daemon] in daemon.connectionClosed(self) }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KVOEngine
+import KVOStorage
 import Logging
 
 /// The running daemon: one libuv loop on one thread, the listening socket,
@@ -11,6 +12,10 @@ import Logging
 /// to a client's output and put the connection on ``flushQueue``; a prepare
 /// hook writes every queued connection once per loop iteration, so many
 /// events to one client leave in one write.
+///
+/// With a data directory, the prepare hook first submits the iteration's
+/// changes to the storage writer (``GroupCommit``); output that reports them
+/// is held until the writer wakes the loop to say they are committed.
 ///
 /// Shutdown (SIGTERM, SIGINT) follows a flag-then-act order: stop accepting,
 /// remove the socket file (only one kvod bound itself: a socket systemd
@@ -36,7 +41,7 @@ final class Daemon {
     let configuration: DaemonConfiguration
     let logger: Logger
     let engine: Engine
-    private let loop: UVLoop
+    let loop: UVLoop
     private var server: UVPipeServer?
     private var connections: [Int: ClientConnection] = [:]
     private var flushQueue: [ClientConnection] = []
@@ -44,14 +49,22 @@ final class Daemon {
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
+    /// With a data directory: the loop's side of group commit, the writer
+    /// thread, and the handle the writer wakes the loop with.
+    var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)?
+    var groupCommit: GroupCommit? { storage?.groupCommit }
+    /// Connections with output held until a batch is committed.
+    var holdingOutput: [ClientConnection] = []
+    /// Set when a commit failed: the daemon stops and exits non-zero.
+    var storageFailure: String?
     private(set) var state = State.starting {
         didSet { logger.debug("daemon state \(oldValue) → \(state)") }
     }
 
-    init(configuration: DaemonConfiguration, logger: Logger, engine: Engine = Engine()) throws(DaemonError) {
+    init(configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
-        self.engine = engine
+        self.engine = Engine(configuration: EngineConfiguration(historyCapacity: configuration.historyCapacity))
         do {
             self.loop = try UVLoop()
         } catch {
@@ -65,7 +78,14 @@ final class Daemon {
         // Signals first: once clients (or tests) can connect, SIGTERM and
         // SIGHUP must already mean what kvod says they mean.
         try watchSignals()
-        try listen()
+        // State before the socket: no client may see the store before it is restored.
+        try openStorage()
+        do {
+            try listen()
+        } catch {
+            stopStorage()
+            throw error
+        }
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -91,6 +111,7 @@ final class Daemon {
         } catch {
             logger.warning("event loop did not close cleanly: \(error)")
         }
+        if let storageFailure { throw .storageFailed(storageFailure) }
         logger.info("kvod stopped")
     }
 
@@ -180,6 +201,7 @@ final class Daemon {
     }
 
     private func flushQueued() {
+        groupCommit?.submit()
         guard !flushQueue.isEmpty else { return }
         let queue = flushQueue
         flushQueue.removeAll(keepingCapacity: true)
@@ -225,10 +247,21 @@ final class Daemon {
         if connections.isEmpty { finishShutdown() }
     }
 
+    /// Stops without a grace period: no new clients, every connection closed
+    /// without flushing its output.
+    func stopAtOnce() {
+        state = .draining
+        server?.close()
+        server = nil
+        for connection in Array(connections.values) { connection.close(flush: false) }
+        finishShutdown()
+    }
+
     /// Closes the loop's own handles; `run` returns once the connections' are closed too.
     private func finishShutdown() {
         guard state != .stopped else { return }
         state = .stopped
+        stopStorage()
         beforeSleep?.close()
         beforeSleep = nil
         graceTimer?.close()

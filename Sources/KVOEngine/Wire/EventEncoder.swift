@@ -22,6 +22,31 @@
         return bytes
     }
 
+    /// Appends the event that an observation with `options` gets for a change
+    /// of `changeKind` (with its `indexes` and `seq`), at a key path that is
+    /// the changed one (`exact`: the change's own kind and indexes) or above
+    /// or under it (`setting`). `old` and `new` are the values at that key
+    /// path. Live dispatch and replay both encode through here, so a replayed
+    /// event is the live one, byte for byte.
+    static func change(into bytes: inout [UInt8], head: [UInt8], changeKind: ChangeKind, indexes: [Int], seq: UInt64,
+                       exact: Bool, old: JSONValue?, new: JSONValue?, options: ObservationOptions, prior: Bool) {
+        let kind = exact ? changeKind : .setting
+        change(into: &bytes, head: head, kind: kind,
+               new: !prior && options.contains(.new) && kind != .removal ? .some(new) : .none,
+               old: options.contains(.old) && kind != .insertion ? .some(old) : .none,
+               indexes: exact && kind != .setting ? indexes : nil,
+               seq: seq, prior: prior)
+    }
+
+    /// The same, as a line of its own, for `change` (replay).
+    static func change(_ change: ChangeRecord, head: [UInt8], exact: Bool, old: JSONValue?, new: JSONValue?,
+                       options: ObservationOptions, prior: Bool) -> [UInt8] {
+        var bytes: [UInt8] = []
+        self.change(into: &bytes, head: head, changeKind: change.kind, indexes: change.indexes, seq: change.seq,
+                    exact: exact, old: old, new: new, options: options, prior: prior)
+        return bytes
+    }
+
     /// Appends a whole event line, `head` then
     /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]],"seq":N}\n`.
     ///

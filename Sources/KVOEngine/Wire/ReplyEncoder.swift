@@ -60,6 +60,12 @@ struct ReplyEncoder {
         JSONWriter.writeString(error.code.rawValue, into: &bytes)
         bytes.append(literal: #","message":"#)
         JSONWriter.writeString(error.message, into: &bytes)
+        for (name, value) in error.details {
+            bytes.append(UInt8(ascii: ","))
+            JSONWriter.writeString(name, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.write(value, into: &bytes)
+        }
         bytes.append(literal: "}}\n")
         return bytes
     }

@@ -1,7 +1,7 @@
 /// The members a request may have. Names are matched on their bytes, and a
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
-    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context
+    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch
 
     var name: String {
         switch self {
@@ -16,6 +16,8 @@ enum Field: Int, CaseIterable {
         case .indexes: "indexes"
         case .options: "options"
         case .context: "context"
+        case .since: "since"
+        case .epoch: "epoch"
         }
     }
 
@@ -35,6 +37,8 @@ enum Field: Int, CaseIterable {
         case (2, UInt8(ascii: "i")): field = .id
         case (5, UInt8(ascii: "v")): field = .value
         case (5, UInt8(ascii: "i")): field = .index
+        case (5, UInt8(ascii: "s")): field = .since
+        case (5, UInt8(ascii: "e")): field = .epoch
         case (6, UInt8(ascii: "o")): field = .object
         case (6, UInt8(ascii: "v")): field = .values
         case (7, UInt8(ascii: "k")): field = .keyPath
@@ -62,6 +66,8 @@ enum Field: Int, CaseIterable {
         case .indexes: "indexes"
         case .options: "options"
         case .context: "context"
+        case .since: "since"
+        case .epoch: "epoch"
         }
     }
 }

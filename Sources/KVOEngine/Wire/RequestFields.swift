@@ -15,6 +15,8 @@ struct Fields {
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
     var context: JSONValue?
+    var since: JSONValue?
+    var epoch: JSONValue?
     var unknown: String?
     /// A bit per ``Field`` read so far.
     private var seen: UInt16 = 0
@@ -54,6 +56,8 @@ struct Fields {
         case .indexes: indexes = value
         case .options: options = value
         case .context: context = value
+        case .since: since = value
+        case .epoch: epoch = value
         }
     }
 
@@ -64,6 +68,8 @@ struct Fields {
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
         if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
+        if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
+        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
         switch opCode {
         case .set:
             return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
@@ -91,7 +97,7 @@ struct Fields {
         case .observe:
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context)
+                            context: context, since: try resumePoint())
         case .unobserve:
             return .unobserve(object: try objectName(), keyPaths: try keyPathList())
         case .unobserveAll: return .unobserveAll
@@ -193,6 +199,18 @@ struct Fields {
             result.insert(option)
         }
         return result
+    }
+
+    private func resumePoint() throws(KVOEngineError) -> ResumePoint? {
+        guard let since else { return nil }
+        guard case .number(let number) = since, let seq = UInt64(number.literal) else {
+            throw .badRequest("field \"since\" must be a non-negative integer (a seq)")
+        }
+        switch epoch {
+        case nil: return ResumePoint(seq: seq)
+        case .string(let epoch)?: return ResumePoint(seq: seq, epoch: epoch)
+        default: throw .badRequest("field \"epoch\" must be a string")
+        }
     }
 
     private static func keyPath(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> ObservedPath {

@@ -73,6 +73,8 @@ struct RequestScanner {
             case .index: fields.index = value
             case .indexes: fields.indexes = value
             case .context: fields.context = value
+            case .since: fields.since = value
+            case .epoch: fields.epoch = value
             case .op, .object, .keyPath, .options: return false
             }
         }
