@@ -82,13 +82,16 @@ extension Engine {
     /// keeps it in the history and hands it to the change log.
     private func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
         let store = self.store
-        let pending = shared.willChange(change) { keys in store.value(change.object, at: keys) }
+        // The readers capture the object's name, not the record: a closure
+        // that captures the record copies all of it.
+        let object = change.object
+        let pending = shared.willChange(change) { keys in store.value(object, at: keys) }
         apply()
         store.seq = change.seq
         history.append(change)
         changeLog?.record(change)
         if let pending {
-            shared.didChange(pending) { keys in store.value(change.object, at: keys) }
+            shared.didChange(pending) { keys in store.value(object, at: keys) }
         }
         return change.seq
     }

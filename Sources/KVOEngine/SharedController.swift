@@ -114,8 +114,13 @@ public final class SharedController {
     /// (the store applies one change at a time), so a change is neither copied
     /// nor allocated here; it is valid until ``didChange`` returns.
     final class PendingChange {
-        /// Set by ``willChange`` before anything reads it.
-        fileprivate(set) var change: ChangeRecord!
+        /// What the events need of the change, set by ``willChange``: its
+        /// fields rather than the record, whose copy cost more than the event.
+        fileprivate(set) var kind = ChangeKind.setting
+        fileprivate(set) var indexes: [Int] = []
+        fileprivate(set) var seq: UInt64 = 0
+        fileprivate(set) var old: JSONValue?
+        fileprivate(set) var new: JSONValue?
         fileprivate(set) var groups: [MatchGroup] = []
     }
 
@@ -169,7 +174,11 @@ public final class SharedController {
                 pending.groups[index].new = collection ? nil : change.new?.value(at: rest)
             }
         }
-        pending.change = change
+        pending.kind = change.kind
+        pending.indexes = change.indexes
+        pending.seq = change.seq
+        pending.old = change.old
+        pending.new = change.new
         if pending.groups.contains(where: { $0.node.priorObservers > 0 }) { send(pending, prior: true) }
         return pending
     }
@@ -208,15 +217,14 @@ public final class SharedController {
         }
         guard variants != 0 else { return }
         let isExact = group.pointee.isExact
-        let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         for variant in 0..<4 {
             if variants & (1 << variant) != 0 {
                 EventEncoder.change(
-                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
-                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
-                    new: isExact ? change.new : group.pointee.new,
+                    into: &eventBytes, head: node.eventHead, changeKind: pending.kind, indexes: pending.indexes,
+                    seq: pending.seq, exact: isExact, old: isExact ? pending.old : group.pointee.old,
+                    new: isExact ? pending.new : group.pointee.new,
                     options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
             }
             ends[variant] = eventBytes.count
