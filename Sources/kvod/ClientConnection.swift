@@ -17,6 +17,10 @@ final class ClientConnection: ClientOutputDelegate {
     private(set) var isClosing = false
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
+    /// Whether the last flush wrote more than ``smallOutput`` bytes.
+    private var lastFlushWasLarge = false
+    /// Output buffers up to this size are always kept for the next flush.
+    private static let smallOutput = 4096
     /// Output waiting for its batch to be committed: (batch id, bytes), oldest first.
     private var held: [(batch: UInt64, bytes: [UInt8])] = []
     /// Whether the connection waits in the daemon's list of connections holding output.
@@ -79,15 +83,27 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     /// Hands pending output to the socket, or holds it until the changes it
-    /// may report are committed.
-    func flush() {
-        guard !isClosing, !controller.output.isEmpty else { return }
+    /// may report are committed. Returns how many bytes of buffer capacity it
+    /// gave back.
+    @discardableResult
+    func flush() -> Int {
+        guard !isClosing, !controller.output.isEmpty else { return 0 }
         if let batch = daemon.groupCommit?.batchToWaitFor {
             hold(controller.output, until: batch)
         } else {
             controller.output.withUnsafeBytes { stream.write($0) }
         }
-        controller.output.removeAll(keepingCapacity: controller.output.capacity <= 1 << 16)
+        // The buffer's storage is kept for the next flush when it is small, or
+        // when large flushes come in a row (a busy observer: regrowing it each
+        // time would cost more than the events). A single large burst gives
+        // it back: 10,000 clients that each got 100 replies at once kept a
+        // fifth of the daemon's memory that way (docs/PERFORMANCE.md).
+        let large = controller.output.count > Self.smallOutput
+        let capacity = controller.output.capacity
+        let keep = capacity <= Self.smallOutput || (large && lastFlushWasLarge && capacity <= 1 << 16)
+        controller.output.removeAll(keepingCapacity: keep)
+        lastFlushWasLarge = large
+        return keep ? 0 : capacity
     }
 
     private func hold(_ bytes: [UInt8], until batch: UInt64) {

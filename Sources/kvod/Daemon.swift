@@ -205,10 +205,12 @@ final class Daemon {
         guard !flushQueue.isEmpty else { return }
         let queue = flushQueue
         flushQueue.removeAll(keepingCapacity: true)
+        var released = 0
         for connection in queue {
             connection.isScheduledForFlush = false
-            connection.flush()
+            released += connection.flush()
         }
+        if released >= HeapTrim.threshold { HeapTrim.releaseFreePages() }
     }
 
     /// Called from a connection's close callback: its socket is gone.
