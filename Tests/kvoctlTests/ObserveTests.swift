@@ -8,7 +8,7 @@ import Testing
     /// Waits until the daemon holds `count` observations (kvoctl has registered).
     func waitForObservations(_ kvod: KVODProcess, _ count: Int) async throws {
         let connection = try KVOConnection(socketPath: kvod.socketPath)
-        try await waitUntil("kvod holds \(count) observations", timeout: 20) {
+        try await waitUntil("kvod holds \(count) observations", timeout: 60) {
             try await connection.info().observations == count
         }
     }
