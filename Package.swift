@@ -1,11 +1,20 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Release builds of the hot targets (the engine, and the load generator,
+/// which must stay cheaper than the servers it measures) skip the runtime
+/// exclusivity checks: on the event path they cost about a third of every
+/// delivered event (a `swift_beginAccess` per output append; see
+/// docs/PERFORMANCE.md). Debug builds, which the tests run, keep them, so a
+/// violation still traps there.
+let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "kvod",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "kvod", targets: ["kvod"]),
+        .executable(name: "kvod-bench", targets: ["kvod-bench"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
         .library(name: "KVOClient", targets: ["KVOClient"]),
         .executable(name: "kvoctl", targets: ["kvoctl"]),
@@ -22,20 +31,42 @@ let package = Package(
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
+        // SQLite from Debian's libsqlite3-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The KVO engine: store, controllers, change model and wire codec. No I/O.
         .target(
             name: "KVOEngine",
-            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: releaseSpeed
         ),
+        // Durable state: the SQLite data directory and the thread that commits to it.
+        .target(name: "KVOStorage", dependencies: ["KVOEngine", "CSQLite"]),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "KVOStorage",
                 "CLibUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // <sys/epoll.h>, which Glibc's Swift module leaves out; for kvod-bench only.
+        .systemLibrary(name: "CEpoll"),
+        // The load generator: kvod beside Redis over real Unix sockets (docs/PERFORMANCE.md).
+        // A client like any other: it shares no code with the daemon.
+        .executableTarget(
+            name: "kvod-bench",
+            dependencies: ["CEpoll", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: releaseSpeed
         ),
         // The Swift client: KVOController's interface and async/await over one
         // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
@@ -58,6 +89,7 @@ let package = Package(
         .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
         .executableTarget(name: "kvod-fuzz", dependencies: ["KVOFuzzing"]),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing"]),
+        .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).

@@ -4,7 +4,7 @@
 # A package given as name=version is installed at that version if it is missing.
 set -euo pipefail
 # systemd: the tests run kvod under systemd-socket-activate.
-packages=(libuv1-dev pkg-config socat netcat-openbsd jq redis-server systemd "$@")
+packages=(libuv1-dev libsqlite3-dev pkg-config socat netcat-openbsd jq redis-server systemd "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "${p%%=*}" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

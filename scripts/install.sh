@@ -35,7 +35,7 @@ fi
 scripts/install-deps.sh
 if [ "$build" -eq 1 ]; then
   # The Swift runtime and Foundation are linked in, so the installed binary
-  # needs only glibc, libstdc++ and libuv, not this machine's toolchain.
+  # needs only glibc, libstdc++, libuv and libsqlite3, not this machine's toolchain.
   echo "install.sh: building release binaries"
   swift build -c release --static-swift-stdlib
 fi

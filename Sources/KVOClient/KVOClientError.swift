@@ -34,6 +34,9 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         public static let tooLarge = Code(KVOEngineError.Code.tooLarge.rawValue)
         /// A per-request or per-connection limit would be exceeded.
         public static let limitExceeded = Code(KVOEngineError.Code.limitExceeded.rawValue)
+        /// kvod no longer holds the changes a resume asked for (its history was
+        /// trimmed, or it restarted without its data): get the current value afresh.
+        public static let compacted = Code(KVOEngineError.Code.compacted.rawValue)
 
         // The client's own codes.
 

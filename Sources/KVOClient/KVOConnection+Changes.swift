@@ -12,15 +12,21 @@ extension KVOConnection {
     ///     sends the current value first, `.prior` adds a change before each one
     ///     is applied (KVO's options).
     ///   - context: any JSON, handed back in every change.
+    ///   - since: a seq (a ``Change/seq`` this program saw, kept across its own
+    ///     restart): first the changes after it, then live ones, with no gap.
+    ///     The stream fails with `compacted` when kvod no longer holds them,
+    ///     and with `bad_request` when the key path is already observed on this
+    ///     connection, with `.initial`, or when the seq is in kvod's future.
     public func changes(of object: String, keyPath: String, options: ObservationOptions = [],
-                        context: JSONValue? = nil) -> ChangeStream {
-        changes(of: object, keyPaths: [keyPath], options: options, context: context)
+                        context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
+        changes(of: object, keyPaths: [keyPath], options: options, context: context, since: since)
     }
 
     /// The changes of several key paths of `object`, in one sequence, in the
-    /// order the daemon sent them.
+    /// order the daemon sent them (with `since`, each key path's missed
+    /// changes in seq order, one key path after the other, then live ones).
     public func changes(of object: String, keyPaths: [String], options: ObservationOptions = [],
-                        context: JSONValue? = nil) -> ChangeStream {
+                        context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
         let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream()
         let sink = StreamSink(continuation)
         guard !keyPaths.isEmpty else {
@@ -29,7 +35,8 @@ extension KVOConnection {
         }
         var seen: Set<String> = []
         let subscriptions = keyPaths.filter { seen.insert($0).inserted }.map {
-            core.subscribe(ObservationKey(object: object, keyPath: $0), options: options, context: context, sink: sink)
+            core.subscribe(ObservationKey(object: object, keyPath: $0), options: options, context: context,
+                           since: since, sink: sink)
         }
         continuation.onTermination = { [core] _ in
             for subscription in subscriptions { core.unsubscribe(subscription) }

@@ -30,9 +30,11 @@ public final class ClientController: CustomStringConvertible {
     /// Strong: a controller released after its engine must still be able to
     /// unobserve (the shared controller holds controllers only weakly).
     private let shared: SharedController
-    private var infosByObject: [String: [ObservedPath: ObservationInfo]] = [:]
+    /// This client's observations, found by their node in the shared index
+    /// (which stands for object and key path): one 8-byte slot each.
+    private var infos = ReferenceTable<ObservationInfo>()
     /// How many observations this client holds.
-    public private(set) var observationCount = 0
+    public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
     public var output: [UInt8] = []
     /// Told when ``output`` becomes non-empty.
@@ -70,55 +72,67 @@ public final class ClientController: CustomStringConvertible {
     @discardableResult
     public func observe(_ object: String, keyPath: ObservedPath, options: ObservationOptions,
                         context: JSONValue?, policy: ObservationPolicy = .default) -> ObservationInfo? {
-        guard !isClosed, infosByObject[object]?[keyPath] == nil else { return nil }
-        let info = ObservationInfo(object: object, keyPath: keyPath, options: options, context: context,
-                                   policy: policy, controller: self)
-        infosByObject[object, default: [:]][keyPath] = info
-        observationCount += 1
-        shared.register(info)
+        guard !isClosed else { return nil }
+        // One walk finds or makes the node; the table says whether this client is there.
+        let node = shared.nodeCreating(object, keyPath)
+        guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
+        let info = ObservationInfo(node: node, options: options, context: context, policy: policy, controller: self)
+        shared.register(info, at: node)
+        infos.insert(info)
         return info
     }
 
     /// Stops observing one key path; does nothing if it is not observed.
     public func unobserve(_ object: String, keyPath: ObservedPath) {
-        guard let info = infosByObject[object]?.removeValue(forKey: keyPath) else { return }
-        if infosByObject[object]?.isEmpty == true { infosByObject[object] = nil }
-        observationCount -= 1
+        guard let node = shared.node(object, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
         shared.unregister(info)
     }
 
     /// Stops observing every key path of `object`; does nothing if none is.
     public func unobserve(_ object: String) {
-        guard let infos = infosByObject.removeValue(forKey: object) else { return }
-        observationCount -= infos.count
-        for info in infos.values {
-            held.drop(info)
-            shared.unregister(info)
+        // A scan of this client's observations: rarer than a change, and it
+        // spares every observation a second index by object.
+        var matching: [ObservationInfo] = []
+        infos.forEach { info in
+            if info.node!.object == object { matching.append(info) }
         }
+        for info in matching {
+            infos.remove(info.tableKey)
+            held.drop(info)
+        }
+        unregister(&matching)
     }
 
     /// Stops observing everything.
     public func unobserveAll() {
-        let all = infosByObject
-        infosByObject = [:]
-        observationCount = 0
+        var all = infos.elements
+        infos = ReferenceTable()
         held = HeldEvents()
-        for infos in all.values {
-            for info in infos.values { shared.unregister(info) }
+        unregister(&all)
+    }
+
+    /// Unregisters infos just taken out of the table, emptying `taken`. Each
+    /// keeps a copy of what it observed only if someone else still holds it:
+    /// a closing client's million observations need none.
+    private func unregister(_ taken: inout [ObservationInfo]) {
+        while var info = taken.popLast() {
+            shared.unregister(info, keepDescription: !isKnownUniquelyReferenced(&info))
         }
     }
 
     /// This client's observations, ordered by object then key path.
     public var observations: [ObservationInfo] {
-        infosByObject.keys.sorted().flatMap { object in
-            infosByObject[object]!.values.sorted { $0.keyPath < $1.keyPath }
-        }
+        infos.elements
+            .map { (object: $0.object, keyPath: $0.keyPath, info: $0) }
+            .sorted { ($0.object, $0.keyPath) < ($1.object, $1.keyPath) }
+            .map(\.info)
     }
 
     /// Whether this client observes `keyPath` of `object`.
     public func isObserving(_ object: String, keyPath: ObservedPath) -> Bool {
-        infosByObject[object]?[keyPath] != nil
+        guard let node = shared.node(object, keyPath) else { return false }
+        return infos.find(ObjectIdentifier(node)) != nil
     }
 
     // MARK: Output
@@ -136,27 +150,51 @@ public final class ClientController: CustomStringConvertible {
         output.removeAll(keepingCapacity: true)
     }
 
-    /// Sends one event of `info` (whose prefix ends after `seq`), or, while
-    /// congested, applies the observation's policy to it. Prior events are
-    /// not held: the change that follows them is.
-    func deliver(event prefix: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false) {
+    /// Appends an event line (ending `}\n`) of `info`, with the observation's
+    /// context fragment spliced in before its closing brace; or, while
+    /// congested, applies the observation's policy to it.
+    func deliver(event line: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false) {
+        line.withUnsafeBytes { line in
+            if let fragment = info.contextFragment {
+                fragment.withUnsafeBytes {
+                    deliver(line: line, contextFragment: $0, seq: seq, for: info, isPrior: isPrior)
+                }
+            } else {
+                deliver(line: line, contextFragment: nil, seq: seq, for: info, isPrior: isPrior)
+            }
+        }
+    }
+
+    /// The delivery of one event line (ending `}\n`, its `seq` just before).
+    /// Prior events are not held while congested: the change that follows them is.
+    @inline(__always)
+    func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, seq: UInt64,
+                 for info: ObservationInfo, isPrior: Bool) {
         guard !isClosed, disconnectReason == nil else { return }
         if !isCongested, let allowance = outputAllowance,
-           output.count + prefix.count + info.contextFragment.count + 2 > allowance {
+           output.count + line.count + (contextFragment?.count ?? 0) > allowance {
             becomeCongested()
         }
-        guard isCongested else {
-            let wasEmpty = output.isEmpty
-            appendEvent(prefix, info.contextFragment, coalesced: 0)
-            if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+        guard !isCongested else {
+            switch info.policy {
+            case .coalesce:
+                guard !isPrior else { return }
+                held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info)
+            case .disconnect:
+                disconnect(because: "output over its limit with an event for \(info.object) \(info.keyPath), "
+                    + "policy disconnect")
+            }
             return
         }
-        switch info.policy {
-        case .coalesce:
-            if !isPrior { held.hold(prefix, seq: seq, for: info) }
-        case .disconnect:
-            disconnect(because: "output over its limit with an event for \(info.object) \(info.keyPath), policy disconnect")
+        let wasEmpty = output.isEmpty
+        if let contextFragment {
+            output.append(contentsOf: line.dropLast(EventEncoder.eventTerminator.count))
+            output.append(contentsOf: contextFragment)
+            output.append(contentsOf: EventEncoder.eventTerminator)
+        } else {
+            output.append(contentsOf: line)
         }
+        if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
     /// Replies are never held nor dropped: a client that does not read them
@@ -191,7 +229,7 @@ public final class ClientController: CustomStringConvertible {
         guard !isClosed, disconnectReason == nil, !entries.isEmpty else { return }
         let wasEmpty = output.isEmpty
         for entry in entries where entry.info.state == .observing {
-            appendEvent(entry.prefix, entry.info.contextFragment, coalesced: entry.folded)
+            appendEvent(entry.prefix, entry.info.contextFragment ?? [], coalesced: entry.folded)
         }
         if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }

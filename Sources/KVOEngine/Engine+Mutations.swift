@@ -4,10 +4,10 @@
 extension Engine {
     func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
-        try store.checkObjectPath(object, keys)
-        let old = store.value(object, at: keys)
-        let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
-                            new: value, seq: store.seq + 1)
+        // One walk checks the path, reads the old value and counts what exists.
+        let (old, existing) = try store.checkedValue(object, at: keys)
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
+                                  seq: store.seq + 1, existingKeys: existing)
         return commit(change) { store.write(object, at: keys, value) }
     }
 
@@ -15,14 +15,15 @@ extension Engine {
     func delete(_ object: String, _ keyPath: ObservedPath?) -> UInt64 {
         guard let keyPath else {
             guard let document = store.value(object, at: []) else { return store.seq }
-            let change = Change(object: object, path: [], kind: .setting, indexes: [], old: document, new: nil,
-                                seq: store.seq + 1)
+            let change = ChangeRecord(object: object, path: [], kind: .setting, old: document, new: nil,
+                                seq: store.seq + 1, existingKeys: 0)
             return commit(change) { _ = store.removeObject(object) }
         }
         let keys = keyPath.components[...]
         guard let old = store.value(object, at: keys) else { return store.seq }
-        let change = Change(object: object, path: keyPath.components, kind: .setting, indexes: [], old: old,
-                            new: nil, seq: store.seq + 1)
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
+                            seq: store.seq + 1, existingKeys: keys.count,
+                            memberIndex: store.memberIndex(object, at: keys))
         return commit(change) { store.write(object, at: keys, nil) }
     }
 
@@ -30,7 +31,7 @@ extension Engine {
                 _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         // The whole path: every value above the array must be an object.
-        try store.checkObjectPath(object, keys)
+        let existing = try store.checkObjectPath(object, keys)
         let count: Int
         switch store.value(object, at: keys) {
         case nil: count = 0
@@ -41,9 +42,9 @@ extension Engine {
         guard position <= count else {
             throw KVOEngineError(.indexOutOfRange, "index \(position) is past the end of \(object) \(keyPath) (count \(count))")
         }
-        let change = Change(object: object, path: keyPath.components, kind: .insertion,
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .insertion,
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
-                            seq: store.seq + 1)
+                            seq: store.seq + 1, existingKeys: existing)
         return commit(change) {
             store.modifyArray(object, at: keys, create: true) { $0.insert(contentsOf: values, at: position) }
         }
@@ -52,8 +53,8 @@ extension Engine {
     func remove(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         let removed = try elements(of: object, keyPath, at: indexes)
-        let change = Change(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
-                            old: .array(removed), new: nil, seq: store.seq + 1)
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
+                            old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keys.count)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
                 for index in indexes.reversed() { array.remove(at: index) }
@@ -65,8 +66,9 @@ extension Engine {
                  with values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         let replaced = try elements(of: object, keyPath, at: indexes)
-        let change = Change(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
-                            old: .array(replaced), new: .array(values), seq: store.seq + 1)
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
+                            old: .array(replaced), new: .array(values), seq: store.seq + 1,
+                            existingKeys: keys.count)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
                 for (index, value) in zip(indexes, values) { array[index] = value }
@@ -76,14 +78,20 @@ extension Engine {
 
     // MARK: Helpers
 
-    /// Reports `change` to the shared controller around `apply`, and counts it.
-    private func commit(_ change: Change, apply: () -> Void) -> UInt64 {
+    /// Reports `change` to the shared controller around `apply`, counts it,
+    /// keeps it in the history and hands it to the change log.
+    private func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
         let store = self.store
-        let pending = shared.willChange(change) { keys in store.value(change.object, at: keys) }
+        // The readers capture the object's name, not the record: a closure
+        // that captures the record copies all of it.
+        let object = change.object
+        let pending = shared.willChange(change) { keys in store.value(object, at: keys) }
         apply()
         store.seq = change.seq
+        history.append(change)
+        changeLog?.record(change)
         if let pending {
-            shared.didChange(pending) { keys in store.value(change.object, at: keys) }
+            shared.didChange(pending) { keys in store.value(object, at: keys) }
         }
         return change.seq
     }

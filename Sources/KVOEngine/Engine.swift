@@ -8,6 +8,15 @@ public final class Engine {
     public let configuration: EngineConfiguration
     public let store = Store()
     public let shared = SharedController()
+    /// The most recent changes, for `observe` with `since`.
+    public let history: ChangeHistory
+    /// Told of every change; nil keeps kvod in memory only.
+    public var changeLog: ChangeLog?
+    /// Names the history that seqs count: random for a new engine, restored
+    /// with a saved state. Two kvods (or one restarted without its data) that
+    /// reach the same seq have different epochs, so a resume point from one
+    /// is never taken for the other's.
+    public private(set) var epoch = ResumePoint.newEpoch()
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
@@ -15,6 +24,16 @@ public final class Engine {
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
+        self.history = ChangeHistory(capacity: configuration.historyCapacity)
+    }
+
+    /// Continues from a saved state: its documents, its seq, its history.
+    /// Call before the first client and the first change.
+    public func restore(_ state: SavedState) {
+        precondition(store.seq == 0 && store.objectCount == 0 && clientCount == 0, "restore a fresh engine only")
+        store.restore(documents: state.documents, seq: state.seq)
+        history.restore(state.history)
+        epoch = state.epoch
     }
 
     // MARK: Clients
@@ -59,11 +78,21 @@ public final class Engine {
 
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
+        // The most common request, a set without an id, has a fixed reply.
+        if request.id == nil, case .set(let object, let keyPath, let value) = request.operation {
+            do throws(KVOEngineError) {
+                if configuration.accessPolicy != nil { try authorize(request.operation, for: client) }
+                client.append(reply: ReplyEncoder.ok(seq: try set(object, keyPath, value)))
+            } catch {
+                client.append(reply: ReplyEncoder.failure(id: nil, error))
+            }
+            return
+        }
         do throws(KVOEngineError) {
             try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)
             try perform(request.operation, for: client, reply: &reply)
-            client.append(reply: reply.finished)
+            client.append(reply: reply.finish())
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, error))
         }
@@ -85,8 +114,10 @@ public final class Engine {
             reply.field("seq", integer: try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let object, let keyPaths, let options, let context, let policy):
-            try observe(object, keyPaths, options, context, policy, for: client)
+        case .observe(let object, let keyPaths, let options, let context, let since, let policy):
+            try observe(object, keyPaths, options, context, since: since, policy: policy, for: client)
+            reply.field("seq", integer: store.seq)
+            reply.field("epoch", .string(epoch))
         case .unobserve(let object, let keyPaths):
             if let keyPaths {
                 for keyPath in keyPaths { client.unobserve(object, keyPath: keyPath) }
@@ -116,12 +147,36 @@ extension Engine {
         return value
     }
 
+    /// Observes `keyPaths`. With `since`, the changes after it that each new
+    /// observation matches are delivered first (in place of `initial`), so the
+    /// client continues without a gap or a duplicate.
     func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
-                 _ policy: ObservationPolicy, for client: ClientController) throws(KVOEngineError) {
-        let added = keyPaths.filter { !client.isObserving(object, keyPath: $0) }
-        guard client.observationCount + Set(added).count <= configuration.maxObservationsPerClient else {
+                 since: ResumePoint?, policy: ObservationPolicy = .default,
+                 for client: ClientController) throws(KVOEngineError) {
+        // The usual request names one key path: no array, no set for it.
+        let added = keyPaths.count == 1
+            ? (client.isObserving(object, keyPath: keyPaths[0]) ? 0 : 1)
+            : Set(keyPaths.filter { !client.isObserving(object, keyPath: $0) }).count
+        guard client.observationCount + added <= configuration.maxObservationsPerClient else {
             throw KVOEngineError(.limitExceeded,
                                  "a connection may hold \(configuration.maxObservationsPerClient) observations")
+        }
+        if let since {
+            try checkResumable(since)
+            let missed = history.changes(of: object, after: since.seq)
+            var events: [Replay.Event] = []
+            for keyPath in keyPaths {
+                guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
+                                                policy: policy) else {
+                    continue
+                }
+                let valueNow = store.value(object, at: keyPath.components)
+                events += Replay.events(for: info, changes: missed, valueNow: valueNow)
+            }
+            for event in Replay.merged(events) {
+                client.deliver(event: event.bytes, seq: event.seq, for: event.info, isPrior: event.prior)
+            }
+            return
         }
         for keyPath in keyPaths {
             guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
@@ -129,10 +184,34 @@ extension Engine {
                   options.contains(.initial) else { continue }
             // KVO's initial notification: the current value, before the reply.
             let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: keyPath.components)) : .none
-            let event = EventEncoder.change(
-                object: object, keyPath: info.node!.encodedKeyPath, kind: .setting, new: current, old: .none,
-                indexes: nil, seq: store.seq, initial: true)
+            var event: [UInt8] = []
+            EventEncoder.change(into: &event, head: info.node!.eventHead, kind: .setting, new: current, old: .none,
+                                indexes: nil, seq: store.seq, initial: true)
             client.deliver(event: event, seq: store.seq, for: info)
+        }
+    }
+
+    /// The oldest seq held in the history, or the next seq when none is.
+    var oldestSeqHeld: UInt64 { history.oldestSeq ?? store.seq + 1 }
+
+    /// Refuses a resume point of another epoch or older than the history
+    /// (`compacted`, with the oldest seq still held), or in the future (`bad_request`).
+    private func checkResumable(_ point: ResumePoint) throws(KVOEngineError) {
+        let oldest = oldestSeqHeld
+        let details: JSONObject = ["oldestSeq": .number(JSONNumber(validatedLiteral: String(oldest))),
+                                   "epoch": .string(epoch)]
+        if let other = point.epoch, other != epoch {
+            throw KVOEngineError(
+                .compacted, "seq \(point.seq) is of epoch \(other), not of this kvod's history (epoch \(epoch)); "
+                    + "get the current value", details: details)
+        }
+        guard point.seq <= store.seq else {
+            throw .badRequest("since \(point.seq) is after the current seq \(store.seq)")
+        }
+        guard point.seq + 1 >= oldest else {
+            throw KVOEngineError(
+                .compacted, "changes after \(point.seq) are no longer held (oldest: \(oldest)); get the current value",
+                details: details)
         }
     }
 
@@ -144,6 +223,8 @@ extension Engine {
         reply.field("observations", integer: shared.observationCount)
         reply.field("objects", integer: store.objectCount)
         reply.field("seq", integer: store.seq)
+        reply.field("oldestSeq", integer: oldestSeqHeld)
+        reply.field("epoch", .string(epoch))
     }
 
     static func describe(_ info: ObservationInfo) -> JSONValue {

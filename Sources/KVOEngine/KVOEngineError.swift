@@ -1,7 +1,9 @@
+import OrderedCollections
+
 /// An error that kvod reports to a client: a stable code and a message for people.
 ///
 /// One place, ``ReplyEncoder``, turns it into a wire reply
-/// (`{"id":…,"ok":false,"error":{"code":…,"message":…}}`), as xenstored's
+/// (`{"id":…,"ok":false,"error":{"code":…,"message":…[,details…]}}`), as xenstored's
 /// `send_error` does. Codes are a struct, not an enum, so the set can grow
 /// without breaking callers.
 public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -30,16 +32,23 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let tooLarge = Code("too_large")
         /// A per-connection or per-request limit would be exceeded.
         public static let limitExceeded = Code("limit_exceeded")
+        /// `observe` with a `since` older than the change history; the error
+        /// carries `oldestSeq`, the oldest change still held.
+        public static let compacted = Code("compacted")
         /// The access policy does not let this client do that to that object.
         public static let forbidden = Code("forbidden")
     }
 
     public let code: Code
     public let message: String
+    /// Extra members of the wire error object, for codes that carry data
+    /// (`compacted`: `oldestSeq`).
+    public let details: JSONObject
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, details: JSONObject = [:]) {
         self.code = code
         self.message = message
+        self.details = details
     }
 
     public var description: String { "\(code): \(message)" }

@@ -3,7 +3,11 @@
 ///
 /// Two infos are equal when their key paths are equal: that is the rule by
 /// which a ``ClientController`` keeps one observation per key path.
-public final class ObservationInfo: Hashable, CustomStringConvertible {
+///
+/// Kept small, because there may be millions: 49 bytes, one allocation. While
+/// it observes, its object and key path are its node's in the shared index,
+/// not copies, and a context lives in a side object only when there is one.
+public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeyed {
     /// The life of an observation. It only moves forward.
     public enum State: Sendable {
         /// Made, not yet registered with the shared controller.
@@ -14,40 +18,138 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
         case notObserving
     }
 
-    public let object: String
-    public let keyPath: ObservedPath
-    public let options: ObservationOptions
-    /// The client's context, echoed in every event of this observation.
-    public let context: JSONValue?
-    /// What happens to its events while the client does not keep up.
-    public let policy: ObservationPolicy
-    /// `,"context":<json>`, encoded once so that every event reuses the bytes.
-    let contextFragment: [UInt8]
-    /// The controller that made it; weak, as in KVOController: an info never
-    /// keeps its controller alive.
-    public private(set) weak var controller: ClientController?
-    public internal(set) var state: State = .initial
+    /// Where the observation is: its own description before registration
+    /// and after, its node while registered. Three class payloads: the enum
+    /// is one word.
+    private enum Place {
+        case detached(DetachedPlace)
+        case registered(PathNode)
+        case registeredWithContext(ContextPlace)
+    }
 
-    /// Where the shared controller keeps it: its node, and its slot in the
-    /// node's list, so that removal is O(1).
-    unowned(unsafe) var node: PathNode?
-    var slotInNode = -1
+    /// The controller that made it. Not weak: loading a weak reference on
+    /// every delivered event cost more than the delivery. Safe because a
+    /// controller unregisters all its infos before it goes
+    /// (`ClientController.deinit` → `unobserveAll`), and only registered
+    /// infos are reached from the shared controller.
+    unowned(unsafe) let owner: ClientController
+    private var place: Place
+    /// The node's list of observations runs through its infos, unretained.
+    var nextInNode: Unmanaged<ObservationInfo>?
+    var previousInNode: Unmanaged<ObservationInfo>?
+    /// The options (low four bits), the state (bits 4–5) and the policy (bit 6), in one byte.
+    private var flags: UInt8
 
     init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
          policy: ObservationPolicy = .default, controller: ClientController) {
-        self.object = object
-        self.keyPath = keyPath
-        self.options = options
-        self.context = context
-        self.policy = policy
-        self.controller = controller
+        owner = controller
+        place = .detached(DetachedPlace(object: object, keyPath: keyPath, context: context))
+        flags = options.rawValue & 0x0F | Self.policyBits(policy)
+    }
+
+    /// An info for `node`, to be registered there (no detached copy of its
+    /// object and key path is made only to be dropped at registration).
+    init(node: PathNode, options: ObservationOptions, context: JSONValue?,
+         policy: ObservationPolicy = .default, controller: ClientController) {
+        owner = controller
         if let context {
-            var fragment = Array(#","context":"#.utf8)
-            JSONWriter.write(context, into: &fragment)
-            self.contextFragment = fragment
+            place = .registeredWithContext(ContextPlace(node: node, context: context))
         } else {
-            self.contextFragment = []
+            place = .registered(node)
         }
+        flags = options.rawValue & 0x0F | Self.policyBits(policy)
+    }
+
+    private static func policyBits(_ policy: ObservationPolicy) -> UInt8 {
+        policy == .disconnect ? 0x40 : 0
+    }
+
+    /// What happens to its events while the client does not keep up (bit 6).
+    public var policy: ObservationPolicy { flags & 0x40 != 0 ? .disconnect : .coalesce }
+
+    public var options: ObservationOptions { ObservationOptions(rawValue: flags & 0x0F) }
+
+    public internal(set) var state: State {
+        get {
+            switch (flags >> 4) & 0x03 {
+            case 0: .initial
+            case 1: .observing
+            default: .notObserving
+            }
+        }
+        set {
+            let bits: UInt8 = switch newValue {
+            case .initial: 0
+            case .observing: 1
+            case .notObserving: 2
+            }
+            flags = flags & 0x4F | bits << 4
+        }
+    }
+
+    /// The controller that made it, while it observes (nil after): an info
+    /// never keeps its controller alive, as in KVOController.
+    public var controller: ClientController? { state == .notObserving ? nil : owner }
+
+    public var object: String {
+        switch place {
+        case .detached(let detached): detached.object
+        case .registered(let node): node.object
+        case .registeredWithContext(let context): context.node.object
+        }
+    }
+
+    public var keyPath: ObservedPath {
+        switch place {
+        case .detached(let detached): detached.keyPath
+        case .registered(let node): ObservedPath(components: node.path)
+        case .registeredWithContext(let context): ObservedPath(components: context.node.path)
+        }
+    }
+
+    /// The client's context, echoed in every event of this observation.
+    public var context: JSONValue? {
+        switch place {
+        case .detached(let detached): detached.context
+        case .registered: nil
+        case .registeredWithContext(let context): context.context
+        }
+    }
+
+    /// Its node in the shared index, while registered.
+    var node: PathNode? {
+        switch place {
+        case .detached: nil
+        case .registered(let node): node
+        case .registeredWithContext(let context): context.node
+        }
+    }
+
+    /// The key of the client's table: the node, which stands for (object, key path).
+    var tableKey: ObjectIdentifier { ObjectIdentifier(node!) }
+
+    /// `,"context":<json>`, encoded once so that every event reuses the bytes;
+    /// nil without a context.
+    var contextFragment: [UInt8]? {
+        if case .registeredWithContext(let context) = place { return context.fragment }
+        return nil
+    }
+
+    /// Moves it to `node`: the shared controller registers it.
+    func place(at node: PathNode) {
+        if case .detached(let detached) = place, let context = detached.context {
+            place = .registeredWithContext(ContextPlace(node: node, context: context))
+        } else {
+            place = .registered(node)
+        }
+    }
+
+    /// Takes it off its node with its own copy of what it observed, for
+    /// whoever still holds it (the node may go).
+    func detach() {
+        guard let node else { return }
+        place = .detached(DetachedPlace(object: node.object, keyPath: ObservedPath(components: node.path),
+                                        context: context))
     }
 
     public static func == (lhs: ObservationInfo, rhs: ObservationInfo) -> Bool {
@@ -60,5 +162,34 @@ public final class ObservationInfo: Hashable, CustomStringConvertible {
 
     public var description: String {
         "<ObservationInfo \(object) \(keyPath) options:\(options.wireNames) policy:\(policy) state:\(state)>"
+    }
+}
+
+/// An info's object, key path and context while it is not registered.
+private final class DetachedPlace {
+    let object: String
+    let keyPath: ObservedPath
+    let context: JSONValue?
+
+    init(object: String, keyPath: ObservedPath, context: JSONValue?) {
+        self.object = object
+        self.keyPath = keyPath
+        self.context = context
+    }
+}
+
+/// A registered info's node and context, for the infos that have a context.
+private final class ContextPlace {
+    let node: PathNode
+    let context: JSONValue
+    let fragment: [UInt8]
+
+    init(node: PathNode, context: JSONValue) {
+        self.node = node
+        self.context = context
+        var fragment: [UInt8] = []
+        fragment.append(literal: #","context":"#)
+        JSONWriter.write(context, into: &fragment)
+        self.fragment = fragment
     }
 }

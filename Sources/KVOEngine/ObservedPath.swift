@@ -17,6 +17,13 @@ public struct ObservedPath: Sendable, Hashable, CustomStringConvertible, Compara
         guard text.utf8.count <= Self.maxUTF8Length else {
             throw .badRequest("keyPath is longer than \(Self.maxUTF8Length) bytes")
         }
+        // Most paths have one key: then the text is the component, no split needed.
+        var text = text
+        let dots = text.withUTF8 { utf8 in utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) } }
+        if dots == 0 {
+            components = [text]
+            return
+        }
         let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         var components: [String] = []
         components.reserveCapacity(parts.count)

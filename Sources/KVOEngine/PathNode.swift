@@ -4,59 +4,107 @@
 /// The tree is what makes dispatch cost follow the observations that match a
 /// change: a change at `a.b` walks `a`, `a.b` and the subtree under `a.b`,
 /// never the observations of other paths or other objects.
-final class PathNode {
+///
+/// Its observations form a list through the infos themselves
+/// (``ObservationInfo/nextInNode``), not an array here: most paths have one
+/// observation, and an array would be a second allocation per path.
+final class PathNode: TableKeyed {
     let key: String
     unowned(unsafe) let parent: PathNode?
-    var children: [String: PathNode] = [:]
-    var observations: [ObservationInfo] = []
-    /// The key path as a JSON string, encoded once for all events of this node.
-    private(set) lazy var encodedKeyPath: [UInt8] = {
-        var bytes: [UInt8] = []
-        JSONWriter.writeString(path.joined(separator: "."), into: &bytes)
-        return bytes
-    }()
+    private(set) var children = ReferenceTable<PathNode>()
+    /// How many of the observations want prior events: when none does, a
+    /// change sends no prior events here without looking at each one.
+    private(set) var priorObservers: Int32 = 0
+    /// The first observation of this path; the client tables own them, so
+    /// the list holds them unretained (and walking it costs no reference counting).
+    private var first: Unmanaged<ObservationInfo>?
+    /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events of this node.
+    private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: path.joined(separator: "."))
 
     init(key: String, parent: PathNode?) {
         self.key = key
         self.parent = parent
     }
 
-    var isEmpty: Bool { observations.isEmpty && children.isEmpty }
+    var tableKey: String { key }
 
-    func child(_ key: String) -> PathNode? { children[key] }
+    var hasObservations: Bool { first != nil }
+
+    var isEmpty: Bool { first == nil && children.isEmpty }
+
+    func child(_ key: String) -> PathNode? { children.find(key) }
 
     func childCreating(_ key: String) -> PathNode {
-        if let existing = children[key] { return existing }
+        if let existing = children.find(key) { return existing }
         let node = PathNode(key: key, parent: self)
-        children[key] = node
+        children.insert(node)
         return node
     }
 
-    func append(_ info: ObservationInfo) {
-        info.node = self
-        info.slotInNode = observations.count
-        observations.append(info)
+    func removeChild(_ child: PathNode) {
+        children.remove(child.key)
     }
 
-    /// Removes in O(1) by moving the last observation into the freed slot.
+    /// Links `info` in as the first observation.
+    func append(_ info: ObservationInfo) {
+        let link = Unmanaged.passUnretained(info)
+        info.nextInNode = first
+        info.previousInNode = nil
+        first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
+        first = link
+        if info.options.contains(.prior) { priorObservers += 1 }
+    }
+
+    /// Unlinks `info`, in O(1).
     func remove(_ info: ObservationInfo) {
-        let slot = info.slotInNode
-        precondition(slot >= 0 && slot < observations.count && observations[slot] === info, "info not in this node")
-        let last = observations.removeLast()
-        if last !== info {
-            observations[slot] = last
-            last.slotInNode = slot
+        let next = info.nextInNode
+        let previous = info.previousInNode
+        if let previous {
+            previous._withUnsafeGuaranteedRef { $0.nextInNode = next }
+        } else {
+            precondition(first?.toOpaque() == Unmanaged.passUnretained(info).toOpaque(), "info not in this node")
+            first = next
         }
-        info.node = nil
-        info.slotInNode = -1
+        next?._withUnsafeGuaranteedRef { $0.previousInNode = previous }
+        info.nextInNode = nil
+        info.previousInNode = nil
+        if info.options.contains(.prior) { priorObservers -= 1 }
+    }
+
+    /// Calls `body` with each observation of this path, without retaining
+    /// them (the client tables keep them alive while they are listed here).
+    /// `body` must not change the list.
+    @inline(__always)
+    func forEachObservation(_ body: (ObservationInfo) -> Void) {
+        var cursor = first
+        while let link = cursor {
+            cursor = link._withUnsafeGuaranteedRef { info in
+                body(info)
+                return info.nextInNode
+            }
+        }
+    }
+
+    /// Whether any observation of this path satisfies `predicate`.
+    func containsObservation(where predicate: (ObservationInfo) -> Bool) -> Bool {
+        var found = false
+        forEachObservation { info in found = found || predicate(info) }
+        return found
     }
 
     /// Calls `body` for every node below this one (not this one), depth first.
     func forEachDescendant(depth: Int = 1, _ body: (PathNode, Int) -> Void) {
-        for child in children.values {
+        children.forEach { child in
             body(child, depth)
             child.forEachDescendant(depth: depth + 1, body)
         }
+    }
+
+    /// The object this node's tree indexes: the root's key.
+    var object: String {
+        var node = self
+        while let parent = node.parent { node = parent }
+        return node.key
     }
 
     /// The key path from the object's root down to this node.

@@ -16,33 +16,61 @@ public final class SharedController {
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
+    /// ``send``'s encodings of one node's events, reused from change to change.
+    private var eventBytes: [UInt8] = []
 
     public init() {}
 
     // MARK: Registry
 
     func register(_ info: ObservationInfo) {
+        let node = nodeCreating(info.object, info.keyPath)
+        info.place(at: node)
+        register(info, at: node)
+    }
+
+    /// Registers an info made for `node` (``nodeCreating(_:_:)``'s).
+    func register(_ info: ObservationInfo, at node: PathNode) {
         precondition(info.state == .initial, "an observation is registered once")
-        let root: PathNode
-        if let existing = roots[info.object] {
-            root = existing
-        } else {
-            root = PathNode(key: info.object, parent: nil)
-            roots[info.object] = root
-        }
-        var node = root
-        for key in info.keyPath.components { node = node.childCreating(key) }
         node.append(info)
         info.state = .observing
         observationCount += 1
     }
 
-    func unregister(_ info: ObservationInfo) {
+    /// Unregisters `info`. With `keepDescription` (the default) it keeps its
+    /// own copy of what it observed, for whoever still holds it; a client
+    /// dropping its last reference passes false and saves the copy.
+    func unregister(_ info: ObservationInfo, keepDescription: Bool = true) {
         guard info.state == .observing, let node = info.node else { return }
         node.remove(info)
         info.state = .notObserving
         observationCount -= 1
+        if keepDescription { info.detach() }
         prune(from: node)
+    }
+
+    /// The node of `keyPath` of `object`, if anything is registered there or below.
+    func node(_ object: String, _ keyPath: ObservedPath) -> PathNode? {
+        guard var node = roots[object] else { return nil }
+        for key in keyPath.components {
+            guard let next = node.child(key) else { return nil }
+            node = next
+        }
+        return node
+    }
+
+    /// The node of `keyPath` of `object`, made (with the nodes above it) if missing.
+    func nodeCreating(_ object: String, _ keyPath: ObservedPath) -> PathNode {
+        let root: PathNode
+        if let existing = roots[object] {
+            root = existing
+        } else {
+            root = PathNode(key: object, parent: nil)
+            roots[object] = root
+        }
+        var node = root
+        for key in keyPath.components { node = node.childCreating(key) }
+        return node
     }
 
     /// Drops nodes left with no observations and no children, up to the root.
@@ -53,7 +81,7 @@ public final class SharedController {
                 roots[node.key] = nil
                 return
             }
-            parent.children[node.key] = nil
+            parent.removeChild(node)
             node = parent
         }
     }
@@ -75,32 +103,46 @@ public final class SharedController {
         }
         let node: PathNode
         let relation: Relation
+        /// The values at this node before and after, for ancestors and
+        /// descendants; the exact node's are the change's own.
         var old: JSONValue?
         var new: JSONValue?
     }
 
-    /// A change between ``willChange`` and ``didChange``.
-    struct PendingChange {
-        var change: Change
-        var groups: [MatchGroup]
+    /// A change between ``willChange`` and ``didChange``: the change and the
+    /// observations it reaches. The shared controller keeps one and reuses it
+    /// (the store applies one change at a time), so a change is neither copied
+    /// nor allocated here; it is valid until ``didChange`` returns.
+    final class PendingChange {
+        /// What the events need of the change, set by ``willChange``: its
+        /// fields rather than the record, whose copy cost more than the event.
+        fileprivate(set) var kind = ChangeKind.setting
+        fileprivate(set) var indexes: [Int] = []
+        fileprivate(set) var seq: UInt64 = 0
+        fileprivate(set) var old: JSONValue?
+        fileprivate(set) var new: JSONValue?
+        fileprivate(set) var groups: [MatchGroup] = []
     }
+
+    private let pending = PendingChange()
 
     /// Finds the observations that `change` reaches, sends their prior events,
     /// and keeps the old values that their events need. `valueBefore` reads the
     /// store as it is now, before the change. Returns nil when nobody observes.
-    func willChange(_ change: Change, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
+    func willChange(_ change: ChangeRecord, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
         guard let root = roots[change.object] else { return nil }
-        var groups: [MatchGroup] = []
+        let pending = self.pending
+        pending.groups.removeAll(keepingCapacity: true)
         var node = root
         var reachedPath = true
         for (depth, key) in change.path.enumerated() {
-            if !node.observations.isEmpty, depth > 0 {
+            if node.hasObservations, depth > 0 {
                 // Reading the old value keeps a reference to it, which makes the
                 // store copy that part of the document: only do it when asked.
-                let wantsOld = node.observations.contains { $0.options.contains(.old) }
-                groups.append(MatchGroup(node: node, relation: .ancestor,
-                                         old: wantsOld ? valueBefore(change.path[..<depth]) : nil, new: nil))
+                let wantsOld = node.containsObservation { $0.options.contains(.old) }
+                pending.groups.append(MatchGroup(node: node, relation: .ancestor,
+                                                 old: wantsOld ? valueBefore(change.path[..<depth]) : nil, new: nil))
             }
             guard let next = node.child(key) else {
                 reachedPath = false
@@ -110,72 +152,105 @@ public final class SharedController {
             lastChangeVisits += 1
         }
         if reachedPath {
-            if change.path.isEmpty {
+            if !change.path.isEmpty && node.hasObservations {
+                // Its values are the change's own: send reads them there, uncopied.
+                pending.groups.append(MatchGroup(node: node, relation: .exact))
+            }
+            if !node.children.isEmpty {
                 node.forEachDescendant { descendant, depth in
                     lastChangeVisits += 1
-                    if !descendant.observations.isEmpty {
-                        groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
-                    }
-                }
-            } else {
-                if !node.observations.isEmpty {
-                    groups.append(MatchGroup(node: node, relation: .exact, old: change.old, new: change.new))
-                }
-                node.forEachDescendant { descendant, depth in
-                    lastChangeVisits += 1
-                    if !descendant.observations.isEmpty {
-                        groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
+                    if descendant.hasObservations {
+                        pending.groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
                     }
                 }
             }
         }
-        guard !groups.isEmpty else { return nil }
-        for index in groups.indices {
-            if case .descendant(let depth) = groups[index].relation {
-                let rest = groups[index].node.path.suffix(depth)
+        guard !pending.groups.isEmpty else { return nil }
+        for index in pending.groups.indices {
+            if case .descendant(let depth) = pending.groups[index].relation {
+                let rest = pending.groups[index].node.path.suffix(depth)
                 let collection = change.kind != .setting
-                groups[index].old = collection ? nil : change.old?.value(at: rest)
-                groups[index].new = collection ? nil : change.new?.value(at: rest)
+                pending.groups[index].old = collection ? nil : change.old?.value(at: rest)
+                pending.groups[index].new = collection ? nil : change.new?.value(at: rest)
             }
         }
-        let pending = PendingChange(change: change, groups: groups)
-        send(pending, prior: true)
+        pending.kind = change.kind
+        pending.indexes = change.indexes
+        pending.seq = change.seq
+        pending.old = change.old
+        pending.new = change.new
+        if pending.groups.contains(where: { $0.node.priorObservers > 0 }) { send(pending, prior: true) }
         return pending
     }
 
     /// Sends the change events, once the store has applied the change.
     /// `valueAfter` reads the store as it is now.
     func didChange(_ pending: PendingChange, valueAfter: (ArraySlice<String>) -> JSONValue?) {
-        var pending = pending
         for index in pending.groups.indices where pending.groups[index].isAncestor {
             pending.groups[index].new = valueAfter(pending.groups[index].node.path[...])
         }
         send(pending, prior: false)
+        // The list and the change are dropped by the next willChange, which
+        // empties the list anyway: emptying it twice per change showed.
     }
 
     private func send(_ pending: PendingChange, prior: Bool) {
-        let change = pending.change
-        for group in pending.groups {
-            let isExact = group.isExact
-            let kind = isExact ? change.kind : .setting
-            // Up to four encodings per node, one per combination of new/old.
-            var encoded: [[UInt8]?] = [nil, nil, nil, nil]
-            lastChangeVisits += group.node.observations.count
-            for info in group.node.observations {
-                if prior && !info.options.contains(.prior) { continue }
-                guard let controller = info.controller else { continue }
-                let variant = Int(info.options.intersection([.new, .old]).rawValue)
-                if encoded[variant] == nil {
-                    encoded[variant] = EventEncoder.change(
-                        object: change.object, keyPath: group.node.encodedKeyPath, kind: kind,
-                        new: !prior && info.options.contains(.new) && kind != .removal ? .some(group.new) : .none,
-                        old: info.options.contains(.old) && kind != .insertion ? .some(group.old) : .none,
-                        indexes: isExact && kind != .setting ? change.indexes : nil,
-                        seq: change.seq, prior: prior)
-                }
-                controller.deliver(event: encoded[variant]!, seq: change.seq, for: info, isPrior: prior)
+        pending.groups.withUnsafeBufferPointer { groups in
+            for index in groups.indices {
+                send(pending, groups.baseAddress! + index, prior: prior)
             }
         }
+    }
+
+    /// Sends one node's events. First the encodings its observations need,
+    /// one per combination of the new/old options, into one reused buffer;
+    /// then the per-event loop, which only copies bytes: no reference
+    /// counting (the node's array and the controllers outlive it; see
+    /// ``ObservationInfo/owner``), no allocation. The change and its group
+    /// are read in place: copying them cost more than encoding the event.
+    private func send(_ pending: PendingChange, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
+        let node = group.pointee.node
+        var variants: UInt8 = 0
+        node.forEachObservation { info in
+            let options = info.options
+            if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
+        }
+        guard variants != 0 else { return }
+        let isExact = group.pointee.isExact
+        eventBytes.removeAll(keepingCapacity: true)
+        var ends = VariantEnds()
+        for variant in 0..<4 {
+            if variants & (1 << variant) != 0 {
+                EventEncoder.change(
+                    into: &eventBytes, head: node.eventHead, changeKind: pending.kind, indexes: pending.indexes,
+                    seq: pending.seq, exact: isExact, old: isExact ? pending.old : group.pointee.old,
+                    new: isExact ? pending.new : group.pointee.new,
+                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
+            }
+            ends[variant] = eventBytes.count
+        }
+        var visits = 0
+        eventBytes.withUnsafeBytes { all in
+            node.forEachObservation { info in
+                visits += 1
+                let options = info.options
+                if prior && !options.contains(.prior) { return }
+                let variant = Int(options.intersection([.new, .old]).rawValue)
+                let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
+                    if let fragment = info.contextFragment {
+                        fragment.withUnsafeBytes {
+                            controller.deliver(line: line, contextFragment: $0, seq: pending.seq, for: info,
+                                               isPrior: prior)
+                        }
+                    } else {
+                        controller.deliver(line: line, contextFragment: nil, seq: pending.seq, for: info,
+                                           isPrior: prior)
+                    }
+                }
+            }
+        }
+        lastChangeVisits += visits
     }
 
     // MARK: Inspection
@@ -185,7 +260,7 @@ public final class SharedController {
         var lines: [String] = ["<SharedController observations:\(observationCount)>"]
         for (object, root) in roots.sorted(by: { $0.key < $1.key }) {
             root.forEachDescendant { node, _ in
-                for info in node.observations {
+                node.forEachObservation { info in
                     lines.append("  \(object) \(info.keyPath) \(info.options.wireNames)")
                 }
             }
@@ -208,4 +283,32 @@ extension SharedController.MatchGroup {
         if case .ancestor = relation { return true }
         return false
     }
+}
+
+/// Where each encoding of one node's event ends in the shared controller's
+/// buffer, by variant (the new/old option bits); each starts where the one
+/// before ends. Four fixed slots: no allocation per change.
+private struct VariantEnds {
+    private var slots: (Int, Int, Int, Int) = (0, 0, 0, 0)
+
+    subscript(variant: Int) -> Int {
+        get {
+            switch variant {
+            case 0: slots.0
+            case 1: slots.1
+            case 2: slots.2
+            default: slots.3
+            }
+        }
+        set {
+            switch variant {
+            case 0: slots.0 = newValue
+            case 1: slots.1 = newValue
+            case 2: slots.2 = newValue
+            default: slots.3 = newValue
+            }
+        }
+    }
+
+    func start(of variant: Int) -> Int { variant == 0 ? 0 : self[variant - 1] }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import KVOClient
 
-/// `kvoctl observe OBJECT KEYPATH… [--new --old --initial --prior] [--count N] [--timeout S]`:
+/// `kvoctl observe OBJECT KEYPATH… [--new --old --initial --prior] [--since SEQ] [--count N] [--timeout S]`:
 /// one JSON event per line, as kvod sends them (docs/PROTOCOL.md, "Events").
 struct ObserveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,6 +11,8 @@ struct ObserveCommand: AsyncParsableCommand {
             Runs until interrupted, until --count events were printed (exit 0), or until --timeout \
             seconds pass (exit 0; with --count, exit 4 when fewer events came).
             Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
+            With --since SEQ, the changes after SEQ come first (kvod keeps a bounded history; \
+            exit 1 with compacted when it no longer holds them), then live ones.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -20,6 +22,7 @@ struct ObserveCommand: AsyncParsableCommand {
     @Flag(help: "Events carry the value before the change.") var old = false
     @Flag(help: "Print the current value first.") var initial = false
     @Flag(help: "Print an extra event before each change is applied.") var prior = false
+    @Option(help: "First print the changes after this seq (a seq printed earlier).") var since: UInt64?
     @Option(help: "Exit after this many events.") var count: Int?
     @Option(help: "Exit after this many seconds.") var timeout: Double?
 
@@ -27,6 +30,7 @@ struct ObserveCommand: AsyncParsableCommand {
         guard !keyPaths.isEmpty else { throw ValidationError("give at least one KEYPATH") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if since != nil && initial { throw ValidationError("--since and --initial exclude each other") }
     }
 
     private enum Outcome: Sendable { case counted, timedOut, ended }
@@ -47,7 +51,7 @@ struct ObserveCommand: AsyncParsableCommand {
 
     /// Prints events until the count is reached, the time is up, or the stream fails.
     private func watch(_ connection: KVOConnection) async throws(KVOClientError) -> Outcome {
-        let stream = connection.changes(of: object, keyPaths: keyPaths, options: options)
+        let stream = connection.changes(of: object, keyPaths: keyPaths, options: options, since: since)
         let (count, timeout) = (count, timeout)
         let first = await withTaskGroup(of: Result<Outcome, KVOClientError>.self) { group in
             group.addTask {

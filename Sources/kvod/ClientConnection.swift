@@ -5,7 +5,9 @@ import Logging
 /// ``ClientController``. Loop-confined.
 ///
 /// Reads become lines, lines become engine calls; the engine's output is
-/// written when the daemon flushes, once per loop iteration. Closing unobserves
+/// written when the daemon flushes, once per loop iteration. With a data
+/// directory, output that reports uncommitted changes is held until the
+/// storage writer has committed them (``GroupCommit``). Closing unobserves
 /// everything at once and frees the socket only after libuv's close callback.
 ///
 /// Output limits (``OutputLimits``): after each write the controller learns how
@@ -22,6 +24,18 @@ final class ClientConnection: ClientOutputDelegate {
     private(set) var isClosing = false
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
+    /// Whether the last flush wrote more than ``smallOutput`` bytes.
+    private var lastFlushWasLarge = false
+    /// Output buffers up to this size are always kept for the next flush.
+    private static let smallOutput = 4096
+    /// Output waiting for its batch to be committed: (batch id, bytes), oldest first.
+    private var held: [(batch: UInt64, bytes: [UInt8])] = []
+    /// How many bytes `held` holds: output waiting like the socket's queue.
+    private var heldBytes = 0
+    /// Whether the connection waits in the daemon's list of connections holding output.
+    var isHoldingOutput: Bool { !held.isEmpty }
+    /// Set by a flushing close while output is held: close once it is written.
+    private var closesWhenReleased = false
     /// Loop time (ms) since which queued output has stayed over the soft limit.
     private var overSoftLimitSince: UInt64?
     /// `pid=… uid=… gid=…`, for log lines.
@@ -83,8 +97,10 @@ final class ClientConnection: ClientOutputDelegate {
         }
     }
 
-    /// Output waiting for this client, in the engine and in the socket's queue.
-    private var pendingOutputBytes: Int { controller.output.count + stream.queuedBytes }
+    /// Output written or held for a commit, not yet taken by the client.
+    private var queuedOutputBytes: Int { stream.queuedBytes + heldBytes }
+    /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
+    private var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
     private var isOverHardLimit: Bool { pendingOutputBytes > limits.hardBytes }
 
     private func pauseInput() {
@@ -138,36 +154,60 @@ final class ClientConnection: ClientOutputDelegate {
         daemon.scheduleFlush(self)
     }
 
-    /// Hands pending output to the socket, updates the controller's allowance
-    /// and, once the socket's queue is empty, ends congestion and throttling.
-    func flush() {
+    /// Hands pending output to the socket, or holds it until the changes it
+    /// may report are committed; updates the controller's allowance and, once
+    /// nothing waits (neither in the socket's queue nor for a commit), ends
+    /// congestion and throttling. Returns how many bytes of buffer capacity
+    /// it gave back.
+    @discardableResult
+    func flush() -> Int {
+        var released = 0
         while !isClosing {
             if let reason = controller.disconnectReason {
-                daemon.logger.warning("\(logName) disconnected: \(reason) (\(stream.queuedBytes) bytes were waiting)")
+                daemon.logger.warning("\(logName) disconnected: \(reason) (\(queuedOutputBytes) bytes were waiting)")
                 close(flush: false)
-                return
+                return released
             }
-            if !controller.output.isEmpty {
-                controller.output.withUnsafeBytes { stream.write($0) }
-                controller.output.removeAll(keepingCapacity: controller.output.capacity <= 1 << 16)
-            }
+            if !controller.output.isEmpty { released += writeOutput() }
             checkLimits()
             // Both steps below may produce output; loop to write it now rather
             // than after the next poll, which might wait for a client that
             // waits for us.
-            guard stream.queuedBytes == 0, controller.isCongested || throttle.isActive else { return }
+            guard queuedOutputBytes == 0, controller.isCongested || throttle.isActive else { return released }
             if controller.isCongested {
                 daemon.logger.info("\(logName) caught up; sending \(controller.heldEventCount) held event(s)")
             }
             controller.markDrained()
             resumeInput()
-            if controller.output.isEmpty { return }
+            if controller.output.isEmpty { return released }
         }
+        return released
     }
 
-    /// Redis's client-output-buffer-limit, applied to what the socket queues.
+    /// Writes the controller's output, or holds it for the batch to commit.
+    private func writeOutput() -> Int {
+        if let batch = daemon.groupCommit?.batchToWaitFor {
+            hold(controller.output, until: batch)
+        } else {
+            controller.output.withUnsafeBytes { stream.write($0) }
+        }
+        // The buffer's storage is kept for the next flush when it is small, or
+        // when large flushes come in a row (a busy observer: regrowing it each
+        // time would cost more than the events). A single large burst gives
+        // it back: 10,000 clients that each got 100 replies at once kept a
+        // fifth of the daemon's memory that way (docs/PERFORMANCE.md).
+        let large = controller.output.count > Self.smallOutput
+        let capacity = controller.output.capacity
+        let keep = capacity <= Self.smallOutput || (large && lastFlushWasLarge && capacity <= 1 << 16)
+        controller.output.removeAll(keepingCapacity: keep)
+        lastFlushWasLarge = large
+        return keep ? 0 : capacity
+    }
+
+    /// Redis's client-output-buffer-limit, applied to what the socket queues
+    /// and what waits for a commit.
     private func checkLimits() {
-        let queued = stream.queuedBytes
+        let queued = queuedOutputBytes
         controller.outputAllowance = max(0, limits.hardBytes - queued)
         guard queued > limits.softBytes else {
             overSoftLimitSince = nil
@@ -181,6 +221,33 @@ final class ClientConnection: ClientOutputDelegate {
         }
     }
 
+    private func hold(_ bytes: [UInt8], until batch: UInt64) {
+        if held.isEmpty { daemon.connectionHoldsOutput(self) }
+        heldBytes += bytes.count
+        if held.last?.batch == batch {
+            held[held.count - 1].bytes.append(contentsOf: bytes)
+        } else {
+            held.append((batch, bytes))
+        }
+    }
+
+    /// Writes the output held for batches up to `committed`, in one write.
+    func releaseOutput(upTo committed: UInt64) {
+        let ready = held.prefix { $0.batch <= committed }
+        guard !ready.isEmpty else { return }
+        held.removeFirst(ready.count)
+        let bytes = ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes)
+        heldBytes -= bytes.count
+        stream.write(bytes)
+        if held.isEmpty && closesWhenReleased {
+            stream.shutdownThenClose(onClosed: closedCallback)
+        } else if !isClosing, controller.isCongested || throttle.isActive || overSoftLimitSince != nil {
+            // Less waits for a commit now: the flush looks at the limits again
+            // (and ends congestion or throttling once everything is written).
+            daemon.scheduleFlush(self)
+        }
+    }
+
     /// Ends the connection: its observations go at once; with `flush`, what
     /// is queued is written before the socket closes.
     func close(flush: Bool) {
@@ -191,11 +258,20 @@ final class ClientConnection: ClientOutputDelegate {
         throttle = InputThrottle()
         daemon.engine.closeClient(controller)
         daemon.logger.debug("\(logName) disconnected")
-        let onClosed: () -> Void = { [daemon] in daemon.connectionClosed(self) }
-        if flush {
-            stream.shutdownThenClose(onClosed: onClosed)
+        if flush && !held.isEmpty {
+            // No more requests: their changes would be applied and never answered.
+            stream.stopReading()
+            closesWhenReleased = true
+        } else if flush {
+            stream.shutdownThenClose(onClosed: closedCallback)
         } else {
-            stream.close(onClosed: onClosed)
+            held = []
+            heldBytes = 0
+            stream.close(onClosed: closedCallback)
         }
+    }
+
+    private var closedCallback: () -> Void {
+        { [daemon] in daemon.connectionClosed(self) }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KVOEngine
+import KVOStorage
 import Logging
 
 /// The running daemon: one libuv loop on one thread, the listening socket,
@@ -11,6 +12,10 @@ import Logging
 /// to a client's output and put the connection on ``flushQueue``; a prepare
 /// hook writes every queued connection once per loop iteration, so many
 /// events to one client leave in one write.
+///
+/// With a data directory, the prepare hook first submits the iteration's
+/// changes to the storage writer (``GroupCommit``); output that reports them
+/// is held until the writer wakes the loop to say they are committed.
 ///
 /// Shutdown (SIGTERM, SIGINT) follows a flag-then-act order: stop accepting,
 /// remove the socket file (only one kvod bound itself: a socket systemd
@@ -36,7 +41,7 @@ final class Daemon {
     let configuration: DaemonConfiguration
     let logger: Logger
     let engine: Engine
-    private let loop: UVLoop
+    let loop: UVLoop
     private var server: UVPipeServer?
     private var connections: [Int: ClientConnection] = [:]
     private var flushQueue: [ClientConnection] = []
@@ -44,6 +49,14 @@ final class Daemon {
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
+    /// With a data directory: the loop's side of group commit, the writer
+    /// thread, and the handle the writer wakes the loop with.
+    var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)?
+    var groupCommit: GroupCommit? { storage?.groupCommit }
+    /// Connections with output held until a batch is committed.
+    var holdingOutput: [ClientConnection] = []
+    /// Set when a commit failed: the daemon stops and exits non-zero.
+    var storageFailure: String?
     private(set) var state = State.starting {
         didSet { logger.debug("daemon state \(oldValue) → \(state)") }
     }
@@ -55,7 +68,8 @@ final class Daemon {
     init(configuration: DaemonConfiguration, logger: Logger, engine: Engine? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
-        self.engine = engine ?? Engine(configuration: EngineConfiguration(accessPolicy: configuration.accessPolicy))
+        self.engine = engine ?? Engine(configuration: EngineConfiguration(
+            historyCapacity: configuration.historyCapacity, accessPolicy: configuration.accessPolicy))
         do {
             self.loop = try UVLoop()
         } catch {
@@ -71,7 +85,14 @@ final class Daemon {
         try watchSignals()
         let openFiles = DescriptorLimit.raiseSoftToHard()
         maxConnections = configuration.maxConnections ?? DescriptorLimit.defaultMaxConnections(softLimit: openFiles)
-        try listen()
+        // State before the socket: no client may see the store before it is restored.
+        try openStorage()
+        do {
+            try listen()
+        } catch {
+            stopStorage()
+            throw error
+        }
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -101,6 +122,7 @@ final class Daemon {
         } catch {
             logger.warning("event loop did not close cleanly: \(error)")
         }
+        if let storageFailure { throw .storageFailed(storageFailure) }
         logger.info("kvod stopped")
     }
 
@@ -209,13 +231,16 @@ final class Daemon {
     }
 
     private func flushQueued() {
+        groupCommit?.submit()
         guard !flushQueue.isEmpty else { return }
         let queue = flushQueue
         flushQueue.removeAll(keepingCapacity: true)
+        var released = 0
         for connection in queue {
             connection.isScheduledForFlush = false
-            connection.flush()
+            released += connection.flush()
         }
+        if released >= HeapTrim.threshold { HeapTrim.releaseFreePages() }
     }
 
     /// Called from a connection's close callback: its socket is gone.
@@ -254,10 +279,21 @@ final class Daemon {
         if connections.isEmpty { finishShutdown() }
     }
 
+    /// Stops without a grace period: no new clients, every connection closed
+    /// without flushing its output.
+    func stopAtOnce() {
+        state = .draining
+        server?.close()
+        server = nil
+        for connection in Array(connections.values) { connection.close(flush: false) }
+        finishShutdown()
+    }
+
     /// Closes the loop's own handles; `run` returns once the connections' are closed too.
     private func finishShutdown() {
         guard state != .stopped else { return }
         state = .stopped
+        stopStorage()
         beforeSleep?.close()
         beforeSleep = nil
         graceTimer?.close()

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOStorage
 import Logging
 
 /// Everything the daemon needs to start, read from the command line and the
@@ -24,6 +25,12 @@ struct DaemonConfiguration: Sendable {
     /// not stop the service (systemd does not restart after SIGHUP). In a
     /// terminal, hanging up ends kvod as it ends any foreground program.
     var ignoresHangUp = false
+    /// Where state is kept (`--data-dir`); nil keeps it in memory only.
+    var dataDirectory: String?
+    /// When commits are synced to the disk (`--sync`).
+    var syncMode: SyncMode = .always
+    /// How many recent changes are kept for `observe` with `since` (`--history`).
+    var historyCapacity: Int = 100_000
     /// How much output may wait for one client (see ``OutputLimits``).
     var outputLimits = OutputLimits()
     /// The most clients served at once; more are refused with `limit_exceeded`.

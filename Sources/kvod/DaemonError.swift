@@ -5,4 +5,10 @@ struct DaemonError: Error, CustomStringConvertible {
     let exitCode: Int32
 
     static func cannotListen(_ reason: String) -> DaemonError { DaemonError(description: reason, exitCode: 1) }
+    /// The data directory cannot be opened or read.
+    static func cannotOpenStorage(_ reason: String) -> DaemonError { DaemonError(description: reason, exitCode: 1) }
+    /// A commit failed while running: kvod stopped rather than acknowledge unrecorded changes.
+    static func storageFailed(_ reason: String) -> DaemonError {
+        DaemonError(description: "stopped after a failed commit: \(reason)", exitCode: 1)
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KVOEngine
+import KVOStorage
 import Logging
 
 /// `kvod`: the change-notification daemon.
@@ -24,6 +25,20 @@ struct KVODCommand: ParsableCommand {
 
     @Option(help: "The longest request line accepted, in bytes; longer lines get too_large.")
     var maxLineBytes: Int = 1 << 20
+
+    @Option(help: ArgumentHelp(
+        "Keep state in this directory (created if missing) and restore it at start.",
+        discussion: "Without it, values are kept in memory only. See docs/DURABILITY.md.",
+        valueName: "dir"))
+    var dataDir: String?
+
+    @Option(help: ArgumentHelp(
+        "When a change reaches the disk: always (fsync before the reply), batch (fsync every 100 ms) or off.",
+        valueName: "mode"))
+    var sync: String = SyncMode.always.rawValue
+
+    @Option(help: "How many recent changes to keep for observe with since (0 to 10000000).")
+    var history: Int = 100_000
 
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
@@ -53,6 +68,9 @@ struct KVODCommand: ParsableCommand {
         guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
             throw ValidationError("--socket-mode must be an octal mode such as 0660")
         }
+        guard SyncMode(rawValue: sync) != nil else { throw ValidationError("--sync must be always, batch or off") }
+        guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
+        if dataDir?.isEmpty == true { throw ValidationError("--data-dir must not be empty") }
         guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64") }
         guard let hard = OutputLimits.parseSize(outputHardLimit), hard > 0 else {
             throw ValidationError("--output-hard-limit must be a size such as 16m")
@@ -89,7 +107,10 @@ struct KVODCommand: ParsableCommand {
             logLevel: Logger.Level(rawValue: logLevel) ?? .info,
             activatedSocket: activated,
             notifyTarget: notification.target,
-            ignoresHangUp: environment["INVOCATION_ID"] != nil)
+            ignoresHangUp: environment["INVOCATION_ID"] != nil,
+            dataDirectory: dataDir,
+            syncMode: SyncMode(rawValue: sync) ?? .always,
+            historyCapacity: history)
         configuration.outputLimits = OutputLimits(
             hardBytes: OutputLimits.parseSize(outputHardLimit) ?? OutputLimits().hardBytes,
             softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,

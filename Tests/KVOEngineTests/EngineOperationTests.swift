@@ -410,7 +410,7 @@ import Testing
 
     @Test func observeWithoutOptionsSendsEventsWithoutValues() {
         let output = fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "id": "x"], from: client)
-        expectJSON(output.lines, [["id": "x", "ok": true]])
+        expectJSON(output.lines, [["id": "x", "ok": true, "seq": 0, "epoch": .string(fixture.engine.epoch)]])
         fixture.ok(["op": "set", "object": "o", "keyPath": "a", "value": 1], from: watcher)
         expectJSON(fixture.take(from: client).lines, [
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "seq": 1],
@@ -459,7 +459,7 @@ import Testing
              "seq": 2],
             ["event": "change", "object": "o", "keyPath": "missing", "kind": "setting", "initial": true,
              "new": .null, "seq": 2],
-            ["id": 4, "ok": true],
+            ["id": 4, "ok": true, "seq": 2, "epoch": .string(fixture.engine.epoch)],
         ])
     }
 
@@ -470,7 +470,7 @@ import Testing
         expectJSON(output.lines, [
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "initial": true, "seq": 1,
              "context": "c"],
-            ["ok": true],
+            ["ok": true, "seq": 1, "epoch": .string(fixture.engine.epoch)],
         ])
     }
 
@@ -478,7 +478,7 @@ import Testing
         fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "options": ["new"], "context": 1], from: client)
         let again = fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "options": ["old", "initial"],
                                 "context": 2], from: client)
-        expectJSON(again.lines, [["ok": true]])
+        expectJSON(again.lines, [["ok": true, "seq": 0, "epoch": .string(fixture.engine.epoch)]])
         expectJSON(fixture.ok(["op": "observations"], from: client).reply, [
             "ok": true,
             "observations": [["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 1]],
@@ -653,12 +653,15 @@ import Testing
         fixture.ok(["op": "observe", "object": "q", "keyPath": "a"], from: two)
 
         let reply = fixture.ok(["op": "info", "id": "i"], from: two).reply
-        #expect(reply.memberNames == ["connections", "id", "objects", "observations", "ok", "seq", "uptime", "version"])
+        #expect(reply.memberNames == ["connections", "epoch", "id", "objects", "observations", "ok", "oldestSeq", "seq",
+                                      "uptime", "version"])
         #expect(reply.member("version") == "9.8.7-test")
         #expect(reply.member("connections") == 2)
         #expect(reply.member("observations") == 3)
         #expect(reply.member("objects") == 2)
         #expect(reply.member("seq") == 3)
+        #expect(reply.member("oldestSeq") == 1)
+        #expect(reply.member("epoch") == .string(fixture.engine.epoch))
         guard case .number(let uptime)? = reply.member("uptime"), let seconds = uptime.intValue else {
             Issue.record("uptime is not an integer: \(reply.jsonString)")
             return

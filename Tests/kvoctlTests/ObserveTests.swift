@@ -8,7 +8,7 @@ import Testing
     /// Waits until the daemon holds `count` observations (kvoctl has registered).
     func waitForObservations(_ kvod: KVODProcess, _ count: Int) async throws {
         let connection = try KVOConnection(socketPath: kvod.socketPath)
-        try await waitUntil("kvod holds \(count) observations", timeout: 20) {
+        try await waitUntil("kvod holds \(count) observations", timeout: 60) {
             try await connection.info().observations == count
         }
     }
@@ -63,5 +63,24 @@ import Testing
         let run = try observe.wait()
         #expect(run.status == 3)
         #expect(run.stderr.contains("connection_lost"), "\(run.stderr)")
+    }
+
+    @Test func observeSincePrintsTheMissedChangesThenLiveOnesAndCompactedExitsOne() async throws {
+        let kvod = try KVODProcess(arguments: ["--history", "3"])
+        for value in 1...4 { _ = try KVOCtl.run(kvod, ["set", "o", "k", String(value)]) }
+        let resumed = try RunningCommand(
+            KVOCtl.binaryURL, ["observe", "o", "k", "--new", "--since", "2", "--count", "3", "--socket", kvod.socketPath])
+        try await waitForObservations(kvod, 1)
+        #expect(try KVOCtl.run(kvod, ["set", "o", "k", "5"]).status == 0)
+        let run = try resumed.wait()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.map { $0.contains(#""new":"#) } == [true, true, true])
+        #expect(run.lines.map { line in line.split(separator: ",").first { $0.hasPrefix(#""seq":"#) } ?? "" }
+            == [#""seq":3}"#, #""seq":4}"#, #""seq":5}"#])
+
+        let compacted = try KVOCtl.run(kvod, ["observe", "o", "k", "--since", "1", "--timeout", "5"])
+        #expect(compacted.status == 1)
+        #expect(compacted.stderr.contains("compacted"), "\(compacted.stderr)")
+        #expect(try KVOCtl.run(kvod, ["observe", "o", "k", "--since", "1", "--initial"]).status == 2)
     }
 }

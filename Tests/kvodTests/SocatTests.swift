@@ -36,7 +36,7 @@ import Testing
         guard lines.count == 6 else { return }
         #expect(lines[0]["initial"] == true)
         #expect(lines[0]["new"] == .null)
-        #expect(lines[1] == ["id": 1, "ok": true])
+        #expect(lines[1]["ok"] == true && lines[1]["id"] == 1 && lines[1]["seq"] == 0)
         #expect(lines[2]["new"] == 3)
         #expect(lines[3]["id"] == 2)
         #expect(lines[4]["value"] == 3)

@@ -181,8 +181,10 @@ say "stopping kvod.service alone keeps the socket"
 inside systemctl stop kvod.service 2>/dev/null
 expect "kvod.service stopped" inactive "$(inside systemctl is-active kvod.service || true)"
 expect "the socket file is still there" socket "$(inside stat -c %F /run/kvod/kvod.sock)"
-grep -q '"ok":true' <<<"$(round_trip root)" || fail "the next connection did not start kvod again"
-ok "the next connection starts kvod again"
+grep -q '"ok":true,"seq":3' <<<"$(round_trip root)" || fail "the next connection did not start kvod again at seq 3"
+ok "the next connection starts kvod again, and it goes on from its data (seq 3)"
+expect "kvod keeps its state in /var/lib/kvod/kvod.db, owned by kvod, private" "kvod:kvod 600" \
+  "$(inside stat -c '%U:%G %a' /var/lib/kvod/kvod.db)"
 
 # ---------------------------------------------------------------- reload
 say "reload: nothing to reload"
@@ -272,10 +274,12 @@ expect "the container powered off cleanly (systemd-nspawn exit status)" 0 "$code
 say "scripts/uninstall.sh --root"
 scripts/uninstall.sh --root "$machine" | sed 's/^/      /'
 for path in /usr/local/bin/kvod /usr/local/lib/systemd/system/kvod.service /usr/local/lib/systemd/system/kvod.socket \
-            /usr/local/lib/sysusers.d/kvod.conf /usr/local/share/kvod /usr/local/share/doc/kvod /var/lib/kvod /run/kvod; do
+            /usr/local/lib/sysusers.d/kvod.conf /usr/local/share/kvod /usr/local/share/doc/kvod /run/kvod; do
   [ ! -e "$machine$path" ] || fail "uninstall left $path"
 done
 ok "uninstall removed every installed file and kvod's empty directories"
+[ -s "$machine/var/lib/kvod/kvod.db" ] || fail "uninstall removed kvod's data"
+ok "uninstall kept kvod's data, /var/lib/kvod/kvod.db"
 ! grep -q '^kvod:' "$machine/etc/passwd" "$machine/etc/group" || fail "uninstall left the user or group kvod"
 ok "uninstall removed the user and group kvod"
 say "all checks passed"

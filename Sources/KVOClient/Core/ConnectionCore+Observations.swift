@@ -8,13 +8,15 @@ import KVOEngine
 /// up (its entry's `observe`, or its own initial `get`): everything kvod sent
 /// before that reply predates it, everything after is news to it.
 extension ConnectionCore {
-    /// Starts delivering the changes of `key` to `sink`. On a closed
-    /// connection the subscription is ended at once and `sink` finished.
-    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?,
+    /// Starts delivering the changes of `key` to `sink`; with `since`, first
+    /// the changes after that seq. On a closed connection the subscription
+    /// is ended at once and `sink` finished.
+    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?, since: UInt64? = nil,
                    sink: any ChangeSink) -> Subscription {
         let subscription = Subscription(key: key, options: options, context: context, sink: sink, phase: .ended)
         let failure = state.withLock { state -> KVOClientError? in
             if case .closed(let error) = state.phase { return error }
+            if let since { return resume(subscription, since: since, in: &state) }
             let wantsInitial = options.contains(.initial)
             if let entry = state.entries[key] {
                 entry.subscriptions.append(subscription)
@@ -45,6 +47,31 @@ extension ConnectionCore {
         }
         if let failure { sink.finish(failure) }
         return subscription
+    }
+
+    /// Registers `subscription` as a new entry that resumes after `since`:
+    /// kvod replays the missed changes before its reply, so the subscription
+    /// is live at once. Call with the lock held.
+    private func resume(_ subscription: Subscription, since: UInt64, in state: inout State) -> KVOClientError? {
+        let key = subscription.key
+        guard state.entries[key] == nil else {
+            return KVOClientError(.badRequest, "\(key.object) \(key.keyPath) is already observed on this connection; "
+                                      + "since can only replay for a new observation")
+        }
+        guard !subscription.options.contains(.initial) else {
+            return KVOClientError(.badRequest,
+                                  "since and .initial exclude each other: the replay brings the observer up to date")
+        }
+        let entry = ObservationEntry(key: key)
+        entry.lastSeq = since
+        entry.subscriptions.append(subscription)
+        state.entries[key] = entry
+        subscription.phase = .live
+        if state.isConnected {
+            _ = enqueue(entry.observeRequest(initial: false, resume: ResumePoint(seq: since)).finished,
+                        .registration(entry, initialFor: nil), in: &state)
+        }
+        return nil
     }
 
     /// Stops `subscription`; nothing reaches its sink afterwards. The last
@@ -111,6 +138,13 @@ extension ConnectionCore {
         let failed = state.withLock { state -> [Subscription] in
             guard case .failure = result else {
                 entry.isRegistered = true
+                if case .success(let fields) = result {
+                    // Everything up to the reply's seq is before this observation or was replayed to it.
+                    if case .number(let number)? = fields["seq"], let seq = UInt64(number.literal) {
+                        entry.lastSeq = max(entry.lastSeq ?? 0, seq)
+                    }
+                    if case .string(let epoch)? = fields["epoch"] { state.epoch = epoch }
+                }
                 for subscription in entry.subscriptions {
                     if case .awaitingRegistration = subscription.phase { subscription.phase = .live }
                 }

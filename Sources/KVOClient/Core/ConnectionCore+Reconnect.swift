@@ -95,13 +95,17 @@ extension ConnectionCore {
     /// new socket: one `observe` per entry, then a `get` for each
     /// subscription still owed its initial change.
     ///
-    /// The one place a resumed registration belongs: with `observe … "since"`
-    /// (issue 7), each entry's request passes `entry.lastSeq`, the seq of the
-    /// last change it delivered.
+    /// An entry that was registered resumes with `since` = the seq of the last
+    /// change it delivered (or of its registration) and the daemon's epoch,
+    /// so kvod replays what was missed: each change arrives exactly once. If
+    /// kvod no longer holds those changes (`compacted`, also after it
+    /// restarted without its data), the entry's subscriptions end with that error.
     static func registrationRequests(_ state: State) -> [(line: [UInt8], reply: PendingReply)] {
         var requests: [(line: [UInt8], reply: PendingReply)] = []
         for entry in state.entries.values {
-            requests.append((entry.observeRequest(initial: false).finished, .registration(entry, initialFor: nil)))
+            let resume = entry.lastSeq.map { ResumePoint(seq: $0, epoch: state.epoch) }
+            requests.append((entry.observeRequest(initial: false, resume: resume).finished,
+                             .registration(entry, initialFor: nil)))
             for subscription in entry.subscriptions where subscription.phase == .awaitingInitialValue {
                 requests.append((entry.initialValueRequest().finished, .initialValue(subscription)))
             }

@@ -34,6 +34,9 @@ final class ConnectionCore: Sendable {
         var entries: [ObservationKey: ObservationEntry] = [:]
         /// The highest seq seen in any event or reply.
         var latestSeq: UInt64 = 0
+        /// The daemon's epoch, from the last `observe` reply: a resume point's
+        /// seq counts in it.
+        var epoch: String?
 
         var isConnected: Bool {
             if case .connected = phase { true } else { false }

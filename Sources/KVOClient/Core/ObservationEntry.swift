@@ -19,8 +19,8 @@ final class ObservationEntry: @unchecked Sendable {
     var subscriptions: [Subscription] = []
     /// Whether the daemon acknowledged the registration on the current socket.
     var isRegistered = false
-    /// The seq of the last change routed to this entry: where a resumed
-    /// registration would continue from (issue 7's `since`).
+    /// The seq of the last change routed to this entry, or of the reply that
+    /// registered it: where a registration on a new socket resumes (`since`).
     var lastSeq: UInt64?
 
     init(key: ObservationKey) {
@@ -28,11 +28,15 @@ final class ObservationEntry: @unchecked Sendable {
     }
 
     /// The `observe` request that registers this entry, asking for an initial
-    /// event when `initial` is true.
-    func observeRequest(initial: Bool) -> RequestLine {
+    /// event when `initial` is true, or for the changes after `resume`.
+    func observeRequest(initial: Bool, resume: ResumePoint? = nil) -> RequestLine {
         var line = RequestLine(op: "observe", object: key.object, keyPath: key.keyPath)
         let options = initial ? Self.daemonOptions.union(.initial) : Self.daemonOptions
         line.value("options", .array(options.wireNames.map(JSONValue.string)))
+        if let resume {
+            line.value("since", .number(JSONNumber(validatedLiteral: String(resume.seq))))
+            if let epoch = resume.epoch { line.string("epoch", epoch) }
+        }
         return line
     }
 

@@ -20,7 +20,7 @@ extension Engine {
         case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
              .remove(let object, _, _), .replace(let object, _, _, _):
             (.write, object)
-        case .get(let object, _), .observe(let object, _, _, _, _):
+        case .get(let object, _), .observe(let object, _, _, _, _, _):
             (.read, object)
         case .unobserve, .unobserveAll, .ping, .info, .observations:
             nil

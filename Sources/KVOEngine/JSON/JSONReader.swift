@@ -3,6 +3,24 @@ public enum JSONTokenKind: Sendable, Equatable {
     case object, array, string, number, bool, null
 }
 
+/// A string or member name as the pull API read it, made into a `String`
+/// only when it has to be.
+public enum JSONText {
+    /// Printable ASCII without escapes: the bytes between the quotes, valid
+    /// as long as the reader's buffer is.
+    case plain(UnsafeRawBufferPointer)
+    /// Anything else, decoded.
+    case decoded(String)
+
+    /// The text as a `String`.
+    public var string: String {
+        switch self {
+        case .plain(let bytes): String(decoding: bytes, as: UTF8.self)
+        case .decoded(let string): string
+        }
+    }
+}
+
 /// A strict RFC 8259 pull reader over UTF-8 bytes.
 ///
 /// Strict means: no comments, trailing commas, `NaN`/`Infinity`, leading zeros or
@@ -44,8 +62,11 @@ public struct JSONReader {
     private var scratch: [UInt8] = []
     /// True between `nextMember()` returning a name and that member's value being read.
     private var valuePending = false
-    /// The objects opened with `beginObject()` and not yet closed, innermost last.
-    private var levels: [PullLevel] = []
+    /// The innermost object opened with `beginObject()` and not yet closed,
+    /// and the ones around it, innermost last. Kept apart so that reading one
+    /// flat object (a request) allocates nothing for them.
+    private var level: PullLevel?
+    private var outerLevels: [PullLevel] = []
     /// Member names seen so far in the open pull-API objects, for duplicate checks.
     private var memberNames: [MemberName] = []
     /// Whether the last string read was printable ASCII without escapes.
@@ -117,12 +138,8 @@ public struct JSONReader {
         valuePending = false
         try expect(UInt8(ascii: "{"), describedAs: "'{'")
         try enter()
-        if levels.capacity == 0 {
-            // One allocation each for a typical request, instead of regrowing per member.
-            levels.reserveCapacity(4)
-            memberNames.reserveCapacity(16)
-        }
-        levels.append(PullLevel(firstName: memberNames.count))
+        if let outer = level { outerLevels.append(outer) }
+        level = PullLevel(firstName: memberNames.count)
     }
 
     /// Returns the next member's name, having consumed it and its `:`; or `nil`
@@ -132,7 +149,31 @@ public struct JSONReader {
     /// callers need not track names. If the previous member's value was not read,
     /// it is skipped (and still validated).
     public mutating func nextMember() throws(JSONError) -> String? {
-        guard let top = levels.indices.last else {
+        guard try advanceToMemberName() else { return nil }
+        let nameOffset = position
+        let name = try parseString(materialize: true)
+        try noteMemberName(name, at: nameOffset)
+        try finishMemberName()
+        return name
+    }
+
+    /// Like ``nextMember()``, but the name comes as ``JSONText`` (no `String`
+    /// is made for a plain name) and a repeated name is **not** detected: the
+    /// caller must check, as the request decoder does with a bit per known
+    /// field. Within one object, use either this or ``nextMember()``.
+    /// `nameOffset` is set to where the name starts, for error messages.
+    public mutating func nextMemberText(nameOffset: inout Int) throws(JSONError) -> JSONText? {
+        guard try advanceToMemberName() else { return nil }
+        nameOffset = position
+        let name = try parseStringText()
+        try finishMemberName()
+        return name
+    }
+
+    /// Consumes a comma if one is due and stops at the next name's quote
+    /// (true), or consumes the closing `}` (false).
+    private mutating func advanceToMemberName() throws(JSONError) -> Bool {
+        guard let current = level else {
             throw JSONError("nextMember() called outside an object", at: position)
         }
         if valuePending { try skipValue() }
@@ -142,23 +183,24 @@ public struct JSONReader {
         if byte == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            memberNames.removeSubrange(levels[top].firstName...)
-            levels.removeLast()
-            return nil
+            if current.firstName < memberNames.count { memberNames.removeSubrange(current.firstName...) }
+            level = outerLevels.popLast()
+            return false
         }
-        if levels[top].hasMembers {
+        if current.hasMembers {
             guard byte == UInt8(ascii: ",") else { throw .unexpectedByte(byte, at: position, expecting: "',' or '}'") }
             position += 1
             skipWhitespace()
         }
-        let nameOffset = position
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw unexpected("a member name") }
-        let name = try parseString(materialize: true)
-        try noteMemberName(name, at: nameOffset)
+        return true
+    }
+
+    /// Consumes the `:` after a member name.
+    private mutating func finishMemberName() throws(JSONError) {
         try expect(UInt8(ascii: ":"), describedAs: "':'")
-        levels[top].hasMembers = true
+        level!.hasMembers = true
         valuePending = true
-        return name
     }
 
     /// Reads any value, with its nesting bounded by `maxDepth` counting from the current depth.
@@ -173,6 +215,14 @@ public struct JSONReader {
         guard let kind = peekKind() else { throw unexpected("a string") }
         guard kind == .string else { throw JSONError("expected a string, found \(kind)", at: position) }
         return try parseString(materialize: true)
+    }
+
+    /// Reads a value that must be a string, as ``JSONText``.
+    public mutating func readStringText() throws(JSONError) -> JSONText {
+        valuePending = false
+        guard let kind = peekKind() else { throw unexpected("a string") }
+        guard kind == .string else { throw JSONError("expected a string, found \(kind)", at: position) }
+        return try parseStringText()
     }
 
     /// Validates and passes over one value without building it.
@@ -202,7 +252,7 @@ public struct JSONReader {
     public mutating func finish() throws(JSONError) {
         skipWhitespace()
         if position < bytes.count { throw unexpected("end of input") }
-        if !levels.isEmpty { throw .unexpectedEnd(at: position) }
+        if level != nil { throw .unexpectedEnd(at: position) }
     }
 
     // MARK: Values
@@ -317,12 +367,11 @@ public struct JSONReader {
     /// most full comparisons. (Only when both are ASCII: Swift equates "K" and
     /// the Kelvin sign U+212A, for instance.)
     private mutating func noteMemberName(_ name: String, at nameOffset: Int) throws(JSONError) {
-        let top = levels.count - 1
-        if levels[top].nameSet != nil {
-            guard levels[top].nameSet!.insert(name).inserted else { throw .duplicateMember(name, at: nameOffset) }
+        if level!.nameSet != nil {
+            guard level!.nameSet!.insert(name).inserted else { throw .duplicateMember(name, at: nameOffset) }
             return
         }
-        let first = levels[top].firstName
+        let first = level!.firstName
         let isASCII = lastStringWasPlainASCII
         let length = name.utf8.count
         for index in first..<memberNames.count {
@@ -332,7 +381,7 @@ public struct JSONReader {
         }
         memberNames.append(MemberName(name: name, isASCII: isASCII))
         if memberNames.count - first > 16 {
-            levels[top].nameSet = Set(memberNames[first...].lazy.map(\.name))
+            level!.nameSet = Set(memberNames[first...].lazy.map(\.name))
             memberNames.removeSubrange(first...)
         }
     }
@@ -468,6 +517,24 @@ extension JSONReader {
             position += 1
         }
         return try parseStringSlowly(from: start, materialize: materialize)
+    }
+
+    /// Reads the string whose opening quote is at `position`, as raw bytes
+    /// when it is printable ASCII without escapes.
+    private mutating func parseStringText() throws(JSONError) -> JSONText {
+        position += 1
+        let start = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                lastStringWasPlainASCII = true
+                return .plain(UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]))
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            position += 1
+        }
+        return .decoded(try parseStringSlowly(from: start, materialize: true))
     }
 
     /// Validates UTF-8 and escapes. Unescaped runs are copied in bulk, and a

@@ -13,9 +13,9 @@ public enum JSONWriter {
     public static func write(_ value: JSONValue, into buffer: inout [UInt8]) {
         switch value {
         case .null:
-            buffer.append(contentsOf: "null".utf8)
+            buffer.append(literal: "null")
         case .bool(let flag):
-            buffer.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+            if flag { buffer.append(literal: "true") } else { buffer.append(literal: "false") }
         case .number(let number):
             writeNumber(number, into: &buffer)
         case .string(let string):
@@ -41,12 +41,12 @@ public enum JSONWriter {
 
     /// Appends `number`'s literal text, which ``JSONNumber`` guarantees is valid JSON.
     public static func writeNumber(_ number: JSONNumber, into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: number.literal.utf8)
+        buffer.append(utf8: number.literal)
     }
 
     /// Appends the decimal form of `number`.
     public static func writeNumber(_ number: Int, into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: String(number).utf8)
+        EventEncoder.appendDecimal(number, to: &buffer)
     }
 
     /// Appends `string` as a quoted JSON string.
@@ -86,7 +86,7 @@ public enum JSONWriter {
         case 0x0C: short = UInt8(ascii: "f")
         default:
             let hexDigits: StaticString = "0123456789abcdef"
-            buffer.append(contentsOf: #"\u00"#.utf8)
+            buffer.append(literal: #"\u00"#)
             buffer.append(hexDigits.utf8Start[Int(byte >> 4)])
             buffer.append(hexDigits.utf8Start[Int(byte & 0xF)])
             return

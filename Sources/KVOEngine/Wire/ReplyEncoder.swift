@@ -5,36 +5,45 @@
 struct ReplyEncoder {
     private(set) var bytes: [UInt8] = []
 
-    /// Starts a success reply; add fields, then take ``finished``.
+    /// Starts a success reply; add fields, then take ``finish()``.
     init(okFor id: JSONValue?) {
-        bytes.reserveCapacity(48)
+        bytes.reserveCapacity(32)
         bytes.append(UInt8(ascii: "{"))
         if let id {
-            bytes.append(contentsOf: #""id":"#.utf8)
+            bytes.append(literal: #""id":"#)
             JSONWriter.write(id, into: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(contentsOf: #""ok":true"#.utf8)
+        bytes.append(literal: #""ok":true"#)
     }
 
-    mutating func field(_ name: String, _ value: JSONValue) {
-        bytes.append(contentsOf: #",""#.utf8)
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: #"":"#.utf8)
+    mutating func field(_ name: StaticString, _ value: JSONValue) {
+        bytes.append(literal: #",""#)
+        bytes.append(literal: name)
+        bytes.append(literal: #"":"#)
         JSONWriter.write(value, into: &bytes)
     }
 
-    mutating func field(_ name: String, integer: some BinaryInteger) {
-        bytes.append(contentsOf: #",""#.utf8)
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(contentsOf: #"":"#.utf8)
+    mutating func field(_ name: StaticString, integer: some BinaryInteger) {
+        bytes.append(literal: #",""#)
+        bytes.append(literal: name)
+        bytes.append(literal: #"":"#)
         EventEncoder.appendDecimal(integer, to: &bytes)
     }
 
-    var finished: [UInt8] {
-        var line = bytes
-        line.append(contentsOf: "}\n".utf8)
-        return line
+    /// The finished line, `}\n` included; the encoder is spent.
+    mutating func finish() -> [UInt8] {
+        bytes.append(literal: "}\n")
+        return bytes
+    }
+
+    /// `{"ok":true,"seq":N}\n`, a set's reply when the request had no id, in one allocation.
+    static func ok(seq: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(40)
+        bytes.append(literal: #"{"ok":true"#)
+        EventEncoder.appendSeqAndEnd(seq, to: &bytes)
+        return bytes
     }
 
     /// A complete error reply.
@@ -43,15 +52,21 @@ struct ReplyEncoder {
         bytes.reserveCapacity(96)
         bytes.append(UInt8(ascii: "{"))
         if let id {
-            bytes.append(contentsOf: #""id":"#.utf8)
+            bytes.append(literal: #""id":"#)
             JSONWriter.write(id, into: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(contentsOf: #""ok":false,"error":{"code":"#.utf8)
+        bytes.append(literal: #""ok":false,"error":{"code":"#)
         JSONWriter.writeString(error.code.rawValue, into: &bytes)
-        bytes.append(contentsOf: #","message":"#.utf8)
+        bytes.append(literal: #","message":"#)
         JSONWriter.writeString(error.message, into: &bytes)
-        bytes.append(contentsOf: "}}\n".utf8)
+        for (name, value) in error.details {
+            bytes.append(UInt8(ascii: ","))
+            JSONWriter.writeString(name, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.write(value, into: &bytes)
+        }
+        bytes.append(literal: "}}\n")
         return bytes
     }
 }

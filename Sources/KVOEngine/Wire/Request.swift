@@ -22,8 +22,9 @@ public enum Operation {
     case remove(object: String, keyPath: ObservedPath, indexes: [Int])
     /// Replaces the elements at `indexes` (ascending, distinct) by `values`, pairwise.
     case replace(object: String, keyPath: ObservedPath, indexes: [Int], values: [JSONValue])
+    /// Observes `keyPaths`; with `since`, first replays the changes after that point.
     case observe(object: String, keyPaths: [ObservedPath], options: ObservationOptions, context: JSONValue?,
-                 policy: ObservationPolicy)
+                 since: ResumePoint?, policy: ObservationPolicy)
     /// Unobserves `keyPaths` of `object`, or all of it when nil.
     case unobserve(object: String, keyPaths: [ObservedPath]?)
     case unobserveAll

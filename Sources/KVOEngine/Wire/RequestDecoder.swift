@@ -18,16 +18,14 @@ public enum RequestDecoder {
     public static let maxListCount = 10_000
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
+        // Most requests take the fast path; the full reader handles the rest
+        // and explains what is wrong with a bad line.
         var fields = Fields()
-        do throws(JSONError) {
-            var reader = JSONReader(line, maxDepth: maxDepth)
-            try reader.beginObject()
-            while let name = try reader.nextMember() {
-                try fields.read(name, from: &reader)
+        if !RequestScanner.scan(line, into: &fields) {
+            fields = Fields()
+            if let error = readFields(line, into: &fields) {
+                return .failure(id: fields.id, error: KVOEngineError(.badJSON, error.message))
             }
-            try reader.finish()
-        } catch {
-            return .failure(id: fields.id, error: KVOEngineError(.badJSON, error.message))
         }
         do throws(KVOEngineError) {
             return .request(Request(id: fields.id, operation: try fields.operation()))
@@ -35,197 +33,22 @@ public enum RequestDecoder {
             return .failure(id: fields.id, error: error)
         }
     }
-}
 
-/// The members of a request object as read, before they are checked.
-private struct Fields {
-    var id: JSONValue?
-    var op: JSONValue?
-    var object: JSONValue?
-    var keyPath: JSONValue?
-    var keyPaths: JSONValue?
-    var value: JSONValue?
-    var values: JSONValue?
-    var index: JSONValue?
-    var indexes: JSONValue?
-    var options: JSONValue?
-    var context: JSONValue?
-    var policy: JSONValue?
-    var unknown: String?
-
-    /// Reads one member's value. The reader refuses duplicate member names,
-    /// which would make a request ambiguous.
-    mutating func read(_ name: String, from reader: inout JSONReader) throws(JSONError) {
-        let value = try reader.readValue()
-        switch name {
-        case "id": id = value
-        case "op": op = value
-        case "object": object = value
-        case "keyPath": keyPath = value
-        case "keyPaths": keyPaths = value
-        case "value": self.value = value
-        case "values": values = value
-        case "index": index = value
-        case "indexes": indexes = value
-        case "options": options = value
-        case "context": context = value
-        case "policy": policy = value
-        default: unknown = unknown ?? name
-        }
-    }
-
-    func operation() throws(KVOEngineError) -> Operation {
-        guard let op else { throw .badRequest("missing field \"op\"") }
-        guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
-        guard Operation.names.contains(name) else { throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"") }
-        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(name)\"") }
-        switch name {
-        case "set":
-            return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
-        case "get":
-            return .get(object: try objectName(), keyPath: try optionalKeyPath())
-        case "delete":
-            return .delete(object: try objectName(), keyPath: try optionalKeyPath())
-        case "insert":
-            let index = try index.map { v throws(KVOEngineError) in try Self.integer(v, "index") }
-            return .insert(object: try objectName(), keyPath: try requiredKeyPath(), index: index,
-                           values: try valueOrValues())
-        case "remove":
-            return .remove(object: try objectName(), keyPath: try requiredKeyPath(),
-                           indexes: try indexOrIndexes().sorted())
-        case "replace":
-            let positions = try indexOrIndexes()
-            let replacements = try valueOrValues()
-            guard positions.count == replacements.count else {
-                throw .badRequest("replace needs as many values (\(replacements.count)) as indexes (\(positions.count))")
+    /// The full reader: every member through ``JSONReader``, into `fields`
+    /// (empty on entry). Returns the JSON error, if any; `fields` then holds
+    /// what was read before it (the id, for the reply).
+    static func readFields(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> JSONError? {
+        do throws(JSONError) {
+            var reader = JSONReader(line, maxDepth: maxDepth)
+            try reader.beginObject()
+            var nameOffset = 0
+            while let name = try reader.nextMemberText(nameOffset: &nameOffset) {
+                try fields.read(name, at: nameOffset, from: &reader)
             }
-            // Ascending indexes, each value kept with the index it was given for.
-            let pairs = zip(positions, replacements).sorted { $0.0 < $1.0 }
-            return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: pairs.map(\.0),
-                            values: pairs.map(\.1))
-        case "observe":
-            guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
-            return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context, policy: try observationPolicy())
-        case "unobserve":
-            return .unobserve(object: try objectName(), keyPaths: try keyPathList())
-        case "unobserveAll": return .unobserveAll
-        case "ping": return .ping
-        case "info": return .info
-        default: return .observations
+            try reader.finish()
+        } catch {
+            return error
         }
-    }
-
-    // MARK: Field checks
-
-    private func required(_ field: JSONValue?, _ name: String) throws(KVOEngineError) -> JSONValue {
-        guard let field else { throw .badRequest("missing field \"\(name)\"") }
-        return field
-    }
-
-    private func objectName() throws(KVOEngineError) -> String {
-        guard case .string(let name) = try required(object, "object") else {
-            throw .badRequest("field \"object\" must be a string")
-        }
-        guard !name.isEmpty, name.utf8.count <= 1024 else {
-            throw .badRequest("field \"object\" must be 1 to 1024 bytes long")
-        }
-        return name
-    }
-
-    private func requiredKeyPath() throws(KVOEngineError) -> ObservedPath {
-        try Self.keyPath(try required(keyPath, "keyPath"), "keyPath")
-    }
-
-    private func optionalKeyPath() throws(KVOEngineError) -> ObservedPath? {
-        guard let keyPath else { return nil }
-        return try Self.keyPath(keyPath, "keyPath")
-    }
-
-    /// `keyPath` or `keyPaths`, not both; nil when neither is given.
-    private func keyPathList() throws(KVOEngineError) -> [ObservedPath]? {
-        switch (keyPath, keyPaths) {
-        case (nil, nil): return nil
-        case (.some(let one), nil): return [try Self.keyPath(one, "keyPath")]
-        case (nil, .some(.array(let many))):
-            guard !many.isEmpty else { throw .badRequest("field \"keyPaths\" must not be empty") }
-            guard many.count <= RequestDecoder.maxListCount else {
-                throw KVOEngineError(.limitExceeded, "more than \(RequestDecoder.maxListCount) keyPaths")
-            }
-            var paths: [ObservedPath] = []
-            for element in many { paths.append(try Self.keyPath(element, "keyPaths")) }
-            return paths
-        case (nil, .some): throw .badRequest("field \"keyPaths\" must be an array of strings")
-        default: throw .badRequest("give \"keyPath\" or \"keyPaths\", not both")
-        }
-    }
-
-    private func valueOrValues() throws(KVOEngineError) -> [JSONValue] {
-        switch (value, values) {
-        case (.some(let one), nil): return [one]
-        case (nil, .some(.array(let many))):
-            guard !many.isEmpty else { throw .badRequest("field \"values\" must not be empty") }
-            return many
-        case (nil, .some): throw .badRequest("field \"values\" must be an array")
-        case (nil, nil): throw .badRequest("missing field \"value\" or \"values\"")
-        default: throw .badRequest("give \"value\" or \"values\", not both")
-        }
-    }
-
-    /// `index` or `indexes`, in the order given; duplicates are refused.
-    private func indexOrIndexes() throws(KVOEngineError) -> [Int] {
-        switch (index, indexes) {
-        case (.some(let one), nil): return [try Self.integer(one, "index")]
-        case (nil, .some(.array(let many))):
-            guard !many.isEmpty else { throw .badRequest("field \"indexes\" must not be empty") }
-            guard many.count <= RequestDecoder.maxListCount else {
-                throw KVOEngineError(.limitExceeded, "more than \(RequestDecoder.maxListCount) indexes")
-            }
-            var positions: [Int] = []
-            for element in many { positions.append(try Self.integer(element, "indexes")) }
-            let ascending = positions.sorted()
-            for i in ascending.indices.dropFirst() where ascending[i] == ascending[i - 1] {
-                throw .badRequest("field \"indexes\" repeats \(ascending[i])")
-            }
-            return positions
-        case (nil, .some): throw .badRequest("field \"indexes\" must be an array of integers")
-        case (nil, nil): throw .badRequest("missing field \"index\" or \"indexes\"")
-        default: throw .badRequest("give \"index\" or \"indexes\", not both")
-        }
-    }
-
-    private func observationOptions() throws(KVOEngineError) -> ObservationOptions {
-        guard let options else { return [] }
-        guard case .array(let names) = options else {
-            throw .badRequest("field \"options\" must be an array of \"new\", \"old\", \"initial\", \"prior\"")
-        }
-        var result: ObservationOptions = []
-        for name in names {
-            guard case .string(let text) = name, let option = ObservationOptions(wireName: text) else {
-                throw .badRequest("field \"options\": unknown option \(name.jsonString)")
-            }
-            result.insert(option)
-        }
-        return result
-    }
-
-    private func observationPolicy() throws(KVOEngineError) -> ObservationPolicy {
-        guard let policy else { return .default }
-        guard case .string(let name) = policy, let known = ObservationPolicy(rawValue: name) else {
-            throw .badRequest("field \"policy\" must be \"coalesce\" or \"disconnect\"")
-        }
-        return known
-    }
-
-    private static func keyPath(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> ObservedPath {
-        guard case .string(let text) = value else { throw .badRequest("field \"\(field)\" must be a string") }
-        return try ObservedPath(parsing: text)
-    }
-
-    private static func integer(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> Int {
-        guard case .number(let number) = value, let integer = number.intValue, integer >= 0 else {
-            throw .badRequest("field \"\(field)\" must hold non-negative integers")
-        }
-        return integer
+        return nil
     }
 }

@@ -31,13 +31,6 @@ extension ClientController {
 }
 
 extension JSONValue {
-    subscript(member: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[member]
-    }
-}
-
-extension JSONValue {
     var intValue: Int? {
         if case .number(let number) = self { return number.intValue }
         return nil

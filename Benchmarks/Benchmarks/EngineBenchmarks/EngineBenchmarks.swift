@@ -1,0 +1,116 @@
+import Benchmark
+@_spi(Benchmarks) import KVOEngine
+
+// The engine's hot paths, in process, with malloc counts (docs/PERFORMANCE.md):
+// decode a request, encode an event, and dispatch one change to 1, 100 and
+// 10,000 matching observations, with and without 1,000,000 that do not match
+// (the index must make the second cost what the first does).
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        scalingFactor: .kilo, maxDuration: .seconds(1), maxIterations: 200)
+
+    for (name, line) in RequestLines.all {
+        Benchmark("decode \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                line.withUnsafeBytes { blackHole(RequestDecoder.decode($0)) }
+            }
+        }
+    }
+
+    Benchmark("encode a change event") { benchmark in
+        let head = EventEncoder.head(object: "person/1", keyPath: "address.city")
+        let value: JSONValue = ["city": "Oslo", "zip": 150]
+        var bytes: [UInt8] = []
+        for _ in benchmark.scaledIterations {
+            bytes.removeAll(keepingCapacity: true)
+            EventEncoder.change(into: &bytes, head: head, kind: .setting, new: .some(value), old: .some(nil),
+                                indexes: nil, seq: 123_456)
+            blackHole(bytes)
+        }
+    }
+
+    for matching in [1, 100, 10_000] {
+        for idle in [0, 1_000_000] {
+            let fixture = DispatchFixture(matching: matching, idle: idle)
+            Benchmark(
+                "dispatch a change to \(matching) of \(matching + idle) observations",
+                configuration: .init(scalingFactor: matching >= 10_000 ? .one : .kilo),
+                closure: { benchmark in
+                    for _ in benchmark.scaledIterations { fixture.change() }
+                },
+                setup: { fixture.build() },
+                teardown: { fixture.tearDown() })
+        }
+    }
+}
+
+/// Request lines as clients send them.
+enum RequestLines {
+    static let all: [(String, [UInt8])] = [
+        ("a set request", Array(#"{"op":"set","object":"person/1","keyPath":"name","value":"xsc"}"#.utf8)),
+        ("an observe request",
+         Array(#"{"op":"observe","object":"person/1","keyPath":"name","options":["new","old"]}"#.utf8)),
+    ]
+}
+
+/// An engine where `matching` clients observe one key and `idle` observations
+/// (10,000 clients × 100 key paths of their own object, as in the memory
+/// scenario) match nothing; ``change()`` sets the key and drains every output.
+final class DispatchFixture: @unchecked Sendable {
+    // @unchecked: built in its benchmark's setup, used by that benchmark alone;
+    // ordo-one runs benchmarks one at a time, setup and measurement on one thread.
+    let matching: Int
+    let idle: Int
+    private var engine: Engine?
+    private var setter: ClientController?
+    private var clients: [ClientController] = []
+    private var observers: [ClientController] = []
+    private var sequence = 0
+    /// Set requests with changing values, made in advance.
+    private let lines: [[UInt8]] = (0..<64).map {
+        Array(#"{"op":"set","object":"hot","keyPath":"v","value":\#($0)}"#.utf8)
+    }
+
+    init(matching: Int, idle: Int) {
+        self.matching = matching
+        self.idle = idle
+    }
+
+    func build() {
+        let engine = Engine()
+        let keyPath = try! ObservedPath(parsing: "v")
+        for client in 0..<(idle / 100) {
+            let idler = engine.makeClient()
+            for path in 0..<100 {
+                idler.observe("m/\(client)", keyPath: try! ObservedPath(parsing: "f\(path)"), options: [.new],
+                              context: nil)
+            }
+            clients.append(idler)
+        }
+        for _ in 0..<matching {
+            let observer = engine.makeClient()
+            observer.observe("hot", keyPath: keyPath, options: [.new], context: nil)
+            observers.append(observer)
+        }
+        setter = engine.makeClient()
+        self.engine = engine
+    }
+
+    func change() {
+        guard let engine, let setter else { return }
+        sequence &+= 1
+        lines[sequence & 63].withUnsafeBytes { engine.handle(line: $0, from: setter) }
+        setter.output.removeAll(keepingCapacity: true)
+        for observer in observers { observer.output.removeAll(keepingCapacity: true) }
+    }
+
+    func tearDown() {
+        for client in clients + observers { engine?.closeClient(client) }
+        if let setter { engine?.closeClient(setter) }
+        clients = []
+        observers = []
+        setter = nil
+        engine = nil
+    }
+}

@@ -1,0 +1,12 @@
+#ifndef KVOD_CSQLITE_SHIM_H
+#define KVOD_CSQLITE_SHIM_H
+// The one place kvod includes SQLite (Debian's libsqlite3-dev), as GRDB's
+// GRDBSQLite target does. Static inline helpers go here for what Swift cannot
+// import from sqlite3.h.
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift
+/// cannot import: "copy the bytes before returning from the bind call".
+static inline sqlite3_destructor_type kvod_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+#endif

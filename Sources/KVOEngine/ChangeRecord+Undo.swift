@@ -1,0 +1,94 @@
+/// Undoing a change on a value: how a replay finds what an observer of an
+/// ancestor path saw, without the history keeping whole documents.
+///
+/// A change at `a.b.c` records the values at `a.b.c` only; an observer of `a`
+/// was sent the whole of `a`, before and after. Starting from the value of `a`
+/// now and undoing the object's later changes, newest first, gives the value
+/// of `a` after and before each of them. Undo is exact, member order included:
+/// a created member is removed (it was appended last), a removed member goes
+/// back to its ``ChangeRecord/memberIndex``.
+extension ChangeRecord {
+    /// How this change's path relates to an observed key path of the same object.
+    enum Relation {
+        /// The key path is the changed path, or lies under it (replaced as a whole).
+        case atOrUnder
+        /// The key path lies above the changed path (a part of its value changed).
+        case above
+        /// The change does not touch the key path's value.
+        case unrelated
+    }
+
+    func relation(to keyPath: [String]) -> Relation {
+        if keyPath.starts(with: path) { return .atOrUnder }
+        if path.starts(with: keyPath) { return .above }
+        return .unrelated
+    }
+
+    /// The value at `keyPath` before this change, given the value there after
+    /// it. `keyPath` must be related (see ``relation(to:)``). Inconsistent
+    /// input (a value that this change could not have produced) gives a best
+    /// effort, never a trap: restored histories come from disk.
+    func valueBefore(at keyPath: [String], after: JSONValue?) -> JSONValue? {
+        if keyPath.starts(with: path) {
+            if kind == .setting { return old?.value(at: keyPath[path.count...]) }
+            // Nothing lies under an array (keys never index arrays).
+            guard keyPath.count == path.count, existingKeys == path.count,
+                  case .array(var elements)? = after else { return nil }
+            undoCollection(on: &elements)
+            return .array(elements)
+        }
+        // The change is under `keyPath`: undo it inside the value.
+        guard existingKeys >= keyPath.count, var value = after else { return nil }
+        if existingKeys < path.count {
+            let created = path[existingKeys]
+            value.withObject(at: path[keyPath.count..<existingKeys]) { $0.removeValue(forKey: created) }
+            return value
+        }
+        let key = path[path.count - 1]
+        value.withObject(at: path[keyPath.count..<(path.count - 1)]) { members in
+            switch kind {
+            case .setting:
+                guard let old else { return }
+                if new == nil {
+                    let position = min(memberIndex ?? members.count, members.count)
+                    _ = members.updateValue(old, forKey: key, insertingAt: position)
+                } else {
+                    members[key] = old
+                }
+            case .insertion, .removal, .replacement:
+                guard let index = members.index(forKey: key) else { return }
+                _ = members.values[index].withArrayElements { undoCollection(on: &$0) }
+            }
+        }
+        return value
+    }
+
+    /// Turns the array after a collection change back into the array before it.
+    private func undoCollection(on elements: inout [JSONValue]) {
+        let previous: [JSONValue]
+        if case .array(let values)? = old { previous = values } else { previous = [] }
+        switch kind {
+        case .insertion:
+            for index in indexes.reversed() where index < elements.count { elements.remove(at: index) }
+        case .removal:
+            // Ascending positions in the array before: inserting in order rebuilds it.
+            for (index, value) in zip(indexes, previous) { elements.insert(value, at: min(index, elements.count)) }
+        case .replacement:
+            for (index, value) in zip(indexes, previous) where index < elements.count { elements[index] = value }
+        case .setting:
+            break
+        }
+    }
+}
+
+extension JSONValue {
+    /// Runs `body` on the object at `keys` under this value, in place; does
+    /// nothing when a key is missing or runs into a value that is not an object.
+    mutating func withObject(at keys: ArraySlice<String>, _ body: (inout JSONObject) -> Void) {
+        _ = withObjectMembers { members in
+            guard let key = keys.first else { return body(&members) }
+            guard let index = members.index(forKey: key) else { return }
+            members.values[index].withObject(at: keys.dropFirst(), body)
+        }
+    }
+}

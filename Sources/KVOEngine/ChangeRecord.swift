@@ -1,0 +1,54 @@
+/// The four kinds of change KVO knows (`NSKeyValueChange`).
+public enum ChangeKind: String, Sendable {
+    case setting
+    case insertion
+    case removal
+    case replacement
+}
+
+/// One change to one object, described before it is applied so that prior
+/// events can be sent, and complete enough that every observer's event can be
+/// derived from it without looking at the store again (except for observers
+/// of an ancestor path, whose values the shared controller reads itself).
+///
+/// A change is also what kvod records and keeps in its history: with
+/// ``existingKeys`` and ``memberIndex`` it can be undone exactly, which is how
+/// a replay finds the values an ancestor observer saw (see ``ChangeHistory``).
+public struct ChangeRecord: Sendable, Equatable {
+    /// The object that changes.
+    public var object: String
+    /// Where it changes; empty when the whole object is deleted.
+    public var path: [String]
+    public var kind: ChangeKind
+    /// The array positions touched, for the collection kinds.
+    public var indexes: [Int]
+    /// For `setting`: the value at `path` before and after (nil: absent).
+    /// For the collection kinds: the removed/replaced elements (`old`) and the
+    /// inserted/replacing elements (`new`), each as an array.
+    public var old: JSONValue?
+    public var new: JSONValue?
+    /// The daemon-wide sequence number of this change.
+    public var seq: UInt64
+    /// How many leading keys of `path` held a value before the change:
+    /// `path.count` when the target existed, fewer when the change created it
+    /// (and maybe intermediate objects). Undoing the change removes
+    /// `path[existingKeys]` again.
+    public var existingKeys: Int
+    /// For a `setting` that removes a member (`new` nil, `path` not empty):
+    /// the member's position in its parent object, so that undoing it puts it
+    /// back where it was (objects keep their members' order).
+    public var memberIndex: Int?
+
+    public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
+                new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil) {
+        self.object = object
+        self.path = path
+        self.kind = kind
+        self.indexes = indexes
+        self.old = old
+        self.new = new
+        self.seq = seq
+        self.existingKeys = existingKeys
+        self.memberIndex = memberIndex
+    }
+}

@@ -1,0 +1,125 @@
+/// The members a request may have. Names are matched on their bytes, and a
+/// bit per field catches repeats, so the hot path makes no `String` for them.
+enum Field: Int, CaseIterable {
+    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy
+
+    var name: String {
+        switch self {
+        case .id: "id"
+        case .op: "op"
+        case .object: "object"
+        case .keyPath: "keyPath"
+        case .keyPaths: "keyPaths"
+        case .value: "value"
+        case .values: "values"
+        case .index: "index"
+        case .indexes: "indexes"
+        case .options: "options"
+        case .context: "context"
+        case .since: "since"
+        case .epoch: "epoch"
+        case .policy: "policy"
+        }
+    }
+
+    init?(_ text: JSONText) {
+        switch text {
+        case .plain(let bytes): self.init(plain: bytes)
+        // Escaped or non-ASCII: compared as Swift strings, as the names were before.
+        case .decoded(let name): guard let field = Field.allCases.first(where: { $0.name == name }) else { return nil }
+            self = field
+        }
+    }
+
+    init?(plain bytes: UnsafeRawBufferPointer) {
+        let field: Field
+        switch (bytes.count, bytes.first ?? 0) {
+        case (2, UInt8(ascii: "o")): field = .op
+        case (2, UInt8(ascii: "i")): field = .id
+        case (5, UInt8(ascii: "v")): field = .value
+        case (5, UInt8(ascii: "i")): field = .index
+        case (5, UInt8(ascii: "s")): field = .since
+        case (5, UInt8(ascii: "e")): field = .epoch
+        case (6, UInt8(ascii: "o")): field = .object
+        case (6, UInt8(ascii: "v")): field = .values
+        case (6, UInt8(ascii: "p")): field = .policy
+        case (7, UInt8(ascii: "k")): field = .keyPath
+        case (7, UInt8(ascii: "o")): field = .options
+        case (7, UInt8(ascii: "c")): field = .context
+        case (7, UInt8(ascii: "i")): field = .indexes
+        case (8, UInt8(ascii: "k")): field = .keyPaths
+        default: return nil
+        }
+        // Length and first byte pick the only candidate; the bytes must still match it.
+        guard bytes.elementsEqual(field.staticName) else { return nil }
+        self = field
+    }
+
+    private var staticName: StaticString {
+        switch self {
+        case .id: "id"
+        case .op: "op"
+        case .object: "object"
+        case .keyPath: "keyPath"
+        case .keyPaths: "keyPaths"
+        case .value: "value"
+        case .values: "values"
+        case .index: "index"
+        case .indexes: "indexes"
+        case .options: "options"
+        case .context: "context"
+        case .since: "since"
+        case .epoch: "epoch"
+        case .policy: "policy"
+        }
+    }
+}
+
+/// The `op` names, matched on their bytes.
+enum OpCode: String, CaseIterable {
+    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations
+
+    init?(_ text: JSONText) {
+        switch text {
+        case .plain(let bytes):
+            // The common ops first: set, then observe.
+            if bytes.elementsEqual("set") {
+                self = .set
+            } else if bytes.elementsEqual("observe") {
+                self = .observe
+            } else {
+                guard let code = OpCode.allCases.first(where: { bytes.elementsEqual($0.staticName) }) else { return nil }
+                self = code
+            }
+        case .decoded(let name):
+            self.init(rawValue: name)
+        }
+    }
+
+    var staticName: StaticString {
+        switch self {
+        case .set: "set"
+        case .get: "get"
+        case .delete: "delete"
+        case .insert: "insert"
+        case .remove: "remove"
+        case .replace: "replace"
+        case .observe: "observe"
+        case .unobserve: "unobserve"
+        case .unobserveAll: "unobserveAll"
+        case .ping: "ping"
+        case .info: "info"
+        case .observations: "observations"
+        }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes are exactly `literal`'s UTF-8.
+    @inline(__always)
+    func elementsEqual(_ literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount else { return false }
+        for index in 0..<count where self[index] != literal.utf8Start[index] { return false }
+        return true
+    }
+}

@@ -1,0 +1,64 @@
+import CSQLite
+
+/// One SQLite database connection (`sqlite3*`). Not thread-safe by itself:
+/// kvod opens it on the main thread, then only the storage writer thread
+/// uses it (SQLite is built thread-safe, so handing it over is allowed).
+final class SQLiteConnection {
+    let handle: OpaquePointer
+
+    /// Opens (creating if needed) the database file at `path`.
+    init(path: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: rc, database: handle)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows worth reading.
+    func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard rc == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_free(message)
+            throw SQLiteError(code: rc, message: text)
+        }
+    }
+
+    /// Compiles one statement, to run many times.
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try SQLiteStatement(connection: self, sql: sql)
+    }
+
+    /// The first column of the first row of `sql` as an integer (PRAGMA, COUNT).
+    func integer(_ sql: String) throws(SQLiteError) -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.isNull(0) ? nil : statement.int64(0)
+    }
+
+    /// The first column of the first row of `sql` as text.
+    func text(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.text(0)
+    }
+
+    /// Copies every WAL frame into the database file: the WAL is synced
+    /// first (unless `synchronous=OFF`), then the database file. The
+    /// corresponding C function is `sqlite3_wal_checkpoint_v2`.
+    func checkpoint() throws(SQLiteError) {
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, database: handle) }
+    }
+}

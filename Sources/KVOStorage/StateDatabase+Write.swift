@@ -1,0 +1,133 @@
+import KVOEngine
+
+/// The write path: one transaction per group of batches.
+extension StateDatabase {
+    /// Commits `batches` in one transaction: their changes into the history
+    /// (trimmed to the capacity) and the top-level members they touched, as
+    /// they are after the last batch. Durable on return in `always` mode.
+    public func write(_ batches: [CommitBatch]) throws(StorageError) {
+        guard let lastSeq = batches.last?.changes.last?.seq else { return }
+        let keepAfter = lastSeq > UInt64(historyCapacity) ? lastSeq - UInt64(historyCapacity) : 0
+        let trims = keepAfter >= trimmedThrough + trimStep
+        var edits: [String: ObjectEdit] = [:]
+        var order: [String] = []
+        for batch in batches {
+            for change in batch.changes {
+                if edits[change.object] == nil { order.append(change.object) }
+                edits[change.object, default: ObjectEdit()].add(change)
+            }
+            for (name, document) in batch.documents { edits[name]?.document = document }
+        }
+        do throws(SQLiteError) {
+            try statements.begin.run()
+            do throws(SQLiteError) {
+                for batch in batches {
+                    for change in batch.changes where change.seq > keepAfter { try insertHistory(change) }
+                }
+                for name in order { try write(name, edits[name]!, lastSeq: lastSeq) }
+                if trims {
+                    statements.trimHistory.bind(1, Int64(bitPattern: keepAfter))
+                    try statements.trimHistory.run()
+                }
+                // The newest history row says the seq; meta only needs it when no row is kept.
+                if historyCapacity == 0 {
+                    statements.setSeq.bind(1, Int64(bitPattern: lastSeq))
+                    try statements.setSeq.run()
+                }
+                try statements.commit.run()
+                if trims { trimmedThrough = keepAfter }
+            } catch {
+                try? statements.rollback.run()
+                throw error
+            }
+        } catch {
+            throw StorageError("cannot commit to \(path)", error)
+        }
+    }
+
+    private func insertHistory(_ change: ChangeRecord) throws(SQLiteError) {
+        let insert = statements.insertHistory
+        insert.bind(1, Int64(bitPattern: change.seq))
+        insert.bind(2, change.object)
+        insert.bind(3, change.path.joined(separator: "."))
+        insert.bind(4, change.kind.rawValue)
+        let indexes = JSONValue.array(change.indexes.map { .number(JSONNumber($0)) })
+        insert.bind(5, utf8: change.kind == .setting ? nil : indexes.jsonBytes)
+        insert.bind(6, utf8: change.old?.jsonBytes)
+        insert.bind(7, utf8: change.new?.jsonBytes)
+        insert.bind(8, change.existingKeys)
+        insert.bind(9, change.memberIndex)
+        try insert.run()
+    }
+
+    /// Brings one object's rows to its document after the batches.
+    private func write(_ name: String, _ edit: ObjectEdit, lastSeq: UInt64) throws(SQLiteError) {
+        guard let document = edit.document else {
+            try run(statements.deleteMembers, name)
+            try run(statements.deleteObject, name)
+            return
+        }
+        try run(statements.insertObject, name)
+        if edit.rewritesAll {
+            try run(statements.deleteMembers, name)
+            for (index, key) in document.keys.enumerated() {
+                try upsert(name, key, document[key]!, createdSeq: lastSeq, index: index)
+            }
+            return
+        }
+        for key in edit.touched {
+            if let value = document[key] {
+                try upsert(name, key, value, createdSeq: edit.created[key] ?? lastSeq, index: 0)
+            } else {
+                statements.deleteMember.bind(1, name)
+                statements.deleteMember.bind(2, key)
+                try statements.deleteMember.run()
+            }
+        }
+    }
+
+    private func upsert(_ object: String, _ key: String, _ value: JSONValue, createdSeq: UInt64,
+                        index: Int) throws(SQLiteError) {
+        let upsert = statements.upsertMember
+        upsert.bind(1, object)
+        upsert.bind(2, key)
+        upsert.bind(3, Int64(bitPattern: createdSeq))
+        upsert.bind(4, index)
+        upsert.bind(5, utf8: value.jsonBytes)
+        try upsert.run()
+    }
+
+    private func run(_ statement: SQLiteStatement, _ name: String) throws(SQLiteError) {
+        statement.bind(1, name)
+        try statement.run()
+    }
+}
+
+/// What a group of changes did to one object's top-level members: which it
+/// touched, which it created (and when: that is their place), and whether
+/// their order changed in a way rows cannot follow one by one.
+struct ObjectEdit {
+    /// The object after the changes; nil when it is gone.
+    var document: JSONObject?
+    private(set) var touched: [String] = []
+    private var isTouched: Set<String> = []
+    /// Members that did not exist before their first change here, by the seq that made them.
+    private(set) var created: [String: UInt64] = [:]
+    private var removed: Set<String> = []
+    /// The object was deleted, or a member removed then made again (so it
+    /// moved to the end): every row is written anew.
+    private(set) var rewritesAll = false
+
+    mutating func add(_ change: ChangeRecord) {
+        guard let key = change.path.first else {
+            rewritesAll = true
+            return
+        }
+        if isTouched.insert(key).inserted { touched.append(key) }
+        if change.existingKeys == 0 {
+            if removed.contains(key) { rewritesAll = true }
+            if created[key] == nil { created[key] = change.seq }
+        }
+        if change.path.count == 1 && change.kind == .setting && change.new == nil { removed.insert(key) }
+    }
+}

@@ -1,0 +1,179 @@
+import CSQLite
+import Foundation
+import KVOEngine
+
+/// kvod's data directory: one SQLite database, `kvod.db`, in WAL mode.
+///
+/// It holds the current value of every object, member by member, the last
+/// seq, and the newest changes (at most the history capacity): a compacted
+/// state, not an ever-growing log. The schema is in docs/DURABILITY.md.
+///
+/// The connection uses `locking_mode=EXCLUSIVE`: kvod holds the database lock
+/// from start to exit, so a second kvod on the same directory is refused
+/// instead of interleaving its writes, and no `-shm` file is needed.
+///
+/// Opened and loaded on the main thread, then used by the storage writer
+/// thread only.
+public final class StateDatabase {
+    /// The database file inside the data directory.
+    public static let fileName = "kvod.db"
+    /// `PRAGMA user_version` of the schema this kvod writes.
+    public static let schemaVersion: Int64 = 1
+
+    public let path: String
+    public let syncMode: SyncMode
+    /// The most changes kept in the history table.
+    public let historyCapacity: Int
+    let connection: SQLiteConnection
+    let statements: Statements
+    /// History rows up to this seq are deleted. Trimming in steps rather than
+    /// at every commit keeps each commit to fewer pages (what an fsync
+    /// costs); the table holds at most ``historyCapacity`` + ``trimStep`` rows.
+    var trimmedThrough: UInt64 = 0
+    var trimStep: UInt64 { UInt64(min(1024, max(1, historyCapacity / 8))) }
+
+    /// Opens the database in `directory` (creating both if needed).
+    public init(directory: String, syncMode: SyncMode, historyCapacity: Int) throws(StorageError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StorageError("cannot create the data directory \(directory): \(error.localizedDescription)")
+        }
+        path = directory + "/" + Self.fileName
+        self.syncMode = syncMode
+        self.historyCapacity = historyCapacity
+        do {
+            connection = try SQLiteConnection(path: path)
+        } catch {
+            throw StorageError("cannot open \(path)", error)
+        }
+        try Self.configure(connection, path: path, syncMode: syncMode)
+        do {
+            statements = try Statements(connection)
+        } catch {
+            throw StorageError("cannot prepare statements on \(path)", error)
+        }
+    }
+
+    private static func configure(_ connection: SQLiteConnection, path: String,
+                                  syncMode: SyncMode) throws(StorageError) {
+        do {
+            try connection.execute("PRAGMA locking_mode=EXCLUSIVE")
+            // Takes the lock now: the WAL switch reads the database.
+            guard try connection.text("PRAGMA journal_mode=WAL") == "wal" else {
+                throw StorageError("\(path) cannot be put in WAL mode")
+            }
+            try connection.execute("""
+                PRAGMA synchronous=\(syncMode.synchronousPragma);
+                PRAGMA journal_size_limit=\(64 << 20);
+                PRAGMA wal_autocheckpoint=0;
+                BEGIN EXCLUSIVE;
+                COMMIT;
+                """)
+            let version = try connection.integer("PRAGMA user_version") ?? 0
+            switch version {
+            case 0:
+                try connection.execute(schema)
+                // The epoch of this data directory's history: 64 random bits, written once.
+                let epoch = Int64.random(in: .min ... .max)
+                try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', \(epoch))")
+            case schemaVersion:
+                break
+            default:
+                throw StorageError("\(path) has schema version \(version); this kvod reads version \(schemaVersion)")
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch let error as SQLiteError where error.isBusy {
+            throw StorageError("\(path) is in use by another process (another kvod on the same --data-dir?)")
+        } catch let error as SQLiteError {
+            throw StorageError("cannot set up \(path)", error)
+        } catch {
+            throw StorageError("cannot set up \(path): \(error)")
+        }
+    }
+
+    /// Version 1. An object's members are rows of `members`, so that a commit
+    /// rewrites the top-level members it touched, not whole documents;
+    /// `created_seq`, `created_index` keep members in the order they were
+    /// first written. `objects` lists every object, also those that are `{}`.
+    /// The last seq is the newest history row's, or `meta.seq` when no row is
+    /// kept (a capacity of 0); `meta.epoch` names the history (16 hex digits
+    /// on the wire). Values are JSON text; in `history`, `old` and
+    /// `new` are NULL when the value was absent and `key_path` is dotted (`''`:
+    /// the whole object).
+    static let schema = """
+        BEGIN;
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE objects (name TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TABLE members (
+            object TEXT NOT NULL,
+            key TEXT NOT NULL,
+            created_seq INTEGER NOT NULL,
+            created_index INTEGER NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (object, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE history (
+            seq INTEGER PRIMARY KEY,
+            object TEXT NOT NULL,
+            key_path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            indexes TEXT,
+            old TEXT,
+            new TEXT,
+            existing_keys INTEGER NOT NULL,
+            member_index INTEGER
+        );
+        INSERT INTO meta (key, value) VALUES ('seq', 0);
+        PRAGMA user_version = 1;
+        COMMIT;
+        """
+
+    /// Copies the WAL into the database file. Unless `synchronous=OFF`, it
+    /// syncs the WAL first and the database file after: `batch` mode's sync.
+    public func checkpoint() throws(StorageError) {
+        do {
+            try connection.checkpoint()
+        } catch {
+            throw StorageError("cannot checkpoint \(path)", error)
+        }
+    }
+}
+
+/// The statements of the write path, compiled once.
+struct Statements {
+    let begin: SQLiteStatement
+    let commit: SQLiteStatement
+    let rollback: SQLiteStatement
+    let insertHistory: SQLiteStatement
+    let trimHistory: SQLiteStatement
+    let setSeq: SQLiteStatement
+    let insertObject: SQLiteStatement
+    let deleteObject: SQLiteStatement
+    let upsertMember: SQLiteStatement
+    let deleteMember: SQLiteStatement
+    let deleteMembers: SQLiteStatement
+
+    init(_ connection: SQLiteConnection) throws(SQLiteError) {
+        begin = try connection.prepare("BEGIN IMMEDIATE")
+        commit = try connection.prepare("COMMIT")
+        rollback = try connection.prepare("ROLLBACK")
+        insertHistory = try connection.prepare("""
+            INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        trimHistory = try connection.prepare("DELETE FROM history WHERE seq <= ?")
+        setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
+        insertObject = try connection.prepare("INSERT OR IGNORE INTO objects (name) VALUES (?)")
+        deleteObject = try connection.prepare("DELETE FROM objects WHERE name = ?")
+        // A member that exists keeps its place; only its value changes.
+        upsertMember = try connection.prepare("""
+            INSERT INTO members (object, key, created_seq, created_index, value) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (object, key) DO UPDATE SET value = excluded.value
+            """)
+        deleteMember = try connection.prepare("DELETE FROM members WHERE object = ? AND key = ?")
+        deleteMembers = try connection.prepare("DELETE FROM members WHERE object = ?")
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+
+/// `kvod-bench load`: starts kvod and Redis itself, each on its own Unix
+/// socket, runs every scenario against both alternately for several rounds,
+/// and prints (or writes into docs/PERFORMANCE.md) the medians and the
+/// kvod ÷ Redis ratios.
+struct LoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Measure kvod beside Redis on this machine: throughput, fan-out, latency, memory.",
+        discussion: "Scenarios: set-throughput, fanout (with fanout-latency), many-keys, memory. See docs/PERFORMANCE.md.")
+
+    @Option(help: "standard (the reported figures) or tiny (a quick check that every scenario works).")
+    var size: String = "standard"
+
+    @Option(help: "How many times each scenario runs per peer; medians are reported.")
+    var rounds: Int = 5
+
+    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): set-throughput, fanout, fanout-latency, many-keys, memory.")
+    var scenarios: [String] = []
+
+    @Option(help: "Run only this peer: kvod or redis (default: both).")
+    var peer: String?
+
+    @Option(help: "The kvod binary.")
+    var kvod: String = ".build/release/kvod"
+
+    @Option(help: "The redis-server binary.")
+    var redisServer: String = "/usr/bin/redis-server"
+
+    @Option(help: "Use the server already listening on this socket instead of starting one (with --peer; for profiling it under valgrind or perf).")
+    var attach: String?
+
+    @Option(help: "Write the results into this Markdown file, between its kvod-bench markers.")
+    var write: String?
+
+    @Option(help: "The command line to record in the report.")
+    var command: String = "kvod-bench"
+
+    @Option(help: "The kvod commit to record in the report.")
+    var commit: String = "unknown"
+
+    func validate() throws {
+        guard size == "standard" || size == "tiny" else { throw ValidationError("--size must be standard or tiny") }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        let known = Set(Scenario.all(.standard).map(\.family))
+        for name in scenarios where !known.contains(name) {
+            throw ValidationError("unknown scenario \(name); known: \(known.sorted().joined(separator: ", "))")
+        }
+        if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
+        if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
+    }
+
+    func run() throws {
+        _ = UnixSocket.raiseFileLimit()
+        let sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
+        let selected = Scenario.all(sizes).filter { scenarios.isEmpty || scenarios.contains($0.family) }
+        let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.allCases
+        let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer)
+        let started = Date()
+        let loadBefore = Machine.loadAverage()
+        var report = Report()
+        for round in 1...rounds {
+            for scenario in selected {
+                // Alternate who goes first, so that a drift in the machine's load favours neither.
+                let order = round % 2 == 1 ? peers : peers.reversed()
+                for peer in order {
+                    do {
+                        let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
+                            ?? ServerProcess(peer, binaries: binaries)
+                        defer { server.stop() }
+                        let result = try scenario.run(on: server, sizes: sizes)
+                        report.add(result, peer: peer, scenario: scenario, round: round)
+                        let shown = result.figures.map { "\(Report.number($0.value)) \($0.unit)" }.joined(separator: ", ")
+                        let trouble = (result.problems.isEmpty ? "" : "  PROBLEM: " + result.problems.joined(separator: "; "))
+                            + (result.notes.isEmpty ? "" : "  note: " + result.notes.joined(separator: "; "))
+                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): \(shown)\(trouble)")
+                    } catch {
+                        report.failed(error, peer: peer, scenario: scenario, round: round)
+                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): FAILED: \(error)")
+                    }
+                }
+            }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        // The targets are about the standard sizes; a tiny run only proves that everything works.
+        print("\n" + report.table() + (size == "standard" ? "\n\n" + report.targets() : ""))
+        if let write {
+            let section = section(report: report, started: started, seconds: seconds, loadBefore: loadBefore,
+                                       redis: ServerProcess.redisVersion(redisServer))
+            try PerformanceDocument(path: write).replace(section: "load", with: section)
+            print("\nwrote \(write)")
+        }
+        if !report.problems.isEmpty {
+            print("\nPROBLEMS:\n" + report.problems.map { "- " + $0 }.joined(separator: "\n"))
+            throw ExitCode(1)
+        }
+    }
+
+    /// One line on stderr, at once (stdout is buffered when piped).
+    private func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    private func section(report: Report, started: Date, seconds: Double, loadBefore: String, redis: String) -> String {
+        let date = ISO8601DateFormatter().string(from: started)
+        return """
+        **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(commit), \(redis).
+
+        **Machine:** \(Machine.cpuModel()), \(Machine.cores) cores, \(Machine.memory()), \(Machine.kernel()).
+        Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
+
+        ### Targets (issue 5)
+
+        \(report.targets())
+
+        ### Figures
+
+        \(report.table())
+
+        \(report.problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
+            : "**Problems:**\n\n" + report.problems.map { "- " + $0 }.joined(separator: "\n"))
+        \(report.notes.isEmpty ? "" : "\n**Notes:**\n\n" + report.notes.map { "- " + $0 }.joined(separator: "\n"))
+        """
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Every figure of a run, by row and peer, one value per round; renders the
+/// Markdown table that docs/PERFORMANCE.md holds.
+struct Report {
+    private(set) var rows: [String] = []
+    private var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
+    private var values: [String: [Peer: [Double]]] = [:]
+    private(set) var problems: [String] = []
+    private(set) var notes: [String] = []
+
+    mutating func add(_ result: ScenarioResult, peer: Peer, scenario: Scenario, round: Int) {
+        for figure in result.figures {
+            if units[figure.row] == nil {
+                rows.append(figure.row)
+                units[figure.row] = (figure.unit, figure.higherIsBetter)
+            }
+            values[figure.row, default: [:]][peer, default: []].append(figure.value)
+        }
+        for problem in result.problems {
+            problems.append("round \(round), \(scenario.name), \(peer.displayName): \(problem)")
+        }
+        for note in result.notes {
+            notes.append("round \(round), \(scenario.name), \(peer.displayName): \(note)")
+        }
+    }
+
+    mutating func failed(_ error: Error, peer: Peer, scenario: Scenario, round: Int) {
+        problems.append("round \(round), \(scenario.name), \(peer.displayName): \(error)")
+    }
+
+    func median(_ row: String, _ peer: Peer) -> Double? {
+        Self.median(values[row]?[peer] ?? [])
+    }
+
+    /// kvod ÷ Redis: the median of the per-round ratios. Each round measures
+    /// both servers back to back, so a ratio compares them under the same
+    /// load from the rest of the machine, which medians taken apart do not.
+    func ratio(_ row: String) -> Double? {
+        guard let kvod = values[row]?[.kvod], let redis = values[row]?[.redis], !kvod.isEmpty,
+              kvod.count == redis.count else {
+            guard let kvod = median(row, .kvod), let redis = median(row, .redis), redis > 0 else { return nil }
+            return kvod / redis
+        }
+        return Self.median(zip(kvod, redis).map { $1 > 0 ? $0 / $1 : .infinity })
+    }
+
+    static func median(_ list: [Double]) -> Double? {
+        guard !list.isEmpty else { return nil }
+        let sorted = list.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The Markdown table: one row per figure, medians and the ratio.
+    func table() -> String {
+        var lines = [
+            "| scenario | unit | kvod (median) | Redis (median) | kvod ÷ Redis (median of rounds) | better | rounds (kvod; Redis) |",
+            "|---|---|---:|---:|---:|---|---|",
+        ]
+        for row in rows {
+            let (unit, higher) = units[row]!
+            let all = { (peer: Peer) in (values[row]?[peer] ?? []).map(Self.number).joined(separator: " ") }
+            lines.append("| \(row) | \(unit) | \(median(row, .kvod).map(Self.number) ?? "–") | "
+                + "\(median(row, .redis).map(Self.number) ?? "–") | \(ratio(row).map { String(format: "%.2f×", $0) } ?? "–") | "
+                + "\(higher ? "higher" : "lower") | \(all(.kvod)); \(all(.redis)) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Figures with a target in issue 5, and whether this run meets it.
+    func targets() -> String {
+        var lines = ["| target | this run | met |", "|---|---|---|"]
+        func add(_ what: String, _ row: String?, _ met: (Double) -> Bool, ratio useRatio: Bool = true) {
+            guard let row, let value = useRatio ? ratio(row) : median(row, .kvod) else {
+                lines.append("| \(what) | not measured | – |")
+                return
+            }
+            let shown = useRatio ? String(format: "%.2f× Redis", value) : Self.number(value) + " B"
+            lines.append("| \(what) | \(shown) | \(met(value) ? "yes" : "**no**") |")
+        }
+        add("set-throughput ≥ 1.0× Redis SET", rows.first { $0.hasPrefix("set-throughput") }, { $0 >= 1 })
+        add("fanout, 100 observers ≥ 1.0× Redis PUBLISH", rows.first { $0.hasPrefix("fanout, 100 ") }, { $0 >= 1 })
+        add("fanout, 1000 observers ≥ 1.0× Redis PUBLISH", rows.first { $0.hasPrefix("fanout, 1000 ") }, { $0 >= 1 })
+        add("fanout p99 latency ≤ Redis's", rows.first { $0.hasPrefix("fanout latency") && $0.hasSuffix("p99") },
+            { $0 <= 1 })
+        add("≤ 256 B resident per observation", rows.first { $0.hasPrefix("memory") }, { $0 <= 256 }, ratio: false)
+        return lines.joined(separator: "\n")
+    }
+
+    static func number(_ value: Double) -> String {
+        if value >= 100 { return Int(value.rounded()).formatted }
+        if value >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.2f", value)
+    }
+}
+
+/// What the run ran on, for the report.
+enum Machine {
+    static func cpuModel() -> String {
+        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = info.split(separator: "\n").first { $0.hasPrefix("model name") }
+        return model.map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) }
+            ?? "unknown CPU"
+    }
+
+    static func memory() -> String {
+        let info = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
+        guard let line = info.split(separator: "\n").first(where: { $0.hasPrefix("MemTotal:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return "?" }
+        return String(format: "%.0f GiB", kilobytes / 1_048_576)
+    }
+
+    static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    static func kernel() -> String {
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return "Linux \(release)"
+    }
+
+    static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
+}

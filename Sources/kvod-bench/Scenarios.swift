@@ -1,0 +1,227 @@
+/// One figure of one scenario for one peer.
+struct Figure: Sendable {
+    /// The table row, e.g. `fanout, 100 observers`.
+    var row: String
+    /// The unit, e.g. `events/s`.
+    var unit: String
+    var higherIsBetter: Bool
+    var value: Double
+}
+
+/// What one scenario run produced: its figures, or why it failed.
+struct ScenarioResult: Sendable {
+    var figures: [Figure]
+    /// Lost, duplicated or out-of-order events, error replies, broken
+    /// connections: the run is wrong, and fails.
+    var problems: [String]
+    /// What qualifies a figure without making it wrong (a paced setter that
+    /// fell behind its rate on a busy machine).
+    var notes: [String] = []
+}
+
+/// The load scenarios of issue 5, each run against one server.
+enum Scenario: Sendable, Hashable {
+    case setThroughput
+    case fanout(observers: Int)
+    case fanoutLatency
+    case manyKeys
+    case memory
+
+    static func all(_ sizes: Sizes) -> [Scenario] {
+        [.setThroughput] + sizes.fanoutObservers.map { .fanout(observers: $0) } + [.fanoutLatency, .manyKeys, .memory]
+    }
+
+    var name: String {
+        switch self {
+        case .setThroughput: "set-throughput"
+        case .fanout(let observers): "fanout-\(observers)"
+        case .fanoutLatency: "fanout-latency"
+        case .manyKeys: "many-keys"
+        case .memory: "memory"
+        }
+    }
+
+    /// The scenario family, for `--scenario` filters.
+    var family: String {
+        switch self {
+        case .fanout: "fanout"
+        default: name
+        }
+    }
+
+    func run(on server: ServerProcess, sizes: Sizes) throws(BenchError) -> ScenarioResult {
+        switch self {
+        case .setThroughput: try Self.setThroughput(server, sizes)
+        case .fanout(let observers): try Self.fanout(server, sizes, observers: observers, rate: nil)
+        case .fanoutLatency: try Self.fanout(server, sizes, observers: sizes.latencyObservers, rate: sizes.latencyRate)
+        case .manyKeys: try Self.manyKeys(server, sizes)
+        case .memory: try Self.memory(server, sizes)
+        }
+    }
+}
+
+// MARK: - The scenarios
+
+extension Scenario {
+    /// C connections × P pipelined sets, each connection on its own key, with
+    /// one observer of all C keys attached (Redis: `SET` + keyspace events).
+    static func setThroughput(_ server: ServerProcess, _ sizes: Sizes) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .keyspace)
+        let keys = (0..<sizes.setConnections).map { BenchKey(object: "set/\($0)", keyPath: "v") }
+        let observer = try Connection(path: server.socketPath, wire: wire)
+        observer.lastIndex = [Int](repeating: -1, count: keys.count)
+        _ = try Registration.run([observer], requests: { _ in keys.flatMap(wire.observeRequest) },
+                                 count: { _ in keys.count })
+        var setters: [Connection] = []
+        for _ in keys { setters.append(try Connection(path: server.socketPath, wire: wire)) }
+        let outcome = ChangeLoad(
+            setters: setters, observers: [observer], prefixes: keys.map(wire.changePrefix),
+            fanout: [Int](repeating: 1, count: keys.count), choice: .perConnection,
+            pipeline: sizes.setPipeline, maxLagEvents: 8192, rate: nil,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
+        ).run()
+        let row = "set-throughput (\(sizes.setConnections) conn × \(sizes.setPipeline) pipelined, 1 observer)"
+        return ScenarioResult(
+            figures: [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)],
+            problems: outcome.problems)
+    }
+
+    /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
+    /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
+    static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
+                       rate: Double?) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .pubSub)
+        let key = BenchKey(object: "fan/0", keyPath: "v")
+        var observers: [Connection] = []
+        for _ in 0..<count {
+            let observer = try Connection(path: server.socketPath, wire: wire)
+            observer.lastIndex = [-1]
+            observers.append(observer)
+        }
+        let request = wire.observeRequest(key)
+        _ = try Registration.run(observers, requests: { _ in request }, count: { _ in 1 })
+        let setter = try Connection(path: server.socketPath, wire: wire)
+        let outcome = ChangeLoad(
+            setters: [setter], observers: observers, prefixes: [wire.changePrefix(key)], fanout: [count],
+            choice: .perConnection, pipeline: rate == nil ? sizes.fanoutPipeline : 1_000_000,
+            maxLagEvents: rate == nil ? max(sizes.fanoutPipeline * count, 8192) : Int.max, rate: rate,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds + (rate == nil ? 0 : 1)
+        ).run()
+        let problems = outcome.problems
+        var notes: [String] = []
+        guard let rate else {
+            let row = "fanout, \(count) observer\(count == 1 ? "" : "s") of one key"
+            return ScenarioResult(
+                figures: [Figure(row: row, unit: "events/s", higherIsBetter: true, value: outcome.eventsPerSecond)],
+                problems: problems)
+        }
+        if outcome.setsPerSecond < rate * 0.95 {
+            notes.append("the setter fell behind \(Int(rate)) sets/s (reached \(Int(outcome.setsPerSecond)))")
+        }
+        let row = "fanout latency, \(count) observers at \(Int(rate)) sets/s"
+        let microseconds = { (fraction: Double) in Double(outcome.latencies.percentile(fraction)) / 1000 }
+        return ScenarioResult(
+            figures: [
+                Figure(row: row + ", p50", unit: "µs", higherIsBetter: false, value: microseconds(0.5)),
+                Figure(row: row + ", p99", unit: "µs", higherIsBetter: false, value: microseconds(0.99)),
+                Figure(row: row + ", p99.9", unit: "µs", higherIsBetter: false, value: microseconds(0.999)),
+            ],
+            problems: problems, notes: notes)
+    }
+
+    /// O observers × K keys each, drawn at random from a key space of M
+    /// (every key ends up with about O·K/M observers); registration rate,
+    /// then events per second while one setter sets random keys
+    /// (Redis: `SUBSCRIBE __keyspace@0__:key`, `SET`).
+    static func manyKeys(_ server: ServerProcess, _ sizes: Sizes) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .keyspace)
+        let space = sizes.manyKeysKeySpace
+        let keys = (0..<space).map { BenchKey(object: "k/\($0)", keyPath: "v") }
+        var random = SplitMix64(seed: 5)
+        var fanout = [Int](repeating: 0, count: space)
+        var chosen: [[Int]] = []
+        var observers: [Connection] = []
+        for _ in 0..<sizes.manyKeysObservers {
+            var pool = Array(0..<space)
+            for index in 0..<sizes.manyKeysPerObserver {
+                pool.swapAt(index, index + Int(random.next() % UInt64(space - index)))
+            }
+            let mine = Array(pool.prefix(sizes.manyKeysPerObserver))
+            for key in mine { fanout[key] += 1 }
+            chosen.append(mine)
+            let observer = try Connection(path: server.socketPath, wire: wire)
+            observer.lastIndex = [Int](repeating: -1, count: space)
+            observers.append(observer)
+        }
+        let requests = keys.map(wire.observeRequest)
+        let seconds = try Registration.run(
+            observers, requests: { chosen[$0].flatMap { requests[$0] } }, count: { chosen[$0].count })
+        let setter = try Connection(path: server.socketPath, wire: wire)
+        let averageFanout = max(sizes.manyKeysObservers * sizes.manyKeysPerObserver / space, 1)
+        let outcome = ChangeLoad(
+            setters: [setter], observers: observers, prefixes: keys.map(wire.changePrefix), fanout: fanout,
+            choice: .random(count: space, seed: 7), pipeline: sizes.fanoutPipeline,
+            maxLagEvents: max(sizes.fanoutPipeline * averageFanout, 8192), rate: nil,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
+        ).run()
+        let total = sizes.manyKeysObservers * sizes.manyKeysPerObserver
+        let shape = "\(sizes.manyKeysObservers) observers × \(sizes.manyKeysPerObserver) keys of \(space)"
+        return ScenarioResult(
+            figures: [
+                Figure(row: "many-keys, observe requests (\(shape))", unit: "requests/s", higherIsBetter: true,
+                       value: Double(total) / seconds),
+                Figure(row: "many-keys, events while setting random keys", unit: "events/s", higherIsBetter: true,
+                       value: outcome.eventsPerSecond),
+            ],
+            problems: outcome.problems)
+    }
+
+    /// N connections × M observations each, every one a distinct key path
+    /// (`m/<connection>` `f<j>`; Redis: `SUBSCRIBE m/<connection>.f<j>`):
+    /// the server's whole resident memory divided by the observations.
+    static func memory(_ server: ServerProcess, _ sizes: Sizes) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .pubSub)
+        var connections: [Connection] = []
+        connections.reserveCapacity(sizes.memoryConnections)
+        for _ in 0..<sizes.memoryConnections {
+            connections.append(try Connection(path: server.socketPath, wire: wire))
+        }
+        let perConnection = sizes.memoryPerConnection
+        _ = try Registration.run(
+            connections,
+            requests: { connection in
+                (0..<perConnection).flatMap { wire.observeRequest(BenchKey(object: "m/\(connection)", keyPath: "f\($0)")) }
+            },
+            count: { _ in perConnection })
+        let total = sizes.memoryConnections * perConnection
+        let resident = server.residentBytes()
+        let row = "memory, \(total.formatted) observations over \(sizes.memoryConnections.formatted) connections"
+        return ScenarioResult(
+            figures: [Figure(row: row, unit: "bytes RSS/observation", higherIsBetter: false,
+                             value: Double(resident) / Double(total))],
+            problems: [])
+    }
+}
+
+extension ChangeLoad.Outcome {
+    var problems: [String] {
+        var found: [String] = []
+        if let problem { found.append(problem) }
+        if lost > 0 { found.append("\(lost) event(s) lost or duplicated") }
+        if outOfOrder > 0 { found.append("\(outOfOrder) event(s) out of order") }
+        return found
+    }
+}
+
+extension Int {
+    /// `1000000` → `1,000,000`.
+    var formatted: String {
+        let digits = Array(String(self))
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return out
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server under test, started for one measurement on its own socket in a
+/// fresh temporary folder, and stopped after it.
+final class ServerProcess {
+    let peer: Peer
+    let socketPath: String
+    private let directory: String?
+    private let process: Process?
+
+    /// Where the binaries are.
+    struct Binaries: Sendable {
+        var kvod: String
+        var redisServer: String
+    }
+
+    init(_ peer: Peer, binaries: Binaries) throws {
+        self.peer = peer
+        var template = Array("/tmp/kvod-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(UnixSocket.errorText())") }
+        let directory = String(cString: made)
+        self.directory = directory
+        socketPath = directory + "/\(peer.rawValue).sock"
+        let process = Process()
+        self.process = process
+        switch peer {
+        case .kvod:
+            process.executableURL = URL(fileURLWithPath: binaries.kvod)
+            process.arguments = ["--socket", socketPath, "--log-level", "warning"]
+        case .redis:
+            process.executableURL = URL(fileURLWithPath: binaries.redisServer)
+            // No persistence, no TCP, enough clients for the memory scenario;
+            // keyspace events (K) for string commands ($), as the set scenarios need.
+            process.arguments = [
+                "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700",
+                "--save", "", "--appendonly", "no", "--dir", directory,
+                "--maxclients", "10100", "--notify-keyspace-events", "K$",
+                "--loglevel", "warning", "--logfile", "",
+            ]
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let deadline = monotonicNanoseconds() + 20_000_000_000
+        while !UnixSocket.canConnect(socketPath) {
+            guard process.isRunning else { throw BenchError("\(peer.displayName) exited at start") }
+            guard monotonicNanoseconds() < deadline else {
+                stop()
+                throw BenchError("\(peer.displayName) did not accept connections within 20 s")
+            }
+            usleep(2_000)
+        }
+    }
+
+    /// A server someone else started (under a profiler, say); ``stop()`` leaves it running.
+    init(attachingTo socketPath: String, peer: Peer) throws(BenchError) {
+        self.peer = peer
+        self.socketPath = socketPath
+        directory = nil
+        process = nil
+        guard UnixSocket.canConnect(socketPath) else { throw BenchError("nothing accepts connections on \(socketPath)") }
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// Resident memory, from `/proc/<pid>/status` (`VmRSS`), in bytes.
+    func residentBytes() -> Int {
+        guard pid > 0, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let fields = line.split(separator: " ")
+            if fields.count >= 2, let kilobytes = Int(fields[1]) { return kilobytes * 1024 }
+        }
+        return 0
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 10 s) and removes its folder.
+    func stop() {
+        guard let process, let directory else { return }
+        if process.isRunning {
+            kill(pid, SIGTERM)
+            let deadline = monotonicNanoseconds() + 10_000_000_000
+            while process.isRunning && monotonicNanoseconds() < deadline { usleep(5_000) }
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+
+    /// `redis-server --version`'s first line, for the report.
+    static func redisVersion(_ binary: String) -> String {
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--version"]
+        process.standardOutput = pipe
+        guard (try? process.run()) != nil else { return "unknown" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,33 @@
+/// How big each scenario is. ``standard`` is what docs/PERFORMANCE.md
+/// reports; ``tiny`` only proves in CI that every scenario still runs.
+struct Sizes: Sendable {
+    var setConnections: Int
+    var setPipeline: Int
+    var fanoutObservers: [Int]
+    var fanoutPipeline: Int
+    var latencyObservers: Int
+    var latencyRate: Double
+    var manyKeysObservers: Int
+    var manyKeysPerObserver: Int
+    var manyKeysKeySpace: Int
+    var memoryConnections: Int
+    var memoryPerConnection: Int
+    var warmupSeconds: Double
+    var durationSeconds: Double
+
+    static let standard = Sizes(
+        setConnections: 4, setPipeline: 64,
+        fanoutObservers: [1, 10, 100, 1000], fanoutPipeline: 64,
+        latencyObservers: 100, latencyRate: 20_000,
+        manyKeysObservers: 100, manyKeysPerObserver: 1000, manyKeysKeySpace: 10_000,
+        memoryConnections: 10_000, memoryPerConnection: 100,
+        warmupSeconds: 0.5, durationSeconds: 2)
+
+    static let tiny = Sizes(
+        setConnections: 2, setPipeline: 4,
+        fanoutObservers: [1, 3], fanoutPipeline: 4,
+        latencyObservers: 3, latencyRate: 1_000,
+        manyKeysObservers: 3, manyKeysPerObserver: 20, manyKeysKeySpace: 40,
+        memoryConnections: 10, memoryPerConnection: 10,
+        warmupSeconds: 0.1, durationSeconds: 0.3)
+}

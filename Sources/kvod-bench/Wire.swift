@@ -1,0 +1,66 @@
+/// Encodes requests and parses what comes back, for one peer.
+///
+/// A change carries the payload `"<index>,<sentAt>"`: the setter's running
+/// index, from which observers detect lost and out-of-order events, and the
+/// time it was (or was scheduled to be) sent, from which they measure latency.
+/// kvod gets it as a JSON string value, Redis as the `PUBLISH`/`SET` argument.
+struct Wire: Sendable {
+    let peer: Peer
+    let flavour: RedisFlavour
+
+    /// The bytes of a change request to `key` up to its payload, precomputed per key.
+    func changePrefix(_ key: BenchKey) -> [UInt8] {
+        switch peer {
+        case .kvod:
+            return Array(#"{"op":"set","object":"\#(key.object)","keyPath":"\#(key.keyPath)","value":""#.utf8)
+        case .redis:
+            let command = flavour == .pubSub ? "PUBLISH" : "SET"
+            let name = key.redisKey
+            return Array("*3\r\n$\(command.utf8.count)\r\n\(command)\r\n$\(name.utf8.count)\r\n\(name)\r\n$".utf8)
+        }
+    }
+
+    /// Appends a whole change request: `prefix` from ``changePrefix(_:)``, then the payload.
+    @inline(__always)
+    func appendChange(prefix: [UInt8], index: Int, sentAt: UInt64, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: prefix)
+        switch peer {
+        case .kvod:
+            appendDecimal(UInt64(index), to: &bytes)
+            bytes.append(UInt8(ascii: ","))
+            appendDecimal(sentAt, to: &bytes)
+            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "}"), UInt8(ascii: "\n")])
+        case .redis:
+            let length = decimalDigitCount(UInt64(index)) + 1 + decimalDigitCount(sentAt)
+            appendDecimal(UInt64(length), to: &bytes)
+            bytes.append(contentsOf: [13, 10])
+            appendDecimal(UInt64(index), to: &bytes)
+            bytes.append(UInt8(ascii: ","))
+            appendDecimal(sentAt, to: &bytes)
+            bytes.append(contentsOf: [13, 10])
+        }
+    }
+
+    /// An observe request (kvod, options `new`) or a `SUBSCRIBE` (Redis).
+    func observeRequest(_ key: BenchKey) -> [UInt8] {
+        switch peer {
+        case .kvod:
+            return Array(#"{"op":"observe","object":"\#(key.object)","keyPath":"\#(key.keyPath)","options":["new"]}"#.utf8)
+                + [10]
+        case .redis:
+            let channel = flavour == .pubSub ? key.redisKey : "__keyspace@0__:" + key.redisKey
+            return Array("*2\r\n$9\r\nSUBSCRIBE\r\n$\(channel.utf8.count)\r\n\(channel)\r\n".utf8)
+        }
+    }
+
+    /// Parses every complete reply and event in `bytes`; returns how many
+    /// bytes that took (the rest is an incomplete frame, to be completed by
+    /// the next read).
+    @inline(__always)
+    func parse<H: InboundHandler>(_ bytes: UnsafeRawBufferPointer, _ handler: H) -> Int {
+        switch peer {
+        case .kvod: KVODParser.parse(bytes, handler)
+        case .redis: RESPParser.parse(bytes, handler)
+        }
+    }
+}

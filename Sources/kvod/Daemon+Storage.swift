@@ -1,0 +1,81 @@
+import KVOEngine
+import KVOStorage
+
+/// The daemon's data directory: opening and restoring it at start, holding
+/// output until the storage writer has committed what it reports, and
+/// stopping (never acknowledging more) if a commit fails.
+extension Daemon {
+    /// Opens `--data-dir`, restores the engine from it and starts the writer
+    /// thread. Without a data directory, says that state lives in memory only.
+    func openStorage() throws(DaemonError) {
+        guard let directory = configuration.dataDirectory else {
+            logger.notice("no --data-dir: values are kept in memory only, and a restart loses them")
+            return
+        }
+        let database: StateDatabase
+        let state: SavedState
+        do {
+            database = try StateDatabase(directory: directory, syncMode: configuration.syncMode,
+                                         historyCapacity: configuration.historyCapacity)
+            state = try database.load()
+        } catch {
+            throw .cannotOpenStorage("\(error)")
+        }
+        engine.restore(state)
+        let wakeup = UVAsync(loop: loop)
+        let waker = wakeup.waker
+        let writer = StorageWriter(database: database) { waker.wake() }
+        wakeup.setHandler { [unowned self] in self.writerProgressed() }
+        let groupCommit = GroupCommit(store: engine.store, writer: writer)
+        engine.changeLog = groupCommit
+        writer.start()
+        self.storage = (groupCommit, writer, wakeup)
+        logger.info("""
+            state in \(database.path) (sync \(configuration.syncMode.rawValue)): \(state.documents.count) objects, \
+            seq \(state.seq), \(engine.history.count) changes of history (at most \(configuration.historyCapacity))
+            """)
+    }
+
+    /// Commits what is left, stops the writer thread and closes its wake-up
+    /// handle, in that order: the writer may wake the loop until it stops.
+    func stopStorage() {
+        guard let (groupCommit, writer, wakeup) = storage else { return }
+        groupCommit.submit()
+        writer.stop()
+        if let failure = groupCommit.refresh().failure, storageFailure == nil { storageFailure = failure }
+        wakeup.close()
+        engine.changeLog = nil
+        storage = nil
+    }
+
+    /// The writer committed (or failed): release the output that waited.
+    private func writerProgressed() {
+        guard let groupCommit = storage?.groupCommit else { return }
+        let progress = groupCommit.refresh()
+        if let failure = progress.failure {
+            failStorage(failure)
+            return
+        }
+        let holding = holdingOutput
+        holdingOutput.removeAll(keepingCapacity: true)
+        for connection in holding {
+            connection.releaseOutput(upTo: progress.committed)
+            if connection.isHoldingOutput { holdingOutput.append(connection) }
+        }
+    }
+
+    /// Called by a connection when it starts holding output.
+    func connectionHoldsOutput(_ connection: ClientConnection) {
+        holdingOutput.append(connection)
+    }
+
+    /// A commit failed: what was not committed must never be acknowledged,
+    /// so every connection closes without its held output and kvod exits
+    /// non-zero (as Redis does when an `appendfsync always` write fails).
+    private func failStorage(_ reason: String) {
+        logger.critical("cannot commit to the data directory: \(reason); stopping")
+        storageFailure = reason
+        holdingOutput = []
+        stopAtOnce()
+    }
+}

@@ -1,0 +1,175 @@
+import KVOEngine
+import Testing
+
+/// `observe` with `since`: what is replayed must be what a live observer got.
+@Suite struct ReplayTests {
+    static let objects = ["o", "p"]
+    static let keyPaths = ["a", "a.b", "a.b.c", "a.b.c.e", "a.d", "a.list", "list", "x"]
+    static let optionSets = [#"["new","old"]"#, #"["new","old","prior"]"#, #"["old"]"#, #"["new"]"#, "[]"]
+
+    /// A random request over a few objects and nested key paths: sets of
+    /// scalars, objects and arrays, deletes of members and whole objects,
+    /// and the three collection ops (which fail, changing nothing, where no
+    /// array is).
+    static func randomRequest(_ rng: inout SplitMix64) -> String {
+        func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &rng)] }
+        let object = pick(objects)
+        let keyPath = pick(keyPaths)
+        let value = pick([#"1"#, #""s""#, #"null"#, #"{"c":{"e":2},"z":3}"#, #"{"b":{"c":4},"d":[1]}"#, #"[1,2,3]"#,
+                          #"{"e":true}"#, #"{}"#])
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0...3:
+            return #"{"op":"set","object":"\#(object)","keyPath":"\#(keyPath)","value":\#(value)}"#
+        case 4:
+            return #"{"op":"delete","object":"\#(object)","keyPath":"\#(keyPath)"}"#
+        case 5:
+            return #"{"op":"delete","object":"\#(object)"}"#
+        case 6:
+            return #"{"op":"insert","object":"\#(object)","keyPath":"\#(pick(["list", "a.list"]))","index":0,"values":[7,8]}"#
+        case 7:
+            return #"{"op":"remove","object":"\#(object)","keyPath":"\#(pick(["list", "a.list"]))","indexes":[1,0]}"#
+        case 8:
+            return #"{"op":"replace","object":"\#(object)","keyPath":"\#(pick(["list", "a.list"]))","index":0,"value":9}"#
+        default:
+            return #"{"op":"set","object":"\#(object)","keyPath":"\#(pick(["zz", "a.zz", "a.b.zz"]))","value":0}"#
+        }
+    }
+
+    /// Every observation a live client holds, each with a context naming it,
+    /// so its events can be told apart.
+    static func observeRequests(since: UInt64?) -> [String] {
+        var requests: [String] = []
+        for object in objects {
+            for keyPath in keyPaths {
+                for (index, options) in optionSets.enumerated() {
+                    let since = since.map { #","since":\#($0)"# } ?? ""
+                    requests.append(#"{"op":"observe","object":"\#(object)","keyPath":"\#(keyPath)","options":\#(options),"context":"\#(object) \#(keyPath) \#(index)"\#(since)}"#)
+                }
+            }
+        }
+        return requests
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func replayFromAnySeqIsByteForByteWhatALiveObserverGot(seed: UInt64) throws {
+        let engine = Engine()
+        let live = EngineClient(engine)
+        // One connection per observation, so that each one's events are its own.
+        var liveLines: [String: [String]] = [:]
+        let liveClients = Self.observeRequests(since: nil).map { request -> (String, EngineClient) in
+            let client = EngineClient(engine)
+            client.send(request)
+            return (request, client)
+        }
+        var rng = SplitMix64(seed: seed)
+        var seqAfterRequest: [UInt64] = []
+        for _ in 0..<400 {
+            live.send(Self.randomRequest(&rng))
+            seqAfterRequest.append(engine.store.seq)
+            for (request, client) in liveClients { liveLines[request, default: []] += client.takeLines() }
+        }
+        #expect(engine.store.seq > 150, "the random requests should mostly succeed")
+        for since in [0, seqAfterRequest[99], seqAfterRequest[250], engine.store.seq] {
+            for (request, replayRequest) in zip(Self.observeRequests(since: nil), Self.observeRequests(since: since)) {
+                let expected = liveLines[request, default: []].filter { Self.seq(of: $0) > since }
+                let lines = EngineClient(engine).send(replayRequest)
+                let replayed = Array(lines.dropLast())
+                // On a mismatch, show the first line that differs, not thousands.
+                let first = zip(replayed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(replayed.count, expected.count)
+                #expect(replayed == expected, """
+                    \(replayRequest): \(replayed.count) lines replayed, \(expected.count) live; first difference at \(first):
+                    replayed \(first < replayed.count ? replayed[first] : "nothing")
+                    live     \(first < expected.count ? expected[first] : "nothing")
+                    """)
+                if replayed != expected { return }
+                #expect(lines.last == #"{"ok":true,"seq":\#(engine.store.seq),"epoch":"\#(engine.epoch)"}"#)
+            }
+        }
+    }
+
+    static func seq(of line: String) -> UInt64 {
+        guard let value = try? JSONReader.parse(line), case .number(let number)? = value["seq"] else { return 0 }
+        return UInt64(number.literal) ?? 0
+    }
+
+    @Test func observeOfSeveralKeyPathsMergesTheirReplayInSeqOrder() throws {
+        let engine = Engine()
+        let client = EngineClient(engine)
+        client.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#)
+        client.send(#"{"op":"set","object":"o","keyPath":"x","value":2}"#)
+        client.send(#"{"op":"set","object":"o","keyPath":"a.b","value":3}"#)
+        let lines = EngineClient(engine).send(#"{"op":"observe","object":"o","keyPaths":["x","a.b","a"],"since":0}"#)
+        #expect(lines.map(Self.seq(of:)) == [1, 1, 2, 3, 3, 3], "the reply carries the current seq")
+        #expect(lines[0].contains(#""keyPath":"a""#) && lines[1].contains(#""keyPath":"a.b""#))
+    }
+
+    @Test func sinceTheCurrentSeqReplaysNothingAndLiveEventsFollow() throws {
+        let engine = Engine()
+        let client = EngineClient(engine)
+        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        let observer = EngineClient(engine)
+        #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new","initial"],"since":1}"#)
+            == [#"{"ok":true,"seq":1,"epoch":"\#(engine.epoch)"}"#], "no replay, and no initial event with since")
+        client.send(#"{"op":"set","object":"o","keyPath":"k","value":2}"#)
+        #expect(observer.takeLines() == [#"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":2,"seq":2}"#])
+    }
+
+    @Test func sinceOlderThanTheHistoryIsCompactedWithTheOldestSeqHeld() throws {
+        let engine = Engine(configuration: EngineConfiguration(historyCapacity: 3))
+        let client = EngineClient(engine)
+        for value in 1...5 { client.send(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#) }
+        // Held: 3, 4, 5. since = 2 replays 3...5; since = 1 would need 2.
+        #expect(EngineClient(engine).send(#"{"op":"observe","object":"o","keyPath":"k","since":2}"#).count == 4)
+        let observer = EngineClient(engine)
+        let reply = try observer.reply(#"{"op":"observe","id":7,"object":"o","keyPath":"k","since":1}"#)
+        #expect(reply["ok"] == false)
+        #expect(reply["id"] == 7)
+        #expect(reply["error"]?["code"] == "compacted")
+        #expect(reply["error"]?["oldestSeq"] == 3)
+        #expect(try observer.reply(#"{"op":"observations"}"#)["observations"] == [], "a failed observe observes nothing")
+    }
+
+    @Test func resumePointOfAnotherEpochIsCompactedAndOfThisOneIsReplayed() throws {
+        let engine = Engine()
+        let client = EngineClient(engine)
+        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        let other = try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"0123456789abcdef"}"#)
+        #expect(other["error"]?["code"] == "compacted")
+        #expect(other["error"]?["epoch"] == .string(engine.epoch))
+        let same = EngineClient(engine).send(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"\#(engine.epoch)"}"#)
+        #expect(same.count == 2)
+        #expect(Engine().epoch != engine.epoch)
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"j","epoch":"x"}"#)["error"]?["code"] == "bad_request")
+    }
+
+    @Test func sinceInTheFutureOrNotASeqIsBadRequest() throws {
+        let engine = Engine()
+        let client = EngineClient(engine)
+        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        for since in ["2", "-1", "1.5", #""1""#] {
+            let reply = try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":\#(since)}"#)
+            #expect(reply["error"]?["code"] == "bad_request", "since \(since)")
+        }
+        #expect(try client.reply(#"{"op":"get","object":"o","since":0}"#)["error"]?["code"] == "bad_request")
+        #expect(try client.reply(#"{"op":"observations"}"#)["observations"] == [])
+    }
+
+    @Test func zeroHistoryResumesOnlyFromTheCurrentSeq() throws {
+        let engine = Engine(configuration: EngineConfiguration(historyCapacity: 0))
+        let client = EngineClient(engine)
+        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#)["error"]?["oldestSeq"] == 2)
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":1}"#)["ok"] == true)
+    }
+
+    @Test func alreadyObservedKeyPathIsNotReplayedAgain() throws {
+        let engine = Engine()
+        let observer = EngineClient(engine)
+        observer.send(#"{"op":"observe","object":"o","keyPath":"k"}"#)
+        EngineClient(engine).send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        #expect(observer.takeLines().count == 1)
+        #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#)
+            == [#"{"ok":true,"seq":1,"epoch":"\#(engine.epoch)"}"#])
+    }
+}

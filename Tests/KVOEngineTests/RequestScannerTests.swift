@@ -1,0 +1,97 @@
+import Testing
+@testable import KVOEngine
+
+/// The request decoder's fast path against its full reader: for every line,
+/// either the scanner gives up or both give the same request.
+@Suite struct RequestScannerTests {
+    /// What a line decodes to by one path, written out so two can be compared.
+    private func outcome(_ fields: Fields) -> String {
+        do throws(KVOEngineError) {
+            return "id: \(String(describing: fields.id)) operation: \(try fields.operation())"
+        } catch {
+            return "id: \(String(describing: fields.id)) error: \(error)"
+        }
+    }
+
+    private func scanned(_ line: [UInt8]) -> String? {
+        var fields = Fields()
+        guard line.withUnsafeBytes({ RequestScanner.scan($0, into: &fields) }) else { return nil }
+        return outcome(fields)
+    }
+
+    private func read(_ line: [UInt8]) -> String {
+        var fields = Fields()
+        if let error = line.withUnsafeBytes({ RequestDecoder.readFields($0, into: &fields) }) {
+            return "bad_json: \(error.message)"
+        }
+        return outcome(fields)
+    }
+
+    static let corpus: [String] = [
+        #"{"op":"set","object":"person/1","keyPath":"name","value":"xsc"}"#,
+        #"{"op":"set","object":"o","keyPath":"a.b.c","value":{"x":[1,2.5,-3e2,true,null]},"id":7}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":12345678901234567890123}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":-0}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":0.5}"#,
+        #"{ "op" : "set" , "object" : "o" , "keyPath" : "a" , "value" : false }"#,
+        #"{"id":"r1","op":"get","object":"o","keyPath":"a"}"#,
+        #"{"op":"observe","object":"o","keyPath":"a","options":["new","old","initial","prior"],"context":{"c":1}}"#,
+        #"{"op":"observe","object":"o","keyPaths":["a","b.c"],"options":["new","new"]}"#,
+        #"{"op":"observe","object":"o","keyPath":"a","options":[]}"#,
+        #"{"op":"observe","object":"o","keyPath":"a","options":["newer"]}"#,
+        #"{"op":"unobserve","object":"o"}"#,
+        #"{"op":"insert","object":"o","keyPath":"list","index":0,"values":[1,2]}"#,
+        #"{"op":"replace","object":"o","keyPath":"list","indexes":[1,0],"values":["a","b"]}"#,
+        #"{"op":"remove","object":"o","keyPath":"list","indexes":[3]}"#,
+        #"{"op":"ping"}"#, #"{"op":"info","id":null}"#, #"{"op":"observations"}"#, #"{"op":"unobserveAll"}"#,
+        #"{"op":"set","object":"caf\u00e9","keyPath":"a","value":1}"#,
+        #"{"op":"set","object":"café","keyPath":"a","value":"ü"}"#,
+        #"{"o\u0070":"set","object":"o","keyPath":"a","value":1}"#,
+        #"{"op":"set","op":"get","object":"o","keyPath":"a","value":1}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":1,"extra":2}"#,
+        #"{"op":"fly","object":"o"}"#, #"{"op":5}"#, #"{}"#, #"[]"#, #"{"op":"set"} x"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":tru}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":01}"#,
+        #"{"op":"set","object":"o","keyPath":"","value":1}"#,
+        #"{"op":"set","object":"o","keyPath":"a..b","value":1}"#,
+    ]
+
+    @Test func scannerAgreesWithTheFullReaderOnTheCorpus() {
+        for line in Self.corpus {
+            let bytes = Array(line.utf8)
+            if let fast = scanned(bytes) { #expect(fast == read(bytes), "\(line)") }
+        }
+    }
+
+    @Test func usualRequestsTakeTheFastPath() {
+        for line in [Self.corpus[0], Self.corpus[1], Self.corpus[5], Self.corpus[7], Self.corpus[15]] {
+            #expect(scanned(Array(line.utf8)) != nil, "\(line)")
+        }
+    }
+
+    @Test func scannerAgreesWithTheFullReaderOnMutatedLines() {
+        var random = SplitMix64(seed: 0x5ca1ab1e)
+        let interesting = Array(#"{}[],:"\ 0123456789-.eEtrufalsn"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
+        var fastAccepted = 0
+        for round in 0..<100_000 {
+            var bytes = Array(Self.corpus[round % Self.corpus.count].utf8)
+            for _ in 0...Int(random.next() % 3) {
+                let index = Int(random.next() % UInt64(bytes.count + 1))
+                let byte = interesting[Int(random.next() % UInt64(interesting.count))]
+                switch random.next() % 4 {
+                case 0 where index < bytes.count: bytes[index] = byte
+                case 1: bytes.insert(byte, at: index)
+                case 2 where index < bytes.count: bytes.remove(at: index)
+                default: bytes.removeSubrange(index...)
+                }
+            }
+            guard let fast = scanned(bytes) else { continue }
+            fastAccepted += 1
+            let full = read(bytes)
+            #expect(fast == full, "\(String(decoding: bytes, as: UTF8.self))")
+            if fast != full { return }
+        }
+        // The comparison means something only if the scanner accepted many mutated lines.
+        #expect(fastAccepted > 1_000)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import KVOEngine
+@testable import KVOStorage
+import Testing
+
+/// The data directory against real SQLite files in a temporary folder.
+@Suite struct StateDatabaseTests {
+    @Test func loadOfAFreshDirectoryIsEmptyAndCreatesIt() throws {
+        let directory = try TemporaryFolder()
+        let database = try StateDatabase(directory: directory.path + "/sub/state", syncMode: .always, historyCapacity: 10)
+        let state = try database.load()
+        #expect(state.seq == 0 && state.documents.isEmpty && state.history.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/sub/state/kvod.db"))
+    }
+
+    @Test func writeThenReopenRestoresDocumentsSeqAndEveryFieldOfTheHistory() throws {
+        let directory = try TemporaryFolder()
+        let changes = [
+            ChangeRecord(object: "p", path: ["name"], kind: .setting, old: nil, new: "a", seq: 1, existingKeys: 0),
+            ChangeRecord(object: "p", path: ["tags"], kind: .insertion, indexes: [0, 1], old: nil, new: ["x", "y"], seq: 2,
+                   existingKeys: 0),
+            ChangeRecord(object: "p", path: ["name"], kind: .setting, old: "a", new: nil, seq: 3, existingKeys: 1,
+                   memberIndex: 0),
+            ChangeRecord(object: "gone", path: [], kind: .setting, old: ["k": .null], new: nil, seq: 4, existingKeys: 0),
+            ChangeRecord(object: "q\u{0}x", path: ["a", "c"], kind: .setting, old: .null, new: 1, seq: 5, existingKeys: 2),
+        ]
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+            try database.write([
+                CommitBatch(id: 1, changes: Array(changes[..<2]), documents: [("p", ["name": "a", "tags": ["x", "y"]])]),
+                CommitBatch(id: 2, changes: Array(changes[2...]),
+                            documents: [("p", ["tags": ["x", "y"]]), ("gone", nil), ("q\u{0}x", ["a": ["c": 1]])]),
+            ])
+        }
+        let reopened = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+        let state = try reopened.load()
+        #expect(state.seq == 5)
+        #expect(state.documents == ["p": ["tags": ["x", "y"]], "q\u{0}x": ["a": ["c": 1]]])
+        // Every field, a NUL inside a name, and JSON null distinct from an absent value.
+        #expect(state.history == changes)
+    }
+
+    @Test func historyIsTrimmedToTheCapacityOnWriteAndOnLoad() throws {
+        let directory = try TemporaryFolder()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 5)
+            for seq in UInt64(1)...12 {
+                let change = ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: .number(JSONNumber(Int(seq))),
+                                    seq: seq, existingKeys: 1)
+                try database.write([CommitBatch(id: seq, changes: [change], documents: [("o", ["k": change.new!])])])
+            }
+            #expect(try database.connection.integer("SELECT COUNT(*) FROM history") == 5)
+        }
+        let smaller = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 3)
+        let state = try smaller.load()
+        #expect(state.history.map(\.seq) == [10, 11, 12])
+        #expect(state.documents["o"] == ["k": 12])
+    }
+
+    @Test func secondOpenOfTheSameDirectoryIsRefusedWhileTheFirstIsOpen() throws {
+        let directory = try TemporaryFolder()
+        let first = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+        #expect {
+            _ = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+        } throws: { error in
+            "\(error)".contains("in use")
+        }
+        _ = try first.load()
+    }
+
+    @Test func documentThatIsNotAnObjectFailsTheLoadNamingIt() throws {
+        let directory = try TemporaryFolder()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+            try database.connection.execute("""
+                INSERT INTO objects (name) VALUES ('broken/1');
+                INSERT INTO members (object, key, created_seq, created_index, value) VALUES ('broken/1', 'k', 1, 0, '[1,2');
+                """)
+        }
+        let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+        #expect {
+            _ = try database.load()
+        } throws: { error in
+            "\(error)".contains("broken/1")
+        }
+    }
+
+    @Test func newerSchemaVersionIsRefused() throws {
+        let directory = try TemporaryFolder()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+            try database.connection.execute("PRAGMA user_version = 99")
+        }
+        #expect {
+            _ = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
+        } throws: { error in
+            "\(error)".contains("schema version 99")
+        }
+    }
+}
+
+/// A temporary folder removed when the value goes away.
+final class TemporaryFolder {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/kvodstore-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        path = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the standard benchmark set and writes docs/PERFORMANCE.md's tables:
+#   1. kvod-bench load: kvod beside Redis (redis-server, started here on its own
+#      Unix socket, no persistence), every scenario, kvod and Redis alternately,
+#      ROUNDS rounds (default 5); medians and kvod ÷ Redis ratios.
+#   2. the engine micro-benchmarks (ordo-one/benchmark, in Benchmarks/).
+# Usage: scripts/bench.sh [kvod-bench load options, e.g. --rounds 3 --scenario fanout]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+started=$(date +%s)
+echo "== building kvod and kvod-bench (release)"
+swift build -c release --product kvod
+swift build -c release --product kvod-bench
+document=docs/PERFORMANCE.md
+echo "== kvod-bench load (kvod and Redis alternately)"
+# A failed load run (lost or out-of-order events, errors) still writes its
+# figures and problems; the micro-benchmarks run anyway, and the script fails at the end.
+status=0
+.build/release/kvod-bench load --kvod .build/release/kvod --redis-server "$(command -v redis-server)" \
+  --rounds "${ROUNDS:-5}" --write "$document" --command "scripts/bench.sh $*" \
+  --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@" || status=$?
+echo "== engine micro-benchmarks (Benchmarks/, ordo-one/benchmark)"
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+swift package --package-path Benchmarks benchmark --format markdown --no-progress > "$report"
+.build/release/kvod-bench micro-summary --input "$report" --write "$document"
+echo "== done in $(( $(date +%s) - started )) s; see $document"
+exit "$status"

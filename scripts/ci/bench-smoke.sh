@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# CI: proves the benchmark still works, without timing anything. Runs every
+# load scenario once at a tiny size against kvod and a redis-server it starts
+# (debug binaries, already built by scripts/test.sh; any lost, out-of-order or
+# failed request fails the step), then builds the engine micro-benchmarks
+# (Benchmarks/, debug) so that they keep compiling. The figures are
+# scripts/bench.sh's job, on a quiet machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+scripts/install-deps.sh
+swift build --product kvod
+swift build --product kvod-bench
+echo "-- kvod-bench load --size tiny --rounds 1"
+.build/debug/kvod-bench load --size tiny --rounds 1 --kvod .build/debug/kvod \
+  --redis-server "$(command -v redis-server)"
+echo "-- building the engine micro-benchmarks (Benchmarks/, debug)"
+swift build --package-path Benchmarks
