@@ -150,7 +150,10 @@ import Glibc
         }
     }
 
-    @Test func commitThatCannotBeWrittenStopsKvodWithoutAcknowledgingIt() throws {
+    // ThreadSanitizer's runtime dies of SIGBUS at start under `ulimit -f`
+    // (scripts/ci/sanitizers.sh sets KVOD_TEST_SANITIZER; docs/RELIABILITY.md).
+    @Test(.disabled(if: TestEnvironment.sanitizer == "thread", "TSan cannot start under a file size limit"))
+    func commitThatCannotBeWrittenStopsKvodWithoutAcknowledgingIt() throws {
         let data = try DataDirectory()
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
