@@ -84,9 +84,16 @@ let package = Package(
         // docs/CLIENT.md's two examples, one per style, kept compiling and tested.
         .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
         .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
-        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine"]),
+        // Fuzzing: the harness (framing + decoding + engine, with invariant
+        // checks) and its executable. See scripts/ci/fuzz.sh.
+        .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
+        .executableTarget(name: "kvod-fuzz", dependencies: ["KVOFuzzing"]),
+        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing"]),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
+        // Holds thousands of observing connections for kvodTests, in a process
+        // of its own (see its header for why).
+        .executableTarget(name: "kvod-crowd", path: "Tests/Tools/kvod-crowd"),
         // Starts the real kvod (and kvoctl) binaries for the client tests.
         .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),
         .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),

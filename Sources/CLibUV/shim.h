@@ -69,6 +69,26 @@ static inline int kvod_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uin
 #endif
 }
 
+/// Supplementary groups of the peer of a connected AF_UNIX socket (Linux 4.13+:
+/// SO_PEERGROUPS). Fills up to `max` ids; returns how many the peer has (which
+/// may exceed `max`: call again with more room), or a negative errno.
+static inline int kvod_peer_groups(int fd, uint32_t *groups, int max) {
+#if defined(__linux__)
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59
+#endif
+    socklen_t len = (socklen_t)(max * sizeof(uint32_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) {
+        if (errno == ERANGE) return (int)(len / sizeof(uint32_t));
+        return -errno;
+    }
+    return (int)(len / sizeof(uint32_t));
+#else
+    (void)fd; (void)groups; (void)max;
+    return UV_ENOTSUP;
+#endif
+}
+
 /// Opens the reserve descriptor kept for the EMFILE fallback (see UVPipeServer).
 static inline int kvod_open_reserve_fd(void) {
     int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);

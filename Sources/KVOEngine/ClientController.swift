@@ -1,10 +1,21 @@
-/// Receives the bytes a ``ClientController`` produces; the daemon's connection.
+/// Receives what a ``ClientController`` produces; the daemon's connection.
 ///
 /// The engine knows nothing of sockets: it appends events and replies to the
 /// controller's ``ClientController/output`` and tells its delegate once, when
-/// the output stops being empty, so the daemon can schedule one write.
+/// the output stops being empty, so the daemon can schedule one write. The
+/// daemon tells the controller how much more output it can take
+/// (``ClientController/outputAllowance``) and when its consumer caught up
+/// (``ClientController/markDrained()``); the controller applies each
+/// observation's ``ObservationPolicy`` in between.
 public protocol ClientOutputDelegate: AnyObject {
     func clientControllerHasOutput(_ controller: ClientController)
+    /// The client stopped keeping up: from now until ``ClientController/markDrained()``
+    /// its events are held or end the connection, by policy. Replies still go out.
+    func clientControllerBecameCongested(_ controller: ClientController)
+    /// A `disconnect` observation had an event while the client was congested:
+    /// close the connection. The controller produces no more output; it is
+    /// called during dispatch, so close later (from the flush), not here.
+    func clientController(_ controller: ClientController, mustDisconnectBecause reason: String)
 }
 
 /// One client's observations (KVOController's `FBKVOController`): a table of
@@ -30,6 +41,20 @@ public final class ClientController: CustomStringConvertible {
     public weak var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
     public private(set) var isClosed = false
+    /// Who the client is, as the daemon read it from the socket; what the
+    /// access policy decides on. Nil: unknown, which only `anyone` grants reach.
+    public var credentials: PeerCredentials?
+
+    /// How many bytes ``output`` may hold before the client counts as
+    /// congested; nil: no limit. The daemon sets it after each write to what
+    /// its connection may still queue.
+    public var outputAllowance: Int?
+    /// Whether events are being held (or end the connection) instead of sent.
+    public private(set) var isCongested = false
+    /// Why the client must be disconnected, once a `disconnect` observation
+    /// met congestion; no output is produced after that.
+    public private(set) var disconnectReason: String?
+    private var held = HeldEvents()
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -46,12 +71,12 @@ public final class ClientController: CustomStringConvertible {
     /// this client already observes that key path (the first one is kept).
     @discardableResult
     public func observe(_ object: String, keyPath: ObservedPath, options: ObservationOptions,
-                        context: JSONValue?) -> ObservationInfo? {
+                        context: JSONValue?, policy: ObservationPolicy = .default) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
         let node = shared.nodeCreating(object, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
-        let info = ObservationInfo(node: node, options: options, context: context, controller: self)
+        let info = ObservationInfo(node: node, options: options, context: context, policy: policy, controller: self)
         shared.register(info, at: node)
         infos.insert(info)
         return info
@@ -60,6 +85,7 @@ public final class ClientController: CustomStringConvertible {
     /// Stops observing one key path; does nothing if it is not observed.
     public func unobserve(_ object: String, keyPath: ObservedPath) {
         guard let node = shared.node(object, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
+        held.drop(info)
         shared.unregister(info)
     }
 
@@ -71,7 +97,10 @@ public final class ClientController: CustomStringConvertible {
         infos.forEach { info in
             if info.node!.object == object { matching.append(info) }
         }
-        for info in matching { infos.remove(info.tableKey) }
+        for info in matching {
+            infos.remove(info.tableKey)
+            held.drop(info)
+        }
         unregister(&matching)
     }
 
@@ -79,6 +108,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserveAll() {
         var all = infos.elements
         infos = ReferenceTable()
+        held = HeldEvents()
         unregister(&all)
     }
 
@@ -120,17 +150,42 @@ public final class ClientController: CustomStringConvertible {
         output.removeAll(keepingCapacity: true)
     }
 
-    /// Appends an event line (ending `}\n`), with the observation's context
-    /// fragment spliced in before its closing brace.
-    func deliver(event line: [UInt8], contextFragment: [UInt8]) {
+    /// Appends an event line (ending `}\n`) of `info`, with the observation's
+    /// context fragment spliced in before its closing brace; or, while
+    /// congested, applies the observation's policy to it.
+    func deliver(event line: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false) {
         line.withUnsafeBytes { line in
-            contextFragment.withUnsafeBytes { deliver(line: line, contextFragment: $0.isEmpty ? nil : $0) }
+            if let fragment = info.contextFragment {
+                fragment.withUnsafeBytes {
+                    deliver(line: line, contextFragment: $0, seq: seq, for: info, isPrior: isPrior)
+                }
+            } else {
+                deliver(line: line, contextFragment: nil, seq: seq, for: info, isPrior: isPrior)
+            }
         }
     }
 
+    /// The delivery of one event line (ending `}\n`, its `seq` just before).
+    /// Prior events are not held while congested: the change that follows them is.
     @inline(__always)
-    func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?) {
-        guard !isClosed else { return }
+    func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, seq: UInt64,
+                 for info: ObservationInfo, isPrior: Bool) {
+        guard !isClosed, disconnectReason == nil else { return }
+        if !isCongested, let allowance = outputAllowance,
+           output.count + line.count + (contextFragment?.count ?? 0) > allowance {
+            becomeCongested()
+        }
+        guard !isCongested else {
+            switch info.policy {
+            case .coalesce:
+                guard !isPrior else { return }
+                held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info)
+            case .disconnect:
+                disconnect(because: "output over its limit with an event for \(info.object) \(info.keyPath), "
+                    + "policy disconnect")
+            }
+            return
+        }
         let wasEmpty = output.isEmpty
         if let contextFragment {
             output.append(contentsOf: line.dropLast(EventEncoder.eventTerminator.count))
@@ -142,11 +197,63 @@ public final class ClientController: CustomStringConvertible {
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
+    /// Replies are never held nor dropped: a client that does not read them
+    /// is throttled by the daemon instead (it stops reading that client).
     func append(reply bytes: [UInt8]) {
-        guard !isClosed else { return }
+        guard !isClosed, disconnectReason == nil else { return }
         let wasEmpty = output.isEmpty
         output.append(contentsOf: bytes)
+        if !isCongested, let allowance = outputAllowance, output.count > allowance { becomeCongested() }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    // MARK: Congestion
+
+    /// How many events are held for this client (one per observation at most).
+    public var heldEventCount: Int { held.count }
+
+    /// Marks the client congested from outside, e.g. because its output stayed
+    /// over a soft limit for too long. Does nothing if it already is.
+    public func markCongested() {
+        guard !isCongested, !isClosed, disconnectReason == nil else { return }
+        becomeCongested()
+    }
+
+    /// The consumer took everything: sends the held events, each with
+    /// `"coalesced":N` when N events were dropped for it, in seq order, and
+    /// ends the congestion. Does nothing if the client is not congested.
+    public func markDrained() {
+        guard isCongested else { return }
+        isCongested = false
+        let entries = held.takeAll()
+        guard !isClosed, disconnectReason == nil, !entries.isEmpty else { return }
+        let wasEmpty = output.isEmpty
+        for entry in entries where entry.info.state == .observing {
+            appendEvent(entry.prefix, entry.info.contextFragment ?? [], coalesced: entry.folded)
+        }
+        if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    private func becomeCongested() {
+        isCongested = true
+        outputDelegate?.clientControllerBecameCongested(self)
+    }
+
+    private func disconnect(because reason: String) {
+        disconnectReason = reason
+        output = []
+        held = HeldEvents()
+        outputDelegate?.clientController(self, mustDisconnectBecause: reason)
+    }
+
+    private func appendEvent(_ prefix: [UInt8], _ contextFragment: [UInt8], coalesced: Int) {
+        output.append(contentsOf: prefix)
+        if coalesced > 0 {
+            output.append(contentsOf: EventEncoder.coalescedLabel)
+            EventEncoder.appendDecimal(coalesced, to: &output)
+        }
+        output.append(contentsOf: contextFragment)
+        output.append(contentsOf: EventEncoder.eventTerminator)
     }
 
     public var description: String {

@@ -64,6 +64,12 @@ public final class Engine {
         }
     }
 
+    /// A complete error line, for the daemon to send to a client it refuses
+    /// before any engine state exists for it (e.g. too many connections).
+    public static func refusal(_ error: KVOEngineError) -> [UInt8] {
+        ReplyEncoder.failure(id: nil, error)
+    }
+
     /// Answers a line that was over the size limit.
     public func handleLineTooLarge(maxLineBytes: Int, from client: ClientController) {
         let error = KVOEngineError(.tooLarge, "line longer than \(maxLineBytes) bytes; the rest of it is discarded")
@@ -75,6 +81,7 @@ public final class Engine {
         // The most common request, a set without an id, has a fixed reply.
         if request.id == nil, case .set(let object, let keyPath, let value) = request.operation {
             do throws(KVOEngineError) {
+                if configuration.accessPolicy != nil { try authorize(request.operation, for: client) }
                 client.append(reply: ReplyEncoder.ok(seq: try set(object, keyPath, value)))
             } catch {
                 client.append(reply: ReplyEncoder.failure(id: nil, error))
@@ -82,6 +89,7 @@ public final class Engine {
             return
         }
         do throws(KVOEngineError) {
+            try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)
             try perform(request.operation, for: client, reply: &reply)
             client.append(reply: reply.finish())
@@ -106,8 +114,8 @@ public final class Engine {
             reply.field("seq", integer: try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let object, let keyPaths, let options, let context, let since):
-            try observe(object, keyPaths, options, context, since: since, for: client)
+        case .observe(let object, let keyPaths, let options, let context, let since, let policy):
+            try observe(object, keyPaths, options, context, since: since, policy: policy, for: client)
             reply.field("seq", integer: store.seq)
             reply.field("epoch", .string(epoch))
         case .unobserve(let object, let keyPaths):
@@ -143,7 +151,8 @@ extension Engine {
     /// observation matches are delivered first (in place of `initial`), so the
     /// client continues without a gap or a duplicate.
     func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
-                 since: ResumePoint?, for client: ClientController) throws(KVOEngineError) {
+                 since: ResumePoint?, policy: ObservationPolicy = .default,
+                 for client: ClientController) throws(KVOEngineError) {
         // The usual request names one key path: no array, no set for it.
         let added = keyPaths.count == 1
             ? (client.isObserving(object, keyPath: keyPaths[0]) ? 0 : 1)
@@ -157,26 +166,28 @@ extension Engine {
             let missed = history.changes(of: object, after: since.seq)
             var events: [Replay.Event] = []
             for keyPath in keyPaths {
-                guard let info = client.observe(object, keyPath: keyPath, options: options, context: context) else {
+                guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
+                                                policy: policy) else {
                     continue
                 }
                 let valueNow = store.value(object, at: keyPath.components)
                 events += Replay.events(for: info, changes: missed, valueNow: valueNow)
             }
             for event in Replay.merged(events) {
-                client.deliver(event: event.bytes, contextFragment: event.info.contextFragment ?? [])
+                client.deliver(event: event.bytes, seq: event.seq, for: event.info, isPrior: event.prior)
             }
             return
         }
         for keyPath in keyPaths {
-            guard let info = client.observe(object, keyPath: keyPath, options: options, context: context),
+            guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
+                                          policy: policy),
                   options.contains(.initial) else { continue }
             // KVO's initial notification: the current value, before the reply.
             let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: keyPath.components)) : .none
             var event: [UInt8] = []
             EventEncoder.change(into: &event, head: info.node!.eventHead, kind: .setting, new: current, old: .none,
                                 indexes: nil, seq: store.seq, initial: true)
-            client.deliver(event: event, contextFragment: info.contextFragment ?? [])
+            client.deliver(event: event, seq: store.seq, for: info)
         }
     }
 
@@ -221,6 +232,7 @@ extension Engine {
             "object": .string(info.object),
             "keyPath": .string(info.keyPath.description),
             "options": .array(info.options.wireNames.map(JSONValue.string)),
+            "policy": .string(info.policy.rawValue),
         ]
         if let context = info.context { members["context"] = context }
         return .object(members)

@@ -6,12 +6,15 @@ public struct EngineConfiguration: Sendable {
     public var maxObservationsPerClient: Int
     /// How many recent changes are kept for `observe` with `since`.
     public var historyCapacity: Int
+    /// Who may read and write what; nil: every client may everything.
+    public var accessPolicy: AccessPolicy?
 
     public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000,
-                historyCapacity: Int = 100_000) {
+                historyCapacity: Int = 100_000, accessPolicy: AccessPolicy? = nil) {
         self.version = version
         self.maxObservationsPerClient = maxObservationsPerClient
         self.historyCapacity = historyCapacity
+        self.accessPolicy = accessPolicy
     }
 }
 

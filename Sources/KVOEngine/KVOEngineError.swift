@@ -35,6 +35,8 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         /// `observe` with a `since` older than the change history; the error
         /// carries `oldestSeq`, the oldest change still held.
         public static let compacted = Code("compacted")
+        /// The access policy does not let this client do that to that object.
+        public static let forbidden = Code("forbidden")
     }
 
     public let code: Code

@@ -37,33 +37,41 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// The node's list of observations runs through its infos, unretained.
     var nextInNode: Unmanaged<ObservationInfo>?
     var previousInNode: Unmanaged<ObservationInfo>?
-    /// The options (low four bits) and the state (bits 4–5), in one byte.
+    /// The options (low four bits), the state (bits 4–5) and the policy (bit 6), in one byte.
     private var flags: UInt8
 
     init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
-         controller: ClientController) {
+         policy: ObservationPolicy = .default, controller: ClientController) {
         owner = controller
         place = .detached(DetachedPlace(object: object, keyPath: keyPath, context: context))
-        flags = options.rawValue & 0x0F
+        flags = options.rawValue & 0x0F | Self.policyBits(policy)
     }
 
     /// An info for `node`, to be registered there (no detached copy of its
     /// object and key path is made only to be dropped at registration).
-    init(node: PathNode, options: ObservationOptions, context: JSONValue?, controller: ClientController) {
+    init(node: PathNode, options: ObservationOptions, context: JSONValue?,
+         policy: ObservationPolicy = .default, controller: ClientController) {
         owner = controller
         if let context {
             place = .registeredWithContext(ContextPlace(node: node, context: context))
         } else {
             place = .registered(node)
         }
-        flags = options.rawValue & 0x0F
+        flags = options.rawValue & 0x0F | Self.policyBits(policy)
     }
+
+    private static func policyBits(_ policy: ObservationPolicy) -> UInt8 {
+        policy == .disconnect ? 0x40 : 0
+    }
+
+    /// What happens to its events while the client does not keep up (bit 6).
+    public var policy: ObservationPolicy { flags & 0x40 != 0 ? .disconnect : .coalesce }
 
     public var options: ObservationOptions { ObservationOptions(rawValue: flags & 0x0F) }
 
     public internal(set) var state: State {
         get {
-            switch flags >> 4 {
+            switch (flags >> 4) & 0x03 {
             case 0: .initial
             case 1: .observing
             default: .notObserving
@@ -75,7 +83,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
             case .observing: 1
             case .notObserving: 2
             }
-            flags = flags & 0x0F | bits << 4
+            flags = flags & 0x4F | bits << 4
         }
     }
 
@@ -153,7 +161,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     }
 
     public var description: String {
-        "<ObservationInfo \(object) \(keyPath) options:\(options.wireNames) state:\(state)>"
+        "<ObservationInfo \(object) \(keyPath) options:\(options.wireNames) policy:\(policy) state:\(state)>"
     }
 }
 

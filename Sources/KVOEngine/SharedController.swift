@@ -239,9 +239,13 @@ public final class SharedController {
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
-                        fragment.withUnsafeBytes { controller.deliver(line: line, contextFragment: $0) }
+                        fragment.withUnsafeBytes {
+                            controller.deliver(line: line, contextFragment: $0, seq: pending.seq, for: info,
+                                               isPrior: prior)
+                        }
                     } else {
-                        controller.deliver(line: line, contextFragment: nil)
+                        controller.deliver(line: line, contextFragment: nil, seq: pending.seq, for: info,
+                                           isPrior: prior)
                     }
                 }
             }

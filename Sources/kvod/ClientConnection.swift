@@ -9,11 +9,18 @@ import Logging
 /// directory, output that reports uncommitted changes is held until the
 /// storage writer has committed them (``GroupCommit``). Closing unobserves
 /// everything at once and frees the socket only after libuv's close callback.
+///
+/// Output limits (``OutputLimits``): after each write the controller learns how
+/// much more it may queue; over that, or over the soft limit for too long, it
+/// is congested and holds or drops events by each observation's policy. A
+/// client whose replies pile up is not read from until they drain (see
+/// ``InputThrottle``), so nothing it asked for is ever dropped.
 final class ClientConnection: ClientOutputDelegate {
     let stream: UVStream
     let controller: ClientController
     private unowned let daemon: Daemon
     private var framer: LineFramer
+    private var throttle = InputThrottle()
     private(set) var isClosing = false
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
@@ -23,10 +30,15 @@ final class ClientConnection: ClientOutputDelegate {
     private static let smallOutput = 4096
     /// Output waiting for its batch to be committed: (batch id, bytes), oldest first.
     private var held: [(batch: UInt64, bytes: [UInt8])] = []
+    /// How many bytes `held` holds: output waiting like the socket's queue.
+    private var heldBytes = 0
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
     /// Set by a flushing close while output is held: close once it is written.
     private var closesWhenReleased = false
+    /// Loop time (ms) since which queued output has stayed over the soft limit.
+    private var overSoftLimitSince: UInt64?
+    /// `pid=… uid=… gid=…`, for log lines.
     let peer: String
 
     init(stream: UVStream, daemon: Daemon) {
@@ -34,13 +46,17 @@ final class ClientConnection: ClientOutputDelegate {
         self.daemon = daemon
         self.controller = daemon.engine.makeClient()
         self.framer = LineFramer(maxLineBytes: daemon.configuration.maxLineBytes)
-        if let credentials = stream.peerCredentials() {
-            peer = "pid=\(credentials.pid) uid=\(credentials.uid) gid=\(credentials.gid)"
-        } else {
-            peer = "pid=? uid=? gid=?"
+        if let peer = stream.peerCredentials() {
+            controller.credentials = PeerCredentials(pid: peer.pid, uid: peer.uid, gid: peer.gid,
+                                                     groups: stream.peerGroups())
         }
+        peer = controller.credentials?.description ?? "pid=? uid=? gid=?"
         controller.outputDelegate = self
+        controller.outputAllowance = daemon.configuration.outputLimits.hardBytes
     }
+
+    private var limits: OutputLimits { daemon.configuration.outputLimits }
+    private var logName: String { "client #\(controller.id) (\(peer))" }
 
     func start() {
         do {
@@ -48,46 +64,128 @@ final class ClientConnection: ClientOutputDelegate {
                 onBytes: { [unowned self] bytes in self.received(bytes) },
                 onEnd: { [unowned self] error in self.ended(error) })
         } catch {
-            daemon.logger.debug("client #\(controller.id) cannot be read: \(error)")
+            daemon.logger.debug("\(logName) cannot be read: \(error)")
             close(flush: false)
             return
         }
         stream.onWriteError = { [unowned self] error in
-            self.daemon.logger.debug("client #\(self.controller.id) write failed: \(error)")
+            self.daemon.logger.debug("\(self.logName) write failed: \(error)")
             self.close(flush: false)
+        }
+        stream.onDrained = { [unowned self] in self.daemon.scheduleFlush(self) }
+    }
+
+    // MARK: Input
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        framer.feed(bytes) { frame in
+            if throttle.isActive {
+                throttle.defer(frame)
+            } else {
+                handle(frame)
+                if isOverHardLimit { pauseInput() }
+            }
         }
     }
 
-    private func received(_ bytes: UnsafeRawBufferPointer) {
-        let engine = daemon.engine
-        let maxLineBytes = framer.maxLineBytes
-        framer.feed(bytes) { frame in
-            switch frame {
-            case .line(let line): engine.handle(line: line, from: controller)
-            case .tooLarge: engine.handleLineTooLarge(maxLineBytes: maxLineBytes, from: controller)
-            }
+    private func handle(_ frame: LineFramer.Frame) {
+        switch frame {
+        case .line(let line): daemon.engine.handle(line: line, from: controller)
+        // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
+        case .tooLarge: daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes,
+                                                         from: controller)
+        }
+    }
+
+    /// Output written or held for a commit, not yet taken by the client.
+    private var queuedOutputBytes: Int { stream.queuedBytes + heldBytes }
+    /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
+    private var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
+    private var isOverHardLimit: Bool { pendingOutputBytes > limits.hardBytes }
+
+    private func pauseInput() {
+        guard !throttle.isActive else { return }
+        throttle.isActive = true
+        stream.stopReading()
+        daemon.logger.debug("\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
+    }
+
+    /// Answers what was put aside while paused, then reads again, unless the
+    /// replies fill the limit again first.
+    private func resumeInput() {
+        guard throttle.isActive else { return }
+        while !isOverHardLimit, throttle.handleNext({ handle($0) }) {}
+        guard !throttle.hasDeferred, !isOverHardLimit, !isClosing else { return }
+        throttle.isActive = false
+        if throttle.peerFinished { return close(flush: true) }
+        do {
+            try stream.resumeReading()
+        } catch {
+            // Reading had ended (EOF seen before the pause): nothing more will come.
         }
     }
 
     /// The peer closed its side (nil) or the read failed.
     private func ended(_ error: UVError?) {
         if let error {
-            daemon.logger.debug("client #\(controller.id) read failed: \(error)")
+            daemon.logger.debug("\(logName) read failed: \(error)")
         }
-        // A client that half-closes after its last request still gets the replies.
+        // A client that half-closes after its last request still gets the
+        // replies, also those to lines put aside while it was throttled.
+        if error == nil, throttle.hasDeferred {
+            throttle.peerFinished = true
+            return
+        }
         close(flush: error == nil)
     }
+
+    // MARK: Output
 
     func clientControllerHasOutput(_ controller: ClientController) {
         daemon.scheduleFlush(self)
     }
 
+    func clientControllerBecameCongested(_ controller: ClientController) {
+        daemon.logger.notice("\(logName) is not keeping up (\(pendingOutputBytes) bytes wait); holding its events")
+    }
+
+    func clientController(_ controller: ClientController, mustDisconnectBecause reason: String) {
+        // Called during dispatch: close from the flush, not from inside the engine.
+        daemon.scheduleFlush(self)
+    }
+
     /// Hands pending output to the socket, or holds it until the changes it
-    /// may report are committed. Returns how many bytes of buffer capacity it
-    /// gave back.
+    /// may report are committed; updates the controller's allowance and, once
+    /// nothing waits (neither in the socket's queue nor for a commit), ends
+    /// congestion and throttling. Returns how many bytes of buffer capacity
+    /// it gave back.
     @discardableResult
     func flush() -> Int {
-        guard !isClosing, !controller.output.isEmpty else { return 0 }
+        var released = 0
+        while !isClosing {
+            if let reason = controller.disconnectReason {
+                daemon.logger.warning("\(logName) disconnected: \(reason) (\(queuedOutputBytes) bytes were waiting)")
+                close(flush: false)
+                return released
+            }
+            if !controller.output.isEmpty { released += writeOutput() }
+            checkLimits()
+            // Both steps below may produce output; loop to write it now rather
+            // than after the next poll, which might wait for a client that
+            // waits for us.
+            guard queuedOutputBytes == 0, controller.isCongested || throttle.isActive else { return released }
+            if controller.isCongested {
+                daemon.logger.info("\(logName) caught up; sending \(controller.heldEventCount) held event(s)")
+            }
+            controller.markDrained()
+            resumeInput()
+            if controller.output.isEmpty { return released }
+        }
+        return released
+    }
+
+    /// Writes the controller's output, or holds it for the batch to commit.
+    private func writeOutput() -> Int {
         if let batch = daemon.groupCommit?.batchToWaitFor {
             hold(controller.output, until: batch)
         } else {
@@ -106,8 +204,26 @@ final class ClientConnection: ClientOutputDelegate {
         return keep ? 0 : capacity
     }
 
+    /// Redis's client-output-buffer-limit, applied to what the socket queues
+    /// and what waits for a commit.
+    private func checkLimits() {
+        let queued = queuedOutputBytes
+        controller.outputAllowance = max(0, limits.hardBytes - queued)
+        guard queued > limits.softBytes else {
+            overSoftLimitSince = nil
+            return
+        }
+        let now = daemon.loopNow
+        if let since = overSoftLimitSince {
+            if now - since >= limits.softMilliseconds { controller.markCongested() }
+        } else {
+            overSoftLimitSince = now
+        }
+    }
+
     private func hold(_ bytes: [UInt8], until batch: UInt64) {
         if held.isEmpty { daemon.connectionHoldsOutput(self) }
+        heldBytes += bytes.count
         if held.last?.batch == batch {
             held[held.count - 1].bytes.append(contentsOf: bytes)
         } else {
@@ -120,8 +236,16 @@ final class ClientConnection: ClientOutputDelegate {
         let ready = held.prefix { $0.batch <= committed }
         guard !ready.isEmpty else { return }
         held.removeFirst(ready.count)
-        stream.write(ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes))
-        if held.isEmpty && closesWhenReleased { stream.shutdownThenClose(onClosed: closedCallback) }
+        let bytes = ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes)
+        heldBytes -= bytes.count
+        stream.write(bytes)
+        if held.isEmpty && closesWhenReleased {
+            stream.shutdownThenClose(onClosed: closedCallback)
+        } else if !isClosing, controller.isCongested || throttle.isActive || overSoftLimitSince != nil {
+            // Less waits for a commit now: the flush looks at the limits again
+            // (and ends congestion or throttling once everything is written).
+            daemon.scheduleFlush(self)
+        }
     }
 
     /// Ends the connection: its observations go at once; with `flush`, what
@@ -129,9 +253,11 @@ final class ClientConnection: ClientOutputDelegate {
     func close(flush: Bool) {
         guard !isClosing else { return }
         if flush { self.flush() }
+        guard !isClosing else { return }
         isClosing = true
+        throttle = InputThrottle()
         daemon.engine.closeClient(controller)
-        daemon.logger.debug("client #\(controller.id) disconnected (\(peer))")
+        daemon.logger.debug("\(logName) disconnected")
         if flush && !held.isEmpty {
             // No more requests: their changes would be applied and never answered.
             stream.stopReading()
@@ -140,6 +266,7 @@ final class ClientConnection: ClientOutputDelegate {
             stream.shutdownThenClose(onClosed: closedCallback)
         } else {
             held = []
+            heldBytes = 0
             stream.close(onClosed: closedCallback)
         }
     }

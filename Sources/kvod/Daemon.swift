@@ -63,10 +63,15 @@ final class Daemon {
         didSet { logger.debug("daemon state \(oldValue) → \(state)") }
     }
 
-    init(configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) {
+    /// Clients beyond this many are refused (resolved in `run`).
+    private var maxConnections = Int.max
+    private var refusals = RefusalLog()
+
+    init(configuration: DaemonConfiguration, logger: Logger, engine: Engine? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
-        self.engine = Engine(configuration: EngineConfiguration(historyCapacity: configuration.historyCapacity))
+        self.engine = engine ?? Engine(configuration: EngineConfiguration(
+            historyCapacity: configuration.historyCapacity, accessPolicy: configuration.accessPolicy))
         do {
             self.loop = try UVLoop()
         } catch {
@@ -80,6 +85,8 @@ final class Daemon {
         // Signals first: once clients (or tests) can connect, SIGTERM and
         // SIGHUP must already mean what kvod says they mean.
         try watchSignals()
+        let openFiles = DescriptorLimit.raiseSoftToHard()
+        maxConnections = configuration.maxConnections ?? DescriptorLimit.defaultMaxConnections(softLimit: openFiles)
         // State before the socket: no client may see the store before it is restored.
         try openStorage()
         do {
@@ -96,6 +103,10 @@ final class Daemon {
             logger.info("kvod \(engine.configuration.version) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
         } else {
             logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
+        }
+        logger.info("serving at most \(maxConnections) connections (open-file limit \(openFiles))")
+        if configuration.accessPolicy == nil {
+            logger.info("no --policy: every client that can open the socket may read and write everything")
         }
         if let target = configuration.notifyTarget {
             let reporter = SystemdReporter(notifier: SystemdNotifier(target: target), loop: loop, logger: logger) {
@@ -147,6 +158,11 @@ final class Daemon {
             try server.bind(path: path)
             try server.chmod(mode: mode_t(configuration.socketMode))
             try server.listen(backlog: 511) { [unowned self] _ in self.acceptConnection() }
+            server.onAcceptError = { [unowned self] error in
+                if let unlogged = self.refusals.record(now: self.loop.now) {
+                    self.logger.warning("cannot accept clients: \(error); refusing them until descriptors free up\(RefusalLog.suffix(unlogged: unlogged))")
+                }
+            }
         } catch {
             throw .cannotListen("cannot listen on \(path): \(error)")
         }
@@ -190,11 +206,25 @@ final class Daemon {
             logger.warning("accept failed: \(error)")
             return
         }
+        guard connections.count < maxConnections else { return refuse(stream) }
         let connection = ClientConnection(stream: stream, daemon: self)
         connections[connection.controller.id] = connection
-        logger.debug("client #\(connection.controller.id) connected (\(connection.peer))")
+        logger.info("client #\(connection.controller.id) connected (\(connection.peer))")
         connection.start()
     }
+
+    /// Tells a client over `--max-connections` why, then closes it.
+    private func refuse(_ stream: UVStream) {
+        let message = "kvod serves at most \(maxConnections) connections; try again later"
+        stream.write(Engine.refusal(KVOEngineError(.limitExceeded, message)))
+        stream.shutdownThenClose()
+        if let unlogged = refusals.record(now: loop.now) {
+            logger.warning("refused a client: \(message)\(RefusalLog.suffix(unlogged: unlogged))")
+        }
+    }
+
+    /// The loop's clock, in milliseconds.
+    var loopNow: UInt64 { loop.now }
 
     func scheduleFlush(_ connection: ClientConnection) {
         guard !connection.isScheduledForFlush else { return }

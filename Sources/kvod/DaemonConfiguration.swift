@@ -1,3 +1,4 @@
+import KVOEngine
 import KVOStorage
 import Logging
 
@@ -30,4 +31,11 @@ struct DaemonConfiguration: Sendable {
     var syncMode: SyncMode = .always
     /// How many recent changes are kept for `observe` with `since` (`--history`).
     var historyCapacity: Int = 100_000
+    /// How much output may wait for one client (see ``OutputLimits``).
+    var outputLimits = OutputLimits()
+    /// The most clients served at once; more are refused with `limit_exceeded`.
+    /// nil: what the open-file limit leaves (``DescriptorLimit``).
+    var maxConnections: Int?
+    /// Who may read and write what (`--policy`); nil: everyone may everything.
+    var accessPolicy: AccessPolicy?
 }

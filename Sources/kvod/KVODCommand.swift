@@ -18,7 +18,9 @@ struct KVODCommand: ParsableCommand {
         discussion: "Default: $KVOD_SOCKET; else /run/kvod/kvod.sock for root; else $XDG_RUNTIME_DIR/kvod.sock; else /tmp/kvod-<uid>/kvod.sock."))
     var socket: String?
 
-    @Option(help: "The socket file's mode, in octal.")
+    @Option(help: ArgumentHelp(
+        "The socket file's mode, in octal.",
+        discussion: "Whoever may open the socket may read and write every object, unless --policy restricts it."))
     var socketMode: String = "0660"
 
     @Option(help: "The longest request line accepted, in bytes; longer lines get too_large.")
@@ -41,6 +43,27 @@ struct KVODCommand: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(help: ArgumentHelp(
+        "Output waiting for one client beyond which it is not keeping up, at once (e.g. 16m).",
+        discussion: "Its events are then held or its connection closed, by each observation's policy; see docs/PROTOCOL.md."))
+    var outputHardLimit: String = "16m"
+
+    @Option(help: "Output waiting for one client that may not last longer than --output-soft-seconds (e.g. 4m).")
+    var outputSoftLimit: String = "4m"
+
+    @Option(help: "How long output may stay over --output-soft-limit, in seconds.")
+    var outputSoftSeconds: Double = 10
+
+    @Option(help: ArgumentHelp(
+        "The most clients served at once; more get limit_exceeded and are closed.",
+        discussion: "Default: the open-file limit (raised to its hard limit at start) minus 32."))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp(
+        "A JSON file granting read and write per user or group per object-name prefix.",
+        discussion: "Without it every client that can open the socket may read and write everything; see docs/SECURITY.md."))
+    var policy: String?
+
     func validate() throws {
         guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
             throw ValidationError("--socket-mode must be an octal mode such as 0660")
@@ -49,6 +72,18 @@ struct KVODCommand: ParsableCommand {
         guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
         if dataDir?.isEmpty == true { throw ValidationError("--data-dir must not be empty") }
         guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64") }
+        guard let hard = OutputLimits.parseSize(outputHardLimit), hard > 0 else {
+            throw ValidationError("--output-hard-limit must be a size such as 16m")
+        }
+        guard let soft = OutputLimits.parseSize(outputSoftLimit), soft <= hard else {
+            throw ValidationError("--output-soft-limit must be a size no larger than --output-hard-limit")
+        }
+        guard outputSoftSeconds >= 0, outputSoftSeconds < 86_400 else {
+            throw ValidationError("--output-soft-seconds must be from 0 to 86400")
+        }
+        if let maxConnections, maxConnections < 1 {
+            throw ValidationError("--max-connections must be at least 1")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -65,7 +100,7 @@ struct KVODCommand: ParsableCommand {
             throw Self.exit(with: error)
         }
         let environment = ProcessInfo.processInfo.environment
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             socketPath: socket ?? DefaultSocketPath.resolve(environment: environment),
             socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
             maxLineBytes: maxLineBytes,
@@ -76,14 +111,21 @@ struct KVODCommand: ParsableCommand {
             dataDirectory: dataDir,
             syncMode: SyncMode(rawValue: sync) ?? .always,
             historyCapacity: history)
+        configuration.outputLimits = OutputLimits(
+            hardBytes: OutputLimits.parseSize(outputHardLimit) ?? OutputLimits().hardBytes,
+            softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,
+            softMilliseconds: UInt64(outputSoftSeconds * 1000))
+        configuration.maxConnections = maxConnections
+        let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel
+            handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "kvod")
         if let problem = notification.problem { logger.warning("\(problem)") }
         do throws(DaemonError) {
+            if let policy { configuration.accessPolicy = try AccessPolicyFile.load(policy) }
             let daemon = try Daemon(configuration: configuration, logger: logger)
             try daemon.run()
         } catch {

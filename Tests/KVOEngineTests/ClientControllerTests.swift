@@ -305,6 +305,8 @@ import Testing
         final class Recorder: ClientOutputDelegate {
             var calls = 0
             func clientControllerHasOutput(_ controller: ClientController) { calls += 1 }
+            func clientControllerBecameCongested(_ controller: ClientController) {}
+            func clientController(_ controller: ClientController, mustDisconnectBecause reason: String) {}
         }
         let recorder = Recorder()
         let client = fixture.makeClient()

@@ -480,7 +480,8 @@ import Testing
                                 "context": 2], from: client)
         expectJSON(again.lines, [["ok": true, "seq": 0, "epoch": .string(fixture.engine.epoch)]])
         expectJSON(fixture.ok(["op": "observations"], from: client).reply, [
-            "ok": true, "observations": [["object": "o", "keyPath": "a", "options": ["new"], "context": 1]],
+            "ok": true,
+            "observations": [["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 1]],
         ])
     }
 
@@ -547,7 +548,7 @@ import Testing
         #expect(events.count == 3)  // initial, prior, change
         for event in events { #expect(event.member("context") == context, "\(event.jsonString)") }
         #expect(fixture.ok(["op": "observations"], from: client).reply.member("observations") == [
-            ["object": "o", "keyPath": "a", "options": ["initial", "prior"], "context": context],
+            ["object": "o", "keyPath": "a", "options": ["initial", "prior"], "policy": "coalesce", "context": context],
         ])
     }
 
@@ -686,9 +687,10 @@ import Testing
         expectJSON(reply, [
             "id": 2, "ok": true,
             "observations": [
-                ["object": "o", "keyPath": "a.c", "options": ["old"]],
-                ["object": "o", "keyPath": "b", "options": ["old"]],
-                ["object": "p", "keyPath": "x", "options": ["new", "old", "initial", "prior"], "context": ["c": 1]],
+                ["object": "o", "keyPath": "a.c", "options": ["old"], "policy": "coalesce"],
+                ["object": "o", "keyPath": "b", "options": ["old"], "policy": "coalesce"],
+                ["object": "p", "keyPath": "x", "options": ["new", "old", "initial", "prior"], "policy": "coalesce",
+                 "context": ["c": 1]],
             ],
         ])
         // Order of options is part of the listing.

@@ -4,11 +4,13 @@ import Glibc
 /// The real `kvod` binary, started on a temporary socket for one test
 /// (the pattern of Tests/kvodTests/Support/KVODProcess.swift).
 public final class KVODProcess: @unchecked Sendable {
-    // @unchecked: `process` and `stderrPipe` are only touched by the test that owns this object.
+    // @unchecked: `process` is only touched by the test that owns this object.
     public let socketPath: String
     public let directory: String
     public let process = Process()
-    private let stderrPipe = Pipe()
+    /// kvod's stderr goes to a file, not a pipe: kvod logs every connection,
+    /// and a pipe nobody drains fills at 64 KiB and would block kvod.
+    private let stderrPath: String
     private let ownsDirectory: Bool
 
     /// The folder that holds the test bundle also holds the built executables.
@@ -31,12 +33,17 @@ public final class KVODProcess: @unchecked Sendable {
             self.socketPath = directory + "/kvod.sock"
             ownsDirectory = true
         }
+        stderrPath = NSTemporaryDirectory() + "kvod-stderr-\(UUID().uuidString).log"
         process.executableURL = Self.binaryURL
         process.arguments = ["--socket", self.socketPath] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "KVOD_SOCKET")
         process.environment = environment
-        process.standardError = stderrPipe
+        guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
+              let stderrFile = FileHandle(forWritingAtPath: stderrPath) else {
+            throw TestFailure("cannot create \(stderrPath)")
+        }
+        process.standardError = stderrFile
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         try waitUntil("kvod accepts connections on \(self.socketPath)", timeout: 20) {
@@ -53,10 +60,9 @@ public final class KVODProcess: @unchecked Sendable {
         try waitUntil("kvod exits", timeout: 10) { !process.isRunning }
     }
 
-    /// Everything kvod wrote to stderr so far (after it has exited: all of it).
+    /// Everything kvod wrote to stderr so far.
     public func stderrText() -> String {
-        if process.isRunning { return "(still running)" }
-        return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        String(decoding: FileManager.default.contents(atPath: stderrPath) ?? Data(), as: UTF8.self)
     }
 
     /// Whether something accepts connections at `path`.
@@ -82,5 +88,6 @@ public final class KVODProcess: @unchecked Sendable {
             process.waitUntilExit()
         }
         if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
+        try? FileManager.default.removeItem(atPath: stderrPath)
     }
 }

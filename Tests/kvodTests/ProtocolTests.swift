@@ -106,8 +106,8 @@ import Testing
         _ = try client.request(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"],"context":7}"#)
         let listed = try client.request(#"{"op":"observations"}"#).reply["observations"]
         #expect(listed == [
-            ["object": "o", "keyPath": "a", "options": ["new"], "context": 7],
-            ["object": "o", "keyPath": "b", "options": ["new"], "context": 7],
+            ["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 7],
+            ["object": "o", "keyPath": "b", "options": ["new"], "policy": "coalesce", "context": 7],
         ])
         _ = try client.request(#"{"op":"unobserve","object":"o","keyPath":"a"}"#)
         #expect(try client.request(#"{"op":"set","object":"o","keyPath":"a","value":1}"#).events.isEmpty)

@@ -10,6 +10,8 @@
 /// directly; it is no part of the engine's API.
 @_spi(Benchmarks) public enum EventEncoder {
     static let eventTerminator: [UInt8] = Array("}\n".utf8)
+    /// Written after the prefix of an event that replaces N held ones, before N.
+    static let coalescedLabel: [UInt8] = Array(#","coalesced":"#.utf8)
 
     /// `{"event":"change","object":<object>,"keyPath":<keyPath>`: the head of every event of one path.
     @_spi(Benchmarks) public static func head(object: String, keyPath: String) -> [UInt8] {

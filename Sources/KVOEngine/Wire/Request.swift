@@ -24,7 +24,7 @@ public enum Operation {
     case replace(object: String, keyPath: ObservedPath, indexes: [Int], values: [JSONValue])
     /// Observes `keyPaths`; with `since`, first replays the changes after that point.
     case observe(object: String, keyPaths: [ObservedPath], options: ObservationOptions, context: JSONValue?,
-                 since: ResumePoint?)
+                 since: ResumePoint?, policy: ObservationPolicy)
     /// Unobserves `keyPaths` of `object`, or all of it when nil.
     case unobserve(object: String, keyPaths: [ObservedPath]?)
     case unobserveAll

@@ -1,7 +1,7 @@
 /// The members a request may have. Names are matched on their bytes, and a
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
-    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch
+    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy
 
     var name: String {
         switch self {
@@ -18,6 +18,7 @@ enum Field: Int, CaseIterable {
         case .context: "context"
         case .since: "since"
         case .epoch: "epoch"
+        case .policy: "policy"
         }
     }
 
@@ -41,6 +42,7 @@ enum Field: Int, CaseIterable {
         case (5, UInt8(ascii: "e")): field = .epoch
         case (6, UInt8(ascii: "o")): field = .object
         case (6, UInt8(ascii: "v")): field = .values
+        case (6, UInt8(ascii: "p")): field = .policy
         case (7, UInt8(ascii: "k")): field = .keyPath
         case (7, UInt8(ascii: "o")): field = .options
         case (7, UInt8(ascii: "c")): field = .context
@@ -68,6 +70,7 @@ enum Field: Int, CaseIterable {
         case .context: "context"
         case .since: "since"
         case .epoch: "epoch"
+        case .policy: "policy"
         }
     }
 }

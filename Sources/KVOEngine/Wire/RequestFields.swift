@@ -17,6 +17,7 @@ struct Fields {
     var context: JSONValue?
     var since: JSONValue?
     var epoch: JSONValue?
+    var policy: JSONValue?
     var unknown: String?
     /// A bit per ``Field`` read so far.
     private var seen: UInt16 = 0
@@ -58,6 +59,7 @@ struct Fields {
         case .context: context = value
         case .since: since = value
         case .epoch: epoch = value
+        case .policy: policy = value
         }
     }
 
@@ -97,7 +99,7 @@ struct Fields {
         case .observe:
             guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
             return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context, since: try resumePoint())
+                            context: context, since: try resumePoint(), policy: try observationPolicy())
         case .unobserve:
             return .unobserve(object: try objectName(), keyPaths: try keyPathList())
         case .unobserveAll: return .unobserveAll
@@ -199,6 +201,14 @@ struct Fields {
             result.insert(option)
         }
         return result
+    }
+
+    private func observationPolicy() throws(KVOEngineError) -> ObservationPolicy {
+        guard let policy else { return .default }
+        guard case .string(let name) = policy, let known = ObservationPolicy(rawValue: name) else {
+            throw .badRequest("field \"policy\" must be \"coalesce\" or \"disconnect\"")
+        }
+        return known
     }
 
     private func resumePoint() throws(KVOEngineError) -> ResumePoint? {

@@ -75,6 +75,7 @@ struct RequestScanner {
             case .context: fields.context = value
             case .since: fields.since = value
             case .epoch: fields.epoch = value
+            case .policy: fields.policy = value
             case .op, .object, .keyPath, .options: return false
             }
         }

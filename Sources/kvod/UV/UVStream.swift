@@ -55,6 +55,19 @@ final class UVStream: UVHandle {
         return (pid, uid, gid)
     }
 
+    /// The peer's supplementary groups (SO_PEERGROUPS), as seen when it
+    /// connected; empty if unavailable.
+    func peerGroups() -> [UInt32] {
+        guard let fd = fileDescriptor else { return [] }
+        var groups = [UInt32](repeating: 0, count: 64)
+        var count = kvod_peer_groups(fd, &groups, Int32(groups.count))
+        if count > groups.count {
+            groups = [UInt32](repeating: 0, count: Int(count))
+            count = kvod_peer_groups(fd, &groups, Int32(groups.count))
+        }
+        return count > 0 ? Array(groups.prefix(Int(count))) : []
+    }
+
     // MARK: Reading
 
     /// Delivers incoming bytes to `onBytes` until EOF (`onEnd(nil)`) or a read

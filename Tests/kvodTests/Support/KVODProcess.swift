@@ -5,11 +5,13 @@ import Glibc
 
 /// The real `kvod` binary, started on a temporary socket for one test.
 final class KVODProcess: @unchecked Sendable {
-    // @unchecked: `process` and `stderrPipe` are only touched by the test that owns this object.
+    // @unchecked: `process` is only touched by the test that owns this object.
     let socketPath: String
     let directory: String
     let process = Process()
-    private let stderrPipe = Pipe()
+    /// kvod's stderr goes to a file, not a pipe: a pipe nobody drains fills at
+    /// 64 KiB and would block kvod's logging (and so kvod) in a long test.
+    let stderrPath: String
 
     /// The folder that holds the test bundle also holds the built executables.
     static var productsDirectory: URL {
@@ -19,17 +21,31 @@ final class KVODProcess: @unchecked Sendable {
     static var binaryURL: URL { productsDirectory.appendingPathComponent("kvod") }
 
     /// Starts kvod and, unless `waitForSocket` is false, waits until its
-    /// socket accepts connections.
+    /// socket accepts connections. With `openFilesLimit`, kvod starts under
+    /// that RLIMIT_NOFILE (soft and hard), set by a shell that then execs it,
+    /// so `pid` is kvod's.
     init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
-         waitForSocket: Bool = true) throws {
+         waitForSocket: Bool = true, openFilesLimit: Int? = nil) throws {
         directory = try TemporaryDirectory.make()
         self.socketPath = socketPath ?? directory + "/kvod.sock"
-        process.executableURL = Self.binaryURL
-        process.arguments = ["--socket", self.socketPath] + arguments
+        stderrPath = directory + "/stderr.log"
+        let kvodArguments = ["--socket", self.socketPath] + arguments
+        if let openFilesLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"", Self.binaryURL.path]
+                + kvodArguments
+        } else {
+            process.executableURL = Self.binaryURL
+            process.arguments = kvodArguments
+        }
         var env = Self.inheritedEnvironment
         env.merge(environment) { _, new in new }
         process.environment = env
-        process.standardError = stderrPipe
+        guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
+              let stderrFile = FileHandle(forWritingAtPath: stderrPath) else {
+            throw TestFailure("cannot create \(stderrPath)")
+        }
+        process.standardError = stderrFile
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         guard waitForSocket else { return }
@@ -64,10 +80,20 @@ final class KVODProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Everything kvod wrote to stderr so far (after it has exited: all of it).
+    /// Everything kvod wrote to stderr so far.
     func stderrText() -> String {
-        if process.isRunning { return "(still running)" }
-        return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        String(decoding: FileManager.default.contents(atPath: stderrPath) ?? Data(), as: UTF8.self)
+    }
+
+    /// Waits until kvod's log has a line containing `text`; returns that line.
+    @discardableResult
+    func waitForLog(containing text: String, timeout: Double = 10) throws -> String {
+        var found: String?
+        try waitUntil("kvod logs \"\(text)\"", timeout: timeout) {
+            found = stderrText().split(separator: "\n").last { $0.contains(text) }.map(String.init)
+            return found != nil
+        }
+        return found ?? ""
     }
 
     deinit {

@@ -9,6 +9,8 @@ import Glibc
 final class LineClient {
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// The rest of a line that ``sendWithoutBlocking(_:)`` could only partly send.
+    private(set) var unsent: [UInt8] = []
 
     init(path: String) throws {
         fd = try Self.connectSocket(path)
@@ -58,6 +60,55 @@ final class LineClient {
 
     func send(_ line: String) throws { try write(Array((line + "\n").utf8)) }
 
+    /// Sends `bytes` unless the socket would block (then returns false and
+    /// sends nothing). A partial send counts as sent; its rest is kept in
+    /// ``unsent`` and goes out first next time, or with ``finishUnsent()``.
+    func sendWithoutBlocking(_ bytes: [UInt8]) throws -> Bool {
+        if !unsent.isEmpty {
+            unsent = try sendSome(unsent)
+            if !unsent.isEmpty { return false }
+        }
+        let rest = try sendSome(bytes)
+        if rest.count == bytes.count { return false }
+        unsent = rest
+        return true
+    }
+
+    /// Sends what a partial ``sendWithoutBlocking(_:)`` left, blocking.
+    func finishUnsent() throws {
+        try write(unsent)
+        unsent = []
+    }
+
+    private func sendSome(_ bytes: [UInt8]) throws -> [UInt8] {
+        let written = bytes.withUnsafeBytes {
+            Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        if written < 0 {
+            if errno == EAGAIN || errno == EINTR { return bytes }
+            throw TestFailure("send failed: errno \(errno)")
+        }
+        return Array(bytes[written...])
+    }
+
+    /// Sends `count` requests made by `line(index)`, in batches written at
+    /// once, and reads their replies, which must all be ok. For a client that
+    /// observes nothing (events would be taken for replies).
+    func pipeline(count: Int, batch: Int = 500, _ line: (Int) -> String) throws {
+        var start = 0
+        while start < count {
+            let end = min(count, start + batch)
+            var bytes: [UInt8] = []
+            for index in start..<end { bytes.append(contentsOf: (line(index) + "\n").utf8) }
+            try write(bytes)
+            for index in start..<end {
+                let reply = try readJSON()
+                if reply["ok"] != true { throw TestFailure("request \(index) failed: \(reply)") }
+            }
+            start = end
+        }
+    }
+
     /// The next line, or a failure after `timeout` seconds.
     func readLine(timeout: Double = 10) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
@@ -74,7 +125,7 @@ final class LineClient {
             if ready <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { throw EndOfStream() }
+            if count == 0 || (count < 0 && errno == ECONNRESET) { throw EndOfStream() }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw TestFailure("recv failed: errno \(errno)")

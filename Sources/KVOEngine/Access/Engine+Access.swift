@@ -1,0 +1,29 @@
+/// The access check: one per request, before anything is read or changed,
+/// so a forbidden request changes nothing and learns nothing (not even
+/// whether the object exists).
+extension Engine {
+    /// Throws `forbidden` when the policy does not let `client` do `operation`.
+    /// Without a policy everything is allowed.
+    func authorize(_ operation: Operation, for client: ClientController) throws(KVOEngineError) {
+        guard let policy = configuration.accessPolicy,
+              let (needed, object) = Self.rightsNeeded(by: operation),
+              !policy.allows(needed, on: object, for: client.credentials) else { return }
+        let who = client.credentials.map { "uid \($0.uid)" } ?? "a client of unknown uid"
+        let verb = needed == .write ? "write" : "read or observe"
+        throw KVOEngineError(.forbidden, "\(who) may not \(verb) \(object)")
+    }
+
+    /// What an operation needs, and on which object; nil for those that only
+    /// touch the client's own observations or the daemon's counters.
+    static func rightsNeeded(by operation: Operation) -> (AccessPolicy.Rights, String)? {
+        switch operation {
+        case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
+             .remove(let object, _, _), .replace(let object, _, _, _):
+            (.write, object)
+        case .get(let object, _), .observe(let object, _, _, _, _, _):
+            (.read, object)
+        case .unobserve, .unobserveAll, .ping, .info, .observations:
+            nil
+        }
+    }
+}

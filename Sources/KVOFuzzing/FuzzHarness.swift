@@ -1,0 +1,120 @@
+import KVOEngine
+
+/// One fuzz input run through everything a client's bytes reach: the line
+/// framer, the request decoder and the engine, with a second client watching
+/// the same objects, and checks that trap when an invariant breaks.
+///
+/// Input layout: byte 0 sets up the run (``Setup``); the rest is the byte
+/// stream one client sends, fed in chunks of the size byte 0 chooses.
+///
+/// Invariants checked: every line kvod writes is a JSON object, either an
+/// event or a reply; events reach each client in seq order; every frame gets
+/// exactly one reply (unless the client was disconnected by policy); the
+/// registry counts exactly the clients' observations; closing both clients
+/// leaves nothing registered.
+public enum FuzzHarness {
+    /// What byte 0 selects.
+    struct Setup {
+        let byte: UInt8
+        /// 0: one chunk; else chunks of 1, 2, 4 … 64 bytes.
+        var chunkSize: Int? { byte & 7 == 0 ? nil : 1 << Int(byte & 7 - 1) }
+        var watcherStartsCongested: Bool { byte & 8 != 0 }
+        var watcherPolicy: ObservationPolicy { byte & 16 != 0 ? .disconnect : .coalesce }
+        /// The sending client may queue little before it is congested itself.
+        var senderHasSmallAllowance: Bool { byte & 32 != 0 }
+        /// An access policy applies, and the sender is not a superuser.
+        var withAccessPolicy: Bool { byte & 64 != 0 }
+        var maxLineBytes: Int { byte & 128 != 0 ? 64 : 4096 }
+    }
+
+    static let policy = AccessPolicy(grants: [
+        .init(.user(1000), objectPrefix: "a", rights: .all),
+        .init(.anyone, objectPrefix: "b", rights: .read),
+    ])
+
+    /// Runs one input. Traps (the fuzzer's "crash") when an invariant breaks.
+    public static func run(_ input: UnsafeRawBufferPointer) {
+        guard let first = input.first else { return }
+        let setup = Setup(byte: first)
+        let stream = UnsafeRawBufferPointer(rebasing: input.dropFirst())
+        let engine = Engine(configuration: EngineConfiguration(
+            maxObservationsPerClient: 64, accessPolicy: setup.withAccessPolicy ? policy : nil))
+        let watcher = engine.makeClient()
+        let sender = engine.makeClient()
+        sender.credentials = PeerCredentials(pid: 2, uid: 1000, gid: 1000)
+        if setup.senderHasSmallAllowance { sender.outputAllowance = 256 }
+        var watcherSeq = 0
+        var senderSeq = 0
+        watch(with: watcher, setup, engine, &watcherSeq)
+        var framer = LineFramer(maxLineBytes: setup.maxLineBytes)
+        var frames = 0
+        var replies = 0
+        var offset = 0
+        repeat {
+            let end = setup.chunkSize.map { min(stream.count, offset + $0) } ?? stream.count
+            framer.feed(UnsafeRawBufferPointer(rebasing: stream[offset..<end])) { frame in
+                frames += 1
+                switch frame {
+                case .line(let line): engine.handle(line: line, from: sender)
+                case .tooLarge: engine.handleLineTooLarge(maxLineBytes: setup.maxLineBytes, from: sender)
+                }
+            }
+            replies += checkedReplies(from: sender, &senderSeq)
+            if sender.isCongested { sender.markDrained() }
+            offset = end
+        } while offset < stream.count
+        replies += checkedReplies(from: sender, &senderSeq)
+        require(sender.disconnectReason != nil || replies == frames, "\(frames) frames got \(replies) replies")
+        require(engine.shared.observationCount == watcher.observationCount + sender.observationCount,
+                "registry counts \(engine.shared.observationCount) observations")
+        watcher.markDrained()
+        _ = checkedReplies(from: watcher, &watcherSeq)
+        engine.closeClient(sender)
+        engine.closeClient(watcher)
+        require(engine.shared.observationCount == 0 && engine.clientCount == 0, "closed clients left observations")
+    }
+
+    private static func watch(with watcher: ClientController, _ setup: Setup, _ engine: Engine,
+                              _ lastSeq: inout Int) {
+        let policy = setup.watcherPolicy.rawValue
+        for line in [
+            #"{"op":"observe","object":"a","keyPaths":["x","x.y","z"],"options":["new","old","prior","initial"],"policy":"\#(policy)"}"#,
+            #"{"op":"observe","object":"b","keyPath":"x","options":["new"],"context":{"c":[1]},"policy":"\#(policy)"}"#,
+        ] {
+            Array(line.utf8).withUnsafeBytes { engine.handle(line: $0, from: watcher) }
+        }
+        _ = checkedReplies(from: watcher, &lastSeq)
+        if setup.watcherStartsCongested { watcher.markCongested() }
+    }
+
+    /// Takes the client's output, checks every line, and counts the replies.
+    /// `lastSeq` is the seq of the last event the client got before.
+    private static func checkedReplies(from client: ClientController, _ lastSeq: inout Int) -> Int {
+        var bytes: [UInt8] = []
+        client.takeOutput(into: &bytes)
+        guard !bytes.isEmpty else { return 0 }
+        require(bytes.last == UInt8(ascii: "\n"), "output does not end with a newline")
+        var replies = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+            guard case .object(let members)? = try? JSONReader.parse(line) else {
+                fatalError("kvod wrote a line that is not a JSON object: \(String(decoding: line, as: UTF8.self))")
+            }
+            if members["event"] != nil {
+                guard case .number(let number)? = members["seq"], let seq = number.intValue,
+                      members["object"] != nil else {
+                    fatalError("event without seq or object: \(String(decoding: line, as: UTF8.self))")
+                }
+                require(seq >= lastSeq, "event seq \(seq) after seq \(lastSeq)")
+                lastSeq = seq
+            } else {
+                require(members["ok"] == .bool(true) || members["error"] != nil, "neither event nor reply")
+                replies += 1
+            }
+        }
+        return replies
+    }
+
+    private static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fatalError("invariant broken: \(message())") }
+    }
+}

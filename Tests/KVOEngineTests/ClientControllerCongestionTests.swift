@@ -1,0 +1,139 @@
+import KVOEngine
+import Testing
+
+/// What a congested client's controller does with events, by policy.
+@Suite final class ClientControllerCongestionTests {
+    let engine = Engine()
+    let setter: ClientController
+    let observer: ClientController
+    let recorder = RecordingOutputDelegate()
+
+    init() {
+        setter = engine.makeClient()
+        observer = engine.makeClient()
+        observer.outputDelegate = recorder
+    }
+
+    /// Controllers must not outlive their engine (they reach its shared
+    /// controller unowned), and stored properties die in no set order.
+    deinit {
+        engine.closeClient(observer)
+        engine.closeClient(setter)
+    }
+
+    private func set(_ key: String, _ value: Int) {
+        engine.handle(#"{"op":"set","object":"o","keyPath":"\#(key)","value":\#(value)}"#, from: setter)
+    }
+
+    @Test func deliverWhenOutputPassesAllowanceHoldsOnlyTheLatestEvent() throws {
+        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#, from: observer)
+        _ = try observer.takeLines()
+        observer.outputAllowance = 200
+        for value in 0..<10 { set("k", value) }
+        #expect(observer.isCongested)
+        #expect(recorder.congestedCalls == 1)
+        let before = try observer.takeLines()
+        #expect(!before.isEmpty && before.count < 10)
+        #expect(observer.heldEventCount == 1)
+        observer.markDrained()
+        let released = try observer.takeLines()
+        #expect(released.count == 1)
+        #expect(released[0]["new"] == 9)
+        // Each of the ten changes was sent, or folded into the released one.
+        #expect(before.count + 1 + (released[0]["coalesced"]?.intValue ?? 0) == 10)
+        #expect(!observer.isCongested)
+    }
+
+    @Test func markDrainedReleasesHeldEventsInSeqOrder() throws {
+        engine.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"],"context":"c"}"#,
+                      from: observer)
+        _ = try observer.takeLines()
+        observer.markCongested()
+        set("b", 1)
+        set("a", 2)
+        set("b", 3)
+        #expect(try observer.takeLines().isEmpty)
+        observer.markDrained()
+        let released = try observer.takeLines()
+        #expect(released.map { $0["keyPath"] } == ["a", "b"])
+        #expect(released[0]["new"] == 2 && released[0]["coalesced"] == nil)
+        #expect(released[1]["new"] == 3 && released[1]["coalesced"] == 1)
+        #expect(released[1]["context"] == "c")
+        #expect((released[0]["seq"]?.intValue ?? 0) < (released[1]["seq"]?.intValue ?? 0))
+    }
+
+    @Test func deliverWhenCongestedAndPolicyIsDisconnectAsksToDisconnectAndStopsOutput() throws {
+        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","policy":"disconnect"}"#, from: observer)
+        let reply = try observer.takeLines()
+        #expect(reply.count == 1 && reply.first?["ok"] == true && reply.first?["seq"] != nil)
+        observer.markCongested()
+        set("k", 1)
+        #expect(recorder.disconnectReasons.count == 1)
+        #expect(recorder.disconnectReasons.first?.contains("policy disconnect") == true)
+        #expect(observer.disconnectReason != nil)
+        engine.handle(#"{"op":"ping"}"#, from: observer)
+        set("k", 2)
+        #expect(observer.output.isEmpty)
+        #expect(recorder.disconnectReasons.count == 1)
+    }
+
+    @Test func repliesWhenCongestedAreStillSent() throws {
+        observer.markCongested()
+        engine.handle(#"{"op":"ping","id":1}"#, from: observer)
+        engine.handle(#"{"op":"get","object":"none"}"#, from: observer)
+        let lines = try observer.takeLines()
+        #expect(lines.count == 2)
+        #expect(lines[0] == ["id": 1, "ok": true])
+    }
+
+    @Test func markDrainedWhenObservationWasUnobservedReleasesNothingOfIt() throws {
+        engine.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"]}"#, from: observer)
+        _ = try observer.takeLines()
+        observer.markCongested()
+        set("a", 1)
+        set("b", 1)
+        engine.handle(#"{"op":"unobserve","object":"o","keyPath":"a"}"#, from: observer)
+        _ = try observer.takeLines()
+        observer.markDrained()
+        #expect(try observer.takeLines().map { $0["keyPath"] } == ["b"])
+    }
+
+    @Test func priorEventsWhenCongestedAreNotHeldButTheChangeIs() throws {
+        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","options":["new","prior"]}"#, from: observer)
+        _ = try observer.takeLines()
+        observer.markCongested()
+        set("k", 1)
+        observer.markDrained()
+        let released = try observer.takeLines()
+        #expect(released.count == 1)
+        #expect(released.first?["prior"] == nil)
+        #expect(released.first?["new"] == 1)
+    }
+
+    @Test func initialEventWhenCongestedIsHeldAfterTheReply() throws {
+        set("k", 5)
+        observer.markCongested()
+        engine.handle(#"{"op":"observe","id":1,"object":"o","keyPath":"k","options":["new","initial"]}"#,
+                      from: observer)
+        let reply = try observer.takeLines()
+        #expect(reply.count == 1 && reply.first?["id"] == 1 && reply.first?["ok"] == true)
+        observer.markDrained()
+        let released = try observer.takeLines()
+        #expect(released.first?["initial"] == true)
+        #expect(released.first?["new"] == 5)
+    }
+
+    @Test func observeWithPolicyIsListedAndUnknownPolicyIsBadRequest() throws {
+        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","policy":"disconnect"}"#, from: observer)
+        engine.handle(#"{"op":"observe","object":"o","keyPath":"j"}"#, from: observer)
+        engine.handle(#"{"op":"observe","object":"o","keyPath":"x","policy":"drop"}"#, from: observer)
+        engine.handle(#"{"op":"observations"}"#, from: observer)
+        let lines = try observer.takeLines()
+        #expect(lines[2]["error"]?["code"] == "bad_request")
+        let listed = lines[3]["observations"]
+        #expect(listed == [
+            ["object": "o", "keyPath": "j", "options": [], "policy": "coalesce"],
+            ["object": "o", "keyPath": "k", "options": [], "policy": "disconnect"],
+        ])
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import KVOEngine
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two users on one kvod: root (kvod's own user, which may everything) and
+/// `nobody`, whom the policy file grants little.
+@Suite(.enabled(if: ForeignClient.canSwitchUsers, "switching users needs root"), .onDedicatedThread)
+struct AccessControlTests {
+    /// kvod with `policy` (nil: none) on a socket that `nobody` can reach.
+    private func startKVOD(policy: String?) throws -> KVODProcess {
+        var arguments = ["--socket-mode", "0666"]
+        let directory = try TemporaryDirectory.make()
+        // kvod reads the policy at start only.
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        if let policy {
+            let path = directory + "/policy.json"
+            try policy.write(toFile: path, atomically: true, encoding: .utf8)
+            arguments += ["--policy", path]
+        }
+        let kvod = try KVODProcess(arguments: arguments)
+        // mkdtemp makes the directory 0700; nobody must be able to reach the socket in it.
+        chmod(kvod.directory, 0o755)
+        return kvod
+    }
+
+    static let policy = #"""
+        {"grants": [
+          {"user": "nobody", "prefix": "public/", "allow": ["read"]},
+          {"group": "nogroup", "prefix": "shared/", "allow": ["read", "write"]},
+          {"group": "users", "prefix": "team/", "allow": ["write"]}
+        ]}
+        """#
+
+    @Test func forbiddenWriteChangesNothingAndForbiddenObserveReceivesNothing() throws {
+        let kvod = try startKVOD(policy: Self.policy)
+        let root = try LineClient(path: kvod.socketPath)
+        _ = try root.request(#"{"op":"set","object":"secret/1","keyPath":"k","value":"root's"}"#)
+        let nobody = try ForeignClient(socketPath: kvod.socketPath, user: "nobody", group: "nogroup")
+        let connected = try kvod.waitForLog(containing: "connected (pid=\(nobody.pid) ")
+        #expect(connected.contains("uid=65534 gid=65534"), "\(connected)")
+
+        let write = try nobody.request(#"{"op":"set","id":1,"object":"secret/1","keyPath":"k","value":"nobody's"}"#)
+        #expect(write["error"]?["code"] == "forbidden", "\(write)")
+        let delete = try nobody.request(#"{"op":"delete","id":2,"object":"secret/1"}"#)
+        #expect(delete["error"]?["code"] == "forbidden")
+        let read = try nobody.request(#"{"op":"get","id":3,"object":"secret/1"}"#)
+        #expect(read["error"]?["code"] == "forbidden")
+        let observe = try nobody.request(#"{"op":"observe","id":4,"object":"secret/1","keyPath":"k","options":["new","initial"]}"#)
+        #expect(observe["error"]?["code"] == "forbidden")
+        #expect(try nobody.request(#"{"op":"observe","id":5,"object":"public/1","keyPath":"k","options":["new"]}"#)["ok"] == true)
+        #expect(try nobody.request(#"{"op":"set","id":6,"object":"public/1","keyPath":"k","value":1}"#)["error"]?["code"] == "forbidden")
+        // Through the group grant:
+        #expect(try nobody.request(#"{"op":"set","id":7,"object":"shared/1","keyPath":"k","value":"both"}"#)["ok"] == true)
+
+        // The store is as root left it, and root's changes reach nobody only where it may read.
+        #expect(try root.request(#"{"op":"get","object":"secret/1","keyPath":"k"}"#).reply["value"] == "root's")
+        _ = try root.request(#"{"op":"set","object":"secret/1","keyPath":"k","value":"changed"}"#)
+        _ = try root.request(#"{"op":"set","object":"public/1","keyPath":"k","value":"news"}"#)
+        let events = try nobody.linesBeforePing()
+        #expect(events.count == 1, "\(events)")
+        #expect(events.first?["object"] == "public/1")
+        #expect(events.first?["new"] == "news")
+        #expect(try root.request(#"{"op":"get","object":"shared/1","keyPath":"k"}"#).reply["value"] == "both")
+    }
+
+    @Test func supplementaryGroupOfTheClientProcessCounts() throws {
+        let kvod = try startKVOD(policy: Self.policy)
+        let member = try ForeignClient(socketPath: kvod.socketPath, user: "nobody", group: "nogroup",
+                                       supplementaryGroups: ["users"])
+        #expect(try member.request(#"{"op":"set","object":"team/1","keyPath":"k","value":1}"#)["ok"] == true)
+        let outsider = try ForeignClient(socketPath: kvod.socketPath, user: "nobody", group: "nogroup")
+        #expect(try outsider.request(#"{"op":"set","object":"team/1","keyPath":"k","value":2}"#)["error"]?["code"] == "forbidden")
+    }
+
+    @Test func withoutPolicyAnotherUserMayEverything() throws {
+        let kvod = try startKVOD(policy: nil)
+        let nobody = try ForeignClient(socketPath: kvod.socketPath, user: "nobody", group: "nogroup")
+        #expect(try nobody.request(#"{"op":"set","object":"secret/1","keyPath":"k","value":1}"#)["ok"] == true)
+        let root = try LineClient(path: kvod.socketPath)
+        #expect(try root.request(#"{"op":"get","object":"secret/1","keyPath":"k"}"#).reply["value"] == 1)
+        #expect(kvod.stderrText().contains("no --policy: every client that can open the socket may read and write everything"))
+    }
+
+    @Test func policyFileThatIsWrongStopsKvodWithTheReason() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/policy.json"
+        try #"{"grants": [{"user": "nobody", "prefix": "", "allow": ["observe"]}]}"#.write(
+            toFile: path, atomically: true, encoding: .utf8)
+        let kvod = Process()
+        kvod.executableURL = KVODProcess.binaryURL
+        kvod.arguments = ["--socket", directory + "/kvod.sock", "--policy", path]
+        let errors = Pipe()
+        kvod.standardError = errors
+        try kvod.run()
+        kvod.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(kvod.terminationStatus == 1)
+        #expect(message.contains("grant 1: \"allow\": unknown right \"observe\""), "\(message)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/kvod.sock"))
+    }
+}
