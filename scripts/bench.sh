@@ -23,6 +23,10 @@ status=0
 echo "== engine micro-benchmarks (Benchmarks/, ordo-one/benchmark)"
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
+# SwiftPM reuses its cached build plan for a path dependency (the root
+# package, through Benchmarks/kvod) even when files were added to it since:
+# drop the plan so that the engine's current sources are the ones compiled.
+rm -f Benchmarks/.build/*/*/description.json
 swift package --package-path Benchmarks benchmark --format markdown --no-progress > "$report"
 .build/release/kvod-bench micro-summary --input "$report" --write "$document"
 echo "== done in $(( $(date +%s) - started )) s; see $document"

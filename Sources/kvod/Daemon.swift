@@ -45,6 +45,8 @@ final class Daemon {
     private var server: UVPipeServer?
     private var connections: [Int: ClientConnection] = [:]
     private var flushQueue: [ClientConnection] = []
+    /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
+    private var heapTrim = HeapTrim()
     private var beforeSleep: UVPrepare?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
@@ -240,7 +242,7 @@ final class Daemon {
             connection.isScheduledForFlush = false
             released += connection.flush()
         }
-        if released >= HeapTrim.threshold { HeapTrim.releaseFreePages() }
+        heapTrim.afterReleasing(released)
     }
 
     /// Called from a connection's close callback: its socket is gone.

@@ -6,9 +6,21 @@
 /// each observe 100 key paths at once, say), their output buffers all peak
 /// together and are freed together; trimming then returns those pages
 /// instead of keeping the peak resident for good.
-enum HeapTrim {
+struct HeapTrim {
     /// Freed output buffer capacity, in one flush pass, worth a trim.
     static let threshold = 4 << 20
+    /// A trim walks the whole heap (milliseconds for a large one): at most one a second.
+    static let minimumInterval = Duration.seconds(1)
+    private var lastTrim: ContinuousClock.Instant?
+
+    /// Trims if `released` bytes are worth it and the last trim is old enough.
+    mutating func afterReleasing(_ released: Int) {
+        guard released >= Self.threshold else { return }
+        let now = ContinuousClock.now
+        if let lastTrim, now - lastTrim < Self.minimumInterval { return }
+        lastTrim = now
+        Self.releaseFreePages()
+    }
 
     #if os(Linux)
     /// Returns whether any memory was released.

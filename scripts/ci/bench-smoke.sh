@@ -14,4 +14,8 @@ echo "-- kvod-bench load --size tiny --rounds 1"
 .build/debug/kvod-bench load --size tiny --rounds 1 --kvod .build/debug/kvod \
   --redis-server "$(command -v redis-server)"
 echo "-- building the engine micro-benchmarks (Benchmarks/, debug)"
+# SwiftPM reuses its cached build plan for a path dependency (the root
+# package, through Benchmarks/kvod) even when files were added to it since:
+# drop the plan so that the engine's current sources are the ones compiled.
+rm -f Benchmarks/.build/*/*/description.json
 swift build --package-path Benchmarks
