@@ -82,7 +82,7 @@ public final class Engine {
         if request.id == nil, case .set(let object, let keyPath, let value) = request.operation {
             do throws(KVOEngineError) {
                 if configuration.accessPolicy != nil { try authorize(request.operation, for: client) }
-                client.append(reply: ReplyEncoder.ok(seq: try set(object, keyPath, value)))
+                client.appendOKReply(seq: try set(object, keyPath, value))
             } catch {
                 client.append(reply: ReplyEncoder.failure(id: nil, error))
             }
