@@ -105,7 +105,16 @@ public final class Engine {
         case .set(let object, let keyPath, let value):
             reply.field("seq", integer: try set(object, keyPath, value))
         case .get(let object, let keyPath):
-            reply.field("value", try get(object, keyPath))
+            // The seq the answer is as of, found or not: a client then knows
+            // which changes it reflects (KVOClient's later `initial`).
+            do throws(KVOEngineError) {
+                reply.field("value", try get(object, keyPath))
+            } catch {
+                var details = error.details
+                details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
+                throw KVOEngineError(error.code, error.message, details: details)
+            }
+            reply.field("seq", integer: store.seq)
         case .delete(let object, let keyPath):
             reply.field("seq", integer: delete(object, keyPath))
         case .insert(let object, let keyPath, let index, let values):

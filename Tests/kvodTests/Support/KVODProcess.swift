@@ -12,6 +12,8 @@ final class KVODProcess: @unchecked Sendable {
     /// kvod's stderr goes to a file, not a pipe: a pipe nobody drains fills at
     /// 64 KiB and would block kvod's logging (and so kvod) in a long test.
     let stderrPath: String
+    /// When kvod writes to a pipe instead, the pipe, drained into that file.
+    private let stderrPipe: Pipe?
 
     /// The folder that holds the test bundle also holds the built executables.
     static var productsDirectory: URL {
@@ -23,9 +25,11 @@ final class KVODProcess: @unchecked Sendable {
     /// Starts kvod and, unless `waitForSocket` is false, waits until its
     /// socket accepts connections. With `openFilesLimit`, kvod starts under
     /// that RLIMIT_NOFILE (soft and hard), set by a shell that then execs it,
-    /// so `pid` is kvod's.
+    /// so `pid` is kvod's. With `stderrPipe`, kvod's stderr is that pipe
+    /// (a test may need its device and inode), drained into `stderrPath`.
     init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
-         waitForSocket: Bool = true, openFilesLimit: Int? = nil) throws {
+         waitForSocket: Bool = true, openFilesLimit: Int? = nil, stderrPipe: Pipe? = nil) throws {
+        self.stderrPipe = stderrPipe
         directory = try TemporaryDirectory.make()
         self.socketPath = socketPath ?? directory + "/kvod.sock"
         stderrPath = directory + "/stderr.log"
@@ -45,7 +49,15 @@ final class KVODProcess: @unchecked Sendable {
               let stderrFile = FileHandle(forWritingAtPath: stderrPath) else {
             throw TestFailure("cannot create \(stderrPath)")
         }
-        process.standardError = stderrFile
+        if let stderrPipe {
+            stderrPipe.fileHandleForReading.readabilityHandler = { pipe in
+                let data = pipe.availableData
+                if data.isEmpty { pipe.readabilityHandler = nil } else { stderrFile.write(data) }
+            }
+            process.standardError = stderrPipe
+        } else {
+            process.standardError = stderrFile
+        }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         guard waitForSocket else { return }
@@ -60,7 +72,7 @@ final class KVODProcess: @unchecked Sendable {
     /// themselves run under it (CI in a service).
     static var inheritedEnvironment: [String: String] {
         let ignored = ["KVOD_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
-                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID"]
+                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID", "JOURNAL_STREAM"]
         return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) }
     }
 
@@ -101,6 +113,7 @@ final class KVODProcess: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        stderrPipe?.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
