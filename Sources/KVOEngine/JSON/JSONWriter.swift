@@ -61,15 +61,9 @@ public enum JSONWriter {
         // withUTF8 gives the native storage without copying; runs of bytes that
         // need no escaping are appended in bulk rather than byte by byte.
         string.withUTF8 { utf8 in
-            // Most strings need no escape: find the first byte that does with
-            // one range check per byte, and copy the whole string at once if
-            // there is none.
-            var clean = 0
-            while clean < utf8.count {
-                let byte = utf8[clean]
-                guard byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
-                clean += 1
-            }
+            // Most strings need no escape: find the first byte that does a
+            // word at a time, and copy the whole string at once if there is none.
+            let clean = JSONStringScan.endOfPlainRun(in: UnsafeRawBufferPointer(utf8), from: 0, asciiOnly: false)
             if clean == utf8.count {
                 buffer.append(contentsOf: utf8)
                 return

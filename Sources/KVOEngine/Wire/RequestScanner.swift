@@ -179,21 +179,10 @@ struct RequestScanner {
     private mutating func plainString() -> UnsafeRawBufferPointer? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
-        // A local cursor and one range check per byte (below 0x20 and from
-        // 0x80 up both wrap past 0x5F): the scan of a request's strings is
-        // most of the fast path.
-        var cursor = start
-        let end = bytes.count
-        while cursor < end {
-            let byte = bytes[cursor]
-            if byte == UInt8(ascii: "\"") {
-                position = cursor + 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<cursor])
-            }
-            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\\") else { return nil }
-            cursor += 1
-        }
-        return nil
+        let end = JSONStringScan.endOfPlainRun(in: bytes, from: start, asciiOnly: true)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        position = end + 1
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 
     @inline(__always)
