@@ -9,7 +9,7 @@ extension Scenario {
     static func durability(_ server: ServerProcess, _ sizes: Sizes, _ persistence: Persistence,
                            _ shape: SetShape) throws(BenchError) -> ScenarioResult {
         let pinged = shape.pipeline > 1
-        let outcome = try sets(server, sizes, shape, bystander: pinged)
+        let outcome = try sets(server, sizes, shape, seconds: sizes.durabilitySeconds, bystander: pinged)
         var figures = [Figure(row: durabilityRow(persistence, shape), unit: "sets/s", higherIsBetter: true,
                               value: outcome.setsPerSecond)]
         var notes: [String] = []

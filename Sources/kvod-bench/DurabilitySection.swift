@@ -26,7 +26,8 @@ struct DurabilitySection {
         `everysec`, and both in memory (no `--data-dir`; `--appendonly no`) as the base; Redis never \
         snapshots (`--save ''`). The load is set-throughput's: each setter connection sets its own key and \
         one observer observes them all (Redis: keyspace events), counted over \
-        \(Report.number(sizes.durationSeconds)) s after \(Report.number(sizes.warmupSeconds)) s of warm-up. \
+        \(String(format: "%g", sizes.durabilitySeconds)) s after \(String(format: "%g", sizes.warmupSeconds)) s \
+        of warm-up. \
         In the pipelined load, a lone client also pings, one request at a time, 2 ms apart: what an \
         unrelated client waits while the setters write flat out. What the modes promise and how kvod \
         commits: [DURABILITY.md](DURABILITY.md).

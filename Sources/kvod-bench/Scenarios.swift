@@ -91,7 +91,7 @@ extension Scenario {
 
     /// set-throughput's load in `shape`: one setter connection per key, one
     /// observer of every key; and a ``Bystander`` pinging throughout, if asked.
-    static func sets(_ server: ServerProcess, _ sizes: Sizes, _ shape: SetShape,
+    static func sets(_ server: ServerProcess, _ sizes: Sizes, _ shape: SetShape, seconds: Double? = nil,
                      bystander: Bool = false) throws(BenchError) -> ChangeLoad.Outcome {
         let wire = Wire(peer: server.peer, flavour: .keyspace)
         let keys = (0..<shape.connections).map { BenchKey(object: "set/\($0)", keyPath: "v") }
@@ -105,7 +105,7 @@ extension Scenario {
             setters: setters, observers: [observer], prefixes: keys.map(wire.changePrefix),
             fanout: [Int](repeating: 1, count: keys.count), choice: .perConnection,
             pipeline: shape.pipeline, maxLagEvents: 8192, rate: nil,
-            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: seconds ?? sizes.durationSeconds,
             bystander: bystander ? try Bystander(path: server.socketPath, peer: server.peer) : nil
         ).run()
     }

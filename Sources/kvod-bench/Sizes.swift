@@ -14,6 +14,9 @@ struct Sizes: Sendable {
     var memoryPerConnection: Int
     /// The durability scenario's loads: pipelined, and latency-bound (one set in flight per connection).
     var durabilityShapes: [SetShape]
+    /// Its measurement window, shorter than the others' to keep scripts/bench.sh
+    /// under 10 minutes: it has 6 loads per peer where set-throughput has one.
+    var durabilitySeconds: Double
     var warmupSeconds: Double
     var durationSeconds: Double
 
@@ -24,6 +27,7 @@ struct Sizes: Sendable {
         manyKeysObservers: 100, manyKeysPerObserver: 1000, manyKeysKeySpace: 10_000,
         memoryConnections: 10_000, memoryPerConnection: 100,
         durabilityShapes: [SetShape(connections: 4, pipeline: 64), SetShape(connections: 50, pipeline: 1)],
+        durabilitySeconds: 1,
         warmupSeconds: 0.5, durationSeconds: 2)
 
     static let tiny = Sizes(
@@ -33,6 +37,7 @@ struct Sizes: Sendable {
         manyKeysObservers: 3, manyKeysPerObserver: 20, manyKeysKeySpace: 40,
         memoryConnections: 10, memoryPerConnection: 10,
         durabilityShapes: [SetShape(connections: 2, pipeline: 4), SetShape(connections: 3, pipeline: 1)],
+        durabilitySeconds: 0.3,
         warmupSeconds: 0.1, durationSeconds: 0.3)
 }
 
