@@ -56,10 +56,20 @@ public final class Engine {
 
     /// Answers one line from `client`: its events and reply go to the client's output.
     public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
-        switch RequestDecoder.decode(line) {
-        case .request(let request):
+        switch RequestDecoder.decodeForEngine(line) {
+        case .plainSet(let object, let keyPath, let value):
+            // The most common request: a set without an id, whose reply is fixed.
+            do throws(KVOEngineError) {
+                if configuration.accessPolicy != nil {
+                    try authorize(.set(object: object, keyPath: keyPath, value: value), for: client)
+                }
+                client.appendOKReply(seq: try set(object, keyPath, value))
+            } catch {
+                client.append(reply: ReplyEncoder.failure(id: nil, error))
+            }
+        case .outcome(.request(let request)):
             handle(request, from: client)
-        case .failure(let id, let error):
+        case .outcome(.failure(let id, let error)):
             client.append(reply: ReplyEncoder.failure(id: id, error))
         }
     }
@@ -78,16 +88,6 @@ public final class Engine {
 
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
-        // The most common request, a set without an id, has a fixed reply.
-        if request.id == nil, case .set(let object, let keyPath, let value) = request.operation {
-            do throws(KVOEngineError) {
-                if configuration.accessPolicy != nil { try authorize(request.operation, for: client) }
-                client.append(reply: ReplyEncoder.ok(seq: try set(object, keyPath, value)))
-            } catch {
-                client.append(reply: ReplyEncoder.failure(id: nil, error))
-            }
-            return
-        }
         do throws(KVOEngineError) {
             try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)

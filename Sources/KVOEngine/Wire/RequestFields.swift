@@ -63,18 +63,31 @@ struct Fields {
         }
     }
 
+    /// A `set`'s object, key path and value, checked as ``operation()``
+    /// checks them (`opCode` is `.set`).
+    func setOperands() throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
+        try checkCommonFields(for: .set)
+        return (try objectName(), try requiredKeyPath(), try required(value, "value"))
+    }
+
+    /// The checks every op shares: no unknown field, `since` and `epoch` only where they belong.
+    private func checkCommonFields(for opCode: OpCode) throws(KVOEngineError) {
+        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
+        if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
+        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
+    }
+
     func operation() throws(KVOEngineError) -> Operation {
         guard let opCode else {
             guard let op else { throw .badRequest("missing field \"op\"") }
             guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
-        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
-        if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
-        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
+        try checkCommonFields(for: opCode)
         switch opCode {
         case .set:
-            return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
+            let (object, keyPath, value) = try setOperands()
+            return .set(object: object, keyPath: keyPath, value: value)
         case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())
         case .delete:

@@ -179,14 +179,19 @@ struct RequestScanner {
     private mutating func plainString() -> UnsafeRawBufferPointer? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
-        while position < bytes.count {
-            let byte = bytes[position]
+        // A local cursor and one range check per byte (below 0x20 and from
+        // 0x80 up both wrap past 0x5F): the scan of a request's strings is
+        // most of the fast path.
+        var cursor = start
+        let end = bytes.count
+        while cursor < end {
+            let byte = bytes[cursor]
             if byte == UInt8(ascii: "\"") {
-                position += 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1])
+                position = cursor + 1
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<cursor])
             }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
-            position += 1
+            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\\") else { return nil }
+            cursor += 1
         }
         return nil
     }
