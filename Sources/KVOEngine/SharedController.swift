@@ -211,15 +211,16 @@ public final class SharedController {
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
-        for variant in 0..<4 {
-            if variants & (1 << variant) != 0 {
-                EventEncoder.change(
-                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
-                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
-                    new: isExact ? change.new : group.pointee.new,
-                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
-            }
-            ends[variant] = eventBytes.count
+        let newOnly = UInt8(1) << ObservationOptions.new.rawValue
+        if isExact, !prior, variants == newOnly, change.kind == .setting {
+            // The usual group: the changed path itself, observed with `new`.
+            // Its one encoding reads the change's value in place.
+            EventEncoder.setting(into: &eventBytes, head: node.eventHead, new: change.new, seq: change.seq)
+            ends[1] = eventBytes.count
+            ends[2] = eventBytes.count
+            ends[3] = eventBytes.count
+        } else {
+            encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
         eventBytes.withUnsafeBytes { all in
@@ -243,6 +244,24 @@ public final class SharedController {
             }
         }
         lastChangeVisits += visits
+    }
+
+    /// The encodings of one group's event, one per new/old combination that
+    /// its observations ask for, one after the other in ``eventBytes``.
+    private func encodeVariants(_ variants: UInt8, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
+                                prior: Bool, into ends: inout VariantEnds) {
+        let node = group.pointee.node
+        let isExact = group.pointee.isExact
+        for variant in 0..<4 {
+            if variants & (1 << variant) != 0 {
+                EventEncoder.change(
+                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
+                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
+                    new: isExact ? change.new : group.pointee.new,
+                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
+            }
+            ends[variant] = eventBytes.count
+        }
     }
 
     // MARK: Inspection

@@ -40,6 +40,19 @@
                seq: seq, prior: prior)
     }
 
+    /// The usual event, as ``change(into:head:kind:new:old:indexes:seq:prior:initial:)``
+    /// writes it for a setting with only `new`: `new` is read where it is,
+    /// not copied into a double optional.
+    static func setting(into bytes: inout [UInt8], head: [UInt8], new: borrowing JSONValue?, seq: UInt64) {
+        bytes.append(contentsOf: head)
+        bytes.append(literal: #","kind":"setting","new":"#)
+        switch new {
+        case .some(let value): JSONWriter.write(value, into: &bytes)
+        case .none: bytes.append(literal: "null")
+        }
+        appendSeqAndEnd(seq, to: &bytes)
+    }
+
     /// The same, as a line of its own, for `change` (replay).
     static func change(_ change: ChangeRecord, head: [UInt8], exact: Bool, old: JSONValue?, new: JSONValue?,
                        options: ObservationOptions, prior: Bool) -> [UInt8] {
