@@ -17,7 +17,7 @@ public final class SharedController {
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
     /// ``send``'s encodings of one node's events, reused from change to change.
-    private var eventBytes: [UInt8] = []
+    private var eventBytes = ByteBuffer()
 
     public init() {}
 
