@@ -174,6 +174,45 @@ public final class SharedController {
         return pending
     }
 
+    /// Where a change goes, found before it is applied.
+    enum Route {
+        /// Nothing observes the object, or nothing at or around the path.
+        case unobserved
+        /// The common case, a setting of a one-key path: the observations it
+        /// reaches are all on that path's node and none wants prior events.
+        /// No prior events, no old values to keep: ``didChange(_:exactlyAt:)``
+        /// after applying it sends everything.
+        case exactly(PathNode)
+        /// Anything else: ``willChange(_:valueBefore:)`` and ``didChange(_:valueAfter:)``.
+        case general
+    }
+
+    /// Where `change` goes. Costs the object's lookup and, for a one-key
+    /// path, its node's; the general route walks again (a rarer change).
+    func route(of change: ChangeRecord) -> Route {
+        guard let root = roots[change.object] else {
+            lastChangeVisits = 0
+            return .unobserved
+        }
+        guard change.path.count == 1, change.kind == .setting else { return .general }
+        guard let node = root.child(change.path[0]) else {
+            // The root itself holds no observations (a key path is never empty).
+            lastChangeVisits = 0
+            return .unobserved
+        }
+        guard node.children.isEmpty, node.priorObservers == 0 else { return .general }
+        return node.hasObservations ? .exactly(node) : .unobserved
+    }
+
+    /// Sends the events of `change`, applied, to the observations of `node`
+    /// (its ``Route/exactly(_:)`` route).
+    func didChange(_ change: ChangeRecord, exactlyAt node: PathNode) {
+        lastChangeVisits = 1
+        pending.change = change
+        var group = MatchGroup(node: node, relation: .exact)
+        withUnsafePointer(to: &group) { send(pending, $0, prior: false) }
+    }
+
     /// Sends the change events, once the store has applied the change.
     /// `valueAfter` reads the store as it is now.
     func didChange(_ pending: PendingChange, valueAfter: (ArraySlice<String>) -> JSONValue?) {
