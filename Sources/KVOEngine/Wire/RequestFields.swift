@@ -134,8 +134,8 @@ struct Fields {
     /// The value is moved out, not copied (`fields` is done with after this).
     mutating func takeSetOperands() throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         try checkCommonFields(for: .set)
-        let name = try objectName()
-        let path = try requiredKeyPath()
+        let name = try Self.objectName(object.take())
+        let path = try Self.keyPath(try Self.required(keyPath.take(), "keyPath"), "keyPath")
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
         return (name, path, value)
     }
@@ -196,11 +196,19 @@ struct Fields {
     // MARK: Field checks
 
     private func required(_ field: JSONValue?, _ name: String) throws(KVOEngineError) -> JSONValue {
+        try Self.required(field, name)
+    }
+
+    private static func required(_ field: JSONValue?, _ name: String) throws(KVOEngineError) -> JSONValue {
         guard let field else { throw .badRequest("missing field \"\(name)\"") }
         return field
     }
 
     private func objectName() throws(KVOEngineError) -> String {
+        try Self.objectName(object)
+    }
+
+    private static func objectName(_ object: JSONValue?) throws(KVOEngineError) -> String {
         guard case .string(let name) = try required(object, "object") else {
             throw .badRequest("field \"object\" must be a string")
         }
