@@ -1,12 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Release builds of the hot targets (the engine, and the load generator,
-/// which must stay cheaper than the servers it measures) skip the runtime
-/// exclusivity checks: on the event path they cost about a third of every
-/// delivered event (a `swift_beginAccess` per output append; see
-/// docs/PERFORMANCE.md). Debug builds, which the tests run, keep them, so a
-/// violation still traps there.
+/// Release builds of the hot targets (the engine, the daemon around it, and
+/// the load generator, which must stay cheaper than the servers it measures)
+/// skip the runtime exclusivity checks: on the event path they cost about a
+/// third of every delivered event (a `swift_beginAccess` per output append;
+/// see docs/PERFORMANCE.md). Debug builds, which the tests run, keep them, so
+/// a violation still traps there.
 let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -57,7 +57,8 @@ let package = Package(
                 "CLibUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: releaseSpeed
         ),
         // <sys/epoll.h>, which Glibc's Swift module leaves out; for kvod-bench only.
         .systemLibrary(name: "CEpoll"),
