@@ -1,12 +1,21 @@
 import Foundation
 import Glibc
 
+/// A test helper's own failure (a deadline passed, a process misbehaved), with what it was waiting for.
 public struct TestFailure: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` until it holds or `timeout` seconds pass (then throws).
+/// Polls `condition` until it holds or `timeout` seconds pass (then throws),
+/// sleeping the calling thread in between: for synchronous tests.
+///
+/// Unavailable from async code: a blocked thread of Swift's cooperative pool
+/// (one per core) cannot resume any other task, such as a KVOClient request
+/// whose reply has arrived. There, use the async overload with an async
+/// closure (`{ () async throws -> Bool in … }`): with a synchronous closure
+/// literal Swift would pick this overload.
+@available(*, noasync, message: "blocks a cooperative thread; use the async waitUntil with an async closure")
 public func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
@@ -16,7 +25,13 @@ public func waitUntil(_ what: String, timeout: Double, _ condition: () throws ->
     }
 }
 
-/// Polls an async `condition` until it holds or `timeout` seconds pass (then throws).
+/// Polls an async `condition` until it holds or `timeout` seconds pass (then
+/// throws), suspending with `Task.sleep` in between, so that the thread is
+/// free for other tasks meanwhile.
+///
+/// The deadline is checked between polls: a `condition` that never returns
+/// (an awaited reply that never comes) is bounded by its own deadline, e.g.
+/// ``withDeadline(_:seconds:_:)`` or the connection's request timeout.
 public func waitUntil(_ what: String, timeout: Double, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
     while true {
