@@ -2,7 +2,10 @@
 # Runs the standard benchmark set and writes docs/PERFORMANCE.md's tables:
 #   1. kvod-bench load: kvod beside Redis (redis-server, started here on its own
 #      Unix socket, no persistence), every scenario, kvod and Redis alternately,
-#      ROUNDS rounds (default 5); medians and kvod ÷ Redis ratios.
+#      ROUNDS rounds (default 5); medians and kvod ÷ Redis ratios. Its durability
+#      scenario starts both with their data on disk (kvod --data-dir --sync
+#      always|batch, Redis appendonly with appendfsync always|everysec) and has
+#      a section of its own.
 #   2. the engine micro-benchmarks (ordo-one/benchmark, in Benchmarks/).
 # Usage: scripts/bench.sh [kvod-bench load options, e.g. --rounds 3 --scenario fanout]
 set -euo pipefail

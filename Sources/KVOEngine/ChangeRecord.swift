@@ -14,30 +14,34 @@ public enum ChangeKind: String, Sendable {
 /// A change is also what kvod records and keeps in its history: with
 /// ``existingKeys`` and ``memberIndex`` it can be undone exactly, which is how
 /// a replay finds the values an ancestor observer saw (see ``ChangeHistory``).
-public struct ChangeRecord: Sendable, Equatable {
+///
+/// A class, not a struct: a change is kept by the history and handed to the
+/// change log, and each of those copies of a six-reference struct cost more
+/// than the one allocation of an immutable object that they now share.
+public final class ChangeRecord: Sendable, Equatable {
     /// The object that changes.
-    public var object: String
+    public let object: String
     /// Where it changes; empty when the whole object is deleted.
-    public var path: [String]
-    public var kind: ChangeKind
+    public let path: [String]
+    public let kind: ChangeKind
     /// The array positions touched, for the collection kinds.
-    public var indexes: [Int]
+    public let indexes: [Int]
     /// For `setting`: the value at `path` before and after (nil: absent).
     /// For the collection kinds: the removed/replaced elements (`old`) and the
     /// inserted/replacing elements (`new`), each as an array.
-    public var old: JSONValue?
-    public var new: JSONValue?
+    public let old: JSONValue?
+    public let new: JSONValue?
     /// The daemon-wide sequence number of this change.
-    public var seq: UInt64
+    public let seq: UInt64
     /// How many leading keys of `path` held a value before the change:
     /// `path.count` when the target existed, fewer when the change created it
     /// (and maybe intermediate objects). Undoing the change removes
     /// `path[existingKeys]` again.
-    public var existingKeys: Int
+    public let existingKeys: Int
     /// For a `setting` that removes a member (`new` nil, `path` not empty):
     /// the member's position in its parent object, so that undoing it puts it
     /// back where it was (objects keep their members' order).
-    public var memberIndex: Int?
+    public let memberIndex: Int?
 
     public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
                 new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil) {
@@ -50,5 +54,12 @@ public struct ChangeRecord: Sendable, Equatable {
         self.seq = seq
         self.existingKeys = existingKeys
         self.memberIndex = memberIndex
+    }
+
+    public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {
+        lhs === rhs
+            || (lhs.object == rhs.object && lhs.path == rhs.path && lhs.kind == rhs.kind && lhs.indexes == rhs.indexes
+                && lhs.old == rhs.old && lhs.new == rhs.new && lhs.seq == rhs.seq
+                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex)
     }
 }

@@ -200,9 +200,19 @@ public final class ClientController: CustomStringConvertible {
     /// Replies are never held nor dropped: a client that does not read them
     /// is throttled by the daemon instead (it stops reading that client).
     func append(reply bytes: [UInt8]) {
+        appendReply { $0.append(contentsOf: bytes) }
+    }
+
+    /// A set's reply without an id, written straight into the output.
+    func appendOKReply(seq: UInt64) {
+        appendReply { ReplyEncoder.appendOK(seq: seq, to: &$0) }
+    }
+
+    @inline(__always)
+    private func appendReply(_ write: (inout [UInt8]) -> Void) {
         guard !isClosed, disconnectReason == nil else { return }
         let wasEmpty = output.isEmpty
-        output.append(contentsOf: bytes)
+        write(&output)
         if !isCongested, let allowance = outputAllowance, output.count > allowance { becomeCongested() }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }

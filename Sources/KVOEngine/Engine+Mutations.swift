@@ -5,10 +5,10 @@ extension Engine {
     func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
         let keys = keyPath.components[...]
         // One walk checks the path, reads the old value and counts what exists.
-        let (old, existing) = try store.checkedValue(object, at: keys)
+        let (old, existing, target) = try store.checkedValue(object, at: keys)
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
                                   seq: store.seq + 1, existingKeys: existing)
-        return commit(change) { store.write(object, at: keys, value) }
+        return commit(change) { store.write(object, at: keys, value, to: target) }
     }
 
     /// Deleting what is not there succeeds and changes nothing (no seq, no event).

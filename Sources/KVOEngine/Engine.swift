@@ -56,10 +56,20 @@ public final class Engine {
 
     /// Answers one line from `client`: its events and reply go to the client's output.
     public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
-        switch RequestDecoder.decode(line) {
-        case .request(let request):
+        switch RequestDecoder.decodeForEngine(line) {
+        case .plainSet(let object, let keyPath, let value):
+            // The most common request: a set without an id, whose reply is fixed.
+            do throws(KVOEngineError) {
+                if configuration.accessPolicy != nil {
+                    try authorize(.set(object: object, keyPath: keyPath, value: value), for: client)
+                }
+                client.appendOKReply(seq: try set(object, keyPath, value))
+            } catch {
+                client.append(reply: ReplyEncoder.failure(id: nil, error))
+            }
+        case .outcome(.request(let request)):
             handle(request, from: client)
-        case .failure(let id, let error):
+        case .outcome(.failure(let id, let error)):
             client.append(reply: ReplyEncoder.failure(id: id, error))
         }
     }
@@ -78,16 +88,6 @@ public final class Engine {
 
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
-        // The most common request, a set without an id, has a fixed reply.
-        if request.id == nil, case .set(let object, let keyPath, let value) = request.operation {
-            do throws(KVOEngineError) {
-                if configuration.accessPolicy != nil { try authorize(request.operation, for: client) }
-                client.append(reply: ReplyEncoder.ok(seq: try set(object, keyPath, value)))
-            } catch {
-                client.append(reply: ReplyEncoder.failure(id: nil, error))
-            }
-            return
-        }
         do throws(KVOEngineError) {
             try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)
@@ -105,7 +105,16 @@ public final class Engine {
         case .set(let object, let keyPath, let value):
             reply.field("seq", integer: try set(object, keyPath, value))
         case .get(let object, let keyPath):
-            reply.field("value", try get(object, keyPath))
+            // The seq the answer is as of, found or not: a client then knows
+            // which changes it reflects (KVOClient's later `initial`).
+            do throws(KVOEngineError) {
+                reply.field("value", try get(object, keyPath))
+            } catch {
+                var details = error.details
+                details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
+                throw KVOEngineError(error.code, error.message, details: details)
+            }
+            reply.field("seq", integer: store.seq)
         case .delete(let object, let keyPath):
             reply.field("seq", integer: delete(object, keyPath))
         case .insert(let object, let keyPath, let index, let values):

@@ -24,6 +24,12 @@ struct ReferenceTable<Element: TableKeyed> {
     /// The element whose key is `key`, if any.
     func find(_ key: Element.TableKey) -> Element? {
         guard count > 0 else { return nil }
+        // A small table is read whole: comparing a few keys costs less than
+        // hashing one (most nodes have one or two children).
+        if slots.count <= 4 {
+            for case let element? in slots where element.tableKey == key { return element }
+            return nil
+        }
         let mask = slots.count - 1
         var index = key.hashValue & mask
         while let element = slots[index] {

@@ -114,13 +114,8 @@ public final class SharedController {
     /// (the store applies one change at a time), so a change is neither copied
     /// nor allocated here; it is valid until ``didChange`` returns.
     final class PendingChange {
-        /// What the events need of the change, set by ``willChange``: its
-        /// fields rather than the record, whose copy cost more than the event.
-        fileprivate(set) var kind = ChangeKind.setting
-        fileprivate(set) var indexes: [Int] = []
-        fileprivate(set) var seq: UInt64 = 0
-        fileprivate(set) var old: JSONValue?
-        fileprivate(set) var new: JSONValue?
+        /// The change, set by ``willChange`` (a shared immutable record).
+        fileprivate(set) var change: ChangeRecord?
         fileprivate(set) var groups: [MatchGroup] = []
     }
 
@@ -174,11 +169,7 @@ public final class SharedController {
                 pending.groups[index].new = collection ? nil : change.new?.value(at: rest)
             }
         }
-        pending.kind = change.kind
-        pending.indexes = change.indexes
-        pending.seq = change.seq
-        pending.old = change.old
-        pending.new = change.new
+        pending.change = change
         if pending.groups.contains(where: { $0.node.priorObservers > 0 }) { send(pending, prior: true) }
         return pending
     }
@@ -217,14 +208,15 @@ public final class SharedController {
         }
         guard variants != 0 else { return }
         let isExact = group.pointee.isExact
+        let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         for variant in 0..<4 {
             if variants & (1 << variant) != 0 {
                 EventEncoder.change(
-                    into: &eventBytes, head: node.eventHead, changeKind: pending.kind, indexes: pending.indexes,
-                    seq: pending.seq, exact: isExact, old: isExact ? pending.old : group.pointee.old,
-                    new: isExact ? pending.new : group.pointee.new,
+                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
+                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
+                    new: isExact ? change.new : group.pointee.new,
                     options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
             }
             ends[variant] = eventBytes.count
@@ -240,11 +232,11 @@ public final class SharedController {
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
                         fragment.withUnsafeBytes {
-                            controller.deliver(line: line, contextFragment: $0, seq: pending.seq, for: info,
+                            controller.deliver(line: line, contextFragment: $0, seq: change.seq, for: info,
                                                isPrior: prior)
                         }
                     } else {
-                        controller.deliver(line: line, contextFragment: nil, seq: pending.seq, for: info,
+                        controller.deliver(line: line, contextFragment: nil, seq: change.seq, for: info,
                                            isPrior: prior)
                     }
                 }

@@ -32,11 +32,15 @@ struct ChangeLoad {
     var rate: Double?
     var warmupSeconds: Double
     var durationSeconds: Double
+    /// A client that pings throughout, on a thread of its own; nil: none.
+    var bystander: Bystander? = nil
 
     struct Outcome {
         var setsPerSecond: Double
         var eventsPerSecond: Double
         var latencies: Histogram
+        /// The bystander's ping times, when there was one.
+        var pings: Histogram?
         var lost: Int
         var outOfOrder: Int
         var problem: String?
@@ -46,10 +50,15 @@ struct ChangeLoad {
         let signals = LoadSignals()
         let setter = Handoff(value: SetterWorker(load: self))
         let observer = Handoff(value: ObserverWorker(connections: observers))
-        let threads = ThreadGroup([
+        var bodies: [@Sendable () -> Void] = [
             { observer.value.run(signals) },
             { setter.value.run(signals) },
-        ])
+        ]
+        if let bystander {
+            let handoff = Handoff(value: bystander)
+            bodies.append { handoff.value.run(signals) }
+        }
+        let threads = ThreadGroup(bodies)
         sleep(seconds: warmupSeconds)
         signals.recording.store(true, ordering: .releasing)
         let started = monotonicNanoseconds()
@@ -72,12 +81,13 @@ struct ChangeLoad {
         threads.join()
         let expected = signals.expectedEvents.load(ordering: .acquiring)
         let delivered = signals.deliveredEvents.load(ordering: .acquiring)
-        let problem = setter.value.problem ?? observer.value.problem
+        let problem = setter.value.problem ?? observer.value.problem ?? bystander?.problem
             ?? (signals.settersFinished.load(ordering: .acquiring) ? nil : "sets still unanswered after 20 s")
         return Outcome(
             setsPerSecond: Double(acknowledged1 - acknowledged0) / elapsed,
             eventsPerSecond: Double(delivered1 - delivered0) / elapsed,
             latencies: observer.value.latencies,
+            pings: bystander?.latencies,
             lost: max(expected - delivered, 0) + max(delivered - expected, 0),
             outOfOrder: observers.reduce(0) { $0 + $1.outOfOrder },
             problem: problem)

@@ -4,12 +4,15 @@ import Foundation
 /// `kvod-bench load`: starts kvod and Redis itself, each on its own Unix
 /// socket, runs every scenario against both alternately for several rounds,
 /// and prints (or writes into docs/PERFORMANCE.md) the medians and the
-/// kvod ÷ Redis ratios.
+/// kvod ÷ Redis ratios. The durability scenario has a section of its own.
 struct LoadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Measure kvod beside Redis on this machine: throughput, fan-out, latency, memory.",
-        discussion: "Scenarios: set-throughput, fanout (with fanout-latency), many-keys, memory. See docs/PERFORMANCE.md.")
+        discussion: """
+            Scenarios: set-throughput, fanout (with fanout-latency), many-keys, memory, durability \
+            (set throughput with kvod's --data-dir beside Redis's AOF). See docs/PERFORMANCE.md.
+            """)
 
     @Option(help: "standard (the reported figures) or tiny (a quick check that every scenario works).")
     var size: String = "standard"
@@ -17,7 +20,7 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "How many times each scenario runs per peer; medians are reported.")
     var rounds: Int = 5
 
-    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): set-throughput, fanout, fanout-latency, many-keys, memory.")
+    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): set-throughput, fanout, fanout-latency, many-keys, memory, durability.")
     var scenarios: [String] = []
 
     @Option(help: "Run only this peer: kvod or redis (default: both).")
@@ -29,7 +32,7 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "The redis-server binary.")
     var redisServer: String = "/usr/bin/redis-server"
 
-    @Option(help: "Use the server already listening on this socket instead of starting one (with --peer; for profiling it under valgrind or perf).")
+    @Option(help: "Use the server already listening on this socket instead of starting one (with --peer; for profiling it under valgrind or perf; not for durability, which starts each server with its data directory).")
     var attach: String?
 
     @Option(help: "Write the results into this Markdown file, between its kvod-bench markers.")
@@ -50,12 +53,19 @@ struct LoadCommand: ParsableCommand {
         }
         if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
         if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
+        if attach != nil && scenarios.contains(Scenario.durabilityFamily) {
+            throw ValidationError("durability starts each server itself, with a fresh data directory: it cannot --attach")
+        }
     }
 
     func run() throws {
         _ = UnixSocket.raiseFileLimit()
         let sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
-        let selected = Scenario.all(sizes).filter { scenarios.isEmpty || scenarios.contains($0.family) }
+        let selected = Scenario.all(sizes).filter { scenario in
+            // An attached server keeps its data however it was started: durability's pairs would be mislabelled.
+            scenarios.isEmpty ? attach == nil || scenario.family != Scenario.durabilityFamily
+                : scenarios.contains(scenario.family)
+        }
         let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.allCases
         let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer)
         let started = Date()
@@ -67,8 +77,9 @@ struct LoadCommand: ParsableCommand {
                 let order = round % 2 == 1 ? peers : peers.reversed()
                 for peer in order {
                     do {
+                        report.addLoadAverage(Machine.oneMinuteLoad(), scenario: scenario)
                         let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
-                            ?? ServerProcess(peer, binaries: binaries)
+                            ?? ServerProcess(peer, binaries: binaries, persistence: scenario.persistence)
                         defer { server.stop() }
                         let result = try scenario.run(on: server, sizes: sizes)
                         report.add(result, peer: peer, scenario: scenario, round: round)
@@ -84,12 +95,22 @@ struct LoadCommand: ParsableCommand {
             }
         }
         let seconds = Date().timeIntervalSince(started)
+        let isDurability = { (family: String) in family == Scenario.durabilityFamily }
+        let loadRan = selected.contains { !isDurability($0.family) }
+        let durabilityRan = selected.contains { isDurability($0.family) }
         // The targets are about the standard sizes; a tiny run only proves that everything works.
-        print("\n" + report.table() + (size == "standard" ? "\n\n" + report.targets() : ""))
+        if loadRan {
+            print("\n" + report.table { !isDurability($0) } + (size == "standard" ? "\n\n" + report.targets() : ""))
+        }
+        let header = header(started: started, seconds: seconds, redis: ServerProcess.redisVersion(redisServer))
+        let durability = DurabilitySection(report: report, sizes: sizes, header: header)
+        if durabilityRan { print("\n" + report.table(isDurability) + "\n\n" + durability.keptTable()) }
         if let write {
-            let section = section(report: report, started: started, seconds: seconds, loadBefore: loadBefore,
-                                       redis: ServerProcess.redisVersion(redisServer))
-            try PerformanceDocument(path: write).replace(section: "load", with: section)
+            let document = PerformanceDocument(path: write)
+            if loadRan {
+                try document.replace(section: "load", with: section(report: report, header: header, loadBefore: loadBefore))
+            }
+            if durabilityRan { try document.replace(section: Scenario.durabilityFamily, with: durability.text) }
             print("\nwrote \(write)")
         }
         if !report.problems.isEmpty {
@@ -103,12 +124,22 @@ struct LoadCommand: ParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    private func section(report: Report, started: Date, seconds: Double, loadBefore: String, redis: String) -> String {
+    /// The run and machine lines that both sections start with.
+    private func header(started: Date, seconds: Double, redis: String) -> String {
         let date = ISO8601DateFormatter().string(from: started)
         return """
         **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(commit), \(redis).
 
         **Machine:** \(Machine.cpuModel()), \(Machine.cores) cores, \(Machine.memory()), \(Machine.kernel()).
+        """
+    }
+
+    private func section(report: Report, header: String, loadBefore: String) -> String {
+        let isLoad = { (family: String) in family != Scenario.durabilityFamily }
+        let problems = report.problems(isLoad)
+        let notes = report.notes(isLoad)
+        return """
+        \(header)
         Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
 
         ### Targets (issue 5)
@@ -117,11 +148,11 @@ struct LoadCommand: ParsableCommand {
 
         ### Figures
 
-        \(report.table())
+        \(report.table(isLoad))
 
-        \(report.problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
-            : "**Problems:**\n\n" + report.problems.map { "- " + $0 }.joined(separator: "\n"))
-        \(report.notes.isEmpty ? "" : "\n**Notes:**\n\n" + report.notes.map { "- " + $0 }.joined(separator: "\n"))
+        \(problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
+            : "**Problems:**\n\n" + problems.map { "- " + $0 }.joined(separator: "\n"))
+        \(notes.isEmpty ? "" : "\n**Notes:**\n\n" + notes.map { "- " + $0 }.joined(separator: "\n"))
         """
     }
 }

@@ -1,32 +1,51 @@
 import Foundation
 
 /// Every figure of a run, by row and peer, one value per round; renders the
-/// Markdown table that docs/PERFORMANCE.md holds.
+/// Markdown tables that docs/PERFORMANCE.md holds. Each row, problem and note
+/// belongs to a scenario family, so that a section can show only its own.
 struct Report {
     private(set) var rows: [String] = []
     private var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
     private var values: [String: [Peer: [Double]]] = [:]
-    private(set) var problems: [String] = []
-    private(set) var notes: [String] = []
+    private var families: [String: String] = [:]
+    private var problemsByFamily: [(family: String, text: String)] = []
+    private var notesByFamily: [(family: String, text: String)] = []
+    /// The 1-minute load average when each measurement started, per family.
+    private var loadAverages: [String: [Double]] = [:]
+
+    var problems: [String] { problemsByFamily.map(\.text) }
+    var notes: [String] { notesByFamily.map(\.text) }
 
     mutating func add(_ result: ScenarioResult, peer: Peer, scenario: Scenario, round: Int) {
         for figure in result.figures {
             if units[figure.row] == nil {
                 rows.append(figure.row)
                 units[figure.row] = (figure.unit, figure.higherIsBetter)
+                families[figure.row] = scenario.family
             }
             values[figure.row, default: [:]][peer, default: []].append(figure.value)
         }
         for problem in result.problems {
-            problems.append("round \(round), \(scenario.name), \(peer.displayName): \(problem)")
+            problemsByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(problem)"))
         }
         for note in result.notes {
-            notes.append("round \(round), \(scenario.name), \(peer.displayName): \(note)")
+            notesByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(note)"))
         }
     }
 
     mutating func failed(_ error: Error, peer: Peer, scenario: Scenario, round: Int) {
-        problems.append("round \(round), \(scenario.name), \(peer.displayName): \(error)")
+        problemsByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(error)"))
+    }
+
+    mutating func addLoadAverage(_ value: Double, scenario: Scenario) {
+        loadAverages[scenario.family, default: []].append(value)
+    }
+
+    func rows(_ include: (String) -> Bool) -> [String] { rows.filter { include(families[$0] ?? "") } }
+    func problems(_ include: (String) -> Bool) -> [String] { problemsByFamily.filter { include($0.family) }.map(\.text) }
+    func notes(_ include: (String) -> Bool) -> [String] { notesByFamily.filter { include($0.family) }.map(\.text) }
+    func loadAverages(_ include: (String) -> Bool) -> [Double] {
+        loadAverages.filter { include($0.key) }.flatMap(\.value)
     }
 
     func median(_ row: String, _ peer: Peer) -> Double? {
@@ -45,6 +64,17 @@ struct Report {
         return Self.median(zip(kvod, redis).map { $1 > 0 ? $0 / $1 : .infinity })
     }
 
+    /// One peer's figure in `row` relative to its figure in `base`: the
+    /// median of the per-round ratios (both were measured in each round).
+    func ratio(_ row: String, over base: String, _ peer: Peer) -> Double? {
+        guard let values = values[row]?[peer], let bases = self.values[base]?[peer], !values.isEmpty,
+              values.count == bases.count else {
+            guard let value = median(row, peer), let base = median(base, peer), base > 0 else { return nil }
+            return value / base
+        }
+        return Self.median(zip(values, bases).map { $1 > 0 ? $0 / $1 : .infinity })
+    }
+
     static func median(_ list: [Double]) -> Double? {
         guard !list.isEmpty else { return nil }
         let sorted = list.sorted()
@@ -52,13 +82,14 @@ struct Report {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
-    /// The Markdown table: one row per figure, medians and the ratio.
-    func table() -> String {
+    /// The Markdown table: one row per figure of the families `include`
+    /// accepts, medians and the ratio.
+    func table(_ include: (String) -> Bool = { _ in true }) -> String {
         var lines = [
             "| scenario | unit | kvod (median) | Redis (median) | kvod ÷ Redis (median of rounds) | better | rounds (kvod; Redis) |",
             "|---|---|---:|---:|---:|---|---|",
         ]
-        for row in rows {
+        for row in rows(include) {
             let (unit, higher) = units[row]!
             let all = { (peer: Peer) in (values[row]?[peer] ?? []).map(Self.number).joined(separator: " ") }
             lines.append("| \(row) | \(unit) | \(median(row, .kvod).map(Self.number) ?? "–") | "
@@ -70,6 +101,7 @@ struct Report {
 
     /// Figures with a target in issue 5, and whether this run meets it.
     func targets() -> String {
+        let rows = rows { $0 != Scenario.durabilityFamily }
         var lines = ["| target | this run | met |", "|---|---|---|"]
         func add(_ what: String, _ row: String?, _ met: (Double) -> Bool, ratio useRatio: Bool = true) {
             guard let row, let value = useRatio ? ratio(row) : median(row, .kvod) else {
@@ -111,9 +143,30 @@ enum Machine {
         return String(format: "%.0f GiB", kilobytes / 1_048_576)
     }
 
+    /// The 1-minute load average.
+    static func oneMinuteLoad() -> Double {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").first.flatMap { Double($0) } ?? 0
+    }
+
     static func loadAverage() -> String {
         let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
         return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    /// The type of the filesystem `path` is on (`ext4`, `tmpfs`, …): the
+    /// longest mount point in /proc/mounts that contains it.
+    static func filesystemType(_ path: String) -> String {
+        let mounts = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+        var best: (point: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            let point = String(fields[1])
+            let contains = point == "/" || path == point || path.hasPrefix(point + "/")
+            if contains, point.count >= (best?.point.count ?? -1) { best = (point, String(fields[2])) }
+        }
+        return best?.type ?? "unknown filesystem"
     }
 
     static func kernel() -> String {

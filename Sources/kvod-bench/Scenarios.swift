@@ -26,9 +26,12 @@ enum Scenario: Sendable, Hashable {
     case fanoutLatency
     case manyKeys
     case memory
+    /// Set throughput with each server's data on disk (docs/DURABILITY.md).
+    case durability(Persistence, SetShape)
 
     static func all(_ sizes: Sizes) -> [Scenario] {
         [.setThroughput] + sizes.fanoutObservers.map { .fanout(observers: $0) } + [.fanoutLatency, .manyKeys, .memory]
+            + sizes.durabilityShapes.flatMap { shape in Persistence.allCases.map { .durability($0, shape) } }
     }
 
     var name: String {
@@ -38,6 +41,8 @@ enum Scenario: Sendable, Hashable {
         case .fanoutLatency: "fanout-latency"
         case .manyKeys: "many-keys"
         case .memory: "memory"
+        case .durability(let persistence, let shape):
+            "durability-\(persistence.rawValue)-c\(shape.connections)p\(shape.pipeline)"
         }
     }
 
@@ -45,8 +50,17 @@ enum Scenario: Sendable, Hashable {
     var family: String {
         switch self {
         case .fanout: "fanout"
+        case .durability: Self.durabilityFamily
         default: name
         }
+    }
+
+    /// The durability scenarios' family, which docs/PERFORMANCE.md reports in a section of its own.
+    static let durabilityFamily = "durability"
+
+    /// How the servers keep their data while this scenario runs.
+    var persistence: Persistence {
+        if case .durability(let persistence, _) = self { persistence } else { .none }
     }
 
     func run(on server: ServerProcess, sizes: Sizes) throws(BenchError) -> ScenarioResult {
@@ -56,6 +70,7 @@ enum Scenario: Sendable, Hashable {
         case .fanoutLatency: try Self.fanout(server, sizes, observers: sizes.latencyObservers, rate: sizes.latencyRate)
         case .manyKeys: try Self.manyKeys(server, sizes)
         case .memory: try Self.memory(server, sizes)
+        case .durability(let persistence, let shape): try Self.durability(server, sizes, persistence, shape)
         }
     }
 }
@@ -66,24 +81,33 @@ extension Scenario {
     /// C connections × P pipelined sets, each connection on its own key, with
     /// one observer of all C keys attached (Redis: `SET` + keyspace events).
     static func setThroughput(_ server: ServerProcess, _ sizes: Sizes) throws(BenchError) -> ScenarioResult {
+        let shape = SetShape(connections: sizes.setConnections, pipeline: sizes.setPipeline)
+        let outcome = try sets(server, sizes, shape)
+        let row = "set-throughput (\(shape.connections) conn × \(shape.pipeline) pipelined, 1 observer)"
+        return ScenarioResult(
+            figures: [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)],
+            problems: outcome.problems)
+    }
+
+    /// set-throughput's load in `shape`: one setter connection per key, one
+    /// observer of every key; and a ``Bystander`` pinging throughout, if asked.
+    static func sets(_ server: ServerProcess, _ sizes: Sizes, _ shape: SetShape, seconds: Double? = nil,
+                     bystander: Bool = false) throws(BenchError) -> ChangeLoad.Outcome {
         let wire = Wire(peer: server.peer, flavour: .keyspace)
-        let keys = (0..<sizes.setConnections).map { BenchKey(object: "set/\($0)", keyPath: "v") }
+        let keys = (0..<shape.connections).map { BenchKey(object: "set/\($0)", keyPath: "v") }
         let observer = try Connection(path: server.socketPath, wire: wire)
         observer.lastIndex = [Int](repeating: -1, count: keys.count)
         _ = try Registration.run([observer], requests: { _ in keys.flatMap(wire.observeRequest) },
                                  count: { _ in keys.count })
         var setters: [Connection] = []
         for _ in keys { setters.append(try Connection(path: server.socketPath, wire: wire)) }
-        let outcome = ChangeLoad(
+        return ChangeLoad(
             setters: setters, observers: [observer], prefixes: keys.map(wire.changePrefix),
             fanout: [Int](repeating: 1, count: keys.count), choice: .perConnection,
-            pipeline: sizes.setPipeline, maxLagEvents: 8192, rate: nil,
-            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
+            pipeline: shape.pipeline, maxLagEvents: 8192, rate: nil,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: seconds ?? sizes.durationSeconds,
+            bystander: bystander ? try Bystander(path: server.socketPath, peer: server.peer) : nil
         ).run()
-        let row = "set-throughput (\(sizes.setConnections) conn × \(sizes.setPipeline) pipelined, 1 observer)"
-        return ScenarioResult(
-            figures: [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)],
-            problems: outcome.problems)
     }
 
     /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).

@@ -4,7 +4,9 @@ import Glibc
 #endif
 
 /// A server under test, started for one measurement on its own socket in a
-/// fresh temporary folder, and stopped after it.
+/// fresh temporary folder, and stopped after it. With a ``Persistence``
+/// other than `.none`, its data (kvod's `data/`, Redis's AOF) goes in that
+/// folder too, so both servers write to the same filesystem.
 final class ServerProcess {
     let peer: Peer
     let socketPath: String
@@ -17,9 +19,12 @@ final class ServerProcess {
         var redisServer: String
     }
 
-    init(_ peer: Peer, binaries: Binaries) throws {
+    /// Where every server's folder is made.
+    static let parentDirectory = "/tmp"
+
+    init(_ peer: Peer, binaries: Binaries, persistence: Persistence = .none) throws {
         self.peer = peer
-        var template = Array("/tmp/kvod-bench-XXXXXX".utf8CString)
+        var template = Array("\(Self.parentDirectory)/kvod-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(UnixSocket.errorText())") }
         let directory = String(cString: made)
         self.directory = directory
@@ -30,16 +35,17 @@ final class ServerProcess {
         case .kvod:
             process.executableURL = URL(fileURLWithPath: binaries.kvod)
             process.arguments = ["--socket", socketPath, "--log-level", "warning"]
+                + persistence.kvodArguments(directory: directory)
         case .redis:
             process.executableURL = URL(fileURLWithPath: binaries.redisServer)
-            // No persistence, no TCP, enough clients for the memory scenario;
+            // No snapshots, no TCP, enough clients for the memory scenario;
             // keyspace events (K) for string commands ($), as the set scenarios need.
             process.arguments = [
                 "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700",
-                "--save", "", "--appendonly", "no", "--dir", directory,
+                "--save", "", "--dir", directory,
                 "--maxclients", "10100", "--notify-keyspace-events", "K$",
                 "--loglevel", "warning", "--logfile", "",
-            ]
+            ] + persistence.redisArguments
         }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError

@@ -12,6 +12,11 @@ struct Sizes: Sendable {
     var manyKeysKeySpace: Int
     var memoryConnections: Int
     var memoryPerConnection: Int
+    /// The durability scenario's loads: pipelined, and latency-bound (one set in flight per connection).
+    var durabilityShapes: [SetShape]
+    /// Its measurement window, shorter than the others' to keep scripts/bench.sh
+    /// under 10 minutes: it has 6 loads per peer where set-throughput has one.
+    var durabilitySeconds: Double
     var warmupSeconds: Double
     var durationSeconds: Double
 
@@ -21,6 +26,8 @@ struct Sizes: Sendable {
         latencyObservers: 100, latencyRate: 20_000,
         manyKeysObservers: 100, manyKeysPerObserver: 1000, manyKeysKeySpace: 10_000,
         memoryConnections: 10_000, memoryPerConnection: 100,
+        durabilityShapes: [SetShape(connections: 4, pipeline: 64), SetShape(connections: 50, pipeline: 1)],
+        durabilitySeconds: 1,
         warmupSeconds: 0.5, durationSeconds: 2)
 
     static let tiny = Sizes(
@@ -29,5 +36,18 @@ struct Sizes: Sendable {
         latencyObservers: 3, latencyRate: 1_000,
         manyKeysObservers: 3, manyKeysPerObserver: 20, manyKeysKeySpace: 40,
         memoryConnections: 10, memoryPerConnection: 10,
+        durabilityShapes: [SetShape(connections: 2, pipeline: 4), SetShape(connections: 3, pipeline: 1)],
+        durabilitySeconds: 0.3,
         warmupSeconds: 0.1, durationSeconds: 0.3)
+}
+
+/// C setter connections, each keeping up to P sets unanswered.
+struct SetShape: Sendable, Hashable {
+    var connections: Int
+    var pipeline: Int
+
+    /// `4 conn × 64 pipelined`, `50 conn × 1 in flight`.
+    var description: String {
+        "\(connections) conn × \(pipeline) \(pipeline == 1 ? "in flight" : "pipelined")"
+    }
 }

@@ -117,8 +117,10 @@ struct KVODCommand: ParsableCommand {
             softMilliseconds: UInt64(outputSoftSeconds * 1000))
         configuration.maxConnections = maxConnections
         let level = configuration.logLevel
+        let format: StandardErrorLogHandler.Format =
+            JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StandardErrorLogHandler(label: label, format: format)
             handler.logLevel = level
             return handler
         }

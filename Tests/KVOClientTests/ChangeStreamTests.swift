@@ -108,6 +108,33 @@ import Testing
         #expect(try await missing.next()?.new == .null, "a missing value is null")
     }
 
+    /// A joiner's initial change comes from a `get`; its seq is the one the
+    /// value is as of, also when other connections moved the daemon's seq on
+    /// with changes this connection never heard of, and also for no value.
+    @Test func joiningObserverInitialCarriesTheSeqOfItsGet() async throws {
+        let kvod = try await KVODProcess()
+        let connection = try connect(kvod)
+        let other = try connect(kvod)
+        var first = connection.changes(of: "p", keyPath: "k", options: [.new]).makeAsyncIterator()
+        let absentFirst = connection.changes(of: "p", keyPath: "absent", options: [.new])
+        _ = try await connection.set("p", "k", to: "now")
+        #expect(try await first.next()?.new == "now")
+        _ = try await other.set("q", "x", to: 1)
+        let current = try await other.set("q", "x", to: 2)
+
+        var joiner = connection.changes(of: "p", keyPath: "k", options: [.new, .initial]).makeAsyncIterator()
+        let initial = try #require(try await joiner.next())
+        #expect(initial.isInitial && initial.new == "now")
+        #expect(initial.seq == current, "the seq of the get, not the newest this connection saw")
+        let later = try await other.set("q", "x", to: 3)
+        var absentJoiner = connection.changes(of: "p", keyPath: "absent", options: [.new, .initial])
+            .makeAsyncIterator()
+        let none = try #require(try await absentJoiner.next())
+        #expect(none.isInitial && none.new == .null)
+        #expect(none.seq == later, "not_found from the get carries its seq too")
+        withExtendedLifetime(absentFirst) {}
+    }
+
     @Test func malformedKeyPathEndsTheStreamWithTheDaemonsError() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

@@ -58,8 +58,7 @@ final class MemoryChangeLog: ChangeLog {
 
     @Test func savedStateWithAGapOrAMismatchedSeqIsRefused() {
         let one = ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: 1, seq: 1, existingKeys: 0)
-        var three = one
-        three.seq = 3
+        let three = ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: 1, seq: 3, existingKeys: 0)
         #expect(throws: SavedState.Inconsistency.self) { try SavedState(documents: [:], seq: 3, history: [one, three], epoch: "e") }
         #expect(throws: SavedState.Inconsistency.self) { try SavedState(documents: [:], seq: 2, history: [one], epoch: "e") }
     }

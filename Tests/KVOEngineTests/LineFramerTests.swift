@@ -96,6 +96,45 @@ extension LineFramer {
         #expect(split.frames("\n") == [.line(exact)])
     }
 
+    /// `\r\n` is a terminator (docs/PROTOCOL.md): its `\r` is not content and
+    /// does not count toward the limit, however the bytes are split.
+    @Test func feedWhenLineOfMaxBytesEndsWithCRLFYieldsIt() {
+        let max = 10
+        let exact = String(repeating: "x", count: max)
+        var whole = LineFramer(maxLineBytes: max)
+        #expect(whole.frames(exact + "\r\n") == [.line(exact)])
+        // The content first, then the CR, then the LF: a held CR is not yet over.
+        var split = LineFramer(maxLineBytes: max)
+        #expect(split.frames(exact).isEmpty)
+        #expect(split.frames("\r").isEmpty)
+        #expect(split.bufferedByteCount == max + 1)
+        #expect(split.frames("\n") == [.line(exact)])
+        // Content and CR together, the LF alone.
+        #expect(split.frames(exact + "\r").isEmpty)
+        #expect(split.frames("\n") == [.line(exact)])
+        // A partial line completed by a chunk that ends in CRLF.
+        #expect(split.frames("xxxx").isEmpty)
+        #expect(split.frames("xxxxxx\r\n") == [.line(exact)])
+        #expect(split.bufferedByteCount == 0)
+    }
+
+    @Test func feedWhenLineOfMaxPlusOneBytesEndsWithCRLFReportsTooLarge() {
+        let max = 10
+        let over = String(repeating: "x", count: max + 1)
+        var framer = LineFramer(maxLineBytes: max)
+        #expect(framer.frames(over + "\r\nok\r\n") == [.tooLarge, .line("ok")])
+        #expect(framer.frames(over) == [.tooLarge])  // over before any CR: reported at once
+        #expect(framer.frames("\r\nok\n") == [.line("ok")])
+        // Only the last CR is the terminator's: one before it is content.
+        #expect(framer.frames(String(repeating: "x", count: max) + "\r").isEmpty)
+        #expect(framer.frames("\r\nok\n") == [.tooLarge, .line("ok")])
+        // A CR that is followed by more content was content after all.
+        #expect(framer.frames(String(repeating: "x", count: max) + "\r").isEmpty)
+        #expect(framer.frames("y") == [.tooLarge])
+        #expect(framer.frames("\r\nok\n") == [.line("ok")])
+        #expect(framer.bufferedByteCount == 0)
+    }
+
     @Test func feedWhenLineOverMaxInOneChunkReportsTooLargeAndGoesOn() {
         var framer = LineFramer(maxLineBytes: 10)
         let frames = framer.frames("short\n" + String(repeating: "x", count: 11) + "\nafter\n")

@@ -16,6 +16,8 @@ public final class KVODProcess: @unchecked Sendable {
     /// kvod's stderr goes to a file, not a pipe: kvod logs every connection,
     /// and a pipe nobody drains fills at 64 KiB and would block kvod.
     public let stderrPath: String
+    /// When kvod writes to a pipe instead, the pipe, drained into that file.
+    private let stderrPipe: Pipe?
 
     /// The folder that holds the test bundle also holds the built executables.
     public static var productsDirectory: URL {
@@ -29,7 +31,7 @@ public final class KVODProcess: @unchecked Sendable {
     /// tests themselves run under it (CI in a service).
     public static var inheritedEnvironment: [String: String] {
         let ignored = ["KVOD_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
-                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID"]
+                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID", "JOURNAL_STREAM"]
         return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) }
     }
 
@@ -37,25 +39,29 @@ public final class KVODProcess: @unchecked Sendable {
     /// socket accepts connections. With `socketPath`, kvod listens there
     /// (e.g. to restart on the same path; the caller owns that folder). With
     /// `openFilesLimit`, kvod starts under that RLIMIT_NOFILE (soft and hard),
-    /// set by a shell that then execs it, so `pid` is kvod's.
+    /// set by a shell that then execs it, so `pid` is kvod's. With
+    /// `stderrPipe`, kvod's stderr is that pipe (a test may need its device
+    /// and inode), drained into `stderrPath`.
     @available(*, noasync, message: "blocks a cooperative thread; use try await KVODProcess(…)")
     public convenience init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
-                            waitForSocket: Bool = true, openFilesLimit: Int? = nil) throws {
+                            waitForSocket: Bool = true, openFilesLimit: Int? = nil, stderrPipe: Pipe? = nil) throws {
         try self.init(launching: arguments, environment: environment, socketPath: socketPath,
-                      openFilesLimit: openFilesLimit)
+                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe)
         if waitForSocket { try waitUntil(readiness, timeout: 20) { try acceptsConnections() } }
     }
 
     /// Starts kvod as the synchronous initializer does, suspending while it waits.
     public convenience init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
-                            waitForSocket: Bool = true, openFilesLimit: Int? = nil) async throws {
+                            waitForSocket: Bool = true, openFilesLimit: Int? = nil,
+                            stderrPipe: Pipe? = nil) async throws {
         try self.init(launching: arguments, environment: environment, socketPath: socketPath,
-                      openFilesLimit: openFilesLimit)
+                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe)
         if waitForSocket { try await waitUntil(readiness, timeout: 20) { () async throws -> Bool in try acceptsConnections() } }
     }
 
     private init(launching arguments: [String], environment: [String: String], socketPath: String?,
-                 openFilesLimit: Int?) throws {
+                 openFilesLimit: Int?, stderrPipe: Pipe?) throws {
+        self.stderrPipe = stderrPipe
         directory = try TemporaryDirectory.make()
         self.socketPath = socketPath ?? directory + "/kvod.sock"
         stderrPath = directory + "/stderr.log"
@@ -73,7 +79,15 @@ public final class KVODProcess: @unchecked Sendable {
               let stderrFile = FileHandle(forWritingAtPath: stderrPath) else {
             throw TestFailure("cannot create \(stderrPath)")
         }
-        process.standardError = stderrFile
+        if let stderrPipe {
+            stderrPipe.fileHandleForReading.readabilityHandler = { pipe in
+                let data = pipe.availableData
+                if data.isEmpty { pipe.readabilityHandler = nil } else { stderrFile.write(data) }
+            }
+            process.standardError = stderrPipe
+        } else {
+            process.standardError = stderrFile
+        }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
     }
@@ -159,6 +173,7 @@ public final class KVODProcess: @unchecked Sendable {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        stderrPipe?.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -20,6 +20,23 @@ import Testing
         #expect(city["value"] == "Oslo")
     }
 
+    /// `get` says as of which seq its answer holds: the daemon's current seq,
+    /// also after changes made elsewhere, and also when nothing is there.
+    @Test func getReplyCarriesTheCurrentSeqFoundOrNot() throws {
+        let kvod = try KVODProcess()
+        let setter = try LineClient(path: kvod.socketPath)
+        let reader = try LineClient(path: kvod.socketPath)
+        _ = try setter.request(#"{"op":"set","object":"o","keyPath":"a","value":1}"#)
+        _ = try setter.request(#"{"op":"set","object":"p","keyPath":"x","value":1}"#)
+        let last = try setter.request(#"{"op":"set","object":"p","keyPath":"x","value":2}"#).reply
+        #expect(last["seq"] == 3)
+        #expect(try reader.request(#"{"op":"get","id":1,"object":"o","keyPath":"a"}"#).reply
+            == ["id": 1, "ok": true, "value": 1, "seq": 3])
+        let missing = try reader.request(#"{"op":"get","object":"o","keyPath":"b"}"#).reply
+        #expect(missing["error"]?["code"] == "not_found")
+        #expect(missing["error"]?["seq"] == 3)
+    }
+
     @Test func errorCodesAreRepliesAndTheConnectionGoesOn() throws {
         let kvod = try KVODProcess(arguments: ["--max-line-bytes", "200000"])
         let client = try LineClient(path: kvod.socketPath)

@@ -2,7 +2,8 @@
 # CI: proves the benchmark still works, without timing anything. Runs every
 # load scenario once at a tiny size against kvod and a redis-server it starts
 # (debug binaries, already built by scripts/test.sh; any lost, out-of-order or
-# failed request fails the step), then builds the engine micro-benchmarks
+# failed request fails the step), durability included (kvod --data-dir with
+# --sync always|batch, Redis appendonly), then builds the engine micro-benchmarks
 # (Benchmarks/, debug) so that they keep compiling. The figures are
 # scripts/bench.sh's job, on a quiet machine.
 set -euo pipefail
@@ -11,8 +12,14 @@ scripts/install-deps.sh
 swift build --product kvod
 swift build --product kvod-bench
 echo "-- kvod-bench load --size tiny --rounds 1"
+output=$(mktemp)
+trap 'rm -f "$output"' EXIT
 .build/debug/kvod-bench load --size tiny --rounds 1 --kvod .build/debug/kvod \
-  --redis-server "$(command -v redis-server)"
+  --redis-server "$(command -v redis-server)" | tee "$output"
+# The durability scenario's pairs must have been measured, not skipped.
+for pair in '`--sync always` / `appendfsync always`' '`--sync batch` / `appendfsync everysec`'; do
+  grep -qF "$pair" "$output" || { echo "no durability row for $pair"; exit 1; }
+done
 echo "-- building the engine micro-benchmarks (Benchmarks/, debug)"
 # SwiftPM reuses its cached build plan for a path dependency (the root
 # package, through Benchmarks/kvod) even when files were added to it since:

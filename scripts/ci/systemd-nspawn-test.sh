@@ -176,6 +176,24 @@ expect "no journal line about kvod's unit files" "" "$unit_warnings"
 warnings=$(inside journalctl -b --no-pager -o cat -p warning | grep -i kvod || true)
 expect "no warning in the journal mentions kvod" "" "$warnings"
 
+# ---------------------------------------------------------------- journal priorities
+say "journal priorities"
+# A kvod of its own, as a transient service (kvod.service stays as it is), given
+# a NOTIFY_SOCKET that is no path: it logs that as a warning at start.
+inside systemd-run --quiet --unit=kvod-priorities -p Type=simple -E NOTIFY_SOCKET=not-a-path \
+  /usr/local/bin/kvod --socket /run/kvod-priorities.sock
+logged_listening() { inside journalctl -b --no-pager -o cat -u kvod-priorities.service | grep -q "listening on"; }
+wait_for "the transient kvod-priorities.service logs that it listens" 20 logged_listening
+# at_priority LEVEL: the lines journald filed under exactly that priority.
+at_priority() { inside journalctl -b --no-pager -o cat -u kvod-priorities.service -p "$1..$1"; }
+grep -q "NOTIFY_SOCKET=not-a-path" <<<"$(at_priority warning)" || fail "kvod's warning is not at priority 4"
+ok "kvod's warning is in the journal at priority 4 (warning)"
+grep -q "no --data-dir" <<<"$(at_priority notice)" || fail "kvod's notice is not at priority 5"
+ok "kvod's notice is at priority 5 (notice)"
+grep -q "listening on" <<<"$(at_priority info)" || fail "kvod's info line is not at priority 6"
+ok "kvod's info line is at priority 6 (info)"
+inside systemctl stop kvod-priorities.service
+
 # ---------------------------------------------------------------- stopping the service alone
 say "stopping kvod.service alone keeps the socket"
 inside systemctl stop kvod.service 2>/dev/null

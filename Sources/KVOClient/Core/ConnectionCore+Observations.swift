@@ -162,8 +162,10 @@ extension ConnectionCore {
     }
 
     /// A subscription's initial `get` was answered: it receives its initial
-    /// change (the value, or `null` when there is none) and goes live.
-    func initialValueArrived(for subscription: Subscription, _ result: Result<JSONObject, KVOClientError>) {
+    /// change (the value, or `null` when there is none) as of the reply's
+    /// `seq`, and goes live.
+    func initialValueArrived(for subscription: Subscription, _ result: Result<JSONObject, KVOClientError>,
+                             seq: UInt64?) {
         let outcome = state.withLock { state -> Result<Change, KVOClientError>? in
             guard subscription.phase == .awaitingInitialValue else { return nil }
             let value: JSONValue
@@ -175,11 +177,11 @@ extension ConnectionCore {
                 return .failure(error)
             }
             subscription.phase = .live
-            // The get reply carries no seq: the newest one this connection has seen stands in for it.
+            // The seq the value is as of; from an older kvod, whose get reply has none, the newest seen.
             return .success(Change(
                 object: subscription.key.object, keyPath: subscription.key.keyPath, kind: .setting,
-                new: subscription.options.contains(.new) ? .some(value) : .none, isInitial: true, seq: state.latestSeq,
-                context: subscription.context))
+                new: subscription.options.contains(.new) ? .some(value) : .none, isInitial: true,
+                seq: seq ?? state.latestSeq, context: subscription.context))
         }
         switch outcome {
         case .success(let change): subscription.sink.deliver(change)

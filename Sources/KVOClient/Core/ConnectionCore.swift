@@ -33,7 +33,8 @@ final class ConnectionCore: Sendable {
         var backlog: [(line: [UInt8], reply: PendingReply)] = []
         /// The daemon observations of this connection, by (object, key path).
         var entries: [ObservationKey: ObservationEntry] = [:]
-        /// The highest seq seen in any event or reply.
+        /// The highest seq seen in any event or reply: a later subscriber's
+        /// initial seq when a `get` reply carries none (an older kvod).
         var latestSeq: UInt64 = 0
         /// The daemon's epoch, from the last `observe` reply: a resume point's
         /// seq counts in it.
@@ -171,19 +172,16 @@ final class ConnectionCore: Sendable {
         switch try InboundLine.parse(line) {
         case .event(let event): route(event, line)
         case .otherEvent: break
-        case .reply(let result): try complete(result, line)
+        case .reply(let result, let seq): try complete(result, seq: seq, line)
         }
     }
 
     /// Hands a reply to the request it answers: the oldest one awaiting (also
     /// when its caller stopped waiting at its deadline: then it is dropped).
-    private func complete(_ result: Result<JSONObject, KVOClientError>,
+    private func complete(_ result: Result<JSONObject, KVOClientError>, seq: UInt64?,
                           _ line: UnsafeRawBufferPointer) throws(KVOClientError) {
         let pending = state.withLock { state -> PendingReply? in
-            if case .success(let fields) = result, case .number(let number)? = fields["seq"],
-               let seq = UInt64(number.literal) {
-                state.latestSeq = max(state.latestSeq, seq)
-            }
+            if let seq { state.latestSeq = max(state.latestSeq, seq) }
             let pending = state.awaiting.popFirst()
             if case .caller(let waiter)? = pending, state.deadlines.first === waiter { state.deadlines.removeFirst() }
             return pending
@@ -192,7 +190,7 @@ final class ConnectionCore: Sendable {
         switch pending {
         case .caller(let waiter): waiter.answer(result, line: line)
         case .registration(let entry, _): registrationAnswered(entry, result)
-        case .initialValue(let subscription): initialValueArrived(for: subscription, result)
+        case .initialValue(let subscription): initialValueArrived(for: subscription, result, seq: seq)
         case .discard: break
         }
     }

@@ -3,8 +3,10 @@ import KVOEngine
 /// One line from kvod, read: an event or a reply (docs/PROTOCOL.md).
 enum InboundLine {
     case event(WireEvent)
-    /// A reply's members other than `ok` and `id`, or its error.
-    case reply(Result<JSONObject, KVOClientError>)
+    /// A reply's members other than `ok` and `id`, or its error; and the
+    /// `seq` it carries, if any (an error's in its error object, as
+    /// `not_found` from `get` has one).
+    case reply(Result<JSONObject, KVOClientError>, seq: UInt64?)
     /// An event of a kind this client does not know (a later protocol's); skipped.
     case otherEvent
 
@@ -30,17 +32,22 @@ enum InboundLine {
             var fields = members
             fields.removeValue(forKey: "ok")
             fields.removeValue(forKey: "id")
-            return .reply(.success(fields))
+            return .reply(.success(fields), seq: seq(in: fields))
         case .bool(false):
             guard case .object(let error)? = members["error"], case .string(let code)? = error["code"] else {
                 throw violation("an error reply without an error code", line)
             }
             let message: String
             if case .string(let text)? = error["message"] { message = text } else { message = code }
-            return .reply(.failure(KVOClientError(.init(code), message)))
+            return .reply(.failure(KVOClientError(.init(code), message)), seq: seq(in: error))
         default:
             throw violation("a line that is neither an event nor a reply", line)
         }
+    }
+
+    private static func seq(in members: JSONObject) -> UInt64? {
+        guard case .number(let number)? = members["seq"] else { return nil }
+        return UInt64(number.literal)
     }
 
     private static func violation(_ what: String, _ line: UnsafeRawBufferPointer) -> KVOClientError {

@@ -61,8 +61,15 @@ public enum JSONWriter {
         // withUTF8 gives the native storage without copying; runs of bytes that
         // need no escaping are appended in bulk rather than byte by byte.
         string.withUTF8 { utf8 in
+            // Most strings need no escape: find the first byte that does a
+            // word at a time, and copy the whole string at once if there is none.
+            let clean = JSONStringScan.endOfPlainRun(in: UnsafeRawBufferPointer(utf8), from: 0, asciiOnly: false)
+            if clean == utf8.count {
+                buffer.append(contentsOf: utf8)
+                return
+            }
             var runStart = 0
-            for index in utf8.indices {
+            for index in clean..<utf8.count {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))

@@ -11,9 +11,11 @@ import Darwin
 ///     frames:    {"op":"ping"}   {"op":"info"}       (rest kept)
 ///
 /// A line ends at `\n`; a `\r` before it is dropped; empty lines are skipped.
-/// A line longer than `maxLineBytes` is reported once as ``Frame/tooLarge``
-/// as soon as it crosses the limit, and the rest of it is discarded, not
-/// buffered, so memory stays bounded whatever a client sends.
+/// A line whose content (without its `\n` or `\r\n`) is longer than
+/// `maxLineBytes` is reported once as ``Frame/tooLarge`` as soon as it
+/// crosses the limit, and the rest of it is discarded, not buffered, so
+/// memory stays bounded whatever a client sends: at most `maxLineBytes + 1`
+/// bytes are held, a line's content and a `\r` that may turn out to end it.
 public struct LineFramer {
     public enum Frame {
         /// One complete line, without its terminator. Valid only during the callback.
@@ -33,7 +35,7 @@ public struct LineFramer {
         self.maxLineBytes = maxLineBytes
     }
 
-    /// Bytes held for an unfinished line.
+    /// Bytes held for an unfinished line (a trailing `\r` included).
     public var bufferedByteCount: Int { partial.count }
 
     /// Feeds `bytes` and calls `onFrame` for each frame they complete.
@@ -48,13 +50,16 @@ public struct LineFramer {
             if discarding {
                 discarding = false
             } else if partial.isEmpty {
-                if newline - start > maxLineBytes {
+                let endsWithCR = newline > start && bytes[newline - 1] == Self.carriageReturn
+                if isOverLimit(newline - start, endsWithCR: endsWithCR) {
                     onFrame(.tooLarge)
                 } else {
                     emit(UnsafeRawBufferPointer(rebasing: bytes[start..<newline]), onFrame)
                 }
             } else {
-                if partial.count + (newline - start) > maxLineBytes {
+                let endsWithCR = newline > start
+                    ? bytes[newline - 1] == Self.carriageReturn : partial.last == Self.carriageReturn
+                if isOverLimit(partial.count + (newline - start), endsWithCR: endsWithCR) {
                     onFrame(.tooLarge)
                 } else {
                     partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<newline]))
@@ -68,7 +73,8 @@ public struct LineFramer {
 
     private mutating func keepPartial(_ rest: UnsafeRawBufferPointer, _ onFrame: (Frame) -> Void) {
         guard !discarding else { return }
-        if partial.count + rest.count > maxLineBytes {
+        // A `\r` at the end may be the first half of `\r\n`: not counted until more comes.
+        if isOverLimit(partial.count + rest.count, endsWithCR: rest.last == Self.carriageReturn) {
             discarding = true
             partial = []
             onFrame(.tooLarge)
@@ -77,9 +83,17 @@ public struct LineFramer {
         }
     }
 
+    /// Whether `count` bytes of a line are more than it may hold: a `\r`
+    /// that ends them belongs to the terminator, not to the content.
+    private func isOverLimit(_ count: Int, endsWithCR: Bool) -> Bool {
+        (endsWithCR ? count - 1 : count) > maxLineBytes
+    }
+
+    private static let carriageReturn = UInt8(ascii: "\r")
+
     private func emit(_ line: UnsafeRawBufferPointer, _ onFrame: (Frame) -> Void) {
         var line = line
-        if let last = line.last, last == UInt8(ascii: "\r") {
+        if let last = line.last, last == Self.carriageReturn {
             line = UnsafeRawBufferPointer(rebasing: line.dropLast())
         }
         if !line.isEmpty { onFrame(.line(line)) }

@@ -37,13 +37,11 @@ struct ReplyEncoder {
         return bytes
     }
 
-    /// `{"ok":true,"seq":N}\n`, a set's reply when the request had no id, in one allocation.
-    static func ok(seq: UInt64) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(40)
+    /// Appends `{"ok":true,"seq":N}\n`, a set's reply when the request had no
+    /// id, straight into `bytes` (a client's output): no array of its own.
+    static func appendOK(seq: UInt64, to bytes: inout [UInt8]) {
         bytes.append(literal: #"{"ok":true"#)
         EventEncoder.appendSeqAndEnd(seq, to: &bytes)
-        return bytes
     }
 
     /// A complete error reply.

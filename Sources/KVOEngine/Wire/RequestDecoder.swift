@@ -18,19 +18,40 @@ public enum RequestDecoder {
     public static let maxListCount = 10_000
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
+        switch decodeForEngine(line) {
+        case .plainSet(let object, let keyPath, let value):
+            return .request(Request(id: nil, operation: .set(object: object, keyPath: keyPath, value: value)))
+        case .outcome(let outcome):
+            return outcome
+        }
+    }
+
+    /// What ``Engine`` acts on: ``Outcome``, with the most common request, a
+    /// `set` without an id, apart and unwrapped (building and taking apart a
+    /// ``Request`` for it cost a tenth of a set).
+    enum EngineOutcome {
+        case plainSet(object: String, keyPath: ObservedPath, value: JSONValue)
+        case outcome(Outcome)
+    }
+
+    static func decodeForEngine(_ line: UnsafeRawBufferPointer) -> EngineOutcome {
         // Most requests take the fast path; the full reader handles the rest
         // and explains what is wrong with a bad line.
         var fields = Fields()
         if !RequestScanner.scan(line, into: &fields) {
             fields = Fields()
             if let error = readFields(line, into: &fields) {
-                return .failure(id: fields.id, error: KVOEngineError(.badJSON, error.message))
+                return .outcome(.failure(id: fields.id, error: KVOEngineError(.badJSON, error.message)))
             }
         }
         do throws(KVOEngineError) {
-            return .request(Request(id: fields.id, operation: try fields.operation()))
+            if fields.id == nil, fields.opCode == .set {
+                let (object, keyPath, value) = try fields.setOperands()
+                return .plainSet(object: object, keyPath: keyPath, value: value)
+            }
+            return .outcome(.request(Request(id: fields.id, operation: try fields.operation())))
         } catch {
-            return .failure(id: fields.id, error: error)
+            return .outcome(.failure(id: fields.id, error: error))
         }
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// The members a request may have. Names are matched on their bytes, and a
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
@@ -119,7 +125,7 @@ extension UnsafeRawBufferPointer {
     @inline(__always)
     func elementsEqual(_ literal: StaticString) -> Bool {
         guard count == literal.utf8CodeUnitCount else { return false }
-        for index in 0..<count where self[index] != literal.utf8Start[index] { return false }
-        return true
+        // memcmp: a byte loop here cost a hundred instructions per member name.
+        return count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0
     }
 }

@@ -3,26 +3,92 @@ struct Fields {
     var id: JSONValue?
     /// The op, when it is a string naming one; else `op` keeps what was sent.
     var opCode: OpCode?
-    var op: JSONValue?
     var object: JSONValue?
     var keyPath: JSONValue?
-    var keyPaths: JSONValue?
     var value: JSONValue?
-    var values: JSONValue?
-    var index: JSONValue?
-    var indexes: JSONValue?
-    var options: JSONValue?
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
-    var context: JSONValue?
-    var since: JSONValue?
-    var epoch: JSONValue?
-    var policy: JSONValue?
-    var unknown: String?
     /// A bit per ``Field`` read so far.
     private var seen: UInt16 = 0
-    /// Names that are no field, kept only to refuse them repeated.
-    private var unknownNames: [String] = []
+    /// The members a `set` never has, boxed: creating and destroying a dozen
+    /// optional values for every request cost more than a box for the few
+    /// requests that have them.
+    private var rare: RareFields?
+
+    private final class RareFields {
+        var op: JSONValue?
+        var keyPaths: JSONValue?
+        var values: JSONValue?
+        var index: JSONValue?
+        var indexes: JSONValue?
+        var options: JSONValue?
+        var context: JSONValue?
+        var since: JSONValue?
+        var epoch: JSONValue?
+        var policy: JSONValue?
+        var unknown: String?
+        /// Names that are no field, kept only to refuse them repeated.
+        var unknownNames: [String] = []
+    }
+
+    /// The box, made on first use (a `Fields` is never copied while it is filled).
+    private var rareFields: RareFields {
+        mutating get {
+            if let rare { return rare }
+            let made = RareFields()
+            rare = made
+            return made
+        }
+    }
+
+    var op: JSONValue? {
+        get { rare?.op }
+        set { rareFields.op = newValue }
+    }
+    var keyPaths: JSONValue? {
+        get { rare?.keyPaths }
+        set { rareFields.keyPaths = newValue }
+    }
+    var values: JSONValue? {
+        get { rare?.values }
+        set { rareFields.values = newValue }
+    }
+    var index: JSONValue? {
+        get { rare?.index }
+        set { rareFields.index = newValue }
+    }
+    var indexes: JSONValue? {
+        get { rare?.indexes }
+        set { rareFields.indexes = newValue }
+    }
+    var options: JSONValue? {
+        get { rare?.options }
+        set { rareFields.options = newValue }
+    }
+    var context: JSONValue? {
+        get { rare?.context }
+        set { rareFields.context = newValue }
+    }
+    var since: JSONValue? {
+        get { rare?.since }
+        set { rareFields.since = newValue }
+    }
+    var epoch: JSONValue? {
+        get { rare?.epoch }
+        set { rareFields.epoch = newValue }
+    }
+    var policy: JSONValue? {
+        get { rare?.policy }
+        set { rareFields.policy = newValue }
+    }
+    var unknown: String? {
+        get { rare?.unknown }
+        set { rareFields.unknown = newValue }
+    }
+    private var unknownNames: [String] {
+        get { rare?.unknownNames ?? [] }
+        set { rareFields.unknownNames = newValue }
+    }
 
     /// Reads one member's value, refusing a name that repeats (which would
     /// make a request ambiguous) as the reader's own check would.
@@ -63,18 +129,31 @@ struct Fields {
         }
     }
 
+    /// A `set`'s object, key path and value, checked as ``operation()``
+    /// checks them (`opCode` is `.set`).
+    func setOperands() throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
+        try checkCommonFields(for: .set)
+        return (try objectName(), try requiredKeyPath(), try required(value, "value"))
+    }
+
+    /// The checks every op shares: no unknown field, `since` and `epoch` only where they belong.
+    private func checkCommonFields(for opCode: OpCode) throws(KVOEngineError) {
+        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
+        if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
+        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
+    }
+
     func operation() throws(KVOEngineError) -> Operation {
         guard let opCode else {
             guard let op else { throw .badRequest("missing field \"op\"") }
             guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
-        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
-        if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
-        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
+        try checkCommonFields(for: opCode)
         switch opCode {
         case .set:
-            return .set(object: try objectName(), keyPath: try requiredKeyPath(), value: try required(value, "value"))
+            let (object, keyPath, value) = try setOperands()
+            return .set(object: object, keyPath: keyPath, value: value)
         case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())
         case .delete:

@@ -179,16 +179,10 @@ struct RequestScanner {
     private mutating func plainString() -> UnsafeRawBufferPointer? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1])
-            }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
-            position += 1
-        }
-        return nil
+        let end = JSONStringScan.endOfPlainRun(in: bytes, from: start, asciiOnly: true)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        position = end + 1
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 
     @inline(__always)

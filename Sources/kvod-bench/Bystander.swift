@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client that only pings, one request at a time, while a load runs: how
+/// long an unrelated client waits for its reply. With durability that is
+/// what a commit in progress costs everyone else (kvod holds every reply
+/// while changes are uncommitted; docs/DURABILITY.md).
+///
+/// Blocking calls on its own thread: there is one request in flight, and a
+/// read timeout turns a server that stopped answering into a problem.
+final class Bystander {
+    private let fd: Int32
+    private let request: [UInt8]
+    /// How a good reply starts.
+    private let expected: [UInt8]
+    /// Send-to-reply times, in nanoseconds, recorded while the load records.
+    let latencies = Histogram()
+    private(set) var problem: String?
+
+    init(path: String, peer: Peer) throws(BenchError) {
+        fd = try UnixSocket.connect(path)
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        switch peer {
+        case .kvod:
+            request = Array(#"{"op":"ping"}"#.utf8) + [10]
+            expected = Array(#"{"ok":true"#.utf8)
+        case .redis:
+            request = Array("*1\r\n$4\r\nPING\r\n".utf8)
+            expected = Array("+PONG".utf8)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Pings until the setters stop, 2 ms apart (a client that waits between
+    /// requests, not one that adds load).
+    func run(_ signals: LoadSignals) {
+        var reply: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: 512)
+        while !signals.stopSetting.load(ordering: .relaxed) {
+            let started = monotonicNanoseconds()
+            let sent = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent == request.count else {
+                problem = "bystander: send: \(UnixSocket.errorText())"
+                return
+            }
+            reply.removeAll(keepingCapacity: true)
+            while !reply.contains(10) {
+                let count = read(fd, &scratch, scratch.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    problem = "bystander: " + (count == 0 ? "the server closed the connection"
+                        : errno == EAGAIN ? "no reply to a ping within 20 s" : "read: \(UnixSocket.errorText())")
+                    return
+                }
+                reply.append(contentsOf: scratch[..<count])
+            }
+            let elapsed = monotonicNanoseconds() - started
+            guard reply.starts(with: expected) else {
+                problem = "bystander: error reply: " + String(decoding: reply.prefix(300), as: UTF8.self)
+                return
+            }
+            if signals.recording.load(ordering: .relaxed) { latencies.record(elapsed) }
+            usleep(2_000)
+        }
+    }
+}
