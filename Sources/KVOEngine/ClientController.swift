@@ -36,7 +36,7 @@ public final class ClientController: CustomStringConvertible {
     /// How many observations this client holds.
     public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
-    public var output: [UInt8] = []
+    public var output = ByteBuffer()
     /// Told when ``output`` becomes non-empty.
     public weak var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
@@ -141,12 +141,12 @@ public final class ClientController: CustomStringConvertible {
     public func close() {
         isClosed = true
         unobserveAll()
-        output = []
+        output = ByteBuffer()
     }
 
     /// Takes the pending output, leaving it empty (and its capacity for reuse).
     public func takeOutput(into buffer: inout [UInt8]) {
-        buffer.append(contentsOf: output)
+        output.withUnsafeBytes { buffer.append(contentsOf: $0) }
         output.removeAll(keepingCapacity: true)
     }
 
@@ -188,11 +188,11 @@ public final class ClientController: CustomStringConvertible {
         }
         let wasEmpty = output.isEmpty
         if let contextFragment {
-            output.append(contentsOf: line.dropLast(EventEncoder.eventTerminator.count))
-            output.append(contentsOf: contextFragment)
+            output.append(bytes: UnsafeRawBufferPointer(rebasing: line.dropLast(EventEncoder.eventTerminator.count)))
+            output.append(bytes: contextFragment)
             output.append(contentsOf: EventEncoder.eventTerminator)
         } else {
-            output.append(contentsOf: line)
+            output.append(bytes: line)
         }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
@@ -209,7 +209,7 @@ public final class ClientController: CustomStringConvertible {
     }
 
     @inline(__always)
-    private func appendReply(_ write: (inout [UInt8]) -> Void) {
+    private func appendReply(_ write: (inout ByteBuffer) -> Void) {
         guard !isClosed, disconnectReason == nil else { return }
         let wasEmpty = output.isEmpty
         write(&output)
@@ -251,7 +251,7 @@ public final class ClientController: CustomStringConvertible {
 
     private func disconnect(because reason: String) {
         disconnectReason = reason
-        output = []
+        output = ByteBuffer()
         held = HeldEvents()
         outputDelegate?.clientController(self, mustDisconnectBecause: reason)
     }

@@ -8,7 +8,20 @@ extension Engine {
         let (old, existing, target) = try store.checkedValue(object, at: keys)
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
                                   seq: store.seq + 1, existingKeys: existing)
-        return commit(change) { store.write(object, at: keys, value, to: target) }
+        switch shared.route(of: change) {
+        case .unobserved:
+            store.write(object, at: keys, value, to: target)
+            record(change)
+        case .exactly(let node):
+            // The common case, without the shared controller's general
+            // bookkeeping: no prior events, no ancestors, no descendants.
+            store.write(object, at: keys, value, to: target)
+            record(change)
+            shared.didChange(change, exactlyAt: node)
+        case .general:
+            return commit(change) { store.write(object, at: keys, value, to: target) }
+        }
+        return change.seq
     }
 
     /// Deleting what is not there succeeds and changes nothing (no seq, no event).
@@ -87,13 +100,18 @@ extension Engine {
         let object = change.object
         let pending = shared.willChange(change) { keys in store.value(object, at: keys) }
         apply()
-        store.seq = change.seq
-        history.append(change)
-        changeLog?.record(change)
+        record(change)
         if let pending {
             shared.didChange(pending) { keys in store.value(object, at: keys) }
         }
         return change.seq
+    }
+
+    /// Counts an applied change, keeps it in the history and hands it to the change log.
+    private func record(_ change: ChangeRecord) {
+        store.seq = change.seq
+        history.append(change)
+        changeLog?.record(change)
     }
 
     /// The elements at `indexes` of the array at `keyPath`, which must exist

@@ -17,7 +17,7 @@ public final class SharedController {
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
     /// ``send``'s encodings of one node's events, reused from change to change.
-    private var eventBytes: [UInt8] = []
+    private var eventBytes = ByteBuffer()
 
     public init() {}
 
@@ -174,6 +174,45 @@ public final class SharedController {
         return pending
     }
 
+    /// Where a change goes, found before it is applied.
+    enum Route {
+        /// Nothing observes the object, or nothing at or around the path.
+        case unobserved
+        /// The common case, a setting of a one-key path: the observations it
+        /// reaches are all on that path's node and none wants prior events.
+        /// No prior events, no old values to keep: ``didChange(_:exactlyAt:)``
+        /// after applying it sends everything.
+        case exactly(PathNode)
+        /// Anything else: ``willChange(_:valueBefore:)`` and ``didChange(_:valueAfter:)``.
+        case general
+    }
+
+    /// Where `change` goes. Costs the object's lookup and, for a one-key
+    /// path, its node's; the general route walks again (a rarer change).
+    func route(of change: ChangeRecord) -> Route {
+        guard let root = roots[change.object] else {
+            lastChangeVisits = 0
+            return .unobserved
+        }
+        guard change.path.count == 1, change.kind == .setting else { return .general }
+        guard let node = root.child(change.path[0]) else {
+            // The root itself holds no observations (a key path is never empty).
+            lastChangeVisits = 0
+            return .unobserved
+        }
+        guard node.children.isEmpty, node.priorObservers == 0 else { return .general }
+        return node.hasObservations ? .exactly(node) : .unobserved
+    }
+
+    /// Sends the events of `change`, applied, to the observations of `node`
+    /// (its ``Route/exactly(_:)`` route).
+    func didChange(_ change: ChangeRecord, exactlyAt node: PathNode) {
+        lastChangeVisits = 1
+        pending.change = change
+        var group = MatchGroup(node: node, relation: .exact)
+        withUnsafePointer(to: &group) { send(pending, $0, prior: false) }
+    }
+
     /// Sends the change events, once the store has applied the change.
     /// `valueAfter` reads the store as it is now.
     func didChange(_ pending: PendingChange, valueAfter: (ArraySlice<String>) -> JSONValue?) {
@@ -211,15 +250,16 @@ public final class SharedController {
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
-        for variant in 0..<4 {
-            if variants & (1 << variant) != 0 {
-                EventEncoder.change(
-                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
-                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
-                    new: isExact ? change.new : group.pointee.new,
-                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
-            }
-            ends[variant] = eventBytes.count
+        let newOnly = UInt8(1) << ObservationOptions.new.rawValue
+        if isExact, !prior, variants == newOnly, change.kind == .setting {
+            // The usual group: the changed path itself, observed with `new`.
+            // Its one encoding reads the change's value in place.
+            EventEncoder.setting(into: &eventBytes, head: node.eventHead, new: change.new, seq: change.seq)
+            ends[1] = eventBytes.count
+            ends[2] = eventBytes.count
+            ends[3] = eventBytes.count
+        } else {
+            encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
         eventBytes.withUnsafeBytes { all in
@@ -243,6 +283,24 @@ public final class SharedController {
             }
         }
         lastChangeVisits += visits
+    }
+
+    /// The encodings of one group's event, one per new/old combination that
+    /// its observations ask for, one after the other in ``eventBytes``.
+    private func encodeVariants(_ variants: UInt8, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
+                                prior: Bool, into ends: inout VariantEnds) {
+        let node = group.pointee.node
+        let isExact = group.pointee.isExact
+        for variant in 0..<4 {
+            if variants & (1 << variant) != 0 {
+                EventEncoder.change(
+                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
+                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
+                    new: isExact ? change.new : group.pointee.new,
+                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
+            }
+            ends[variant] = eventBytes.count
+        }
     }
 
     // MARK: Inspection

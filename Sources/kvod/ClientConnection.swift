@@ -187,7 +187,7 @@ final class ClientConnection: ClientOutputDelegate {
     /// Writes the controller's output, or holds it for the batch to commit.
     private func writeOutput() -> Int {
         if let batch = daemon.groupCommit?.batchToWaitFor {
-            hold(controller.output, until: batch)
+            controller.output.withUnsafeBytes { hold($0, until: batch) }
         } else {
             controller.output.withUnsafeBytes { stream.write($0) }
         }
@@ -221,13 +221,13 @@ final class ClientConnection: ClientOutputDelegate {
         }
     }
 
-    private func hold(_ bytes: [UInt8], until batch: UInt64) {
+    private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
         if held.isEmpty { daemon.connectionHoldsOutput(self) }
         heldBytes += bytes.count
         if held.last?.batch == batch {
             held[held.count - 1].bytes.append(contentsOf: bytes)
         } else {
-            held.append((batch, bytes))
+            held.append((batch, Array(bytes)))
         }
     }
 

@@ -11,29 +11,34 @@ public enum JSONWriter {
     /// its `maxDepth`; a value built in code thousands of levels deep could
     /// exhaust the stack.
     public static func write(_ value: JSONValue, into buffer: inout [UInt8]) {
+        write(value, to: &buffer)
+    }
+
+    /// ``write(_:into:)`` into any byte sink (specialized for each in the module).
+    static func write<Sink: ByteSink>(_ value: JSONValue, to buffer: inout Sink) {
         switch value {
         case .null:
             buffer.append(literal: "null")
         case .bool(let flag):
             if flag { buffer.append(literal: "true") } else { buffer.append(literal: "false") }
         case .number(let number):
-            writeNumber(number, into: &buffer)
+            buffer.append(utf8: number.literal)
         case .string(let string):
-            writeString(string, into: &buffer)
+            writeString(string, to: &buffer)
         case .array(let elements):
             buffer.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                write(element, into: &buffer)
+                write(element, to: &buffer)
             }
             buffer.append(UInt8(ascii: "]"))
         case .object(let members):
             buffer.append(UInt8(ascii: "{"))
             for index in members.keys.indices {
                 if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                writeString(members.keys[index], into: &buffer)
+                writeString(members.keys[index], to: &buffer)
                 buffer.append(UInt8(ascii: ":"))
-                write(members.values[index], into: &buffer)
+                write(members.values[index], to: &buffer)
             }
             buffer.append(UInt8(ascii: "}"))
         }
@@ -56,6 +61,11 @@ public enum JSONWriter {
     /// non-ASCII included, is copied as UTF-8: shorter than `\u` escapes, and a
     /// Swift `String` is always valid UTF-8.
     public static func writeString(_ string: String, into buffer: inout [UInt8]) {
+        writeString(string, to: &buffer)
+    }
+
+    /// ``writeString(_:into:)`` into any byte sink.
+    static func writeString<Sink: ByteSink>(_ string: String, to buffer: inout Sink) {
         var string = string
         buffer.append(UInt8(ascii: "\""))
         // withUTF8 gives the native storage without copying; runs of bytes that
@@ -65,23 +75,23 @@ public enum JSONWriter {
             // word at a time, and copy the whole string at once if there is none.
             let clean = JSONStringScan.endOfPlainRun(in: UnsafeRawBufferPointer(utf8), from: 0, asciiOnly: false)
             if clean == utf8.count {
-                buffer.append(contentsOf: utf8)
+                buffer.append(bytes: UnsafeRawBufferPointer(utf8))
                 return
             }
             var runStart = 0
             for index in clean..<utf8.count {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<index]))
                 appendEscape(for: byte, into: &buffer)
                 runStart = index + 1
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart...]))
         }
         buffer.append(UInt8(ascii: "\""))
     }
 
-    private static func appendEscape(for byte: UInt8, into buffer: inout [UInt8]) {
+    private static func appendEscape<Sink: ByteSink>(for byte: UInt8, into buffer: inout Sink) {
         let short: UInt8
         switch byte {
         case UInt8(ascii: "\""): short = UInt8(ascii: "\"")

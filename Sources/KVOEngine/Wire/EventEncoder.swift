@@ -30,14 +30,28 @@
     /// or under it (`setting`). `old` and `new` are the values at that key
     /// path. Live dispatch and replay both encode through here, so a replayed
     /// event is the live one, byte for byte.
-    static func change(into bytes: inout [UInt8], head: [UInt8], changeKind: ChangeKind, indexes: [Int], seq: UInt64,
-                       exact: Bool, old: JSONValue?, new: JSONValue?, options: ObservationOptions, prior: Bool) {
+    static func change<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], changeKind: ChangeKind, indexes: [Int],
+                                       seq: UInt64, exact: Bool, old: JSONValue?, new: JSONValue?,
+                                       options: ObservationOptions, prior: Bool) {
         let kind = exact ? changeKind : .setting
-        change(into: &bytes, head: head, kind: kind,
+        change(to: &bytes, head: head, kind: kind,
                new: !prior && options.contains(.new) && kind != .removal ? .some(new) : .none,
                old: options.contains(.old) && kind != .insertion ? .some(old) : .none,
                indexes: exact && kind != .setting ? indexes : nil,
                seq: seq, prior: prior)
+    }
+
+    /// The usual event, as ``change(into:head:kind:new:old:indexes:seq:prior:initial:)``
+    /// writes it for a setting with only `new`: `new` is read where it is,
+    /// not copied into a double optional.
+    static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64) {
+        bytes.append(array: head)
+        bytes.append(literal: #","kind":"setting","new":"#)
+        switch new {
+        case .some(let value): JSONWriter.write(value, to: &bytes)
+        case .none: bytes.append(literal: "null")
+        }
+        appendSeqAndEnd(seq, to: &bytes)
     }
 
     /// The same, as a line of its own, for `change` (replay).
@@ -58,12 +72,21 @@
         into bytes: inout [UInt8], head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
         indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
     ) {
-        bytes.append(contentsOf: head)
+        change(to: &bytes, head: head, kind: kind, new: new, old: old, indexes: indexes, seq: seq, prior: prior,
+               initial: initial)
+    }
+
+    /// ``change(into:head:kind:new:old:indexes:seq:prior:initial:)`` into any byte sink.
+    static func change<Sink: ByteSink>(
+        to bytes: inout Sink, head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
+        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
+    ) {
+        bytes.append(array: head)
         // Each append has a fixed cost well above its copy: the usual event
         // (a setting, with new) gets its literal parts in one.
         if case .some(let value) = new, kind == .setting, !prior, !initial {
             bytes.append(literal: #","kind":"setting","new":"#)
-            JSONWriter.write(value ?? .null, into: &bytes)
+            JSONWriter.write(value ?? .null, to: &bytes)
         } else {
             switch kind {
             case .setting: bytes.append(literal: #","kind":"setting""#)
@@ -75,12 +98,12 @@
             if initial { bytes.append(literal: #","initial":true"#) }
             if case .some(let value) = new {
                 bytes.append(literal: #","new":"#)
-                JSONWriter.write(value ?? .null, into: &bytes)
+                JSONWriter.write(value ?? .null, to: &bytes)
             }
         }
         if case .some(let value) = old {
             bytes.append(literal: #","old":"#)
-            JSONWriter.write(value ?? .null, into: &bytes)
+            JSONWriter.write(value ?? .null, to: &bytes)
         }
         if let indexes {
             bytes.append(literal: #","indexes":["#)
@@ -94,7 +117,7 @@
     }
 
     /// Appends `,"seq":N}\n` with one copy (built on the stack).
-    static func appendSeqAndEnd(_ seq: UInt64, to bytes: inout [UInt8]) {
+    static func appendSeqAndEnd<Sink: ByteSink>(_ seq: UInt64, to bytes: inout Sink) {
         var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &buffer) { raw in
             // Digits right-aligned before the closing `}\n`, the member name before them.
@@ -111,12 +134,12 @@
             position -= name.utf8CodeUnitCount
             UnsafeMutableRawBufferPointer(rebasing: raw[position...])
                 .copyMemory(from: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[position...]))
+            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: raw[position...]))
         }
     }
 
     /// Appends an integer's decimal digits without going through `String`.
-    static func appendDecimal<T: BinaryInteger>(_ value: T, to bytes: inout [UInt8]) {
+    static func appendDecimal<T: BinaryInteger, Sink: ByteSink>(_ value: T, to bytes: inout Sink) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
             appendDecimal(UInt64(value.magnitude), to: &bytes)
@@ -135,7 +158,7 @@
                 buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
                 remaining /= 10
             } while remaining > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position...]))
+            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position...]))
         }
     }
 }

@@ -46,7 +46,7 @@ public enum RequestDecoder {
         }
         do throws(KVOEngineError) {
             if fields.id == nil, fields.opCode == .set {
-                let (object, keyPath, value) = try fields.setOperands()
+                let (object, keyPath, value) = try fields.takeSetOperands()
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
             return .outcome(.request(Request(id: fields.id, operation: try fields.operation())))

@@ -131,9 +131,13 @@ struct Fields {
 
     /// A `set`'s object, key path and value, checked as ``operation()``
     /// checks them (`opCode` is `.set`).
-    func setOperands() throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
+    /// The value is moved out, not copied (`fields` is done with after this).
+    mutating func takeSetOperands() throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         try checkCommonFields(for: .set)
-        return (try objectName(), try requiredKeyPath(), try required(value, "value"))
+        let name = try objectName()
+        let path = try requiredKeyPath()
+        guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
+        return (name, path, value)
     }
 
     /// The checks every op shares: no unknown field, `since` and `epoch` only where they belong.
@@ -152,7 +156,8 @@ struct Fields {
         try checkCommonFields(for: opCode)
         switch opCode {
         case .set:
-            let (object, keyPath, value) = try setOperands()
+            var fields = self
+            let (object, keyPath, value) = try fields.takeSetOperands()
             return .set(object: object, keyPath: keyPath, value: value)
         case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())

@@ -1,0 +1,147 @@
+/// Growable bytes whose append costs its copy and little more: a client's
+/// output, and the events being encoded for it.
+///
+/// `[UInt8].append(contentsOf:)` costs about ninety instructions whatever it
+/// copies (uniqueness, capacity, the generic sequence copy); a `set` with one
+/// observer appended a dozen times, and fan-out appends once per event. Here
+/// an append is a uniqueness and a capacity check, then `memcpy`.
+///
+/// A value, like `[UInt8]`: copies share the storage until one of them changes.
+public struct ByteBuffer: RandomAccessCollection {
+    private final class Storage {
+        var base: UnsafeMutableRawPointer?
+        var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            base = capacity > 0 ? UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1) : nil
+        }
+
+        deinit { base?.deallocate() }
+    }
+
+    private var storage: Storage
+    /// How many bytes the buffer holds.
+    public private(set) var count = 0
+
+    /// An empty buffer with room for `capacity` bytes.
+    public init(capacity: Int = 0) {
+        storage = Storage(capacity: capacity)
+    }
+
+    /// How many bytes the buffer can hold before it grows.
+    public var capacity: Int { storage.capacity }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(position: Int) -> UInt8 {
+        precondition(position >= 0 && position < count, "ByteBuffer index out of range")
+        return storage.base!.load(fromByteOffset: position, as: UInt8.self)
+    }
+
+    /// Calls `body` with the bytes, valid only during the call.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: count))
+    }
+
+    public func withContiguousStorageIfAvailable<R>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws -> R
+    ) rethrows -> R? {
+        try withUnsafeBytes { try body($0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// Appends `bytes`.
+    @inline(__always)
+    public mutating func append(bytes: UnsafeRawBufferPointer) {
+        let added = bytes.count
+        guard added > 0 else { return }
+        makeRoom(for: added)
+        storage.base!.advanced(by: count).copyMemory(from: bytes.baseAddress!, byteCount: added)
+        count += added
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        makeRoom(for: 1)
+        storage.base!.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    /// Appends the bytes of `array`.
+    @inline(__always)
+    public mutating func append(contentsOf array: [UInt8]) {
+        array.withUnsafeBytes { append(bytes: $0) }
+    }
+
+    /// Empties the buffer; with `keepingCapacity`, its storage stays for the next bytes.
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        if keepingCapacity && isKnownUniquelyReferenced(&storage) {
+            count = 0
+        } else {
+            self = ByteBuffer()
+        }
+    }
+
+    @inline(__always)
+    private mutating func makeRoom(for added: Int) {
+        if _slowPath(!isKnownUniquelyReferenced(&storage) || storage.capacity - count < added) {
+            grow(toHold: count + added)
+        }
+    }
+
+    /// A storage of its own, at least twice as large as needed so that
+    /// appends stay amortized constant.
+    private mutating func grow(toHold needed: Int) {
+        let capacity = isKnownUniquelyReferenced(&storage) ? Swift.max(needed, storage.capacity * 2, 64) : Swift.max(needed, 64)
+        let grown = Storage(capacity: capacity)
+        if count > 0 { grown.base!.copyMemory(from: storage.base!, byteCount: count) }
+        storage = grown
+    }
+}
+
+extension ByteBuffer: Equatable {
+    public static func == (lhs: ByteBuffer, rhs: ByteBuffer) -> Bool {
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
+    }
+}
+
+/// What the encoders write into: a `ByteBuffer` on the hot paths, a
+/// `[UInt8]` elsewhere. Generic code is specialized for each in the module.
+protocol ByteSink {
+    mutating func append(_ byte: UInt8)
+    mutating func append(bytes: UnsafeRawBufferPointer)
+}
+
+extension ByteBuffer: ByteSink {}
+
+extension Array: ByteSink where Element == UInt8 {
+    @inline(__always)
+    mutating func append(bytes: UnsafeRawBufferPointer) {
+        append(contentsOf: bytes)
+    }
+}
+
+extension ByteSink {
+    /// Appends a literal's UTF-8 bytes with one copy. `append(contentsOf: "…".utf8)`
+    /// walks the string's UTF-8 view instead: on the event path that was a
+    /// tenth of the cost of a change (docs/PERFORMANCE.md).
+    @inline(__always)
+    mutating func append(literal: StaticString) {
+        append(bytes: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 bytes of `string` with one copy.
+    @inline(__always)
+    mutating func append(utf8 string: String) {
+        var string = string
+        string.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends the bytes of `array`.
+    @inline(__always)
+    mutating func append(array: [UInt8]) {
+        array.withUnsafeBytes { append(bytes: $0) }
+    }
+}
