@@ -89,14 +89,16 @@ let package = Package(
         // checks) and its executable. See scripts/ci/fuzz.sh.
         .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
         .executableTarget(name: "kvod-fuzz", dependencies: ["KVOFuzzing"]),
-        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing"]),
-        .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine"]),
-        .testTarget(name: "kvodTests", dependencies: ["KVOEngine"]),
+        // What every test target shares: the real kvod started on a temporary
+        // socket, a blocking line client, waiting with deadlines (blocking or
+        // async), command runs, a seeded random generator.
+        .target(name: "KVOTestSupport", dependencies: ["KVOEngine"], path: "Tests/KVOTestSupport"),
+        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing", "KVOTestSupport"]),
+        .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOTestSupport"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).
-        .executableTarget(name: "kvod-crowd", path: "Tests/Tools/kvod-crowd"),
-        // Starts the real kvod (and kvoctl) binaries for the client tests.
-        .target(name: "KVOTestSupport", path: "Tests/KVOTestSupport"),
+        .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),
         .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
         .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
     ],

@@ -52,9 +52,13 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         public static let decodingFailed = Code("decoding_failed")
         /// The daemon sent something this client does not understand.
         public static let protocolViolation = Code("protocol_violation")
+        /// No reply within the connection's ``KVOConnection/Configuration/requestTimeout``;
+        /// the message says whether the request was sent (then it may or may
+        /// not have been applied) or withdrawn unsent. The connection stays open.
+        public static let timedOut = Code("timed_out")
 
         static let clientCodes: Set<Code> = [
-            .cannotConnect, .connectionLost, .closed, .encodingFailed, .decodingFailed, .protocolViolation,
+            .cannotConnect, .connectionLost, .closed, .encodingFailed, .decodingFailed, .protocolViolation, .timedOut,
         ]
     }
 
@@ -71,8 +75,9 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     /// client failing to reach it or to convert a value).
     public var isDaemonError: Bool { !Code.clientCodes.contains(code) }
 
-    /// Whether the connection is the problem: it could not be made, broke, or was closed.
-    public var isConnectionError: Bool { [.cannotConnect, .connectionLost, .closed].contains(code) }
+    /// Whether the connection is the problem: it could not be made, broke, or
+    /// was closed, or kvod did not answer in time.
+    public var isConnectionError: Bool { [.cannotConnect, .connectionLost, .closed, .timedOut].contains(code) }
 
     public var description: String { "\(code): \(message)" }
 }

@@ -4,8 +4,10 @@ import KVOEngine
 ///
 /// Values go out through `Encodable` (Foundation's `JSONEncoder`) or as a
 /// ``JSONValue``, and come back through `Decodable` or as a ``JSONValue``.
-/// A daemon error throws ``KVOClientError`` with its code and message.
-/// Cancelling the calling task does not withdraw a request that was sent.
+/// A daemon error throws ``KVOClientError`` with its code and message; no
+/// reply within the configuration's ``Configuration/requestTimeout`` throws
+/// ``KVOClientError/Code-swift.struct/timedOut``. Cancelling the calling task
+/// does not withdraw a request that was sent.
 extension KVOConnection {
     /// Sets the value at `keyPath` of `object`, creating missing intermediate objects.
     /// - Returns: the change's seq.

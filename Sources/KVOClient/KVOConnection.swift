@@ -27,10 +27,12 @@ public final class KVOConnection: Sendable {
         core = try ConnectionCore(configuration: configuration)
     }
 
-    /// Connects to the socket at `socketPath` (default: ``defaultSocketPath(environment:)``).
-    public convenience init(socketPath: String? = nil, reconnect: ReconnectPolicy = .never) throws(KVOClientError) {
+    /// Connects to the socket at `socketPath` (default: ``defaultSocketPath(environment:)``);
+    /// see ``Configuration`` for `reconnect` and `requestTimeout`.
+    public convenience init(socketPath: String? = nil, reconnect: ReconnectPolicy = .never,
+                            requestTimeout: Duration? = Configuration.defaultRequestTimeout) throws(KVOClientError) {
         try self.init(configuration: Configuration(socketPath: socketPath ?? Self.defaultSocketPath(),
-                                                   reconnect: reconnect))
+                                                   reconnect: reconnect, requestTimeout: requestTimeout))
     }
 
     deinit { core.close() }
@@ -48,7 +50,7 @@ public final class KVOConnection: Sendable {
         let line = request.finished
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
-            core.send(line, .caller { continuation.resume(returning: $0) })
+            core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) })))
         }
         return try result.get()
     }

@@ -2,24 +2,42 @@ import Foundation
 import KVOEngine
 
 extension KVOConnection {
-    /// How to reach kvod and what to do when the connection breaks.
+    /// How to reach kvod, how long to wait for it, and what to do when the connection breaks.
     public struct Configuration: Sendable {
         /// The daemon's socket; see ``KVOConnection/defaultSocketPath(environment:)``.
         public var socketPath: String
         /// Off by default: a broken connection ends every stream and callback
         /// with ``KVOClientError/Code-swift.struct/connectionLost``.
         public var reconnect: ReconnectPolicy
+        /// How long a request waits for its reply (default 30 s; nil: without end).
+        ///
+        /// When it passes, the request throws ``KVOClientError/Code-swift.struct/timedOut``
+        /// and the connection stays open and usable: a request already sent
+        /// may or may not have been applied (kvod's late reply is dropped), and
+        /// one not yet sent because the connection is reconnecting is withdrawn
+        /// and never sent. A stuck kvod is not given up on: streams and
+        /// controllers wait on; ``KVOConnection/close()`` ends them. Covers the
+        /// requests of the async API and ``KVOConnection/sendRaw(_:onReply:)``,
+        /// not the registrations behind streams and controllers.
+        public var requestTimeout: Duration?
         /// Receives, on the reader thread, every event no observation of this
         /// connection asked for (as the line kvod sent), e.g. the events of
         /// an `observe` sent with ``KVOConnection/sendRaw(_:onReply:)``. Must not block.
         public var onUnroutedEvent: (@Sendable (String) -> Void)?
 
         public init(socketPath: String = KVOConnection.defaultSocketPath(), reconnect: ReconnectPolicy = .never,
+                    requestTimeout: Duration? = defaultRequestTimeout,
                     onUnroutedEvent: (@Sendable (String) -> Void)? = nil) {
             self.socketPath = socketPath
             self.reconnect = reconnect
+            self.requestTimeout = requestTimeout
             self.onUnroutedEvent = onUnroutedEvent
         }
+
+        /// 30 seconds: far beyond any answer of a healthy kvod (its replies
+        /// take microseconds; a `--sync always` commit, milliseconds), and short
+        /// enough that a stuck daemon surfaces as an error, not a hang.
+        public static let defaultRequestTimeout: Duration = .seconds(30)
     }
 
     /// Whether and how a connection reconnects after it breaks.

@@ -12,7 +12,7 @@ struct Person: Codable, Equatable {
 /// The async/await style's requests against the real kvod.
 @Suite struct AsyncOperationsTests {
     @Test func setThenGetRoundTripsCodableValues() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let person = Person(name: "xz", age: 41, tags: ["a", "b"])
         let first = try await connection.set("person/1", "profile", to: person)
@@ -26,7 +26,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func jsonValuesKeepLargeIntegersDigitForDigit() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let huge = JSONValue.number(JSONNumber(validatedLiteral: "123456789012345678901234567890"))
         try await connection.set("o", "n", to: huge)
@@ -34,7 +34,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func deleteInsertRemoveReplaceChangeTheDocument() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await connection.insert("o", "list", ["a", "d"])
         try await connection.insert("o", "list", ["b", "c"], at: 1)
@@ -50,7 +50,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func daemonErrorsCarryTheProtocolsCodeAndMessage() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await connection.set("o", "s", to: "text")
         let cases: [(String, KVOClientError.Code)] = [("s.x", .notAnObject), ("a..b", .badRequest)]
@@ -75,7 +75,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func valuesThatWillNotEncodeOrDecodeFailWithoutTouchingTheDaemon() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await connection.set("o", "n", to: 1)
         do {
@@ -95,7 +95,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func infoAndPingAnswer() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await connection.ping()
         let seq = try await connection.set("o", "k", to: true)
@@ -107,7 +107,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func fiftyTasksShareOneConnection() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<50 {
@@ -131,7 +131,7 @@ struct Person: Codable, Equatable {
     }
 
     @Test func closedConnectionFailsRequestsAndEndsStreams() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         var before = connection.changes(of: "o", keyPath: "k").makeAsyncIterator()
         try await connection.ping()

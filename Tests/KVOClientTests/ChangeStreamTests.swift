@@ -6,7 +6,7 @@ import Testing
 /// `connection.changes(of:keyPath:options:)` against the real kvod.
 @Suite struct ChangeStreamTests {
     @Test func streamDeliversInitialThenEveryChangeWithItsOptions() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let before = try await connection.set("p", "name", to: "a")
         var changes = connection.changes(of: "p", keyPath: "name", options: [.new, .old, .initial], context: 7)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func streamOfSeveralKeyPathsMergesThemInDaemonOrder() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         var changes = connection.changes(of: "p", keyPaths: ["a", "b"], options: [.new]).makeAsyncIterator()
         try await connection.set("p", "b", to: 1)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func cancellingTheConsumingTaskUnobservesOnTheDaemon() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let received = Recorder<Change>()
         let stream = connection.changes(of: "o", keyPath: "k", options: [.new])
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func daemonKilledUnderAConnectedClientEndsTheStreamWithAnError() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let stream = connection.changes(of: "o", keyPath: "k", options: [.new])
         let consumer = Task { () -> KVOClientError? in
@@ -65,14 +65,14 @@ import Testing
             }
         }
         #expect(try await connection.observations().count == 1)
-        try kvod.kill()
+        try await kvod.kill()
         let error = try await withDeadline("the stream to end", seconds: 10) { await consumer.value }
         #expect(error?.code == .connectionLost)
         await #expect(throws: KVOClientError.self) { try await connection.ping() }
     }
 
     @Test func secondObserverOfAKeyPathGetsItsOwnInitialAndOptions() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await connection.set("p", "k", to: 1)
         var first = connection.changes(of: "p", keyPath: "k", options: [.new]).makeAsyncIterator()
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func joiningObserverWithInitialAndNewGetsTheCurrentValue() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         var first = connection.changes(of: "p", keyPath: "k", options: [.new]).makeAsyncIterator()
         let seq = try await connection.set("p", "k", to: "now")
@@ -112,7 +112,7 @@ import Testing
     /// value is as of, also when other connections moved the daemon's seq on
     /// with changes this connection never heard of, and also for no value.
     @Test func joiningObserverInitialCarriesTheSeqOfItsGet() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let other = try connect(kvod)
         var first = connection.changes(of: "p", keyPath: "k", options: [.new]).makeAsyncIterator()
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func malformedKeyPathEndsTheStreamWithTheDaemonsError() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         var changes = connection.changes(of: "p", keyPath: "a..b").makeAsyncIterator()
         do {

@@ -21,7 +21,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/kvod.sock"
         let arguments = ["--data-dir", directory + "/data", "--sync", "always", "--log-level", "warning"]
-        var kvod = try KVODProcess(arguments: arguments, socketPath: path)
+        var kvod = try await KVODProcess(arguments: arguments, socketPath: path)
 
         let observer = try KVOConnection(
             socketPath: path, reconnect: .retry(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50)))
@@ -48,13 +48,13 @@ import Testing
             try await waitUntil("\(moment) sets are acknowledged", timeout: 120) { () async -> Bool in
                 writers.reduce(0) { $0 + $1.snapshot.lastAcknowledged } >= moment
             }
-            try kvod.kill()
+            try await kvod.kill()
             try await waitUntil("every writer saw its connection break", timeout: 20) { () async -> Bool in
                 writers.allSatisfy { $0.snapshot.isDisconnected || $0.snapshot.isFinished }
             }
             let books = writers.map(\.snapshot)
             highestSeq = max(highestSeq, books.map(\.lastAcknowledgedSeq).max() ?? 0)
-            kvod = try KVODProcess(arguments: arguments, socketPath: path)
+            kvod = try await KVODProcess(arguments: arguments, socketPath: path)
             let checker = try KVOConnection(socketPath: path)
             #expect(try await checker.info().seq >= highestSeq, "seq went back after a restart")
             for (keyPath, book) in zip(keyPaths, books) {

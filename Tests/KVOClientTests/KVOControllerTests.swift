@@ -7,7 +7,7 @@ import Testing
 /// KVOController's interface against the real kvod.
 @Suite struct KVOControllerTests {
     @Test func everyOptionAndKindReachesTheBlock() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         try await connection.set("doc", "list", to: [1, 2])
         let observer = RecordingObserver()
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func withoutOptionsTheBlockGetsKindAndIndexesButNoValues() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let observer = RecordingObserver()
         let controller = KVOController(observer: observer, connection: connection)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func actionFormCallsTheUnboundMethodOnTheObserver() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let observer = RecordingObserver()
         let controller = KVOController(observer: observer, connection: connection)
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func releasedObserverGetsNoCallbackAndItsObservationIsWithdrawn() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let queue = DispatchQueue(label: "callbacks")
         var observer: RecordingObserver? = RecordingObserver()
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func controllerDeinitUnobservesOnTheDaemon() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let observer = RecordingObserver()
         var controller: KVOController<RecordingObserver>? = KVOController(observer: observer, connection: connection)
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func observingTheSameKeyPathTwiceKeepsOneObservation() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let queue = DispatchQueue(label: "callbacks")
         let one = RecordingObserver()
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func unobserveInsideTheInitialCallbackIsSafe() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let queue = DispatchQueue(label: "callbacks")
         let observer = RecordingObserver()
@@ -164,7 +164,7 @@ import Testing
     }
 
     @Test func unobserveInsideAChangeCallbackStopsFurtherCallbacks() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let queue = DispatchQueue(label: "callbacks")
         let observer = RecordingObserver()
@@ -185,7 +185,7 @@ import Testing
     }
 
     @Test func lostConnectionIsReportedOnceToTheErrorHandler() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let observer = RecordingObserver()
         let controller = KVOController(observer: observer, connection: connection) { observer, error in
@@ -193,7 +193,7 @@ import Testing
         }
         controller.observe("o", keyPaths: ["a", "b", "c"]) { _, _, _ in }
         #expect(try await connection.observations().count == 3)
-        try kvod.kill()
+        try await kvod.kill()
         let errors = try await observer.errors.waitForCount(1)
         #expect(errors.first?.code == .connectionLost)
         await drain(controller.queue)
@@ -201,7 +201,7 @@ import Testing
     }
 
     @Test func daemonRefusingAnObservationIsReported() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let observer = RecordingObserver()
         let controller = KVOController(observer: observer, connection: connection) { observer, error in

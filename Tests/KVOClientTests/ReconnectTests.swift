@@ -11,7 +11,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/kvod.sock"
         let arguments = ["--data-dir", directory + "/data"]
-        var kvod = try KVODProcess(arguments: arguments, socketPath: path)
+        var kvod = try await KVODProcess(arguments: arguments, socketPath: path)
         // A late second attempt, so that sets land while the connection is down.
         let connection = try KVOConnection(
             socketPath: path, reconnect: .retry(initialDelay: .milliseconds(300), maximumDelay: .milliseconds(300)))
@@ -25,8 +25,8 @@ import Testing
         try await connection.set("o", "k", to: 1)
         try await stream.changes.waitForCount(1)
 
-        try kvod.kill()
-        kvod = try KVODProcess(arguments: arguments, socketPath: path)
+        try await kvod.kill()
+        kvod = try await KVODProcess(arguments: arguments, socketPath: path)
         let writer = try KVOConnection(socketPath: path)
         try await writer.set("o", "k", to: 2)
         try await writer.set("o", "other", to: 3)
@@ -49,14 +49,14 @@ import Testing
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/kvod.sock"
-        var kvod = try KVODProcess(socketPath: path)
+        var kvod = try await KVODProcess(socketPath: path)
         let connection = try KVOConnection(
             socketPath: path, reconnect: .retry(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(100)))
         let stream = StreamRecorder(connection.changes(of: "o", keyPath: "k", options: [.new]))
         try await connection.set("o", "k", to: 1)
         try await stream.changes.waitForCount(1)
-        try kvod.kill()
-        kvod = try KVODProcess(socketPath: path)
+        try await kvod.kill()
+        kvod = try await KVODProcess(socketPath: path)
         // The new kvod counts a new history (another epoch): what changed is unknowable, and the stream says so.
         #expect(try await stream.errors.waitForCount(1).first?.code == .compacted)
         // The connection itself is back and usable.
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func changesSinceASeqReplaysTheMissedChangesThenGoesLive() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let first = try await connection.set("o", "a.b", to: 1)
         try await connection.set("o", "x", to: 0)
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func changesSinceOlderThanTheHistoryFailsWithCompacted() async throws {
-        let kvod = try KVODProcess(arguments: ["--history", "2"])
+        let kvod = try await KVODProcess(arguments: ["--history", "2"])
         let connection = try connect(kvod)
         for value in 1...4 { try await connection.set("o", "k", to: value) }
         let stream = StreamRecorder(connection.changes(of: "o", keyPath: "k", since: 1))
@@ -95,13 +95,13 @@ import Testing
     }
 
     @Test func reconnectGivesUpAfterItsAttemptsAndEndsTheStream() async throws {
-        let kvod = try KVODProcess()
+        let kvod = try await KVODProcess()
         let connection = try KVOConnection(
             socketPath: kvod.socketPath,
             reconnect: .retry(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(10), maximumAttempts: 3))
         let stream = StreamRecorder(connection.changes(of: "o", keyPath: "k"))
         #expect(try await connection.observations().count == 1)
-        try kvod.kill()
+        try await kvod.kill()
         let error = try await stream.errors.waitForCount(1).first
         #expect(error?.code == .connectionLost)
         #expect(error?.message.contains("gave up") == true)

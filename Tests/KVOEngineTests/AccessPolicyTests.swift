@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// The access policy's decisions, its file format, and the engine's check.

@@ -1,4 +1,5 @@
 @testable import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// A change log that keeps everything in memory, as a data directory would on disk.

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// What a congested client's controller does with events, by policy.

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 // Differential tests: random documents go through JSONWriter and back through
@@ -26,20 +27,6 @@ import Testing
 //     `Double(literal)` gives, so those are compared with a relative tolerance
 //     of 1e-14. Every other number must be equal as a Double.
 // Numbers that overflow a Double are rejected by both.
-
-/// Sebastiano Vigna's SplitMix64: tiny, seedable, good enough for test data.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Builds random JSON values covering every kind, number shape and string hazard.
 private struct DocumentGenerator {

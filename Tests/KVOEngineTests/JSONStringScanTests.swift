@@ -1,4 +1,5 @@
 @testable import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// The word-at-a-time scan against the byte-by-byte definition, on random

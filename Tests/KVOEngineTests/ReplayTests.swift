@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// `observe` with `since`: what is replayed must be what a live observer got.

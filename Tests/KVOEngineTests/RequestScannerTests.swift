@@ -1,5 +1,6 @@
-import Testing
 @testable import KVOEngine
+import KVOTestSupport
+import Testing
 
 /// The request decoder's fast path against its full reader: for every line,
 /// either the scanner gives up or both give the same request.

@@ -1,5 +1,6 @@
 import KVOEngine
 @testable import KVOStorage
+import KVOTestSupport
 import Testing
 
 /// Random changes made by a real engine, committed in random groups the way
@@ -28,7 +29,7 @@ import Testing
 
     @Test(arguments: [UInt64(11), 12, 13, 14])
     func documentsReadBackExactlyAfterRandomGroupCommits(seed: UInt64) throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         let engine = Engine()
         let recorder = Recorder()
         engine.changeLog = recorder
@@ -66,23 +67,9 @@ import Testing
     }
 }
 
-/// Sebastiano Vigna's SplitMix64: tiny, seedable, good enough for test data.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension StateDatabaseDifferentialTests {
     @Test func memberRemovedAndMadeAgainInOneGroupMovesToTheEnd() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         let engine = Engine()
         let recorder = Recorder()
         engine.changeLog = recorder

@@ -1,12 +1,13 @@
 import Foundation
 import KVOEngine
 @testable import KVOStorage
+import KVOTestSupport
 import Testing
 
 /// The data directory against real SQLite files in a temporary folder.
 @Suite struct StateDatabaseTests {
     @Test func loadOfAFreshDirectoryIsEmptyAndCreatesIt() throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         let database = try StateDatabase(directory: directory.path + "/sub/state", syncMode: .always, historyCapacity: 10)
         let state = try database.load()
         #expect(state.seq == 0 && state.documents.isEmpty && state.history.isEmpty)
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func writeThenReopenRestoresDocumentsSeqAndEveryFieldOfTheHistory() throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         let changes = [
             ChangeRecord(object: "p", path: ["name"], kind: .setting, old: nil, new: "a", seq: 1, existingKeys: 0),
             ChangeRecord(object: "p", path: ["tags"], kind: .insertion, indexes: [0, 1], old: nil, new: ["x", "y"], seq: 2,
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func historyIsTrimmedToTheCapacityOnWriteAndOnLoad() throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 5)
             for seq in UInt64(1)...12 {
@@ -58,7 +59,7 @@ import Testing
     }
 
     @Test func secondOpenOfTheSameDirectoryIsRefusedWhileTheFirstIsOpen() throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         let first = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
         #expect {
             _ = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test func documentThatIsNotAnObjectFailsTheLoadNamingIt() throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
             try database.connection.execute("""
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func newerSchemaVersionIsRefused() throws {
-        let directory = try TemporaryFolder()
+        let directory = try TemporaryDirectory()
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
             try database.connection.execute("PRAGMA user_version = 99")
@@ -97,17 +98,4 @@ import Testing
             "\(error)".contains("schema version 99")
         }
     }
-}
-
-/// A temporary folder removed when the value goes away.
-final class TemporaryFolder {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/kvodstore-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        path = String(cString: made)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -9,9 +9,16 @@ public struct CommandRun: Sendable {
 
     /// Runs `executable` with `arguments`, feeding it `stdin`; kills it and
     /// fails when it has not exited within `timeout` seconds.
+    @available(*, noasync, message: "blocks a cooperative thread; use try await CommandRun.run(…)")
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                            stdin: String? = nil, timeout: Double = 20) throws -> CommandRun {
         try RunningCommand(executable, arguments, environment: environment, stdin: stdin).wait(timeout: timeout)
+    }
+
+    /// Runs `executable` as the synchronous form does, suspending while it waits.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                           stdin: String? = nil, timeout: Double = 20) async throws -> CommandRun {
+        try await RunningCommand(executable, arguments, environment: environment, stdin: stdin).wait(timeout: timeout)
     }
 
     /// stdout's non-empty lines.
@@ -26,17 +33,15 @@ public final class RunningCommand: Sendable {
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
 
-    /// Starts `executable`; `$KVOD_SOCKET` is removed from its environment unless `environment` sets it.
+    /// Starts `executable` with ``KVODProcess/inheritedEnvironment`` (so without
+    /// `$KVOD_SOCKET`) plus `environment`.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                 stdin: String? = nil) throws {
         process = Process()
         description = ([executable.lastPathComponent] + arguments).joined(separator: " ")
         process.executableURL = executable
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "KVOD_SOCKET")
-        env.merge(environment) { _, new in new }
-        process.environment = env
+        process.environment = KVODProcess.inheritedEnvironment.merging(environment) { _, new in new }
         let input = Pipe()
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
@@ -58,14 +63,30 @@ public final class RunningCommand: Sendable {
     }
 
     /// Waits for the exit; kills the program and fails after `timeout` seconds.
+    @available(*, noasync, message: "blocks a cooperative thread; use try await wait(…)")
     public func wait(timeout: Double = 20) throws -> CommandRun {
         do {
             try waitUntil("\(description) exits", timeout: timeout) { !process.isRunning }
         } catch {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            killAndReap()
             throw error
         }
+        return collect()
+    }
+
+    /// Waits for the exit as the synchronous form does, suspending meanwhile.
+    public func wait(timeout: Double = 20) async throws -> CommandRun {
+        do {
+            try await waitUntil("\(description) exits", timeout: timeout) { () async -> Bool in !process.isRunning }
+        } catch {
+            killAndReap()
+            throw error
+        }
+        return collect()
+    }
+
+    /// Everything the program wrote, once it has exited.
+    private func collect() -> CommandRun {
         stdoutPipe.fileHandleForReading.readabilityHandler = nil
         stderrPipe.fileHandleForReading.readabilityHandler = nil
         let restOut = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
@@ -75,11 +96,14 @@ public final class RunningCommand: Sendable {
                           stderr: String(decoding: err, as: UTF8.self))
     }
 
+    /// SIGKILL, then the exit status is collected (at once: SIGKILL cannot be caught).
+    private func killAndReap() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { killAndReap() }
     }
 }
 

@@ -1,17 +1,23 @@
 import Foundation
 import Glibc
 
-/// The real `kvod` binary, started on a temporary socket for one test
-/// (the pattern of Tests/kvodTests/Support/KVODProcess.swift).
+/// The real `kvod` binary, started on a temporary socket for one test.
+///
+/// Every wait has a synchronous form, for synchronous tests, and an async one
+/// that suspends instead of blocking a thread of the cooperative pool; async
+/// tests get the async forms (`try await KVODProcess()`).
 public final class KVODProcess: @unchecked Sendable {
     // @unchecked: `process` is only touched by the test that owns this object.
     public let socketPath: String
+    /// A folder of this kvod's own, removed with it: its stderr log, and its
+    /// socket unless one was given.
     public let directory: String
     public let process = Process()
     /// kvod's stderr goes to a file, not a pipe: kvod logs every connection,
     /// and a pipe nobody drains fills at 64 KiB and would block kvod.
-    private let stderrPath: String
-    private let ownsDirectory: Bool
+    public let stderrPath: String
+    /// When kvod writes to a pipe instead, the pipe, drained into that file.
+    private let stderrPipe: Pipe?
 
     /// The folder that holds the test bundle also holds the built executables.
     public static var productsDirectory: URL {
@@ -20,44 +26,124 @@ public final class KVODProcess: @unchecked Sendable {
 
     public static var binaryURL: URL { productsDirectory.appendingPathComponent("kvod") }
 
-    /// Starts kvod and waits until its socket accepts connections. With
-    /// `socketPath`, kvod listens there (e.g. to restart on the same path)
-    /// and the caller owns its folder.
-    public init(arguments: [String] = [], socketPath: String? = nil) throws {
-        if let socketPath {
-            self.socketPath = socketPath
-            directory = (socketPath as NSString).deletingLastPathComponent
-            ownsDirectory = false
+    /// The test runner's environment without what would change kvod's (or
+    /// kvoctl's) behaviour: the socket path, and what systemd sets when the
+    /// tests themselves run under it (CI in a service).
+    public static var inheritedEnvironment: [String: String] {
+        let ignored = ["KVOD_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
+                       "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID", "JOURNAL_STREAM"]
+        return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) }
+    }
+
+    /// Starts kvod and, unless `waitForSocket` is false, waits until its
+    /// socket accepts connections. With `socketPath`, kvod listens there
+    /// (e.g. to restart on the same path; the caller owns that folder). With
+    /// `openFilesLimit`, kvod starts under that RLIMIT_NOFILE (soft and hard),
+    /// set by a shell that then execs it, so `pid` is kvod's. With
+    /// `stderrPipe`, kvod's stderr is that pipe (a test may need its device
+    /// and inode), drained into `stderrPath`.
+    @available(*, noasync, message: "blocks a cooperative thread; use try await KVODProcess(…)")
+    public convenience init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
+                            waitForSocket: Bool = true, openFilesLimit: Int? = nil, stderrPipe: Pipe? = nil) throws {
+        try self.init(launching: arguments, environment: environment, socketPath: socketPath,
+                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe)
+        if waitForSocket { try waitUntil(readiness, timeout: 20) { try acceptsConnections() } }
+    }
+
+    /// Starts kvod as the synchronous initializer does, suspending while it waits.
+    public convenience init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
+                            waitForSocket: Bool = true, openFilesLimit: Int? = nil,
+                            stderrPipe: Pipe? = nil) async throws {
+        try self.init(launching: arguments, environment: environment, socketPath: socketPath,
+                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe)
+        if waitForSocket { try await waitUntil(readiness, timeout: 20) { () async throws -> Bool in try acceptsConnections() } }
+    }
+
+    private init(launching arguments: [String], environment: [String: String], socketPath: String?,
+                 openFilesLimit: Int?, stderrPipe: Pipe?) throws {
+        self.stderrPipe = stderrPipe
+        directory = try TemporaryDirectory.make()
+        self.socketPath = socketPath ?? directory + "/kvod.sock"
+        stderrPath = directory + "/stderr.log"
+        let kvodArguments = ["--socket", self.socketPath] + arguments
+        if let openFilesLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"", Self.binaryURL.path]
+                + kvodArguments
         } else {
-            directory = try TemporaryDirectory.make()
-            self.socketPath = directory + "/kvod.sock"
-            ownsDirectory = true
+            process.executableURL = Self.binaryURL
+            process.arguments = kvodArguments
         }
-        stderrPath = NSTemporaryDirectory() + "kvod-stderr-\(UUID().uuidString).log"
-        process.executableURL = Self.binaryURL
-        process.arguments = ["--socket", self.socketPath] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "KVOD_SOCKET")
-        process.environment = environment
+        process.environment = Self.inheritedEnvironment.merging(environment) { _, new in new }
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
               let stderrFile = FileHandle(forWritingAtPath: stderrPath) else {
             throw TestFailure("cannot create \(stderrPath)")
         }
-        process.standardError = stderrFile
+        if let stderrPipe {
+            stderrPipe.fileHandleForReading.readabilityHandler = { pipe in
+                let data = pipe.availableData
+                if data.isEmpty { pipe.readabilityHandler = nil } else { stderrFile.write(data) }
+            }
+            process.standardError = stderrPipe
+        } else {
+            process.standardError = stderrFile
+        }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        try waitUntil("kvod accepts connections on \(self.socketPath)", timeout: 20) {
-            if !process.isRunning { throw TestFailure("kvod exited early: \(stderrText())") }
-            return Self.canConnect(self.socketPath)
-        }
+    }
+
+    private var readiness: String { "kvod accepts connections on \(socketPath)" }
+
+    private func acceptsConnections() throws -> Bool {
+        if !process.isRunning { throw TestFailure("kvod exited early: \(stderrText())") }
+        return UnixSockets.canConnect(socketPath)
     }
 
     public var pid: Int32 { process.processIdentifier }
 
+    public func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
+
+    /// Sends SIGTERM and waits for the exit status.
+    @discardableResult
+    @available(*, noasync, message: "blocks a cooperative thread")
+    public func terminate(timeout: Double = 10) throws -> Int32 {
+        signal(SIGTERM)
+        return try waitForExit(timeout: timeout)
+    }
+
+    /// Sends SIGTERM and waits for the exit status, suspending meanwhile.
+    @discardableResult
+    public func terminate(timeout: Double = 10) async throws -> Int32 {
+        signal(SIGTERM)
+        return try await waitForExit(timeout: timeout)
+    }
+
     /// Kills kvod with SIGKILL (no goodbye to its clients) and waits until it is gone.
+    @available(*, noasync, message: "blocks a cooperative thread")
     public func kill() throws {
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        try waitUntil("kvod exits", timeout: 10) { !process.isRunning }
+        signal(SIGKILL)
+        try waitForExit()
+    }
+
+    /// Kills kvod with SIGKILL and waits until it is gone, suspending meanwhile.
+    public func kill() async throws {
+        signal(SIGKILL)
+        try await waitForExit()
+    }
+
+    /// Waits until kvod has exited; returns its status.
+    @discardableResult
+    @available(*, noasync, message: "blocks a cooperative thread")
+    public func waitForExit(timeout: Double = 10) throws -> Int32 {
+        try waitUntil("kvod exits", timeout: timeout) { !process.isRunning }
+        return process.terminationStatus
+    }
+
+    /// Waits until kvod has exited, suspending meanwhile; returns its status.
+    @discardableResult
+    public func waitForExit(timeout: Double = 10) async throws -> Int32 {
+        try await waitUntil("kvod exits", timeout: timeout) { () async -> Bool in !process.isRunning }
+        return process.terminationStatus
     }
 
     /// Everything kvod wrote to stderr so far.
@@ -65,21 +151,21 @@ public final class KVODProcess: @unchecked Sendable {
         String(decoding: FileManager.default.contents(atPath: stderrPath) ?? Data(), as: UTF8.self)
     }
 
-    /// Whether something accepts connections at `path`.
-    public static func canConnect(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+    /// Waits until kvod's log has a line containing `text`; returns that line.
+    @discardableResult
+    @available(*, noasync, message: "blocks a cooperative thread")
+    public func waitForLog(containing text: String, timeout: Double = 10) throws -> String {
+        var found: String?
+        try waitUntil("kvod logs \"\(text)\"", timeout: timeout) {
+            found = lastLogLine(containing: text)
+            return found != nil
         }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
-        }
+        return found ?? ""
+    }
+
+    /// The last line of kvod's log that contains `text`, if any.
+    public func lastLogLine(containing text: String) -> String? {
+        stderrText().split(separator: "\n").last { $0.contains(text) }.map(String.init)
     }
 
     deinit {
@@ -87,7 +173,7 @@ public final class KVODProcess: @unchecked Sendable {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
-        try? FileManager.default.removeItem(atPath: stderrPath)
+        stderrPipe?.fileHandleForReading.readabilityHandler = nil
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -90,16 +91,9 @@ struct AccessControlTests {
         let path = directory + "/policy.json"
         try #"{"grants": [{"user": "nobody", "prefix": "", "allow": ["observe"]}]}"#.write(
             toFile: path, atomically: true, encoding: .utf8)
-        let kvod = Process()
-        kvod.executableURL = KVODProcess.binaryURL
-        kvod.arguments = ["--socket", directory + "/kvod.sock", "--policy", path]
-        let errors = Pipe()
-        kvod.standardError = errors
-        try kvod.run()
-        kvod.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(kvod.terminationStatus == 1)
-        #expect(message.contains("grant 1: \"allow\": unknown right \"observe\""), "\(message)")
+        let kvod = try CommandRun.run(KVODProcess.binaryURL, ["--socket", directory + "/kvod.sock", "--policy", path])
+        #expect(kvod.status == 1)
+        #expect(kvod.stderr.contains("grant 1: \"allow\": unknown right \"observe\""), "\(kvod.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/kvod.sock"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -89,16 +90,10 @@ import Glibc
         let first = try KVODProcess(arguments: ["--data-dir", data.path])
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let second = Process()
-        second.executableURL = KVODProcess.binaryURL
-        second.arguments = ["--socket", directory + "/other.sock", "--data-dir", data.path]
-        let errors = Pipe()
-        second.standardError = errors
-        try second.run()
-        second.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus == 1)
-        #expect(message.contains("in use"), "\(message)")
+        let second = try CommandRun.run(KVODProcess.binaryURL,
+                                        ["--socket", directory + "/other.sock", "--data-dir", data.path])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("in use"), "\(second.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/other.sock"))
         #expect(try LineClient(path: first.socketPath).request(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
             .reply["ok"] == true)
@@ -113,16 +108,9 @@ import Glibc
             (["--data-dir", directory + "/d", "--sync", "sometimes"], "--sync"),
             (["--data-dir", directory + "/d", "--history", "-1"], "--history"),
         ] {
-            let kvod = Process()
-            kvod.executableURL = KVODProcess.binaryURL
-            kvod.arguments = ["--socket", directory + "/s.sock"] + arguments
-            let errors = Pipe()
-            kvod.standardError = errors
-            try kvod.run()
-            kvod.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(kvod.terminationStatus != 0, "\(arguments)")
-            #expect(message.contains(expected), "\(arguments): \(message)")
+            let kvod = try CommandRun.run(KVODProcess.binaryURL, ["--socket", directory + "/s.sock"] + arguments)
+            #expect(kvod.status != 0, "\(arguments)")
+            #expect(kvod.stderr.contains(expected), "\(arguments): \(kvod.stderr)")
         }
     }
 
@@ -159,22 +147,18 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let socket = directory + "/kvod.sock"
         // A file size limit makes the WAL write fail (EFBIG; SIGXFSZ ignored, which exec keeps).
-        let limited = Process()
-        limited.executableURL = URL(fileURLWithPath: "/bin/sh")
-        limited.arguments = ["-c", #"trap '' XFSZ; ulimit -f 400; exec "$0" --socket "$1" --data-dir "$2""#,
-                             KVODProcess.binaryURL.path, socket, data.path]
-        let errors = Pipe()
-        limited.standardError = errors
-        try limited.run()
-        try waitUntil("kvod listens", timeout: 20) { LineClient.canConnect(socket) }
+        let limited = try RunningCommand(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"trap '' XFSZ; ulimit -f 400; exec "$0" --socket "$1" --data-dir "$2""#,
+             KVODProcess.binaryURL.path, socket, data.path])
+        try waitUntil("kvod listens", timeout: 20) { UnixSockets.canConnect(socket) }
         let client = try LineClient(path: socket)
         #expect(try client.request(#"{"op":"set","object":"o","keyPath":"small","value":1}"#).reply["seq"] == 1)
         try client.send(#"{"op":"set","object":"o","keyPath":"big","value":"\#(String(repeating: "x", count: 400_000))"}"#)
         #expect(try client.waitForEndOfStream(), "no reply: the change was not recorded")
-        limited.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(limited.terminationStatus == 1)
-        #expect(message.contains("cannot commit"), "\(message)")
+        let exited = try limited.wait()
+        #expect(exited.status == 1)
+        #expect(exited.stderr.contains("cannot commit"), "\(exited.stderr)")
 
         let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
         let after = try LineClient(path: kvod.socketPath)

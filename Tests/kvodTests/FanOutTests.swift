@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// Many observers of one key, each hearing every change, in order.

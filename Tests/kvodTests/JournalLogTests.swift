@@ -1,4 +1,5 @@
 import Foundation
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -31,16 +32,9 @@ import Glibc
     @Test func socketPathOf108BytesIsRefusedWithAMessage() throws {
         let path = "/tmp/" + String(repeating: "p", count: 103)
         #expect(path.utf8.count == 108)
-        let process = Process()
-        process.executableURL = KVODProcess.binaryURL
-        process.arguments = ["--socket", path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
-        #expect(message.contains("107 bytes"), "\(message)")
+        let run = try CommandRun.run(KVODProcess.binaryURL, ["--socket", path])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("107 bytes"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
@@ -60,7 +54,7 @@ import Glibc
         }
         #expect(bound == 0)
         close(fd)
-        #expect(!LineClient.canConnect(path))
+        #expect(!UnixSockets.canConnect(path))
         let kvod = try KVODProcess(socketPath: path)
         #expect(try LineClient(path: path).request(#"{"op":"ping"}"#).reply["ok"] == true)
         try kvod.terminate()
@@ -68,16 +62,9 @@ import Glibc
 
     @Test func secondKvodOnALiveSocketExitsNonZeroWithMessage() throws {
         let first = try KVODProcess()
-        let second = Process()
-        second.executableURL = KVODProcess.binaryURL
-        second.arguments = ["--socket", first.socketPath]
-        let errors = Pipe()
-        second.standardError = errors
-        try second.run()
-        second.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus != 0)
-        #expect(message.contains("already listening"), "\(message)")
+        let second = try CommandRun.run(KVODProcess.binaryURL, ["--socket", first.socketPath])
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("already listening"), "\(second.stderr)")
         // The first one is untouched.
         #expect(try LineClient(path: first.socketPath).request(#"{"op":"ping"}"#).reply["ok"] == true)
     }

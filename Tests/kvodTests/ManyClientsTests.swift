@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

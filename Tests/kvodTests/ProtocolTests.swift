@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// Each op and error code, over a raw socket to the real kvod binary.

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// `observe` with `since` at its edges, over a socket to the real kvod.

@@ -1,26 +1,15 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 
 /// kvod driven by `socat`, as a shell script would.
 @Suite struct SocatTests {
     /// Runs `socat` with `input` on its stdin and returns its stdout lines.
     func socat(_ socketPath: String, input: String) throws -> [JSONValue] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
-        process.arguments = ["-t", "5", "-", "UNIX-CONNECT:\(socketPath)"]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try String(decoding: output, as: UTF8.self).split(separator: "\n").map {
-            try JSONReader.parse(Array($0.utf8))
-        }
+        let run = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/socat"),
+                                     ["-t", "5", "-", "UNIX-CONNECT:\(socketPath)"], stdin: input)
+        return try run.lines.map { try JSONReader.parse(Array($0.utf8)) }
     }
 
     @Test func socatSessionSetsObservesAndGets() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -68,16 +69,7 @@ import Glibc
     /// Runs `script` with `sh -c` and positional arguments; returns the exit
     /// status and stderr.
     private func runShell(_ script: String, _ arguments: String...) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script] + arguments
-        process.environment = KVODProcess.inheritedEnvironment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let run = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script] + arguments)
+        return (run.status, run.stderr)
     }
 }

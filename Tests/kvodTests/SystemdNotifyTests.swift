@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ import Glibc
         let kvod = try KVODProcess(environment: ["NOTIFY_SOCKET": notify.address], waitForSocket: false)
         let ready = try notify.waitFor("READY=1")
         // No retry: the socket listens by the time READY=1 is sent.
-        #expect(LineClient.canConnect(kvod.socketPath))
+        #expect(UnixSockets.canConnect(kvod.socketPath))
         #expect(ready.status == "Serving 0 connections, 0 observations")
         #expect(try kvod.terminate() == 0)
     }

@@ -15,6 +15,7 @@ extension ConnectionCore {
             }
             let failed = Array(state.awaiting)
             state.awaiting.removeAll()
+            state.deadlines.removeAll()  // while connected, every caller with a deadline is awaiting
             if reconnects {
                 state.phase = .reconnecting
                 Self.prepareForRegistrationAgain(&state)

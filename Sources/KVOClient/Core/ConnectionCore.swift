@@ -4,7 +4,8 @@ import Foundation
 import KVOEngine
 
 /// The machinery behind a ``KVOConnection``: the socket, a reader thread, a
-/// serial write queue, the FIFO of replies awaited, and the table of
+/// serial write queue, the FIFO of replies awaited (with the callers'
+/// deadlines, ConnectionCore+Deadlines.swift), and the table of
 /// observations. Safe from any thread.
 ///
 /// Threads: callers enqueue lines (under the lock, so that the order of
@@ -38,6 +39,11 @@ final class ConnectionCore: Sendable {
         /// The daemon's epoch, from the last `observe` reply: a resume point's
         /// seq counts in it.
         var epoch: String?
+        /// Callers with a deadline, in the order of their requests, so by
+        /// deadline; answered ones leave from the front (ConnectionCore+Deadlines.swift).
+        var deadlines = Deque<ReplyWaiter>()
+        /// Whether a check of ``deadlines`` is scheduled.
+        var isDeadlineCheckScheduled = false
 
         var isConnected: Bool {
             if case .connected = phase { true } else { false }
@@ -59,10 +65,14 @@ final class ConnectionCore: Sendable {
 
     // MARK: Sending
 
-    /// Sends `line`; `reply` learns the outcome. When the connection is
-    /// closed, `reply` fails at once.
+    /// Sends `line`; `reply` learns the outcome, a caller by its deadline at
+    /// the latest. When the connection is closed, `reply` fails at once.
     func send(_ line: [UInt8], _ reply: PendingReply) {
-        let failure = state.withLock { state in enqueue(line, reply, in: &state) }
+        let failure = state.withLock { state in
+            let failure = enqueue(line, reply, in: &state)
+            if failure == nil, case .caller(let waiter) = reply { watchDeadline(of: waiter, in: &state) }
+            return failure
+        }
         if let failure { reply.fail(failure) }
     }
 
@@ -103,6 +113,7 @@ final class ConnectionCore: Sendable {
             let failed = Array(state.awaiting) + state.backlog.map(\.reply)
             state.awaiting.removeAll()
             state.backlog.removeAll()
+            state.deadlines.removeAll()
             return (failed, Self.endAll(&state))
         }
         wake.signal()
@@ -165,17 +176,19 @@ final class ConnectionCore: Sendable {
         }
     }
 
-    /// Hands a reply to the request it answers: the oldest one awaiting.
+    /// Hands a reply to the request it answers: the oldest one awaiting (also
+    /// when its caller stopped waiting at its deadline: then it is dropped).
     private func complete(_ result: Result<JSONObject, KVOClientError>, seq: UInt64?,
                           _ line: UnsafeRawBufferPointer) throws(KVOClientError) {
         let pending = state.withLock { state -> PendingReply? in
             if let seq { state.latestSeq = max(state.latestSeq, seq) }
-            return state.awaiting.popFirst()
+            let pending = state.awaiting.popFirst()
+            if case .caller(let waiter)? = pending, state.deadlines.first === waiter { state.deadlines.removeFirst() }
+            return pending
         }
         guard let pending else { throw KVOClientError(.protocolViolation, "kvod sent a reply to no request") }
         switch pending {
-        case .caller(let done): done(result)
-        case .raw(let done): done(.success(String(decoding: line, as: UTF8.self)))
+        case .caller(let waiter): waiter.answer(result, line: line)
         case .registration(let entry, _): registrationAnswered(entry, result)
         case .initialValue(let subscription): initialValueArrived(for: subscription, result, seq: seq)
         case .discard: break

@@ -116,17 +116,7 @@ final class PipelinedWriter: @unchecked Sendable {
 
     private func connectSocket() -> Int32? {
         for _ in 0..<2000 {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-            }
-            let rc = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if rc == 0 { return fd }
-            close(fd)
+            if let fd = try? UnixSockets.connect(socketPath) { return fd }
             usleep(10_000)
         }
         return nil

@@ -30,11 +30,3 @@ final class EngineClient {
         return bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
     }
 }
-
-extension JSONValue {
-    /// The member `key` of an object, or nil.
-    subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[key]
-    }
-}

@@ -1,3 +1,4 @@
+import KVOTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,15 +20,21 @@ enum KVODCrowd {
             fail("usage: kvod-crowd SOCKET COUNT KEYS")
         }
         raiseOpenFilesLimit(to: count + 64)
-        var connections: [Connection] = []
+        var connections: [LineClient] = []
         connections.reserveCapacity(count)
         for index in 0..<count {
-            guard let connection = Connection(path: arguments[1]) else { fail("connection \(index) failed: errno \(errno)") }
-            connection.send(#"{"op":"observe","object":"crowd","keyPath":"k\#(index % keys)","options":["new"]}"#)
-            connections.append(connection)
+            do {
+                let connection = try LineClient(path: arguments[1])
+                try connection.send(#"{"op":"observe","object":"crowd","keyPath":"k\#(index % keys)","options":["new"]}"#)
+                connections.append(connection)
+            } catch {
+                fail("connection \(index) failed: \(error)")
+            }
         }
         for (index, connection) in connections.enumerated() {
-            guard let reply = connection.readLine(), reply.contains(#""ok":true"#) else { fail("observe \(index) failed") }
+            guard let reply = try? connection.readLine(timeout: 20), reply.contains(#""ok":true"#) else {
+                fail("observe \(index) failed")
+            }
         }
         say("ready")
         while let command = readLine() {
@@ -35,7 +42,7 @@ enum KVODCrowd {
             var problem: String?
             for (index, connection) in connections.enumerated() where problem == nil {
                 for _ in 0..<events {
-                    guard let line = connection.readLine() else {
+                    guard let line = try? connection.readLine(timeout: 20) else {
                         problem = "connection \(index) got too few events"
                         break
                     }
@@ -63,60 +70,6 @@ enum KVODCrowd {
         if limit.rlim_cur < rlim_t(count) {
             limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-    }
-}
-
-/// One blocking client connection with a read deadline.
-final class Connection {
-    let fd: Int32
-    private var buffer: [UInt8] = []
-
-    init?(path: String) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if result != 0 {
-            close(fd)
-            return nil
-        }
-    }
-
-    deinit { close(fd) }
-
-    func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written <= 0 { return }
-            offset += written
-        }
-    }
-
-    /// The next line, or nil after 20 s without one or at the end of the stream.
-    func readLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 20_000) > 0 else { return nil }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return nil }
-            buffer.append(contentsOf: chunk[..<count])
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,56 +9,25 @@ import Glibc
 /// only the supplementary groups given), then `socat` connects to kvod. Lines go through
 /// socat's stdin and stdout. Needs root, as the tests' CI runs.
 final class ForeignClient {
-    let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private var buffer: [UInt8] = []
+    private let socat: PipedProcess
 
     /// Whether this process may switch users (it is root).
     static var canSwitchUsers: Bool { getuid() == 0 }
 
     init(socketPath: String, user: String, group: String, supplementaryGroups: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let groups = supplementaryGroups.isEmpty ? "--clear-groups" : "--groups=" + supplementaryGroups.joined(separator: ",")
-        process.arguments = ["--reuid=\(user)", "--regid=\(group)", groups,
-                             "socat", "-", "UNIX-CONNECT:\(socketPath)"]
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        socat = try PipedProcess(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                 ["--reuid=\(user)", "--regid=\(group)", groups,
+                                  "socat", "-", "UNIX-CONNECT:\(socketPath)"])
     }
 
-    deinit {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    var pid: Int32 { socat.pid }
 
-    var pid: Int32 { process.processIdentifier }
-
-    func send(_ line: String) throws {
-        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
-    }
+    func send(_ line: String) throws { try socat.send(line) }
 
     /// The next line socat printed, as JSON, or a failure after `timeout` seconds.
     func readJSON(timeout: Double = 10) throws -> JSONValue {
-        let fd = output.fileHandleForReading.fileDescriptor
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                return try JSONReader.parse(line)
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw TestFailure("no line from the foreign client within \(timeout)s") }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(min(remaining, 1) * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { throw EndOfStream() }
-            buffer.append(contentsOf: chunk[..<count])
-        }
+        try JSONReader.parse(socat.readLine(timeout: timeout, what: "line from the foreign client"))
     }
 
     /// Sends a request and returns its reply (the client observes nothing that

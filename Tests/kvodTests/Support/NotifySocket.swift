@@ -1,4 +1,5 @@
 import Foundation
+import KVOTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

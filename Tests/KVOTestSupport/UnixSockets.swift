@@ -3,11 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// What the kernel says about Unix sockets, without connecting to them.
-enum UnixSockets {
+/// Unix sockets as tests see them: what the kernel says about them without
+/// connecting (here), and connecting to them (UnixSockets+Connect.swift).
+public enum UnixSockets {
     /// The inode of the socket file at `path`, nil if there is none: if kvod
     /// unlinked and re-bound the path, it changes.
-    static func fileInode(_ path: String) -> UInt64? {
+    public static func fileInode(_ path: String) -> UInt64? {
         var status = stat()
         guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK else { return nil }
         return UInt64(status.st_ino)
@@ -17,7 +18,7 @@ enum UnixSockets {
     /// listening Unix sockets bound to `path`, from `/proc/net/unix`:
     /// Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 is
     /// `__SO_ACCEPTCON`.
-    static func listeningInodes(at path: String) throws -> [String] {
+    public static func listeningInodes(at path: String) throws -> [String] {
         // Read to the end: /proc files report size 0, which some readers trust.
         let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/net/unix"))
         defer { try? file.close() }
