@@ -8,7 +8,7 @@ extension Engine {
         let (old, existing, target) = try store.checkedValue(object, at: keys)
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
                                   seq: store.seq + 1, existingKeys: existing)
-        switch shared.route(of: change) {
+        switch shared.route(of: change, in: target.entry) {
         case .unobserved:
             store.write(object, at: keys, value, to: target)
             record(change)

@@ -6,8 +6,8 @@
 /// ``ClientController/output``; the daemon writes them out.
 public final class Engine {
     public let configuration: EngineConfiguration
-    public let store = Store()
-    public let shared = SharedController()
+    public let store: Store
+    public let shared: SharedController
     /// The most recent changes, for `observe` with `since`.
     public let history: ChangeHistory
     /// Told of every change; nil keeps kvod in memory only.
@@ -25,6 +25,11 @@ public final class Engine {
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
         self.history = ChangeHistory(capacity: configuration.historyCapacity)
+        // One table of objects for both: a change finds its document and its
+        // observers with one hash of the name.
+        let objects = ObjectTable()
+        store = Store(objects: objects)
+        shared = SharedController(objects: objects)
     }
 
     /// Continues from a saved state: its documents, its seq, its history.

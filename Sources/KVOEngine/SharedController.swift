@@ -10,7 +10,9 @@
 /// Each event is encoded once per (key path, options) and its bytes are copied
 /// to every matching observation; only the context differs per observation.
 public final class SharedController {
-    private var roots: [String: PathNode] = [:]
+    /// The roots of the index, one per observed object, in the entries the
+    /// store shares (``ObjectTable``).
+    private let objects: ObjectTable
     /// How many observations are registered, across all clients.
     public private(set) var observationCount = 0
     /// Nodes and observations the last change visited: the measure of its
@@ -19,7 +21,13 @@ public final class SharedController {
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes = ByteBuffer()
 
-    public init() {}
+    public convenience init() {
+        self.init(objects: ObjectTable())
+    }
+
+    init(objects: ObjectTable) {
+        self.objects = objects
+    }
 
     // MARK: Registry
 
@@ -51,7 +59,7 @@ public final class SharedController {
 
     /// The node of `keyPath` of `object`, if anything is registered there or below.
     func node(_ object: String, _ keyPath: ObservedPath) -> PathNode? {
-        guard var node = roots[object] else { return nil }
+        guard var node = objects.entry(object)?.observers else { return nil }
         for key in keyPath.components {
             guard let next = node.child(key) else { return nil }
             node = next
@@ -62,11 +70,12 @@ public final class SharedController {
     /// The node of `keyPath` of `object`, made (with the nodes above it) if missing.
     func nodeCreating(_ object: String, _ keyPath: ObservedPath) -> PathNode {
         let root: PathNode
-        if let existing = roots[object] {
+        let entry = objects.entryCreating(object)
+        if let existing = entry.observers {
             root = existing
         } else {
             root = PathNode(key: object, parent: nil)
-            roots[object] = root
+            objects.setObservers(root, of: entry, named: object)
         }
         var node = root
         for key in keyPath.components { node = node.childCreating(key) }
@@ -78,7 +87,7 @@ public final class SharedController {
         var node = start
         while node.isEmpty {
             guard let parent = node.parent else {
-                roots[node.key] = nil
+                if let entry = objects.entry(node.key) { objects.setObservers(nil, of: entry, named: node.key) }
                 return
             }
             parent.removeChild(node)
@@ -87,7 +96,7 @@ public final class SharedController {
     }
 
     /// Whether anything observes this object (the store's fast path).
-    func isObserved(_ object: String) -> Bool { roots[object] != nil }
+    func isObserved(_ object: String) -> Bool { objects.entry(object)?.observers != nil }
 
     // MARK: Dispatch
 
@@ -126,7 +135,7 @@ public final class SharedController {
     /// store as it is now, before the change. Returns nil when nobody observes.
     func willChange(_ change: ChangeRecord, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
-        guard let root = roots[change.object] else { return nil }
+        guard let root = objects.entry(change.object)?.observers else { return nil }
         let pending = self.pending
         pending.groups.removeAll(keepingCapacity: true)
         var node = root
@@ -187,10 +196,11 @@ public final class SharedController {
         case general
     }
 
-    /// Where `change` goes. Costs the object's lookup and, for a one-key
-    /// path, its node's; the general route walks again (a rarer change).
-    func route(of change: ChangeRecord) -> Route {
-        guard let root = roots[change.object] else {
+    /// Where `change` goes, given its object's entry (the store found it).
+    /// Costs, for a one-key path, the node's lookup; the general route walks
+    /// again (a rarer change).
+    func route(of change: ChangeRecord, in entry: ObjectTable.Entry?) -> Route {
+        guard let root = entry?.observers else {
             lastChangeVisits = 0
             return .unobserved
         }
@@ -308,7 +318,7 @@ public final class SharedController {
     /// Every registered observation, for tests and debugging (a full walk).
     public var debugDescription: String {
         var lines: [String] = ["<SharedController observations:\(observationCount)>"]
-        for (object, root) in roots.sorted(by: { $0.key < $1.key }) {
+        for (object, root) in objects.observationRoots.sorted(by: { $0.name < $1.name }) {
             root.forEachDescendant { node, _ in
                 node.forEachObservation { info in
                     lines.append("  \(object) \(info.keyPath) \(info.options.wireNames)")

@@ -5,35 +5,36 @@
 /// document, and only then applies itself: a request that fails changes
 /// nothing. Each document is a JSON object (a key path is never empty).
 public final class Store {
-    /// One object's members, boxed: a request hashes the object's name once,
-    /// when it finds the box, and then reads and changes the members in place.
-    final class Document {
-        var members: JSONObject
-        init(_ members: JSONObject) { self.members = members }
-    }
-
-    private var boxes: [String: Document] = [:]
+    /// The documents, in entries shared with the shared controller: a request
+    /// hashes the object's name once, and reads and changes the members in place.
+    let objects: ObjectTable
     /// The sequence number of the last change; 0 before the first.
     public internal(set) var seq: UInt64 = 0
 
-    public init() {}
+    public convenience init() {
+        self.init(objects: ObjectTable())
+    }
+
+    init(objects: ObjectTable) {
+        self.objects = objects
+    }
 
     /// Every document, by object name.
-    var documents: [String: JSONObject] { boxes.mapValues(\.members) }
+    var documents: [String: JSONObject] { objects.documents }
 
     /// How many objects exist.
-    public var objectCount: Int { boxes.count }
+    public var objectCount: Int { objects.documentCount }
 
     /// The document of `object`, or nil when there is none.
     public func document(_ object: String) -> JSONObject? {
-        boxes[object]?.members
+        objects.entry(object)?.members
     }
 
     /// The value at `keys` of `object` (the whole document when `keys` is
     /// empty), or nil when there is none.
     public func value<Keys: Collection<String>>(_ object: String, at keys: Keys) -> JSONValue? {
-        guard let document = boxes[object] else { return nil }
-        return JSONValue.object(document.members).value(at: keys)
+        guard let members = objects.entry(object)?.members else { return nil }
+        return JSONValue.object(members).value(at: keys)
     }
 
     // MARK: Checks (nothing changes)
@@ -56,15 +57,16 @@ public final class Store {
 
     /// Replaces every document and the counter, from a saved state.
     func restore(documents: [String: JSONObject], seq: UInt64) {
-        boxes = documents.mapValues(Document.init)
+        objects.replaceDocuments(with: documents)
         self.seq = seq
     }
 
-    /// Where a checked write goes: the object's document, when it exists,
-    /// and the position of a one-key path's member in it, when that exists,
-    /// so that the write hashes neither the name nor the key again.
+    /// Where a checked write goes: the object's entry, when it exists, and
+    /// the position of a one-key path's member in its document, when that
+    /// exists, so that the write hashes neither the name nor the key again.
+    /// The shared controller finds the object's observations there too.
     struct Target {
-        fileprivate let document: Document?
+        let entry: ObjectTable.Entry?
         fileprivate let memberIndex: Int?
     }
 
@@ -74,15 +76,16 @@ public final class Store {
     /// way is not an object.
     func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError)
         -> (value: JSONValue?, existingKeys: Int, target: Target) {
-        guard let document = boxes[object] else { return (nil, 0, Target(document: nil, memberIndex: nil)) }
+        let entry = objects.entry(object)
+        guard let entry, let document = entry.members else { return (nil, 0, Target(entry: entry, memberIndex: nil)) }
         if keys.count == 1 {
-            guard let index = document.members.index(forKey: keys[keys.startIndex]) else {
-                return (nil, 0, Target(document: document, memberIndex: nil))
+            guard let index = document.index(forKey: keys[keys.startIndex]) else {
+                return (nil, 0, Target(entry: entry, memberIndex: nil))
             }
-            return (document.members.values[index], 1, Target(document: document, memberIndex: index))
+            return (document.values[index], 1, Target(entry: entry, memberIndex: index))
         }
-        let target = Target(document: document, memberIndex: nil)
-        var members = document.members
+        let target = Target(entry: entry, memberIndex: nil)
+        var members = document
         var walked = 0
         for key in keys {
             guard let next = members[key] else { return (nil, walked, target) }
@@ -106,24 +109,27 @@ public final class Store {
         // In place (one hash of the name, no copy of the document). Deleting
         // the last member leaves an empty object, as a set to `{}` would;
         // only `delete` without a key path removes the object.
-        guard let document = boxes[object] else {
+        write(objects.entry(object), object, at: keys, value)
+    }
+
+    private func write(_ entry: ObjectTable.Entry?, _ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) {
+        guard let entry, entry.members != nil else {
             guard value != nil else { return }
             var members: JSONObject = [:]
             Self.write(into: &members, keys, value)
-            boxes[object] = Document(members)
+            objects.setMembers(members, of: entry ?? objects.entryCreating(object), named: object)
             return
         }
-        Self.write(into: &document.members, keys, value)
+        Self.write(into: &entry.members!, keys, value)
     }
 
     /// ``write(_:at:_:)`` to where ``checkedValue(_:at:)`` found the path,
     /// nothing having changed the store in between.
     func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue, to target: Target) {
-        guard let document = target.document else { return write(object, at: keys, value) }
-        if let index = target.memberIndex {
-            document.members.values[index] = value
+        if let index = target.memberIndex, let entry = target.entry {
+            entry.members!.values[index] = value
         } else {
-            Self.write(into: &document.members, keys, value)
+            write(target.entry, object, at: keys, value)
         }
     }
 
@@ -147,17 +153,12 @@ public final class Store {
     /// (and missing intermediates) when `create` is set and nothing is there.
     func modifyArray<R>(_ object: String, at keys: ArraySlice<String>, create: Bool,
                         _ body: (inout [JSONValue]) -> R) -> R {
-        let document: Document
-        if let existing = boxes[object] {
-            document = existing
-        } else {
-            document = Document([:])
-            boxes[object] = document
+        let entry = objects.entryCreating(object)
+        if entry.members == nil { objects.setMembers([:], of: entry, named: object) }
+        if create, JSONValue.object(entry.members!).value(at: keys) == nil {
+            Self.write(into: &entry.members!, keys, .array([]))
         }
-        if create, JSONValue.object(document.members).value(at: keys) == nil {
-            Self.write(into: &document.members, keys, .array([]))
-        }
-        return Self.modifyArray(in: &document.members, keys, body)
+        return Self.modifyArray(in: &entry.members!, keys, body)
     }
 
     private static func modifyArray<R>(in members: inout JSONObject, _ keys: ArraySlice<String>,
@@ -173,6 +174,8 @@ public final class Store {
 
     /// Removes the whole object; returns its document.
     func removeObject(_ object: String) -> JSONObject? {
-        boxes.removeValue(forKey: object)?.members
+        guard let entry = objects.entry(object), let members = entry.members else { return nil }
+        objects.setMembers(nil, of: entry, named: object)
+        return members
     }
 }

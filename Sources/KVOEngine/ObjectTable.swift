@@ -1,0 +1,71 @@
+/// Every object name that has a document, observations, or both, with what
+/// the store and the shared controller keep for it.
+///
+/// The two share one table so that a change finds its object with one hash of
+/// the name: the store's document and the root of the observation index come
+/// from the same entry. (Each had its own dictionary before, and hashing the
+/// name twice showed in every `set`.)
+final class ObjectTable {
+    /// What is kept for one object name.
+    final class Entry {
+        /// The document's members; nil when the object has no document.
+        var members: JSONObject?
+        /// The root of the object's observation index; nil when nothing observes it.
+        var observers: PathNode?
+    }
+
+    private var entries: [String: Entry] = [:]
+    /// How many entries have a document.
+    private(set) var documentCount = 0
+
+    /// The entry of `name`, if it has a document or observations.
+    @inline(__always)
+    func entry(_ name: String) -> Entry? { entries[name] }
+
+    /// The entry of `name`, made empty if missing (the caller fills it).
+    func entryCreating(_ name: String) -> Entry {
+        if let existing = entries[name] { return existing }
+        let made = Entry()
+        entries[name] = made
+        return made
+    }
+
+    /// Sets or clears the document of `entry` (named `name`), keeping the
+    /// count and dropping an entry left with neither document nor observations.
+    func setMembers(_ members: JSONObject?, of entry: Entry, named name: String) {
+        documentCount += (members != nil ? 1 : 0) - (entry.members != nil ? 1 : 0)
+        entry.members = members
+        dropIfEmpty(entry, named: name)
+    }
+
+    /// Counts a document that was just put into `entry` in place.
+    func documentAdded() { documentCount += 1 }
+
+    /// Sets or clears the observation root of `entry` (named `name`).
+    func setObservers(_ root: PathNode?, of entry: Entry, named name: String) {
+        entry.observers = root
+        dropIfEmpty(entry, named: name)
+    }
+
+    private func dropIfEmpty(_ entry: Entry, named name: String) {
+        if entry.members == nil && entry.observers == nil { entries[name] = nil }
+    }
+
+    /// Every document, by object name.
+    var documents: [String: JSONObject] { entries.compactMapValues(\.members) }
+
+    /// Every observation root, by object name.
+    var observationRoots: [(name: String, root: PathNode)] {
+        entries.compactMap { name, entry in entry.observers.map { (name, $0) } }
+    }
+
+    /// Replaces every document (observations stay).
+    func replaceDocuments(with documents: [String: JSONObject]) {
+        for (name, entry) in entries where entry.members != nil {
+            setMembers(nil, of: entry, named: name)
+        }
+        for (name, members) in documents {
+            setMembers(members, of: entryCreating(name), named: name)
+        }
+    }
+}
