@@ -118,24 +118,60 @@
 
     /// Appends `,"seq":N}\n` with one copy (built on the stack).
     static func appendSeqAndEnd<Sink: ByteSink>(_ seq: UInt64, to bytes: inout Sink) {
-        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        appendLine(endingWithSeq: seq, after: #","seq":"#, to: &bytes)
+    }
+
+    /// Appends `lead` (at most 24 bytes), the decimal digits of `seq`, then
+    /// `}\n`, built on the stack and appended with one copy: each append has a
+    /// fixed cost well above that of its bytes. The set's reply and the end
+    /// of every event.
+    @inline(__always)
+    static func appendLine<Sink: ByteSink>(endingWithSeq seq: UInt64, after lead: StaticString, to bytes: inout Sink) {
+        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &buffer) { raw in
-            // Digits right-aligned before the closing `}\n`, the member name before them.
+            let base = raw.baseAddress!
+            // Right-aligned: the closing `}\n`, the digits before it, the lead before them.
             var position = raw.count - 2
-            raw[position] = UInt8(ascii: "}")
-            raw[position + 1] = UInt8(ascii: "\n")
-            var remaining = seq
-            repeat {
-                position -= 1
-                raw[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            } while remaining > 0
-            let name: StaticString = #","seq":"#
-            position -= name.utf8CodeUnitCount
-            UnsafeMutableRawBufferPointer(rebasing: raw[position...])
-                .copyMemory(from: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: raw[position...]))
+            base.storeBytes(of: UInt8(ascii: "}"), toByteOffset: position, as: UInt8.self)
+            base.storeBytes(of: UInt8(ascii: "\n"), toByteOffset: position + 1, as: UInt8.self)
+            position = writeDigits(seq, endingAt: position, in: base)
+            position -= lead.utf8CodeUnitCount
+            (base + position).copyMemory(from: lead.utf8Start, byteCount: lead.utf8CodeUnitCount)
+            bytes.append(bytes: UnsafeRawBufferPointer(start: base + position, count: raw.count - position))
         }
+    }
+
+    /// "00" to "99": two digits per division by 100.
+    private static var digitPairs: StaticString {
+        """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
+    }
+
+    /// Writes `value`'s decimal digits so that they end at offset `end` of
+    /// `base`; returns the offset of the first digit.
+    @inline(__always)
+    private static func writeDigits(_ value: UInt64, endingAt end: Int, in base: UnsafeMutableRawPointer) -> Int {
+        let pairs = UnsafeRawPointer(digitPairs.utf8Start)
+        var position = end
+        var remaining = value
+        while remaining >= 100 {
+            let pair = Int(remaining % 100) &* 2
+            remaining /= 100
+            position -= 2
+            base.storeBytes(of: pairs.load(fromByteOffset: pair, as: UInt16.self), toByteOffset: position, as: UInt16.self)
+        }
+        if remaining >= 10 {
+            position -= 2
+            base.storeBytes(of: pairs.load(fromByteOffset: Int(remaining) &* 2, as: UInt16.self),
+                            toByteOffset: position, as: UInt16.self)
+        } else {
+            position -= 1
+            base.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining), toByteOffset: position,
+                            as: UInt8.self)
+        }
+        return position
     }
 
     /// Appends an integer's decimal digits without going through `String`.

@@ -40,8 +40,7 @@ struct ReplyEncoder {
     /// Appends `{"ok":true,"seq":N}\n`, a set's reply when the request had no
     /// id, straight into `bytes` (a client's output): no array of its own.
     static func appendOK(seq: UInt64, to bytes: inout ByteBuffer) {
-        bytes.append(literal: #"{"ok":true"#)
-        EventEncoder.appendSeqAndEnd(seq, to: &bytes)
+        EventEncoder.appendLine(endingWithSeq: seq, after: #"{"ok":true,"seq":"#, to: &bytes)
     }
 
     /// A complete error reply.
