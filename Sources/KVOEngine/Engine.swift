@@ -20,6 +20,8 @@ public final class Engine {
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
+    /// The key paths `set` requests named lately, parsed.
+    private var keyPaths = KeyPathCache()
     private let startedAt = ContinuousClock.now
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
@@ -61,7 +63,7 @@ public final class Engine {
 
     /// Answers one line from `client`: its events and reply go to the client's output.
     public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
-        switch RequestDecoder.decodeForEngine(line) {
+        switch RequestDecoder.decodeForEngine(line, keyPaths: &keyPaths) {
         case .plainSet(let object, let keyPath, let value):
             // The most common request: a set without an id, whose reply is fixed.
             do throws(KVOEngineError) {

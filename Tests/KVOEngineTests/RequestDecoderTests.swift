@@ -357,3 +357,26 @@ private func nestedArrays(_ depth: Int) -> String {
         else { Issue.record("decoded wrongly"); return }
     }
 }
+
+/// The engine's cache of parsed key paths: what it returns is what parsing
+/// returns, for paths that share a slot too, and errors are not cached.
+@Suite struct KeyPathCacheTests {
+    @Test func cachedPathsAreTheParsedOnesEvenWhenPathsShareASlot() throws {
+        var cache = KeyPathCache()
+        // Many paths of the same length and last byte: they collide and replace each other.
+        let texts = (0..<200).map { "k\($0 % 10)\($0 / 10 % 10)x" } + ["a.b.c", "a", "a.b", "config.flags.beta"]
+        for round in 0..<3 {
+            for text in texts.shuffled() {
+                #expect(try cache.path(for: text) == ObservedPath(parsing: text), "round \(round): \(text)")
+            }
+        }
+    }
+
+    @Test func invalidPathsThrowEveryTime() {
+        var cache = KeyPathCache()
+        for _ in 0..<3 {
+            #expect(throws: KVOEngineError.self) { try cache.path(for: "a..b") }
+            #expect(throws: KVOEngineError.self) { try cache.path(for: "") }
+        }
+    }
+}

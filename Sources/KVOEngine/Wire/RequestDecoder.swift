@@ -18,7 +18,8 @@ public enum RequestDecoder {
     public static let maxListCount = 10_000
 
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
-        switch decodeForEngine(line) {
+        var uncached = KeyPathCache()
+        switch decodeForEngine(line, keyPaths: &uncached) {
         case .plainSet(let object, let keyPath, let value):
             return .request(Request(id: nil, operation: .set(object: object, keyPath: keyPath, value: value)))
         case .outcome(let outcome):
@@ -34,7 +35,7 @@ public enum RequestDecoder {
         case outcome(Outcome)
     }
 
-    static func decodeForEngine(_ line: UnsafeRawBufferPointer) -> EngineOutcome {
+    static func decodeForEngine(_ line: UnsafeRawBufferPointer, keyPaths: inout KeyPathCache) -> EngineOutcome {
         // Most requests take the fast path; the full reader handles the rest
         // and explains what is wrong with a bad line.
         var fields = Fields()
@@ -46,7 +47,7 @@ public enum RequestDecoder {
         }
         do throws(KVOEngineError) {
             if fields.id == nil, fields.opCode == .set {
-                let (object, keyPath, value) = try fields.takeSetOperands()
+                let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
             return .outcome(.request(Request(id: fields.id, operation: try fields.operation())))

@@ -132,10 +132,13 @@ struct Fields {
     /// A `set`'s object, key path and value, checked as ``operation()``
     /// checks them (`opCode` is `.set`).
     /// The value is moved out, not copied (`fields` is done with after this).
-    mutating func takeSetOperands() throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
+    mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         try checkCommonFields(for: .set)
         let name = try Self.objectName(object.take())
-        let path = try Self.keyPath(try Self.required(keyPath.take(), "keyPath"), "keyPath")
+        guard case .string(let text) = try Self.required(keyPath.take(), "keyPath") else {
+            throw .badRequest("field \"keyPath\" must be a string")
+        }
+        let path = try keyPaths.path(for: text)
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
         return (name, path, value)
     }
@@ -157,7 +160,8 @@ struct Fields {
         switch opCode {
         case .set:
             var fields = self
-            let (object, keyPath, value) = try fields.takeSetOperands()
+            var uncached = KeyPathCache()
+            let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &uncached)
             return .set(object: object, keyPath: keyPath, value: value)
         case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())
