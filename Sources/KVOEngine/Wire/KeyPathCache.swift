@@ -22,7 +22,8 @@ struct KeyPathCache {
 
     /// A slot from the length and the last byte (paths often share a prefix).
     private static func slot(for text: String) -> Int {
-        let utf8 = text.utf8
-        return (utf8.count &+ Int(utf8.last ?? 0) &* 7) & (size - 1)
+        var text = text
+        // withUTF8: the UTF-8 view's own `last` walked it generically (twice the lookup).
+        return text.withUTF8 { utf8 in (utf8.count &+ Int(utf8.last ?? 0) &* 7) & (size - 1) }
     }
 }
