@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// The key paths recently named by `set` requests, parsed: a client that
 /// keeps setting the same few paths (the usual client) gets each one's
 /// ``ObservedPath`` without splitting the text and allocating its components
@@ -8,22 +14,28 @@
 struct KeyPathCache {
     private static let size = 32
     /// Empty until the first path is kept: an unused cache costs nothing.
-    private var entries: [(text: String, path: ObservedPath)?] = []
+    private var entries: [(bytes: [UInt8], path: ObservedPath)?] = []
 
     /// The parsed form of `text`; throws what ``ObservedPath/init(parsing:)`` throws.
     mutating func path(for text: String) throws(KVOEngineError) -> ObservedPath {
-        let slot = Self.slot(for: text)
-        if !entries.isEmpty, let entry = entries[slot], entry.text == text { return entry.path }
-        let path = try ObservedPath(parsing: text)
-        if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
-        entries[slot] = (text, path)
-        return path
+        var text = text
+        let found = text.withUTF8 { utf8 in
+            Result { () throws(KVOEngineError) in try path(forBytes: UnsafeRawBufferPointer(utf8)) }
+        }
+        return try found.get()
     }
 
-    /// A slot from the length and the last byte (paths often share a prefix).
-    private static func slot(for text: String) -> Int {
-        var text = text
-        // withUTF8: the UTF-8 view's own `last` walked it generically (twice the lookup).
-        return text.withUTF8 { utf8 in (utf8.count &+ Int(utf8.last ?? 0) &* 7) & (size - 1) }
+    /// The parsed form of the key path written as `bytes` (UTF-8); a hit
+    /// makes no `String` at all.
+    mutating func path(forBytes bytes: UnsafeRawBufferPointer) throws(KVOEngineError) -> ObservedPath {
+        let slot = (bytes.count &+ Int(bytes.last ?? 0) &* 7) & (Self.size - 1)
+        if !entries.isEmpty, let entry = entries[slot], entry.bytes.count == bytes.count,
+           entry.bytes.withUnsafeBytes({ bytes.count == 0 || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+            return entry.path
+        }
+        let path = try ObservedPath(parsing: String(decoding: bytes, as: UTF8.self))
+        if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
+        entries[slot] = (Array(bytes), path)
+        return path
     }
 }

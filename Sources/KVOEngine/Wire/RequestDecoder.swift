@@ -35,9 +35,20 @@ public enum RequestDecoder {
         case outcome(Outcome)
     }
 
-    static func decodeForEngine(_ line: UnsafeRawBufferPointer, keyPaths: inout KeyPathCache) -> EngineOutcome {
-        // Most requests take the fast path; the full reader handles the rest
-        // and explains what is wrong with a bad line.
+    static func decodeForEngine(_ line: UnsafeRawBufferPointer, keyPaths: inout KeyPathCache,
+                                canonicalSets: Bool = true) -> EngineOutcome {
+        // A set as clients write it takes the shortest path (`canonicalSets`
+        // false: tests hold it to the others).
+        if canonicalSets, let set = RequestScanner.scanCanonicalSet(line) {
+            do throws(KVOEngineError) {
+                let object = try Fields.objectName(.string(String(decoding: set.object, as: UTF8.self)))
+                return .plainSet(object: object, keyPath: try keyPaths.path(forBytes: set.keyPath), value: set.value)
+            } catch {
+                return .outcome(.failure(id: nil, error: error))
+            }
+        }
+        // Most other requests take the fast path; the full reader handles the
+        // rest and explains what is wrong with a bad line.
         var fields = Fields()
         if !RequestScanner.scan(line, into: &fields) {
             fields = Fields()

@@ -212,7 +212,7 @@ struct Fields {
         try Self.objectName(object)
     }
 
-    private static func objectName(_ object: JSONValue?) throws(KVOEngineError) -> String {
+    static func objectName(_ object: JSONValue?) throws(KVOEngineError) -> String {
         guard case .string(let name) = try required(object, "object") else {
             throw .badRequest("field \"object\" must be a string")
         }

@@ -10,9 +10,9 @@
 /// same fields or the scanner gives none (tested in `RequestScannerTests`).
 struct RequestScanner {
     private let bytes: UnsafeRawBufferPointer
-    private var position = 0
+    private(set) var position = 0
 
-    private init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
@@ -110,7 +110,7 @@ struct RequestScanner {
     /// Any JSON value: a plain string, a small integer, `true`, `false` or
     /// `null` here; anything else by ``JSONReader`` (nesting counted from
     /// inside the request object).
-    private mutating func anyValue() -> JSONValue? {
+    mutating func anyValue() -> JSONValue? {
         guard position < bytes.count else { return nil }
         switch bytes[position] {
         case UInt8(ascii: "\""):
@@ -153,7 +153,7 @@ struct RequestScanner {
     }
 
     /// Consumes `literal` if the bytes spell it (what follows is checked by the caller).
-    private mutating func consume(literal: StaticString) -> Bool {
+    mutating func consume(literal: StaticString) -> Bool {
         let end = position + literal.utf8CodeUnitCount
         guard end <= bytes.count, UnsafeRawBufferPointer(rebasing: bytes[position..<end]).elementsEqual(literal) else {
             return false
@@ -176,7 +176,7 @@ struct RequestScanner {
 
     /// A string of printable ASCII without escapes, as the bytes between its
     /// quotes; nil (position unspecified) for anything else.
-    private mutating func plainString() -> UnsafeRawBufferPointer? {
+    mutating func plainString() -> UnsafeRawBufferPointer? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
         let end = JSONStringScan.endOfPlainRun(in: bytes, from: start, asciiOnly: true)
@@ -186,14 +186,14 @@ struct RequestScanner {
     }
 
     @inline(__always)
-    private mutating func consume(_ byte: UInt8) -> Bool {
+    mutating func consume(_ byte: UInt8) -> Bool {
         guard position < bytes.count, bytes[position] == byte else { return false }
         position += 1
         return true
     }
 
     @inline(__always)
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
