@@ -1,5 +1,4 @@
 @testable import KVOEngine
-import KVOTestSupport
 import Testing
 
 /// The canonical `set` path (literal parts matched, no fields) against the
@@ -60,23 +59,12 @@ import Testing
     }
 
     @Test func canonicalPathAgreesWithTheOthersOnMutatedLines() {
-        var random = SplitMix64(seed: 0xca70_71ca)
-        let interesting = Array(#"{}[],:"\ .0123456789-eEtrufalsnk"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
+        var mutator = LineMutator(seed: 0xca70_71ca)
         var fast = KeyPathCache()
         var slow = KeyPathCache()
         var canonicalTaken = 0
         for round in 0..<50_000 {
-            var bytes = Array(Self.corpus[round % Self.corpus.count].utf8)
-            for _ in 0...Int(random.next() % 3) {
-                let index = Int(random.next() % UInt64(bytes.count + 1))
-                let byte = interesting[Int(random.next() % UInt64(interesting.count))]
-                switch random.next() % 4 {
-                case 0 where index < bytes.count: bytes[index] = byte
-                case 1: bytes.insert(byte, at: index)
-                case 2 where index < bytes.count: bytes.remove(at: index)
-                default: bytes.removeSubrange(index...)
-                }
-            }
+            let bytes = mutator.mutated(Self.corpus[round % Self.corpus.count])
             if Self.takesTheCanonicalPath(bytes) { canonicalTaken += 1 }
             let viaCanonical = Self.decoded(bytes, canonical: true, cache: &fast)
             let viaOthers = Self.decoded(bytes, canonical: false, cache: &slow)

@@ -1,5 +1,4 @@
 @testable import KVOEngine
-import KVOTestSupport
 import Testing
 
 /// The request decoder's fast path against its full reader: for every line,
@@ -71,21 +70,10 @@ import Testing
     }
 
     @Test func scannerAgreesWithTheFullReaderOnMutatedLines() {
-        var random = SplitMix64(seed: 0x5ca1ab1e)
-        let interesting = Array(#"{}[],:"\ 0123456789-.eEtrufalsn"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
+        var mutator = LineMutator(seed: 0x5ca1ab1e)
         var fastAccepted = 0
         for round in 0..<100_000 {
-            var bytes = Array(Self.corpus[round % Self.corpus.count].utf8)
-            for _ in 0...Int(random.next() % 3) {
-                let index = Int(random.next() % UInt64(bytes.count + 1))
-                let byte = interesting[Int(random.next() % UInt64(interesting.count))]
-                switch random.next() % 4 {
-                case 0 where index < bytes.count: bytes[index] = byte
-                case 1: bytes.insert(byte, at: index)
-                case 2 where index < bytes.count: bytes.remove(at: index)
-                default: bytes.removeSubrange(index...)
-                }
-            }
+            let bytes = mutator.mutated(Self.corpus[round % Self.corpus.count])
             guard let fast = scanned(bytes) else { continue }
             fastAccepted += 1
             let full = read(bytes)
