@@ -8,7 +8,8 @@ enum ExitStatus {
     static let daemonError = ExitCode(1)
     /// The command line is wrong.
     static let usage = ExitCode(2)
-    /// No daemon at the socket, or the connection was lost.
+    /// No daemon at the socket, the connection was lost, or a request got
+    /// no reply within KVOClient's request deadline (`timedOut`).
     static let cannotConnect = ExitCode(3)
     /// `observe --count N --timeout S`: fewer than N events within S seconds.
     static let timedOut = ExitCode(4)

@@ -137,7 +137,10 @@ struct KVODCommand: ParsableCommand {
 
     /// Prints why kvod cannot run and returns the exit status to throw.
     private static func exit(with error: DaemonError) -> ExitCode {
-        FileHandle.standardError.write(Data("kvod: \(error)\n".utf8))
+        // Under systemd the journal files it as an error, like the logger's lines.
+        let journal = JournalStream.isStandardError(ProcessInfo.processInfo.environment["JOURNAL_STREAM"])
+        let priority = journal ? "<\(Logger.Level.error.journalPriority)>" : ""
+        FileHandle.standardError.write(Data("\(priority)kvod: \(error)\n".utf8))
         return ExitCode(error.exitCode)
     }
 }

@@ -29,6 +29,23 @@ import Glibc
         #expect(unprefixed.isEmpty, "\(unprefixed)")
     }
 
+    /// kvod that cannot start says why outside the logger; under the journal
+    /// that line is an error too.
+    @Test func startupFailureUnderTheJournalIsFiledAsAnError() throws {
+        let tooLong = "/tmp/" + String(repeating: "s", count: 120) + ".sock"
+        // The shell gives kvod a JOURNAL_STREAM naming the very stderr it inherits.
+        let script = #"JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec "$0" --socket "$1""#
+        let run = try CommandRun.run(URL(fileURLWithPath: "/bin/sh"),
+                                     ["-c", script, KVODProcess.binaryURL.path, tooLong])
+        #expect(run.status != 0)
+        // The last line is the reason (logged lines about the configuration come first).
+        let reason = run.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(reason.hasPrefix("<3>kvod: ") && reason.contains(tooLong), "\(run.stderr)")
+        let plain = try CommandRun.run(KVODProcess.binaryURL, ["--socket", tooLong])
+        let plainReason = plain.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(plainReason.hasPrefix("kvod: ") && plainReason.contains(tooLong), "\(plain.stderr)")
+    }
+
     @Test func logWithoutJournalStreamWritesPlainTimestampedLines() throws {
         try expectPlainLines(environment: [:])
     }
