@@ -38,9 +38,6 @@ final class ObjectTable {
         dropIfEmpty(entry, named: name)
     }
 
-    /// Counts a document that was just put into `entry` in place.
-    func documentAdded() { documentCount += 1 }
-
     /// Sets or clears the observation root of `entry` (named `name`).
     func setObservers(_ root: PathNode?, of entry: Entry, named name: String) {
         entry.observers = root

@@ -138,10 +138,4 @@ extension ByteSink {
         var string = string
         string.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
     }
-
-    /// Appends the bytes of `array`.
-    @inline(__always)
-    mutating func append(array: [UInt8]) {
-        array.withUnsafeBytes { append(bytes: $0) }
-    }
 }

@@ -45,7 +45,7 @@
     /// writes it for a setting with only `new`: `new` is read where it is,
     /// not copied into a double optional.
     static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64) {
-        bytes.append(array: head)
+        head.withUnsafeBytes { bytes.append(bytes: $0) }
         bytes.append(literal: #","kind":"setting","new":"#)
         switch new {
         case .some(let value): JSONWriter.write(value, to: &bytes)
@@ -81,7 +81,7 @@
         to bytes: inout Sink, head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
         indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
     ) {
-        bytes.append(array: head)
+        head.withUnsafeBytes { bytes.append(bytes: $0) }
         // Each append has a fixed cost well above its copy: the usual event
         // (a setting, with new) gets its literal parts in one.
         if case .some(let value) = new, kind == .setting, !prior, !initial {
