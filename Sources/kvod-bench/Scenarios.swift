@@ -129,7 +129,7 @@ extension Scenario {
             setters: [setter], observers: observers, prefixes: [wire.changePrefix(key)], fanout: [count],
             choice: .perConnection, pipeline: rate == nil ? sizes.fanoutPipeline : 1_000_000,
             maxLagEvents: rate == nil ? max(sizes.fanoutPipeline * count, 8192) : Int.max, rate: rate,
-            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds + (rate == nil ? 0 : 1)
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: rate == nil ? sizes.durationSeconds : sizes.latencySeconds
         ).run()
         let problems = outcome.problems
         var notes: [String] = []

@@ -19,6 +19,11 @@ struct Sizes: Sendable {
     var durabilitySeconds: Double
     var warmupSeconds: Double
     var durationSeconds: Double
+    /// The paced latency run's measurement window. Longer than the others':
+    /// its p99 is set by a few scheduling stalls of several milliseconds
+    /// each, and over 3 s one stall more or less moved it by 2× between
+    /// rounds of the same server; over 10 s the rounds agree.
+    var latencySeconds: Double
 
     static let standard = Sizes(
         setConnections: 4, setPipeline: 64,
@@ -28,7 +33,7 @@ struct Sizes: Sendable {
         memoryConnections: 10_000, memoryPerConnection: 100,
         durabilityShapes: [SetShape(connections: 4, pipeline: 64), SetShape(connections: 50, pipeline: 1)],
         durabilitySeconds: 1,
-        warmupSeconds: 0.5, durationSeconds: 2)
+        warmupSeconds: 0.5, durationSeconds: 2, latencySeconds: 10)
 
     static let tiny = Sizes(
         setConnections: 2, setPipeline: 4,
@@ -38,7 +43,7 @@ struct Sizes: Sendable {
         memoryConnections: 10, memoryPerConnection: 10,
         durabilityShapes: [SetShape(connections: 2, pipeline: 4), SetShape(connections: 3, pipeline: 1)],
         durabilitySeconds: 0.3,
-        warmupSeconds: 0.1, durationSeconds: 0.3)
+        warmupSeconds: 0.1, durationSeconds: 0.3, latencySeconds: 0.5)
 }
 
 /// C setter connections, each keeping up to P sets unanswered.
