@@ -89,6 +89,7 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     private func handle(_ frame: LineFramer.Frame) {
+        daemon.noteRequest()
         switch frame {
         case .line(let line): daemon.engine.handle(line: line, from: controller)
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.

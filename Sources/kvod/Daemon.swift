@@ -47,6 +47,8 @@ final class Daemon {
     private var flushQueue: [ClientConnection] = []
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
     private var heapTrim = HeapTrim()
+    /// Pauses the loop briefly after flushing one change to many observers.
+    private var pacing: FanOutPacing
     private var beforeSleep: UVPrepare?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
@@ -70,6 +72,7 @@ final class Daemon {
     init(configuration: DaemonConfiguration, logger: Logger, engine: Engine? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
+        self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
             historyCapacity: configuration.historyCapacity, accessPolicy: configuration.accessPolicy))
         do {
@@ -226,6 +229,11 @@ final class Daemon {
     /// The loop's clock, in milliseconds.
     var loopNow: UInt64 { loop.now }
 
+    /// A request line was handled (for ``FanOutPacing``).
+    func noteRequest() {
+        pacing.noteRequest()
+    }
+
     func scheduleFlush(_ connection: ClientConnection) {
         guard !connection.isScheduledForFlush else { return }
         connection.isScheduledForFlush = true
@@ -243,6 +251,7 @@ final class Daemon {
             released += connection.flush()
         }
         heapTrim.afterReleasing(released)
+        if pacing.shouldPause(afterWritingTo: queue.count) { pacing.pause() }
     }
 
     /// Called from a connection's close callback: its socket is gone.

@@ -36,6 +36,8 @@ struct DaemonConfiguration: Sendable {
     /// The most clients served at once; more are refused with `limit_exceeded`.
     /// nil: what the open-file limit leaves (``DescriptorLimit``).
     var maxConnections: Int?
+    /// The pause after a fan-out flush (see ``FanOutPacing``); 0: none.
+    var fanOutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
     /// Who may read and write what (`--policy`); nil: everyone may everything.
     var accessPolicy: AccessPolicy?
 }

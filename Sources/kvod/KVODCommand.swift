@@ -64,6 +64,12 @@ struct KVODCommand: ParsableCommand {
         discussion: "Without it every client that can open the socket may read and write everything; see docs/SECURITY.md."))
     var policy: String?
 
+    @Option(help: ArgumentHelp(
+        "After writing one change to many observers, pause this long before reading more (0: never).",
+        discussion: "Changes that arrive meanwhile then leave in the same writes; see docs/PERFORMANCE.md.",
+        valueName: "µs"))
+    var fanoutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
+
     func validate() throws {
         guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
             throw ValidationError("--socket-mode must be an octal mode such as 0660")
@@ -71,6 +77,9 @@ struct KVODCommand: ParsableCommand {
         guard SyncMode(rawValue: sync) != nil else { throw ValidationError("--sync must be always, batch or off") }
         guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
         if dataDir?.isEmpty == true { throw ValidationError("--data-dir must not be empty") }
+        guard fanoutPauseMicroseconds <= 10_000 else {
+            throw ValidationError("--fanout-pause-microseconds must be 0 to 10000")
+        }
         guard maxLineBytes >= 64 else { throw ValidationError("--max-line-bytes must be at least 64") }
         guard let hard = OutputLimits.parseSize(outputHardLimit), hard > 0 else {
             throw ValidationError("--output-hard-limit must be a size such as 16m")
@@ -116,6 +125,7 @@ struct KVODCommand: ParsableCommand {
             softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,
             softMilliseconds: UInt64(outputSoftSeconds * 1000))
         configuration.maxConnections = maxConnections
+        configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain
