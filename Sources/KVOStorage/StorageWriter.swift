@@ -13,9 +13,10 @@ import Foundation
 /// most ``checkpointInterval`` after the first commit since the last one,
 /// instead of SQLite's automatic checkpoint every 1,000 pages: fewer
 /// checkpoints, each off the commit path of the batch that crossed the
-/// threshold. In `batch` mode commits are not synced and the checkpoint is
-/// the sync, so its interval is ``batchInterval``. After a failed commit it
-/// publishes the failure and stops: nothing after it can be trusted.
+/// threshold. In `batch` mode commits are not synced; a ``WALSyncer`` syncs
+/// the WAL within ``batchInterval`` of each, on a thread of its own. After a
+/// failed commit or sync it publishes the failure and stops: nothing after
+/// it can be trusted.
 public final class StorageWriter: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `condition`'s lock;
     // `database` is used only by the writer thread once `start` was called.
@@ -23,7 +24,7 @@ public final class StorageWriter: @unchecked Sendable {
     /// How long `batch` mode lets a committed change wait for its sync.
     public static let batchInterval = 0.1
     /// How long committed changes wait in the WAL before a checkpoint.
-    public var checkpointInterval: Double { database.syncMode == .batch ? Self.batchInterval : 1 }
+    public static let checkpointInterval = 1.0
 
     /// How far the writer got.
     public struct Progress: Sendable, Equatable {
@@ -40,15 +41,25 @@ public final class StorageWriter: @unchecked Sendable {
     private var published = Progress(committed: 0, failure: nil)
     private var stopping = false
     private var finished = false
+    /// `batch` mode's sync; nil in the other modes. Set by `start` before the thread exists.
+    private var syncer: WALSyncer?
 
-    /// `onProgress` is called from the writer thread after each commit and on failure.
+    /// `onProgress` is called from the writer thread after each commit and on
+    /// failure (also from the WAL syncer's thread, for a failed sync).
     public init(database: StateDatabase, onProgress: @escaping @Sendable () -> Void) {
         self.database = database
         self.onProgress = onProgress
     }
 
-    /// Starts the thread.
+    /// Starts the thread (and in `batch` mode the WAL syncer's).
     public func start() {
+        if database.syncMode == .batch {
+            let syncer = WALSyncer(walPath: database.path + "-wal", interval: Self.batchInterval) {
+                [weak self] failure in self?.publish(failure: failure)
+            }
+            syncer.start()
+            self.syncer = syncer
+        }
         let thread = Thread { [self] in run() }
         thread.name = "kvod-storage"
         thread.start()
@@ -76,18 +87,21 @@ public final class StorageWriter: @unchecked Sendable {
         condition.signal()
         while !finished { condition.wait() }
         condition.unlock()
+        // The writer's last checkpoint synced what the syncer had not.
+        syncer?.stop()
     }
 
     // MARK: The writer thread
 
     private func run() {
-        let interval = checkpointInterval
+        let interval = Self.checkpointInterval
         var firstUncheckpointed: Date?
         while true {
             let (batches, stop) = nextBatches(checkpointDeadline: firstUncheckpointed?.addingTimeInterval(interval))
             do {
                 if !batches.isEmpty {
                     try database.write(batches)
+                    syncer?.noteCommit()
                     if firstUncheckpointed == nil { firstUncheckpointed = Date() }
                     publish(committed: batches.last!.id)
                 }
