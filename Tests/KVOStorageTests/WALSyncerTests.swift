@@ -10,37 +10,30 @@ import Testing
     /// publishes it, and the daemon stops on a published failure).
     @Test func aCommitIsSyncedWithinTheIntervalAndAFailedSyncIsReported() throws {
         let directory = try TemporaryDirectory()
-        let failures = Failures()
-        let syncer = WALSyncer(walPath: directory.path + "/missing/kvod.db-wal", interval: 0.05) { failures.add($0) }
+        let failures = Recorder<String>()
+        let syncer = WALSyncer(walPath: directory.path + "/missing/kvod.db-wal", interval: 0.05) { failures.append($0) }
         syncer.start()
         defer { syncer.stop() }
-        #expect(failures.all.isEmpty, "nothing committed, nothing to sync")
+        #expect(failures.values.isEmpty, "nothing committed, nothing to sync")
         syncer.noteCommit()
-        try waitUntil("the failed sync to be reported", timeout: 10) { !failures.all.isEmpty }
-        #expect(failures.all.count == 1)
-        #expect(failures.all.first?.contains("cannot sync \(directory.path)/missing/kvod.db-wal") == true)
+        try waitUntil("the failed sync to be reported", timeout: 10) { !failures.values.isEmpty }
+        #expect(failures.values.count == 1)
+        #expect(failures.values.first?.contains("cannot sync \(directory.path)/missing/kvod.db-wal") == true)
     }
 
     @Test func syncsOfAnExistingFileSucceedAndStopReturns() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/kvod.db-wal"
         #expect(FileManager.default.createFile(atPath: path, contents: Data("frames".utf8)))
-        let failures = Failures()
-        let syncer = WALSyncer(walPath: path, interval: 0.01) { failures.add($0) }
+        let failures = Recorder<String>()
+        let syncer = WALSyncer(walPath: path, interval: 0.01) { failures.append($0) }
         syncer.start()
         for _ in 0..<20 {
             syncer.noteCommit()
             usleep(2_000)
         }
         syncer.stop()
-        #expect(failures.all.isEmpty)
+        #expect(failures.values.isEmpty)
     }
 }
 
-/// Failures reported from the syncer's thread.
-private final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [String] = []
-    func add(_ failure: String) { lock.withLock { list.append(failure) } }
-    var all: [String] { lock.withLock { list } }
-}

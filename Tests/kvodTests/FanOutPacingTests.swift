@@ -21,8 +21,8 @@ import Testing
         }
         // Observer 0 is read as the changes come, on a thread of its own.
         let watched = observers[0].fd
-        let result = ReadResult()
-        let reader = Thread { result.set(Result { try Self.readEvents(from: watched, count: Self.changes) }) }
+        let result = Recorder<Result<[[Int]], any Error>>()
+        let reader = Thread { result.append(Result { try Self.readEvents(from: watched, count: Self.changes) }) }
         reader.start()
         let setter = try LineClient(path: kvod.socketPath)
         // Each set in a write of its own, 1 ms apart: flushed as they come,
@@ -32,7 +32,8 @@ import Testing
             usleep(1_000)
         }
         for _ in 0..<Self.changes { #expect(try setter.readJSON()["ok"] == true) }
-        let reads = try result.wait(timeout: 15).get()
+        try waitUntil("the reader thread finishes", timeout: 15) { result.count > 0 }
+        let reads = try result.values[0].get()
         #expect(reads.flatMap { $0 } == Array(0..<Self.changes), "every change, in order")
         #expect(reads.map(\.count).max() ?? 0 >= 3,
                 "some write should carry several changes; events per read: \(reads.map(\.count))")
@@ -75,25 +76,3 @@ import Testing
     }
 }
 
-/// What the reader thread found, handed to the test's thread.
-private final class ReadResult: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var result: Result<[[Int]], any Error>?
-
-    func set(_ value: Result<[[Int]], any Error>) {
-        condition.lock()
-        result = value
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait(timeout: Double) throws -> Result<[[Int]], any Error> {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while result == nil {
-            guard condition.wait(until: deadline) else { throw TestFailure("the reader thread did not finish") }
-        }
-        return result!
-    }
-}
