@@ -172,6 +172,11 @@ public final class Store {
         }!
     }
 
+    /// Makes `members` the whole document of `object`.
+    func replaceDocument(_ object: String, with members: JSONObject) {
+        objects.setMembers(members, of: objects.entryCreating(object), named: object)
+    }
+
     /// Removes the whole object; returns its document.
     func removeObject(_ object: String) -> JSONObject? {
         guard let entry = objects.entry(object), let members = entry.members else { return nil }

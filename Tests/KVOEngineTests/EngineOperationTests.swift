@@ -546,8 +546,9 @@ import Testing
         fixture.ok(["op": "set", "object": "o", "keyPath": "a.b", "value": 2], from: watcher)
         expectJSON(fixture.take(from: client).lines, [
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "prior": true, "old": ["b": 1],
-             "seq": 2],
+             "changedKeyPath": "a.b", "seq": 2],
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": ["b": 2], "old": ["b": 1],
+             "changedKeyPath": "a.b",
              "seq": 2],
         ])
     }

@@ -20,10 +20,18 @@ extension Engine {
         case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
              .remove(let object, _, _), .replace(let object, _, _, _):
             (.write, object)
-        case .get(let object, _), .observe(let object, _, _, _, _, _):
+        case .get(let object, _), .observe(.object(let object), _, _, _, _, _):
             (.read, object)
-        case .unobserve, .unobserveAll, .ping, .info, .observations:
+        // Prefixes and lists are not refused: they leave out what the client may not read.
+        case .observe(.prefix, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations:
             nil
         }
+    }
+
+    /// Whether `client` may read `object`: what a prefix observation and
+    /// `list` ask of each name, so that nothing tells a client of an object
+    /// it may not read.
+    func mayRead(_ object: String, _ client: ClientController) -> Bool {
+        configuration.accessPolicy?.allows(.read, on: object, for: client.credentials) ?? true
     }
 }
