@@ -13,12 +13,12 @@ extension Engine {
         switch shared.route(of: change, in: target.entry) {
         case .unobserved:
             store.write(object, at: keys, value, to: target)
-            record(change)
+            record(change, in: target.entry)
         case .exactly(let node):
             // The common case, without the shared controller's general
             // bookkeeping: no prior events, no ancestors, no descendants.
             store.write(object, at: keys, value, to: target)
-            record(change)
+            record(change, in: target.entry)
             shared.didChange(change, exactlyAt: node)
         case .general:
             return commit(change) { store.write(object, at: keys, value, to: target) }
@@ -119,9 +119,12 @@ extension Engine {
         return change.seq
     }
 
-    /// Counts an applied change, keeps it in the history and hands it to the change log.
-    private func record(_ change: ChangeRecord) {
+    /// Counts an applied change, notes it in its document's modSeqs, keeps it
+    /// in the history and hands it to the change log. `entry` is the
+    /// object's, when the caller has it at hand.
+    private func record(_ change: ChangeRecord, in entry: ObjectTable.Entry? = nil) {
         store.seq = change.seq
+        store.recordModSeq(of: change, in: entry)
         history.append(change)
         changeLog?.record(change)
     }

@@ -99,6 +99,9 @@ public final class Engine {
         do throws(KVOEngineError) {
             try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)
+            if let condition = request.condition {
+                try check(condition, of: request.operation)
+            }
             try perform(request.operation, for: client, reply: &reply)
             client.append(reply: reply.finish())
         } catch {
@@ -107,7 +110,7 @@ public final class Engine {
     }
 
     /// The dispatch table: one case per op (xenstored's `wire_funcs`).
-    private func perform(_ operation: Operation, for client: ClientController,
+    func perform(_ operation: Operation, for client: ClientController,
                          reply: inout ReplyEncoder) throws(KVOEngineError) {
         switch operation {
         case .set(let object, let keyPath, let value):
@@ -120,8 +123,10 @@ public final class Engine {
             } catch {
                 var details = error.details
                 details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
+                details["modSeq"] = 0
                 throw KVOEngineError(error.code, error.message, details: details)
             }
+            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.components ?? []))
             reply.field("seq", integer: store.seq)
         case .delete(let object, let keyPath):
             reply.field("seq", integer: delete(object, keyPath))
@@ -141,6 +146,10 @@ public final class Engine {
             } else {
                 client.unobserve(scope)
             }
+        case .batch(let operations):
+            let seqs = try batch(operations, for: client)
+            reply.field("seq", integer: store.seq)
+            reply.field("seqs", .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
         case .list(let prefix, let after, let limit):
             let (names, more) = list(prefix: prefix, after: after, limit: limit, for: client)
             reply.field("objects", .array(names.map(JSONValue.string)))

@@ -12,6 +12,8 @@ final class ObjectTable {
         var members: JSONObject?
         /// The root of the object's observation index; nil when nothing observes it.
         var observers: PathNode?
+        /// The modSeqs of the document's values (meaningful while it has one).
+        var modSeqs = ModSeqTree(replacedAt: 0, modifiedAt: 0)
     }
 
     private var entries: [String: Entry] = [:]

@@ -238,8 +238,8 @@ private func nestedArrays(_ depth: Int) -> String {
             #expect(output.reply.errorCode == code, "\(line) → \(output)")
             if code != nil {
                 #expect(output.reply.memberNames == ["error", "id", "ok"])
-                // get's not_found also says as of which seq nothing was there.
-                let extra = code == "not_found" ? ["seq"] : []
+                // get's not_found also says as of which seq nothing was there (and modSeq 0).
+                let extra = code == "not_found" ? ["modSeq", "seq"] : []
                 #expect(output.reply.member("error")?.memberNames == ["code", "message"] + extra)
                 #expect(output.reply.errorMessage?.isEmpty == false)
             }

@@ -3,10 +3,13 @@ public struct Request {
     /// The client's `id`, any JSON value, echoed in the reply; nil when absent.
     public var id: JSONValue?
     public var operation: Operation
+    /// A change op's `ifModSeq`/`ifValue`; nil when it has none.
+    public var condition: WriteCondition?
 
-    public init(id: JSONValue?, operation: Operation) {
+    public init(id: JSONValue?, operation: Operation, condition: WriteCondition? = nil) {
         self.id = id
         self.operation = operation
+        self.condition = condition
     }
 }
 
@@ -32,6 +35,8 @@ public enum Operation {
     case unobserve(scope: ObservationScope, keyPaths: [ObservedPath]?)
     /// The names of the objects that start with `prefix`, after `after`, at most `limit`.
     case list(prefix: String, after: String?, limit: Int)
+    /// Change ops applied as one: all or none, their events contiguous.
+    case batch([ChangeOperation])
     case unobserveAll
     case ping
     case info
@@ -40,6 +45,6 @@ public enum Operation {
     /// The `op` names, as the wire spells them.
     public static let names = [
         "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations", "list",
+        "info", "observations", "list", "batch",
     ]
 }

@@ -8,7 +8,7 @@ import Darwin
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
-         prefix, after, limit
+         prefix, after, limit, ifModSeq, ifValue, ops
 
     var name: String {
         switch self {
@@ -29,6 +29,9 @@ enum Field: Int, CaseIterable {
         case .prefix: "prefix"
         case .after: "after"
         case .limit: "limit"
+        case .ifModSeq: "ifModSeq"
+        case .ifValue: "ifValue"
+        case .ops: "ops"
         }
     }
 
@@ -58,7 +61,9 @@ enum Field: Int, CaseIterable {
         case (7, UInt8(ascii: "k")): field = .keyPath
         case (7, UInt8(ascii: "o")): field = .options
         case (7, UInt8(ascii: "c")): field = .context
-        case (7, UInt8(ascii: "i")): field = .indexes
+        case (7, UInt8(ascii: "i")): field = bytes[1] == UInt8(ascii: "n") ? .indexes : .ifValue
+        case (8, UInt8(ascii: "i")): field = .ifModSeq
+        case (3, UInt8(ascii: "o")): field = .ops
         case (8, UInt8(ascii: "k")): field = .keyPaths
         default: return nil
         }
@@ -86,13 +91,17 @@ enum Field: Int, CaseIterable {
         case .prefix: "prefix"
         case .after: "after"
         case .limit: "limit"
+        case .ifModSeq: "ifModSeq"
+        case .ifValue: "ifValue"
+        case .ops: "ops"
         }
     }
 }
 
 /// The `op` names, matched on their bytes.
 enum OpCode: String, CaseIterable {
-    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list
+    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list,
+         batch
 
     init?(_ text: JSONText) {
         switch text {
@@ -126,6 +135,7 @@ enum OpCode: String, CaseIterable {
         case .info: "info"
         case .observations: "observations"
         case .list: "list"
+        case .batch: "batch"
         }
     }
 }

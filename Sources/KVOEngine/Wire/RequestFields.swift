@@ -29,6 +29,9 @@ struct Fields {
         var prefix: JSONValue?
         var after: JSONValue?
         var limit: JSONValue?
+        var ifModSeq: JSONValue?
+        var ifValue: JSONValue?
+        var ops: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -96,6 +99,20 @@ struct Fields {
         get { rare?.limit }
         set { rareFields.limit = newValue }
     }
+    var ifModSeq: JSONValue? {
+        get { rare?.ifModSeq }
+        set { rareFields.ifModSeq = newValue }
+    }
+    var ifValue: JSONValue? {
+        get { rare?.ifValue }
+        set { rareFields.ifValue = newValue }
+    }
+    var ops: JSONValue? {
+        get { rare?.ops }
+        set { rareFields.ops = newValue }
+    }
+    /// Whether the request carries `ifModSeq` or `ifValue` (so it is no plain set).
+    var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -144,6 +161,9 @@ struct Fields {
         case .prefix: prefix = value
         case .after: after = value
         case .limit: limit = value
+        case .ifModSeq: ifModSeq = value
+        case .ifValue: ifValue = value
+        case .ops: ops = value
         }
     }
 
@@ -174,6 +194,14 @@ struct Fields {
             }
             for (field, name) in [(after, "after"), (limit, "limit")] where field != nil && opCode != .list {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
+            let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
+            for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
+            where field != nil && !changes.contains(opCode) {
+                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
+            if ops != nil, opCode != .batch {
+                throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
             }
         }
         if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
@@ -221,6 +249,8 @@ struct Fields {
                             policy: try observationPolicy())
         case .unobserve:
             return .unobserve(scope: try scope(), keyPaths: try keyPathList())
+        case .batch:
+            return .batch(try batchOperations())
         case .list:
             if object != nil { throw .badRequest("list takes \"prefix\", not \"object\"") }
             return .list(prefix: try prefixField() ?? "", after: try afterField(), limit: try limitField())
@@ -254,6 +284,61 @@ struct Fields {
             throw .badRequest("field \"object\" must be 1 to 1024 bytes long")
         }
         return name
+    }
+
+    /// The most ops one `batch` may carry.
+    static let maxBatchOps = 10_000
+
+    /// `ifModSeq` and `ifValue`, checked; nil when neither is there.
+    func writeCondition() throws(KVOEngineError) -> WriteCondition? {
+        guard hasWriteCondition else { return nil }
+        var condition = WriteCondition()
+        if let ifModSeq {
+            guard case .number(let number) = ifModSeq, let seq = UInt64(number.literal) else {
+                throw .badRequest("field \"ifModSeq\" must be a non-negative integer (a modSeq)")
+            }
+            condition.ifModSeq = seq
+        }
+        condition.ifValue = ifValue
+        return condition
+    }
+
+    /// `ops`: change requests, each read as a request line of its own would
+    /// be (without an `id`); an error names the op's position.
+    private func batchOperations() throws(KVOEngineError) -> [ChangeOperation] {
+        guard case .array(let elements)? = ops else {
+            throw .badRequest(ops == nil ? "missing field \"ops\"" : "field \"ops\" must be an array of change requests")
+        }
+        guard !elements.isEmpty else { throw .badRequest("field \"ops\" must not be empty") }
+        guard elements.count <= Self.maxBatchOps else {
+            throw KVOEngineError(.limitExceeded, "a batch may carry \(Self.maxBatchOps) ops, not \(elements.count)",
+                                 details: ["index": .number(JSONNumber(Self.maxBatchOps))])
+        }
+        var operations: [ChangeOperation] = []
+        operations.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            let fail = { (error: KVOEngineError) -> KVOEngineError in
+                var details = error.details
+                details["index"] = .number(JSONNumber(index))
+                return KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
+            }
+            guard case .object(let members) = element else {
+                throw fail(.badRequest("must be a change request (an object)"))
+            }
+            if members["id"] != nil { throw fail(.badRequest("an op of a batch has no \"id\" (the batch has)")) }
+            switch RequestDecoder.decode(element.jsonBytes) {
+            case .failure(_, let error):
+                throw fail(error)
+            case .request(let request):
+                switch request.operation {
+                case .set, .delete, .insert, .remove, .replace:
+                    operations.append(ChangeOperation(request.operation, condition: request.condition))
+                default:
+                    throw fail(.badRequest("a batch carries set, delete, insert, remove and replace only"))
+                }
+            }
+        }
+        return operations
     }
 
     /// The longest prefix, in UTF-8 bytes (as an object name).

@@ -79,6 +79,9 @@ struct RequestScanner {
             case .prefix: fields.prefix = value
             case .after: fields.after = value
             case .limit: fields.limit = value
+            case .ifModSeq: fields.ifModSeq = value
+            case .ifValue: fields.ifValue = value
+            case .ops: fields.ops = value
             case .op, .object, .keyPath, .options: return false
             }
         }
