@@ -39,7 +39,7 @@ public final class Engine {
     /// Call before the first client and the first change.
     public func restore(_ state: SavedState) {
         precondition(store.seq == 0 && store.objectCount == 0 && clientCount == 0, "restore a fresh engine only")
-        store.restore(documents: state.documents, seq: state.seq)
+        store.restore(documents: state.documents, seq: state.seq, modSeqs: state.modSeqs)
         history.restore(state.history)
         epoch = state.epoch
     }

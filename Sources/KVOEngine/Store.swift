@@ -79,9 +79,13 @@ public final class Store {
 
     // MARK: Restoring
 
-    /// Replaces every document and the counter, from a saved state.
-    func restore(documents: [String: JSONObject], seq: UInt64) {
+    /// Replaces every document and the counter, from a saved state, with
+    /// the documents' modSeqs (a document without any counts as changed at `seq`).
+    func restore(documents: [String: JSONObject], seq: UInt64, modSeqs: [String: ModSeqTree] = [:]) {
         objects.replaceDocuments(with: documents)
+        for name in documents.keys {
+            objects.entry(name)?.modSeqs = modSeqs[name] ?? ModSeqTree(madeAt: seq)
+        }
         self.seq = seq
     }
 

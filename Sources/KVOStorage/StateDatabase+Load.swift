@@ -13,8 +13,10 @@ extension StateDatabase {
             let documents = try loadDocuments()
             let keepAfter = seq > UInt64(historyCapacity) ? seq - UInt64(historyCapacity) : 0
             let history = try loadHistory(after: keepAfter)
+            let modSeqs = try loadModSeqs(of: documents)
             do {
-                return try SavedState(documents: documents, seq: seq, history: history, epoch: try loadEpoch())
+                return try SavedState(documents: documents, seq: seq, history: history, epoch: try loadEpoch(),
+                                      modSeqs: modSeqs)
             } catch {
                 throw StorageError("\(path) is inconsistent: \(error)")
             }
