@@ -22,6 +22,8 @@ public struct SavedState: Sendable {
     /// The documents' modSeqs, by object; a document without one (a data
     /// directory written before modSeqs were kept) counts as changed at `seq`.
     public let modSeqs: [String: ModSeqTree]
+    /// The leased values (ephemeral ones are deleted at start: their owners are gone).
+    public let leases: [SavedLease]
 
     /// Why a saved state cannot be restored.
     public struct Inconsistency: Error, CustomStringConvertible {
@@ -31,7 +33,7 @@ public struct SavedState: Sendable {
     /// Checks that the history is consecutive and ends at `seq`, so that
     /// replays from it have no gap.
     public init(documents: [String: JSONObject], seq: UInt64, history: [ChangeRecord],
-                epoch: String, modSeqs: [String: ModSeqTree] = [:]) throws(Inconsistency) {
+                epoch: String, modSeqs: [String: ModSeqTree] = [:], leases: [SavedLease] = []) throws(Inconsistency) {
         for (previous, next) in zip(history, history.dropFirst()) where next.seq != previous.seq + 1 {
             throw Inconsistency(description: "the change history jumps from seq \(previous.seq) to \(next.seq)")
         }
@@ -43,5 +45,6 @@ public struct SavedState: Sendable {
         self.history = history
         self.epoch = epoch
         self.modSeqs = modSeqs
+        self.leases = leases
     }
 }

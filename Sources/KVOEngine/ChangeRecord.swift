@@ -46,9 +46,15 @@ public final class ChangeRecord: Sendable, Equatable {
     /// it): undoing it leaves no document, not an empty one. Not kept on
     /// disk: a change read back from a data directory says false.
     public let createdObject: Bool
+    /// Why kvod made this change itself (an ephemeral value's owner left, a
+    /// `ttl` passed); nil for a client's change.
+    public let cause: ChangeCause?
+    /// The lease a `set` with `ephemeral` or `ttl` puts on its value.
+    public let lease: Lease?
 
     public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
-                new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil, createdObject: Bool = false) {
+                new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil, createdObject: Bool = false,
+                cause: ChangeCause? = nil, lease: Lease? = nil) {
         self.object = object
         self.path = path
         self.kind = kind
@@ -59,13 +65,15 @@ public final class ChangeRecord: Sendable, Equatable {
         self.existingKeys = existingKeys
         self.memberIndex = memberIndex
         self.createdObject = createdObject
+        self.cause = cause
+        self.lease = lease
     }
 
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {
         lhs === rhs
             || (lhs.object == rhs.object && lhs.path == rhs.path && lhs.kind == rhs.kind && lhs.indexes == rhs.indexes
                 && lhs.old == rhs.old && lhs.new == rhs.new && lhs.seq == rhs.seq
-                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex)
+                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex && lhs.cause == rhs.cause)
     }
 }
 

@@ -85,6 +85,6 @@ extension Engine {
     private func apply(_ change: ChangeOperation, for client: ClientController) throws(KVOEngineError) {
         if let condition = change.condition { try check(condition, of: change.operation) }
         var ignored = ReplyEncoder(okFor: nil)
-        try perform(change.operation, for: client, reply: &ignored)
+        try perform(change.operation, lifetime: change.lifetime, for: client, reply: &ignored)
     }
 }

@@ -2,14 +2,15 @@
 /// then reports the change to the shared controller around applying it:
 /// prior events, the change itself, the change events.
 extension Engine {
-    func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
-        if keyPath.isWholeDocument { return try setDocument(object, value) }
+    func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue,
+             lease: Lease? = nil) throws(KVOEngineError) -> UInt64 {
+        if keyPath.isWholeDocument { return try setDocument(object, value, lease: lease) }
         let keys = keyPath.components[...]
         // One walk checks the path, reads the old value and counts what exists.
         let (old, existing, target) = try store.checkedValue(object, at: keys)
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
                                   seq: store.seq + 1, existingKeys: existing,
-                                  createdObject: target.entry?.members == nil)
+                                  createdObject: target.entry?.members == nil, lease: lease)
         switch shared.route(of: change, in: target.entry) {
         case .unobserved:
             store.write(object, at: keys, value, to: target)
@@ -27,28 +28,29 @@ extension Engine {
     }
 
     /// Replaces the whole document (a set without key path): `value` must be a JSON object.
-    private func setDocument(_ object: String, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
+    private func setDocument(_ object: String, _ value: JSONValue, lease: Lease?) throws(KVOEngineError) -> UInt64 {
         guard case .object(let members) = value else {
             throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
         }
         let change = ChangeRecord(object: object, path: [], kind: .setting, old: store.value(object, at: []),
-                                  new: value, seq: store.seq + 1, existingKeys: 0)
+                                  new: value, seq: store.seq + 1, existingKeys: 0, lease: lease)
         return commit(change) { store.replaceDocument(object, with: members) }
     }
 
     /// Deleting what is not there succeeds and changes nothing (no seq, no event).
-    func delete(_ object: String, _ keyPath: ObservedPath?) -> UInt64 {
+    /// `cause`: kvod deletes it itself (an owner left, a deadline passed).
+    func delete(_ object: String, _ keyPath: ObservedPath?, cause: ChangeCause? = nil) -> UInt64 {
         guard let keyPath else {
             guard let document = store.value(object, at: []) else { return store.seq }
             let change = ChangeRecord(object: object, path: [], kind: .setting, old: document, new: nil,
-                                seq: store.seq + 1, existingKeys: 0)
+                                seq: store.seq + 1, existingKeys: 0, cause: cause)
             return commit(change) { _ = store.removeObject(object) }
         }
         let keys = keyPath.components[...]
         guard let old = store.value(object, at: keys) else { return store.seq }
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
                             seq: store.seq + 1, existingKeys: keys.count,
-                            memberIndex: store.memberIndex(object, at: keys))
+                            memberIndex: store.memberIndex(object, at: keys), cause: cause)
         return commit(change) { store.write(object, at: keys, nil) }
     }
 
@@ -125,6 +127,7 @@ extension Engine {
     private func record(_ change: ChangeRecord, in entry: ObjectTable.Entry? = nil) {
         store.seq = change.seq
         store.recordModSeq(of: change, in: entry)
+        updateLeases(for: change, in: entry)
         history.append(change)
         changeLog?.record(change)
     }

@@ -22,6 +22,8 @@ public final class Engine {
     private var nextClientID = 1
     /// The key paths `set` requests named lately, parsed.
     private var keyPaths = KeyPathCache()
+    /// Ephemeral values and deadlines.
+    let leaseTable = LeaseTable()
     private let startedAt = ContinuousClock.now
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
@@ -42,6 +44,7 @@ public final class Engine {
         store.restore(documents: state.documents, seq: state.seq, modSeqs: state.modSeqs)
         history.restore(state.history)
         epoch = state.epoch
+        restoreLeases(state.leases)
     }
 
     // MARK: Clients
@@ -53,11 +56,14 @@ public final class Engine {
         return ClientController(id: nextClientID, shared: shared)
     }
 
-    /// Ends a client: everything it observed is unobserved at once.
+    /// Ends a client: everything it observed is unobserved at once, and the
+    /// values it owned are queued for deletion (``releaseDueValues(budget:)``
+    /// makes them, in slices).
     public func closeClient(_ client: ClientController) {
         guard !client.isClosed else { return }
         client.close()
         clientCount -= 1
+        releaseValues(ownedBy: client)
     }
 
     // MARK: Requests
@@ -102,7 +108,7 @@ public final class Engine {
             if let condition = request.condition {
                 try check(condition, of: request.operation)
             }
-            try perform(request.operation, for: client, reply: &reply)
+            try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
             client.append(reply: reply.finish())
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, error))
@@ -110,11 +116,11 @@ public final class Engine {
     }
 
     /// The dispatch table: one case per op (xenstored's `wire_funcs`).
-    func perform(_ operation: Operation, for client: ClientController,
-                         reply: inout ReplyEncoder) throws(KVOEngineError) {
+    func perform(_ operation: Operation, lifetime: ValueLifetime? = nil, for client: ClientController,
+                 reply: inout ReplyEncoder) throws(KVOEngineError) {
         switch operation {
         case .set(let object, let keyPath, let value):
-            reply.field("seq", integer: try set(object, keyPath, value))
+            reply.field("seq", integer: try set(object, keyPath, value, lease: lease(for: lifetime, from: client)))
         case .get(let object, let keyPath):
             // The seq the answer is as of, found or not: a client then knows
             // which changes it reflects (KVOClient's later `initial`).
@@ -127,6 +133,13 @@ public final class Engine {
                 throw KVOEngineError(error.code, error.message, details: details)
             }
             reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.components ?? []))
+            if let lease = lease(of: object, at: keyPath) {
+                if lease.ephemeral { reply.field("ephemeral", .bool(true)) }
+                if let deadline = lease.deadline {
+                    let left = (deadline - configuration.wallClock()).rounded(.up)
+                    reply.field("expiresIn", integer: max(0, Int(left)))
+                }
+            }
             reply.field("seq", integer: store.seq)
         case .delete(let object, let keyPath):
             reply.field("seq", integer: delete(object, keyPath))

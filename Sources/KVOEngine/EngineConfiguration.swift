@@ -8,6 +8,8 @@ public struct EngineConfiguration: Sendable {
     public var historyCapacity: Int
     /// Who may read and write what; nil: every client may everything.
     public var accessPolicy: AccessPolicy?
+    /// The wall clock TTL deadlines are kept in (seconds since 1970); tests set their own.
+    public var wallClock: @Sendable () -> Double = wallClockNow
 
     public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000,
                 historyCapacity: Int = 100_000, accessPolicy: AccessPolicy? = nil) {

@@ -14,6 +14,9 @@ final class ObjectTable {
         var observers: PathNode?
         /// The modSeqs of the document's values (meaningful while it has one).
         var modSeqs = ModSeqTree(replacedAt: 0, modifiedAt: 0)
+        /// The document's leased values, by key path (`""`: the whole
+        /// document), with the generation that names each grant; nil when none.
+        var leases: [String: (lease: Lease, generation: UInt64)]?
     }
 
     private var entries: [String: Entry] = [:]
@@ -53,8 +56,14 @@ final class ObjectTable {
         dropIfEmpty(entry, named: name)
     }
 
+    /// Sets or clears the leases of `entry` (named `name`).
+    func setLeases(_ leases: [String: (lease: Lease, generation: UInt64)]?, of entry: Entry, named name: String) {
+        entry.leases = leases
+        dropIfEmpty(entry, named: name)
+    }
+
     private func dropIfEmpty(_ entry: Entry, named name: String) {
-        if entry.members == nil && entry.observers == nil { entries[name] = nil }
+        if entry.members == nil && entry.observers == nil && entry.leases == nil { entries[name] = nil }
     }
 
     /// Every document, by object name.

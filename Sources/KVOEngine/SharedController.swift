@@ -309,7 +309,7 @@ public final class SharedController {
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         let newOnly = UInt8(1) << ObservationOptions.new.rawValue
-        if isExact, !prior, variants == newOnly, change.kind == .setting {
+        if isExact, !prior, variants == newOnly, change.kind == .setting, change.cause == nil {
             // The usual group: the changed path itself, observed with `new`.
             // Its one encoding reads the change's value in place.
             EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, new: change.new,
@@ -364,7 +364,7 @@ public final class SharedController {
                     indexes: change.indexes, seq: change.seq, exact: isExact,
                     old: isExact ? change.old : group.pointee.old, new: isExact ? change.new : group.pointee.new,
                     options: ObservationOptions(rawValue: UInt8(variant)), prior: prior,
-                    changedKeyPath: changedKeyPath)
+                    changedKeyPath: changedKeyPath, cause: change.cause)
             }
             ends[variant] = eventBytes.count
         }

@@ -19,9 +19,12 @@ public struct ChangeOperation {
     /// `set`, `delete`, `insert`, `remove` or `replace`.
     public var operation: Operation
     public var condition: WriteCondition?
+    /// A set's `ephemeral`/`ttl`.
+    public var lifetime: ValueLifetime?
 
-    public init(_ operation: Operation, condition: WriteCondition? = nil) {
+    public init(_ operation: Operation, condition: WriteCondition? = nil, lifetime: ValueLifetime? = nil) {
         self.operation = operation
         self.condition = condition
+        self.lifetime = lifetime
     }
 }

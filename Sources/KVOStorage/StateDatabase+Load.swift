@@ -14,9 +14,10 @@ extension StateDatabase {
             let keepAfter = seq > UInt64(historyCapacity) ? seq - UInt64(historyCapacity) : 0
             let history = try loadHistory(after: keepAfter)
             let modSeqs = try loadModSeqs(of: documents)
+            let leases = try loadLeases(of: documents)
             do {
                 return try SavedState(documents: documents, seq: seq, history: history, epoch: try loadEpoch(),
-                                      modSeqs: modSeqs)
+                                      modSeqs: modSeqs, leases: leases)
             } catch {
                 throw StorageError("\(path) is inconsistent: \(error)")
             }
@@ -60,7 +61,7 @@ extension StateDatabase {
 
     private func loadHistory(after seq: UInt64) throws -> [ChangeRecord] {
         let select = try connection.prepare("""
-            SELECT seq, object, key_path, kind, indexes, old, new, existing_keys, member_index
+            SELECT seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause
             FROM history WHERE seq > ? ORDER BY seq
             """)
         select.bind(1, Int64(bitPattern: seq))
@@ -83,7 +84,8 @@ extension StateDatabase {
             changes.append(ChangeRecord(
                 object: select.text(1) ?? "", path: components, kind: kind, indexes: indexes,
                 old: try json(select, 5, seq), new: try json(select, 6, seq), seq: seq,
-                existingKeys: Int(select.int64(7)), memberIndex: select.isNull(8) ? nil : Int(select.int64(8))))
+                existingKeys: Int(select.int64(7)), memberIndex: select.isNull(8) ? nil : Int(select.int64(8)),
+                cause: select.text(9).flatMap(ChangeCause.init(rawValue:))))
         }
         return changes
     }

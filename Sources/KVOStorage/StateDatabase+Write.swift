@@ -24,6 +24,7 @@ extension StateDatabase {
             do throws(SQLiteError) {
                 for batch in batches {
                     for change in batch.changes where change.seq > keepAfter { try insertHistory(change) }
+                    for change in batch.changes { try writeLeases(of: change) }
                 }
                 for name in order { try write(name, edits[name]!, lastSeq: lastSeq) }
                 if trims {
@@ -58,6 +59,7 @@ extension StateDatabase {
         insert.bind(7, utf8: change.new?.jsonBytes)
         insert.bind(8, change.existingKeys)
         insert.bind(9, change.memberIndex)
+        insert.bind(10, utf8: change.cause.map { Array($0.rawValue.utf8) })
         try insert.run()
     }
 

@@ -158,14 +158,17 @@ struct Statements {
     let upsertModSeqs: SQLiteStatement
     let deleteModSeq: SQLiteStatement
     let deleteModSeqs: SQLiteStatement
+    let deleteLeases: SQLiteStatement
+    let insertLease: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try StateDatabase.addMissingTables(connection)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commit = try connection.prepare("COMMIT")
         rollback = try connection.prepare("ROLLBACK")
         insertHistory = try connection.prepare("""
-            INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         trimHistory = try connection.prepare("DELETE FROM history WHERE seq <= ?")
         setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
@@ -178,10 +181,17 @@ struct Statements {
             """)
         deleteMember = try connection.prepare("DELETE FROM members WHERE object = ? AND key = ?")
         deleteMembers = try connection.prepare("DELETE FROM members WHERE object = ?")
-        // Added beside schema 1 (created on open when missing): older kvods ignore it.
-        try connection.execute(StateDatabase.modSeqSchema)
         upsertModSeqs = try connection.prepare("INSERT OR REPLACE INTO mod_seqs (object, key, tree) VALUES (?, ?, ?)")
         deleteModSeq = try connection.prepare("DELETE FROM mod_seqs WHERE object = ? AND key = ?")
         deleteModSeqs = try connection.prepare("DELETE FROM mod_seqs WHERE object = ?")
+        // At or under a key path: the path itself, or one that continues it after a dot
+        // (between "p." and "p/", "/" being the byte after ".").
+        deleteLeases = try connection.prepare("""
+            DELETE FROM leases WHERE object = ?1
+            AND (?2 = '' OR key_path = ?2 OR (key_path >= ?2 || '.' AND key_path < ?2 || '/'))
+            """)
+        insertLease = try connection.prepare("""
+            INSERT OR REPLACE INTO leases (object, key_path, ephemeral, deadline_ms) VALUES (?, ?, ?, ?)
+            """)
     }
 }

@@ -50,6 +50,8 @@ final class Daemon {
     /// Pauses the loop briefly after flushing one change to many observers.
     private var pacing: FanOutPacing
     private var beforeSleep: UVPrepare?
+    /// Deletes ephemeral values whose owner left and values whose ttl passed.
+    private var leaseTimer: LeaseTimer?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
@@ -98,6 +100,7 @@ final class Daemon {
             stopStorage()
             throw error
         }
+        leaseTimer = LeaseTimer(engine: engine, loop: loop)
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -241,6 +244,7 @@ final class Daemon {
     }
 
     private func flushQueued() {
+        leaseTimer?.schedule(now: loop.now)
         groupCommit?.submit()
         guard !flushQueue.isEmpty else { return }
         let queue = flushQueue
@@ -307,6 +311,8 @@ final class Daemon {
         stopStorage()
         beforeSleep?.close()
         beforeSleep = nil
+        leaseTimer?.close()
+        leaseTimer = nil
         graceTimer?.close()
         graceTimer = nil
         for signal in signals { signal.close() }

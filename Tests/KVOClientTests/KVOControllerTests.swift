@@ -89,6 +89,8 @@ import Testing
         }
         try await connection.set("o", "k", to: 1)
         try await recorded.waitForCount(1)
+        // The callback that recorded it may still hold the observer on its queue.
+        await drain(queue)
         observer = nil
         #expect(controller.observer == nil)
         try await connection.set("o", "k", to: 2)

@@ -114,7 +114,7 @@ import Testing
         #expect(run.lines.dropFirst() == [
             #"{"event":"change","object":"a","keyPath":"b","kind":"setting","new":1,"seq":1}"#,
             #"{"id":2,"ok":true,"seq":1}"#,
-            #"{"id":3,"ok":true,"value":1,"seq":1}"#,
+            #"{"id":3,"ok":true,"value":1,"modSeq":1,"seq":1}"#,
         ])
     }
 

@@ -31,7 +31,7 @@ import Testing
         let last = try setter.request(#"{"op":"set","object":"p","keyPath":"x","value":2}"#).reply
         #expect(last["seq"] == 3)
         #expect(try reader.request(#"{"op":"get","id":1,"object":"o","keyPath":"a"}"#).reply
-            == ["id": 1, "ok": true, "value": 1, "seq": 3])
+            == ["id": 1, "ok": true, "value": 1, "modSeq": 1, "seq": 3])
         let missing = try reader.request(#"{"op":"get","object":"o","keyPath":"b"}"#).reply
         #expect(missing["error"]?["code"] == "not_found")
         #expect(missing["error"]?["seq"] == 3)

@@ -42,13 +42,14 @@
     /// observed one (nil for a change of the whole document).
     static func change<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], changeKind: ChangeKind, indexes: [Int],
                                        seq: UInt64, exact: Bool, old: JSONValue?, new: JSONValue?,
-                                       options: ObservationOptions, prior: Bool, changedKeyPath: String? = nil) {
+                                       options: ObservationOptions, prior: Bool, changedKeyPath: String? = nil,
+                                       cause: ChangeCause? = nil) {
         let kind = exact ? changeKind : .setting
         change(to: &bytes, head: head, kind: kind,
                new: !prior && options.contains(.new) && kind != .removal ? .some(new) : .none,
                old: options.contains(.old) && kind != .insertion ? .some(old) : .none,
                indexes: exact && kind != .setting ? indexes : nil,
-               seq: seq, prior: prior, changedKeyPath: exact ? nil : changedKeyPath)
+               seq: seq, prior: prior, changedKeyPath: exact ? nil : changedKeyPath, cause: cause)
     }
 
     /// The usual event, as ``change(into:head:kind:new:old:indexes:seq:prior:initial:)``
@@ -70,7 +71,7 @@
         var bytes: [UInt8] = []
         self.change(into: &bytes, head: head, changeKind: change.kind, indexes: change.indexes, seq: change.seq,
                     exact: exact, old: old, new: new, options: options, prior: prior,
-                    changedKeyPath: change.changedKeyPathText)
+                    changedKeyPath: change.changedKeyPathText, cause: change.cause)
         return bytes
     }
 
@@ -90,7 +91,8 @@
     /// ``change(into:head:kind:new:old:indexes:seq:prior:initial:)`` into any byte sink.
     static func change<Sink: ByteSink>(
         to bytes: inout Sink, head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
-        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false, changedKeyPath: String?
+        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false, changedKeyPath: String?,
+        cause: ChangeCause? = nil
     ) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
         // Each append has a fixed cost well above its copy: the usual event
@@ -127,6 +129,11 @@
         if let changedKeyPath {
             bytes.append(literal: #","changedKeyPath":"#)
             JSONWriter.writeString(changedKeyPath, to: &bytes)
+        }
+        switch cause {
+        case .disconnect?: bytes.append(literal: #","cause":"disconnect""#)
+        case .ttl?: bytes.append(literal: #","cause":"ttl""#)
+        case nil: break
         }
         appendSeqAndEnd(seq, to: &bytes)
     }

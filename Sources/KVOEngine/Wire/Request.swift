@@ -5,11 +5,15 @@ public struct Request {
     public var operation: Operation
     /// A change op's `ifModSeq`/`ifValue`; nil when it has none.
     public var condition: WriteCondition?
+    /// A set's `ephemeral`/`ttl`; nil when it has none.
+    public var lifetime: ValueLifetime?
 
-    public init(id: JSONValue?, operation: Operation, condition: WriteCondition? = nil) {
+    public init(id: JSONValue?, operation: Operation, condition: WriteCondition? = nil,
+                lifetime: ValueLifetime? = nil) {
         self.id = id
         self.operation = operation
         self.condition = condition
+        self.lifetime = lifetime
     }
 }
 

@@ -62,12 +62,13 @@ public enum RequestDecoder {
             }
         }
         do throws(KVOEngineError) {
-            if fields.id == nil, fields.opCode == .set, !fields.hasWriteCondition {
+            if fields.id == nil, fields.opCode == .set, !fields.hasChangeModifiers {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
             return .outcome(.request(Request(id: fields.id, operation: try fields.operation(),
-                                             condition: try fields.writeCondition())))
+                                             condition: try fields.writeCondition(),
+                                             lifetime: try fields.valueLifetime())))
         } catch {
             return .outcome(.failure(id: fields.id, error: error))
         }

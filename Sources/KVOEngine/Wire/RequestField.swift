@@ -8,7 +8,7 @@ import Darwin
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
-         prefix, after, limit, ifModSeq, ifValue, ops
+         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl
 
     var name: String {
         switch self {
@@ -32,6 +32,8 @@ enum Field: Int, CaseIterable {
         case .ifModSeq: "ifModSeq"
         case .ifValue: "ifValue"
         case .ops: "ops"
+        case .ephemeral: "ephemeral"
+        case .ttl: "ttl"
         }
     }
 
@@ -64,6 +66,8 @@ enum Field: Int, CaseIterable {
         case (7, UInt8(ascii: "i")): field = bytes[1] == UInt8(ascii: "n") ? .indexes : .ifValue
         case (8, UInt8(ascii: "i")): field = .ifModSeq
         case (3, UInt8(ascii: "o")): field = .ops
+        case (9, UInt8(ascii: "e")): field = .ephemeral
+        case (3, UInt8(ascii: "t")): field = .ttl
         case (8, UInt8(ascii: "k")): field = .keyPaths
         default: return nil
         }
@@ -94,6 +98,8 @@ enum Field: Int, CaseIterable {
         case .ifModSeq: "ifModSeq"
         case .ifValue: "ifValue"
         case .ops: "ops"
+        case .ephemeral: "ephemeral"
+        case .ttl: "ttl"
         }
     }
 }

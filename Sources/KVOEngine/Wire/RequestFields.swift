@@ -32,6 +32,8 @@ struct Fields {
         var ifModSeq: JSONValue?
         var ifValue: JSONValue?
         var ops: JSONValue?
+        var ephemeral: JSONValue?
+        var ttl: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -111,8 +113,20 @@ struct Fields {
         get { rare?.ops }
         set { rareFields.ops = newValue }
     }
-    /// Whether the request carries `ifModSeq` or `ifValue` (so it is no plain set).
+    var ephemeral: JSONValue? {
+        get { rare?.ephemeral }
+        set { rareFields.ephemeral = newValue }
+    }
+    var ttl: JSONValue? {
+        get { rare?.ttl }
+        set { rareFields.ttl = newValue }
+    }
+    /// Whether the request carries `ifModSeq` or `ifValue`.
     var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
+    /// Whether the request carries a condition or a lifetime (so it is no plain set).
+    var hasChangeModifiers: Bool {
+        rare.map { $0.ifModSeq != nil || $0.ifValue != nil || $0.ephemeral != nil || $0.ttl != nil } ?? false
+    }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -164,6 +178,8 @@ struct Fields {
         case .ifModSeq: ifModSeq = value
         case .ifValue: ifValue = value
         case .ops: ops = value
+        case .ephemeral: ephemeral = value
+        case .ttl: ttl = value
         }
     }
 
@@ -198,6 +214,9 @@ struct Fields {
             let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
             for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
             where field != nil && !changes.contains(opCode) {
+                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
+            for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")] where field != nil && opCode != .set {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
             if ops != nil, opCode != .batch {
@@ -303,6 +322,25 @@ struct Fields {
         return condition
     }
 
+    /// `ephemeral` and `ttl`, checked; nil when neither is there (or `ephemeral` is false without `ttl`).
+    func valueLifetime() throws(KVOEngineError) -> ValueLifetime? {
+        guard ephemeral != nil || ttl != nil else { return nil }
+        var lifetime = ValueLifetime()
+        switch ephemeral {
+        case nil: break
+        case .bool(let flag)?: lifetime.ephemeral = flag
+        default: throw .badRequest("field \"ephemeral\" must be true or false")
+        }
+        if let ttl {
+            guard case .number(let number) = ttl, let seconds = number.doubleValue, seconds > 0,
+                  seconds <= ValueLifetime.maxTTL else {
+                throw .badRequest("field \"ttl\" must be a number of seconds over 0 and at most \(Int(ValueLifetime.maxTTL))")
+            }
+            lifetime.ttl = seconds
+        }
+        return lifetime.ephemeral || lifetime.ttl != nil ? lifetime : nil
+    }
+
     /// `ops`: change requests, each read as a request line of its own would
     /// be (without an `id`); an error names the op's position.
     private func batchOperations() throws(KVOEngineError) -> [ChangeOperation] {
@@ -332,7 +370,8 @@ struct Fields {
             case .request(let request):
                 switch request.operation {
                 case .set, .delete, .insert, .remove, .replace:
-                    operations.append(ChangeOperation(request.operation, condition: request.condition))
+                    operations.append(ChangeOperation(request.operation, condition: request.condition,
+                                                      lifetime: request.lifetime))
                 default:
                     throw fail(.badRequest("a batch carries set, delete, insert, remove and replace only"))
                 }

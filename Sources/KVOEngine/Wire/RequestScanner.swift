@@ -82,6 +82,8 @@ struct RequestScanner {
             case .ifModSeq: fields.ifModSeq = value
             case .ifValue: fields.ifValue = value
             case .ops: fields.ops = value
+            case .ephemeral: fields.ephemeral = value
+            case .ttl: fields.ttl = value
             case .op, .object, .keyPath, .options: return false
             }
         }

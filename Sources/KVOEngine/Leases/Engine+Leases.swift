@@ -1,0 +1,112 @@
+/// Values that live as long as their owner or until a deadline: the
+/// bookkeeping a change does for them, and the deletions kvod makes itself.
+extension Engine {
+    /// The lease a set with `lifetime` from `client` puts on its value.
+    func lease(for lifetime: ValueLifetime?, from client: ClientController) -> Lease? {
+        guard let lifetime else { return nil }
+        return Lease(owner: lifetime.ephemeral ? client.id : nil, ephemeral: lifetime.ephemeral,
+                     deadline: lifetime.ttl.map { configuration.wallClock() + $0 })
+    }
+
+    /// After `change` was applied: a set or delete at a key path ends the
+    /// leases at or under it; a set with a lease starts that one. `entry`
+    /// is the object's, when the caller has it at hand.
+    func updateLeases(for change: ChangeRecord, in entry: ObjectTable.Entry?) {
+        guard change.kind == .setting else { return }
+        guard let entry = entry ?? store.objects.entry(change.object) else { return }
+        guard entry.leases != nil || change.lease != nil else { return }
+        var leases = entry.leases ?? [:]
+        let path = change.path.joined(separator: ".")
+        for (keyPath, held) in leases where Self.keyPath(keyPath, isAtOrUnder: path) {
+            leases[keyPath] = nil
+            leaseTable.removed(held.lease, at: LeaseTable.Place(object: change.object, keyPath: keyPath))
+        }
+        if let lease = change.lease, change.new != nil {
+            let generation = leaseTable.makeGeneration()
+            leases[path] = (lease, generation)
+            leaseTable.added(lease, at: LeaseTable.Place(object: change.object, keyPath: path), generation: generation)
+        }
+        store.objects.setLeases(leases.isEmpty ? nil : leases, of: entry, named: change.object)
+    }
+
+    private static func keyPath(_ keyPath: String, isAtOrUnder path: String) -> Bool {
+        path.isEmpty || keyPath == path
+            || (keyPath.utf8.count > path.utf8.count && keyPath.utf8.starts(with: path.utf8)
+                && keyPath.utf8[keyPath.utf8.index(keyPath.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "."))
+    }
+
+    /// The lease on exactly `keyPath` of `object`, if any.
+    func lease(of object: String, at keyPath: ObservedPath?) -> Lease? {
+        store.objects.entry(object)?.leases?[keyPath?.description ?? ""]?.lease
+    }
+
+    /// Queues the deletion of the values `client` owned (its connection closed).
+    func releaseValues(ownedBy client: ClientController) {
+        leaseTable.ownerLeft(client.id) { place in
+            store.objects.entry(place.object)?.leases?[place.keyPath]?.generation
+        }
+    }
+
+    /// Makes up to `budget` of the deletions that are due: values whose
+    /// owner left, and values whose deadline passed by now. Each is a change
+    /// like a `delete`, with its `cause`. Returns whether more are due (call
+    /// again soon, after serving others).
+    @discardableResult
+    public func releaseDueValues(budget: Int = 500) -> Bool {
+        leaseTable.collectExpired(now: configuration.wallClock())
+        var made = 0
+        while made < budget, let release = leaseTable.popPending() {
+            let place = release.place
+            guard let held = store.objects.entry(place.object)?.leases?[place.keyPath],
+                  held.generation == release.generation else { continue }
+            let keyPath = place.keyPath.isEmpty ? nil : ObservedPath(components: place.keyPath.split(
+                separator: ".", omittingEmptySubsequences: false).map(String.init))
+            _ = delete(place.object, keyPath, cause: release.cause)
+            made += 1
+        }
+        return !leaseTable.pending.isEmpty
+    }
+
+    /// When the next deadline falls (maybe one since renewed), in wall-clock
+    /// seconds; nil when none is held. The daemon's timer aims at it.
+    public var nextLeaseDeadline: Double? { leaseTable.nextDeadline }
+
+    /// Whether deletions are queued (an owner left, an orphan at start).
+    public var hasPendingReleases: Bool { !leaseTable.pending.isEmpty }
+
+    /// How many leased values there are.
+    public var leaseCount: Int { leaseTable.count }
+
+    /// Restores saved leases: deadlines go on; ephemeral values, whose owners
+    /// were connections of a previous run, are queued for deletion.
+    func restoreLeases(_ saved: [SavedLease]) {
+        for saved in saved {
+            guard let entry = store.objects.entry(saved.object), entry.members != nil else { continue }
+            let lease = Lease(owner: nil, ephemeral: saved.ephemeral, deadline: saved.deadline)
+            let generation = leaseTable.makeGeneration()
+            var leases = entry.leases ?? [:]
+            leases[saved.keyPath] = (lease, generation)
+            entry.leases = leases
+            let place = LeaseTable.Place(object: saved.object, keyPath: saved.keyPath)
+            leaseTable.added(lease, at: place, generation: generation)
+            if saved.ephemeral { leaseTable.release(place, cause: .disconnect, generation: generation) }
+        }
+    }
+}
+
+/// A lease as the data directory keeps it (its owner is not kept: after a
+/// restart, every ephemeral value's owner is gone).
+public struct SavedLease: Sendable, Equatable {
+    public let object: String
+    /// Components joined by `.`; empty for the whole document.
+    public let keyPath: String
+    public let ephemeral: Bool
+    public let deadline: Double?
+
+    public init(object: String, keyPath: String, ephemeral: Bool, deadline: Double?) {
+        self.object = object
+        self.keyPath = keyPath
+        self.ephemeral = ephemeral
+        self.deadline = deadline
+    }
+}
