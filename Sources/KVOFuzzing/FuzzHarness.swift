@@ -67,11 +67,14 @@ public enum FuzzHarness {
         } while offset < stream.count
         replies += checkedReplies(from: sender, &senderSeq)
         require(sender.disconnectReason != nil || replies == frames, "\(frames) frames got \(replies) replies")
+        // The sender's ephemeral values go with it, in slices; its deletions are events like any other.
+        engine.closeClient(sender)
+        while engine.releaseDueValues(budget: 7) {}
+        require(engine.leaseTable.byOwner[sender.id] == nil, "a closed client still owns values")
         require(engine.shared.observationCount == watcher.observationCount + sender.observationCount,
                 "registry counts \(engine.shared.observationCount) observations")
         watcher.markDrained()
         _ = checkedReplies(from: watcher, &watcherSeq)
-        engine.closeClient(sender)
         engine.closeClient(watcher)
         require(engine.shared.observationCount == 0 && engine.clientCount == 0, "closed clients left observations")
     }

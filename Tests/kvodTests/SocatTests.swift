@@ -58,4 +58,14 @@ import Testing
         let epoch = try #require(try JSONReader.parse(Array(run.lines[2].utf8))["epoch"]?.stringValue)
         #expect(run.lines == answers.map { $0.replacingOccurrences(of: "9f0c2d41a7b35e18", with: epoch) })
     }
+
+    @Test func conditionalWriteSessionIsWhatThePageShows() throws {
+        let (requests, answers) = try Self.session(after: "current `modSeq`; nothing changes, no seq is consumed, nobody is notified.")
+        #expect(requests.count == 4 && answers.count == 4)
+        let kvod = try KVODProcess()
+        let run = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/socat"),
+                                     ["-t", "5", "-", "UNIX-CONNECT:\(kvod.socketPath)"],
+                                     stdin: requests.joined(separator: "\n") + "\n")
+        #expect(run.lines == answers)
+    }
 }
