@@ -70,7 +70,7 @@ public enum FuzzHarness {
         // The sender's ephemeral values go with it, in slices; its deletions are events like any other.
         engine.closeClient(sender)
         while engine.releaseDueValues(budget: 7) {}
-        require(engine.leaseTable.byOwner[sender.id] == nil, "a closed client still owns values")
+        require(engine.valuesOwned(by: sender) == 0 && !engine.hasPendingReleases, "a closed client still owns values")
         require(engine.shared.observationCount == watcher.observationCount + sender.observationCount,
                 "registry counts \(engine.shared.observationCount) observations")
         watcher.markDrained()

@@ -74,6 +74,9 @@ extension Engine {
     /// Whether deletions are queued (an owner left, an orphan at start).
     public var hasPendingReleases: Bool { !leaseTable.pending.isEmpty }
 
+    /// How many values `client` owns (ephemeral ones it set and nobody took over).
+    public func valuesOwned(by client: ClientController) -> Int { leaseTable.byOwner[client.id]?.count ?? 0 }
+
     /// How many leased values there are.
     public var leaseCount: Int { leaseTable.count }
 
