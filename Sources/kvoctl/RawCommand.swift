@@ -36,7 +36,7 @@ struct RawCommand: AsyncParsableCommand {
     }
 
     private static func isErrorReply(_ reply: String) -> Bool {
-        guard case .object(let members)? = try? JSONReader.parse(reply) else { return false }
+        guard case .object(let members)? = try? JSONReader.parse(reply, maxDepth: DocumentDepth.readerLimit) else { return false }
         return members["ok"] == .bool(false)
     }
 }

@@ -135,3 +135,15 @@ import Testing
         #expect(kvoctl.status == 0 && !kvoctl.stdout.contains("libuv"), "\(kvoctl.stdout)")
     }
 }
+
+/// kvoctl prints the deepest object kvod accepts (docs/PROTOCOL.md, "Nesting").
+@Suite struct DocumentDepthCommandTests {
+    @Test func getPrintsTheDeepestObject() throws {
+        let kvod = try KVODProcess()
+        let keys = Array(repeating: "k", count: 511).joined(separator: ".")
+        #expect(try KVOCtl.run(kvod, ["set", "o", keys, "[1]"]).status == 0)
+        let get = try KVOCtl.run(kvod, ["get", "o"])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.lines.first?.hasSuffix("[1]" + String(repeating: "}", count: 511)) == true)
+    }
+}

@@ -42,7 +42,9 @@ public enum RequestDecoder {
         if canonicalSets, let set = RequestScanner.scanCanonicalSet(line) {
             do throws(KVOEngineError) {
                 let object = try Fields.objectName(.string(String(decoding: set.object, as: UTF8.self)))
-                return .plainSet(object: object, keyPath: try keyPaths.path(forBytes: set.keyPath), value: set.value)
+                let keyPath = try keyPaths.path(forBytes: set.keyPath)
+                if let refusal = DocumentDepth.refusal(object, keyPath, [set.value], inArray: false) { throw refusal }
+                return .plainSet(object: object, keyPath: keyPath, value: set.value)
             } catch {
                 return .outcome(.failure(id: nil, error: error))
             }
@@ -59,9 +61,12 @@ public enum RequestDecoder {
         do throws(KVOEngineError) {
             if fields.id == nil, fields.opCode == .set {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
+                if let refusal = DocumentDepth.refusal(object, keyPath, [value], inArray: false) { throw refusal }
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
-            return .outcome(.request(Request(id: fields.id, operation: try fields.operation())))
+            let operation = try fields.operation()
+            if let refusal = DocumentDepth.refusal(operation) { throw refusal }
+            return .outcome(.request(Request(id: fields.id, operation: operation)))
         } catch {
             return .outcome(.failure(id: fields.id, error: error))
         }

@@ -1,0 +1,67 @@
+/// How deep a stored object may nest, and how deep every reader of kvod's
+/// documents must be willing to go (docs/PROTOCOL.md, "Nesting").
+///
+/// An object is level 1; each object or array inside adds one. A value set
+/// at a key path of N keys therefore lands N levels down, and a request with
+/// a long key path could build an object deeper than any reader accepts: it
+/// was acknowledged, then refused by the loader at the next start. So the
+/// limit is checked when a request is accepted, and every reader (the loader,
+/// the history, KVOClient, kvoctl) allows at least ``readerLimit``.
+public enum DocumentDepth {
+    /// The deepest nesting of a stored object, counting the object itself;
+    /// the same number as a request line's limit (``RequestDecoder/maxDepth``).
+    public static let limit = 512
+
+    /// The depth a reader of kvod's lines and rows must accept: ``limit``
+    /// plus what replies and events wrap around a value (`get`'s reply is one
+    /// level, a collection event's `new` two, the `observations` reply three
+    /// around a context), with room to spare.
+    public static let readerLimit = limit + 8
+
+    /// The `bad_request` for a request that would make `object` deeper than
+    /// ``limit``, or nil. `values` land at `keyPath` itself (`set`), or as
+    /// elements of the array there (`insert`, `replace`: `inArray`).
+    static func refusal(_ object: String, _ keyPath: ObservedPath, _ values: [JSONValue],
+                        inArray: Bool) -> KVOEngineError? {
+        let level = keyPath.components.count + (inArray ? 1 : 0)
+        let budget = limit - level
+        // A request line nests at most RequestDecoder.maxDepth levels, so a
+        // value read from one is at least a level shallower (two in an
+        // array): short key paths, the common case, need no walk.
+        if budget >= RequestDecoder.maxDepth - (inArray ? 2 : 1) { return nil }
+        guard values.contains(where: { !$0.nests(within: budget) }) else { return nil }
+        return .badRequest("""
+            the value at \(object) keyPath \(keyPath.components.count) keys deep would nest deeper than \
+            \(limit) levels, the most an object may (docs/PROTOCOL.md); at that key path a value may nest \
+            \(max(budget, 0)) levels
+            """)
+    }
+
+    /// Checks the operations that store values; nil for every other.
+    static func refusal(_ operation: Operation) -> KVOEngineError? {
+        switch operation {
+        case .set(let object, let keyPath, let value):
+            refusal(object, keyPath, [value], inArray: false)
+        case .insert(let object, let keyPath, _, let values), .replace(let object, let keyPath, _, let values):
+            refusal(object, keyPath, values, inArray: true)
+        default:
+            nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// Whether this value nests at most `levels` levels (a scalar none, `[]`
+    /// one). Stops at the first branch that goes deeper.
+    func nests(within levels: Int) -> Bool {
+        guard levels >= 0 else { return false }
+        switch self {
+        case .array(let elements):
+            return levels >= 1 && elements.allSatisfy { $0.nests(within: levels - 1) }
+        case .object(let members):
+            return levels >= 1 && members.values.allSatisfy { $0.nests(within: levels - 1) }
+        default:
+            return true
+        }
+    }
+}
