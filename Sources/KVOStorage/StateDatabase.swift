@@ -33,19 +33,19 @@ public final class StateDatabase {
     /// What the last ``load()`` moved to the quarantine table, one line each
     /// (empty when every row was read).
     public internal(set) var quarantined: [String] = []
+    /// What is wrong with the data directory but does not stop kvod (others
+    /// may write in it), one line each, for the log.
+    public private(set) var warnings: [String] = []
     var trimStep: UInt64 { UInt64(min(1024, max(1, historyCapacity / 8))) }
 
-    /// Opens the database in `directory` (creating both if needed).
+    /// Opens the database in `directory` (creating both if needed: the
+    /// directory 0700, the files 0600).
     public init(directory: String, syncMode: SyncMode, historyCapacity: Int) throws(StorageError) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StorageError("cannot create the data directory \(directory): \(error.localizedDescription)")
-        }
+        if let warning = try DataDirectoryFiles.prepareDirectory(directory) { warnings.append(warning) }
         path = directory + "/" + Self.fileName
         self.syncMode = syncMode
         self.historyCapacity = historyCapacity
+        try DataDirectoryFiles.prepareDatabaseFile(path, in: directory)
         do {
             connection = try SQLiteConnection(path: path)
         } catch {
