@@ -56,7 +56,7 @@ extension StateDatabase {
             let object = members.text(0) ?? ""
             let key = members.text(1) ?? ""
             guard documents[object] != nil else {
-                unreadable.objects[object] = unreadable.objects[object] ?? "member \(quoted(key)) belongs to no object"
+                unreadable.objects[object] = unreadable.objects[object] ?? "member \(LogText.quoted(key)) belongs to no object"
                 continue
             }
             switch Self.parse(members.bytes(2) ?? []) {
@@ -64,7 +64,7 @@ extension StateDatabase {
                 documents[object]![key] = value
             case .failure(let error):
                 unreadable.objects[object] = unreadable.objects[object]
-                    ?? "member \(quoted(key)) is not JSON kvod can read (\(error.message))"
+                    ?? "member \(LogText.quoted(key)) is not JSON kvod can read (\(error.message))"
             }
         }
         return documents

@@ -30,7 +30,7 @@ extension StateDatabase {
                 try moveMembers.run()
                 try run("DELETE FROM members WHERE object = ?", object)
                 try run("DELETE FROM objects WHERE name = ?", object)
-                report.append("object \(quoted(object)) moved to the quarantine table of \(path): \(reason)")
+                report.append("object \(LogText.quoted(object)) moved to the quarantine table of \(path): \(reason)")
             }
             if let through = unreadable.history.keys.max() {
                 let moveHistory = try connection.prepare("""
@@ -64,10 +64,4 @@ extension StateDatabase {
         statement.bind(1, text)
         try statement.run()
     }
-}
-
-/// A name as it appears in a message: quoted, with control characters
-/// escaped (JSON's rules), so that a name cannot break a log line.
-func quoted(_ name: String) -> String {
-    String(decoding: JSONValue.string(name).jsonBytes, as: UTF8.self)
 }
