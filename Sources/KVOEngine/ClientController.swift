@@ -181,7 +181,8 @@ public final class ClientController: CustomStringConvertible {
                 guard !isPrior else { return }
                 held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info)
             case .disconnect:
-                disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) \(LogText.quoted("\(info.keyPath)")), "
+                disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
+                    + "\(LogText.quoted("\(info.keyPath)")), "
                     + "policy disconnect")
             }
             return

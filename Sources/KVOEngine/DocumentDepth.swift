@@ -18,35 +18,48 @@ public enum DocumentDepth {
     /// around a context), with room to spare.
     public static let readerLimit = limit + 8
 
-    /// The `bad_request` for a request that would make `object` deeper than
-    /// ``limit``, or nil. `values` land at `keyPath` itself (`set`), or as
-    /// elements of the array there (`insert`, `replace`: `inArray`).
-    static func refusal(_ object: String, _ keyPath: ObservedPath, _ values: [JSONValue],
-                        inArray: Bool) -> KVOEngineError? {
-        let level = keyPath.components.count + (inArray ? 1 : 0)
-        let budget = limit - level
+    /// The `bad_request` for a `set` that would make `object` deeper than
+    /// ``limit``, or nil: `value` lands at `keyPath`.
+    static func refusal(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) -> KVOEngineError? {
+        let budget = limit - keyPath.components.count
         // A request line nests at most RequestDecoder.maxDepth levels, so a
-        // value read from one is at least a level shallower (two in an
-        // array): short key paths, the common case, need no walk.
-        if budget >= RequestDecoder.maxDepth - (inArray ? 2 : 1) { return nil }
-        guard values.contains(where: { !$0.nests(within: budget) }) else { return nil }
-        return .badRequest("""
-            the value at \(object) keyPath \(keyPath.components.count) keys deep would nest deeper than \
-            \(limit) levels, the most an object may (docs/PROTOCOL.md); at that key path a value may nest \
-            \(max(budget, 0)) levels
-            """)
+        // value read from one is at least a level shallower: a key path of
+        // one key, the common case, needs no walk. Otherwise the walk stops
+        // at the first branch too deep, and a scalar costs nothing.
+        if budget >= RequestDecoder.maxDepth - 1 || value.nests(within: budget) { return nil }
+        return tooDeep(object, keyPath, budget: budget)
+    }
+
+    /// The same for `insert` and `replace`: `elements` land in the array at
+    /// `keyPath`, a level further down (and two inside a request line).
+    static func refusal(_ object: String, _ keyPath: ObservedPath, elements: [JSONValue]) -> KVOEngineError? {
+        let budget = limit - keyPath.components.count - 1
+        if budget >= RequestDecoder.maxDepth - 2 || elements.allSatisfy({ $0.nests(within: budget) }) { return nil }
+        return tooDeep(object, keyPath, budget: budget)
     }
 
     /// Checks the operations that store values; nil for every other.
     static func refusal(_ operation: Operation) -> KVOEngineError? {
         switch operation {
         case .set(let object, let keyPath, let value):
-            refusal(object, keyPath, [value], inArray: false)
+            refusal(object, keyPath, value)
         case .insert(let object, let keyPath, _, let values), .replace(let object, let keyPath, _, let values):
-            refusal(object, keyPath, values, inArray: true)
+            refusal(object, keyPath, elements: values)
         default:
             nil
         }
+    }
+
+    private static func tooDeep(_ object: String, _ keyPath: ObservedPath, budget: Int) -> KVOEngineError {
+        let keys = keyPath.components.count
+        let limitText = "deeper than \(limit) levels, the most an object may (docs/PROTOCOL.md, \"Nesting\")"
+        guard budget >= 0 else {
+            return .badRequest("\(object): a key path of \(keys) keys would make the object \(limitText)")
+        }
+        return .badRequest("""
+            \(object): at a key path of \(keys) keys a value may nest at most \(budget) levels; this one would make \
+            the object \(limitText)
+            """)
     }
 }
 

@@ -56,7 +56,8 @@ extension StateDatabase {
             let object = members.text(0) ?? ""
             let key = members.text(1) ?? ""
             guard documents[object] != nil else {
-                unreadable.objects[object] = unreadable.objects[object] ?? "member \(LogText.quoted(key)) belongs to no object"
+                unreadable.objects[object] = unreadable.objects[object]
+                    ?? "member \(LogText.quoted(key)) belongs to no object"
                 continue
             }
             switch Self.parse(members.bytes(2) ?? []) {
@@ -112,7 +113,8 @@ extension StateDatabase {
         guard let bytes = row.bytes(column) else { return nil }
         switch Self.parse(bytes) {
         case .success(let value): return value
-        case .failure(let error): throw HistoryRowError(reason: "a value that is not JSON kvod can read (\(error.message))")
+        case .failure(let error):
+            throw HistoryRowError(reason: "a value that is not JSON kvod can read (\(error.message))")
         }
     }
 

@@ -44,7 +44,8 @@ struct StandardErrorLogHandler: LogHandler {
     func log(event: LogEvent) {
         // One message, one line: a control character a client slipped into a
         // name (a newline and a fake timestamp) is written as an escape.
-        let message = LogText.escapingControlCharacters("\(prettyMetadata(for: event)) [\(event.source)] \(event.message)")
+        let message = LogText.escapingControlCharacters(
+            "\(prettyMetadata(for: event)) [\(event.source)] \(event.message)")
         var text = "\(event.level) \(label):\(message)"
         switch format {
         case .plain:

@@ -43,7 +43,7 @@ public enum RequestDecoder {
             do throws(KVOEngineError) {
                 let object = try Fields.objectName(.string(String(decoding: set.object, as: UTF8.self)))
                 let keyPath = try keyPaths.path(forBytes: set.keyPath)
-                if let refusal = DocumentDepth.refusal(object, keyPath, [set.value], inArray: false) { throw refusal }
+                if let refusal = DocumentDepth.refusal(object, keyPath, set.value) { throw refusal }
                 return .plainSet(object: object, keyPath: keyPath, value: set.value)
             } catch {
                 return .outcome(.failure(id: nil, error: error))
@@ -61,7 +61,7 @@ public enum RequestDecoder {
         do throws(KVOEngineError) {
             if fields.id == nil, fields.opCode == .set {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
-                if let refusal = DocumentDepth.refusal(object, keyPath, [value], inArray: false) { throw refusal }
+                if let refusal = DocumentDepth.refusal(object, keyPath, value) { throw refusal }
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
             let operation = try fields.operation()
