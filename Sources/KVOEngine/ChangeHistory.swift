@@ -51,9 +51,14 @@ public final class ChangeHistory {
     /// The changes to `object` after `seq`, oldest first. Only complete when
     /// `seq + 1 >= oldestSeq` (the caller checks).
     func changes(of object: String, after seq: UInt64) -> [ChangeRecord] {
+        changes(after: seq) { $0 == object }
+    }
+
+    /// The changes after `seq` to the objects whose name `includes` accepts, oldest first.
+    func changes(after seq: UInt64, of includes: (String) -> Bool) -> [ChangeRecord] {
         guard let first = changes.first?.seq else { return [] }
         let start = seq < first ? 0 : Int(seq - first) + 1
         guard start < changes.count else { return [] }
-        return changes[start...].filter { $0.object == object }
+        return changes[start...].filter { includes($0.object) }
     }
 }

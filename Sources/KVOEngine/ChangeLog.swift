@@ -19,6 +19,9 @@ public struct SavedState: Sendable {
     public let history: [ChangeRecord]
     /// The epoch the seqs belong to (``Engine/epoch``).
     public let epoch: String
+    /// The documents' modSeqs, by object; a document without one (a data
+    /// directory written before modSeqs were kept) counts as changed at `seq`.
+    public let modSeqs: [String: ModSeqTree]
 
     /// Why a saved state cannot be restored.
     public struct Inconsistency: Error, CustomStringConvertible {
@@ -28,7 +31,7 @@ public struct SavedState: Sendable {
     /// Checks that the history is consecutive and ends at `seq`, so that
     /// replays from it have no gap.
     public init(documents: [String: JSONObject], seq: UInt64, history: [ChangeRecord],
-                epoch: String) throws(Inconsistency) {
+                epoch: String, modSeqs: [String: ModSeqTree] = [:]) throws(Inconsistency) {
         for (previous, next) in zip(history, history.dropFirst()) where next.seq != previous.seq + 1 {
             throw Inconsistency(description: "the change history jumps from seq \(previous.seq) to \(next.seq)")
         }
@@ -39,5 +42,6 @@ public struct SavedState: Sendable {
         self.seq = seq
         self.history = history
         self.epoch = epoch
+        self.modSeqs = modSeqs
     }
 }

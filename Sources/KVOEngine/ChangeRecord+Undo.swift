@@ -29,6 +29,7 @@ extension ChangeRecord {
     /// input (a value that this change could not have produced) gives a best
     /// effort, never a trap: restored histories come from disk.
     func valueBefore(at keyPath: [String], after: JSONValue?) -> JSONValue? {
+        if createdObject { return nil }
         if keyPath.starts(with: path) {
             if kind == .setting { return old?.value(at: keyPath[path.count...]) }
             // Nothing lies under an array (keys never index arrays).

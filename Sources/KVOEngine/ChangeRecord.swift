@@ -42,9 +42,13 @@ public final class ChangeRecord: Sendable, Equatable {
     /// the member's position in its parent object, so that undoing it puts it
     /// back where it was (objects keep their members' order).
     public let memberIndex: Int?
+    /// Whether the object had no document before this change (which made
+    /// it): undoing it leaves no document, not an empty one. Not kept on
+    /// disk: a change read back from a data directory says false.
+    public let createdObject: Bool
 
     public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
-                new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil) {
+                new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil, createdObject: Bool = false) {
         self.object = object
         self.path = path
         self.kind = kind
@@ -54,6 +58,7 @@ public final class ChangeRecord: Sendable, Equatable {
         self.seq = seq
         self.existingKeys = existingKeys
         self.memberIndex = memberIndex
+        self.createdObject = createdObject
     }
 
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {
@@ -61,5 +66,13 @@ public final class ChangeRecord: Sendable, Equatable {
             || (lhs.object == rhs.object && lhs.path == rhs.path && lhs.kind == rhs.kind && lhs.indexes == rhs.indexes
                 && lhs.old == rhs.old && lhs.new == rhs.new && lhs.seq == rhs.seq
                 && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex)
+    }
+}
+
+extension ChangeRecord {
+    /// The changed key path as events name it (`changedKeyPath`); nil for a
+    /// change of the whole document.
+    var changedKeyPathText: String? {
+        path.isEmpty ? nil : path.joined(separator: ".")
     }
 }

@@ -72,9 +72,19 @@ public final class ClientController: CustomStringConvertible {
     @discardableResult
     public func observe(_ object: String, keyPath: ObservedPath, options: ObservationOptions,
                         context: JSONValue?, policy: ObservationPolicy = .default) -> ObservationInfo? {
+        observe(.object(object), keyPath: keyPath, options: options, context: context, policy: policy)
+    }
+
+    /// Observes `keyPath` (``ObservedPath/wholeDocument``: the whole
+    /// document) of one object or of every object under a prefix. Returns the
+    /// new observation, or nil when this client already observes that key
+    /// path in that scope (the first one is kept).
+    @discardableResult
+    public func observe(_ scope: ObservationScope, keyPath: ObservedPath, options: ObservationOptions,
+                        context: JSONValue?, policy: ObservationPolicy = .default) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
-        let node = shared.nodeCreating(object, keyPath)
+        let node = shared.nodeCreating(scope, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
         let info = ObservationInfo(node: node, options: options, context: context, policy: policy, controller: self)
         shared.register(info, at: node)
@@ -84,18 +94,29 @@ public final class ClientController: CustomStringConvertible {
 
     /// Stops observing one key path; does nothing if it is not observed.
     public func unobserve(_ object: String, keyPath: ObservedPath) {
-        guard let node = shared.node(object, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
+        unobserve(.object(object), keyPath: keyPath)
+    }
+
+    /// Stops observing one key path of a scope; does nothing if it is not observed.
+    public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
+        guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
         shared.unregister(info)
     }
 
     /// Stops observing every key path of `object`; does nothing if none is.
     public func unobserve(_ object: String) {
+        unobserve(.object(object))
+    }
+
+    /// Stops observing every key path of a scope (the whole document's
+    /// included); does nothing if none is.
+    public func unobserve(_ scope: ObservationScope) {
         // A scan of this client's observations: rarer than a change, and it
         // spares every observation a second index by object.
         var matching: [ObservationInfo] = []
         infos.forEach { info in
-            if info.node!.object == object { matching.append(info) }
+            if info.node!.scope == scope { matching.append(info) }
         }
         for info in matching {
             infos.remove(info.tableKey)
@@ -121,17 +142,22 @@ public final class ClientController: CustomStringConvertible {
         }
     }
 
-    /// This client's observations, ordered by object then key path.
+    /// This client's observations, ordered by scope (objects, then prefixes) then key path.
     public var observations: [ObservationInfo] {
         infos.elements
-            .map { (object: $0.object, keyPath: $0.keyPath, info: $0) }
-            .sorted { ($0.object, $0.keyPath) < ($1.object, $1.keyPath) }
+            .map { (scope: $0.scope, keyPath: $0.keyPath, info: $0) }
+            .sorted { ($0.scope, $0.keyPath) < ($1.scope, $1.keyPath) }
             .map(\.info)
     }
 
     /// Whether this client observes `keyPath` of `object`.
     public func isObserving(_ object: String, keyPath: ObservedPath) -> Bool {
-        guard let node = shared.node(object, keyPath) else { return false }
+        isObserving(.object(object), keyPath: keyPath)
+    }
+
+    /// Whether this client observes `keyPath` in `scope`.
+    public func isObserving(_ scope: ObservationScope, keyPath: ObservedPath) -> Bool {
+        guard let node = shared.node(scope, keyPath) else { return false }
         return infos.find(ObjectIdentifier(node)) != nil
     }
 
@@ -153,23 +179,27 @@ public final class ClientController: CustomStringConvertible {
     /// Appends an event line (ending `}\n`) of `info`, with the observation's
     /// context fragment spliced in before its closing brace; or, while
     /// congested, applies the observation's policy to it.
-    func deliver(event line: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false) {
+    /// `object` names the changed object for a prefix observation's event.
+    func deliver(event line: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false,
+                 object: String? = nil) {
         line.withUnsafeBytes { line in
             if let fragment = info.contextFragment {
                 fragment.withUnsafeBytes {
-                    deliver(line: line, contextFragment: $0, seq: seq, for: info, isPrior: isPrior)
+                    deliver(line: line, contextFragment: $0, seq: seq, for: info, isPrior: isPrior, object: object)
                 }
             } else {
-                deliver(line: line, contextFragment: nil, seq: seq, for: info, isPrior: isPrior)
+                deliver(line: line, contextFragment: nil, seq: seq, for: info, isPrior: isPrior, object: object)
             }
         }
     }
 
     /// The delivery of one event line (ending `}\n`, its `seq` just before).
     /// Prior events are not held while congested: the change that follows them is.
+    /// A prefix observation's events (`object`: the changed object) are held
+    /// one per object, so that a congested client still hears of every object.
     @inline(__always)
     func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, seq: UInt64,
-                 for info: ObservationInfo, isPrior: Bool) {
+                 for info: ObservationInfo, isPrior: Bool, object: String? = nil) {
         guard !isClosed, disconnectReason == nil else { return }
         if !isCongested, let allowance = outputAllowance,
            output.count + line.count + (contextFragment?.count ?? 0) > allowance {
@@ -179,7 +209,8 @@ public final class ClientController: CustomStringConvertible {
             switch info.policy {
             case .coalesce:
                 guard !isPrior else { return }
-                held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info)
+                held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info,
+                          object: object)
             case .disconnect:
                 disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
                     + "\(LogText.quoted("\(info.keyPath)")), "

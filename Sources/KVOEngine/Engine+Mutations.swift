@@ -3,25 +3,37 @@
 /// prior events, the change itself, the change events.
 extension Engine {
     func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
+        if keyPath.isWholeDocument { return try setDocument(object, value) }
         let keys = keyPath.components[...]
         // One walk checks the path, reads the old value and counts what exists.
         let (old, existing, target) = try store.checkedValue(object, at: keys)
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
-                                  seq: store.seq + 1, existingKeys: existing)
+                                  seq: store.seq + 1, existingKeys: existing,
+                                  createdObject: target.entry?.members == nil)
         switch shared.route(of: change, in: target.entry) {
         case .unobserved:
             store.write(object, at: keys, value, to: target)
-            record(change)
+            record(change, in: target.entry)
         case .exactly(let node):
             // The common case, without the shared controller's general
             // bookkeeping: no prior events, no ancestors, no descendants.
             store.write(object, at: keys, value, to: target)
-            record(change)
+            record(change, in: target.entry)
             shared.didChange(change, exactlyAt: node)
         case .general:
             return commit(change) { store.write(object, at: keys, value, to: target) }
         }
         return change.seq
+    }
+
+    /// Replaces the whole document (a set without key path): `value` must be a JSON object.
+    private func setDocument(_ object: String, _ value: JSONValue) throws(KVOEngineError) -> UInt64 {
+        guard case .object(let members) = value else {
+            throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
+        }
+        let change = ChangeRecord(object: object, path: [], kind: .setting, old: store.value(object, at: []),
+                                  new: value, seq: store.seq + 1, existingKeys: 0)
+        return commit(change) { store.replaceDocument(object, with: members) }
     }
 
     /// Deleting what is not there succeeds and changes nothing (no seq, no event).
@@ -57,7 +69,7 @@ extension Engine {
         }
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .insertion,
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
-                            seq: store.seq + 1, existingKeys: existing)
+                            seq: store.seq + 1, existingKeys: existing, createdObject: store.document(object) == nil)
         return commit(change) {
             store.modifyArray(object, at: keys, create: true) { $0.insert(contentsOf: values, at: position) }
         }
@@ -107,9 +119,12 @@ extension Engine {
         return change.seq
     }
 
-    /// Counts an applied change, keeps it in the history and hands it to the change log.
-    private func record(_ change: ChangeRecord) {
+    /// Counts an applied change, notes it in its document's modSeqs, keeps it
+    /// in the history and hands it to the change log. `entry` is the
+    /// object's, when the caller has it at hand.
+    private func record(_ change: ChangeRecord, in entry: ObjectTable.Entry? = nil) {
         store.seq = change.seq
+        store.recordModSeq(of: change, in: entry)
         history.append(change)
         changeLog?.record(change)
     }

@@ -32,13 +32,14 @@ public final class Engine {
         let objects = ObjectTable()
         store = Store(objects: objects)
         shared = SharedController(objects: objects)
+        shared.accessPolicy = configuration.accessPolicy
     }
 
     /// Continues from a saved state: its documents, its seq, its history.
     /// Call before the first client and the first change.
     public func restore(_ state: SavedState) {
         precondition(store.seq == 0 && store.objectCount == 0 && clientCount == 0, "restore a fresh engine only")
-        store.restore(documents: state.documents, seq: state.seq)
+        store.restore(documents: state.documents, seq: state.seq, modSeqs: state.modSeqs)
         history.restore(state.history)
         epoch = state.epoch
     }
@@ -98,6 +99,9 @@ public final class Engine {
         do throws(KVOEngineError) {
             try authorize(request.operation, for: client)
             var reply = ReplyEncoder(okFor: request.id)
+            if let condition = request.condition {
+                try check(condition, of: request.operation)
+            }
             try perform(request.operation, for: client, reply: &reply)
             client.append(reply: reply.finish())
         } catch {
@@ -106,7 +110,7 @@ public final class Engine {
     }
 
     /// The dispatch table: one case per op (xenstored's `wire_funcs`).
-    private func perform(_ operation: Operation, for client: ClientController,
+    func perform(_ operation: Operation, for client: ClientController,
                          reply: inout ReplyEncoder) throws(KVOEngineError) {
         switch operation {
         case .set(let object, let keyPath, let value):
@@ -119,8 +123,10 @@ public final class Engine {
             } catch {
                 var details = error.details
                 details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
+                details["modSeq"] = 0
                 throw KVOEngineError(error.code, error.message, details: details)
             }
+            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.components ?? []))
             reply.field("seq", integer: store.seq)
         case .delete(let object, let keyPath):
             reply.field("seq", integer: delete(object, keyPath))
@@ -130,16 +136,25 @@ public final class Engine {
             reply.field("seq", integer: try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let object, let keyPaths, let options, let context, let since, let policy):
-            try observe(object, keyPaths, options, context, since: since, policy: policy, for: client)
+        case .observe(let scope, let keyPaths, let options, let context, let since, let policy):
+            try observe(scope, keyPaths, options, context, since: since, policy: policy, for: client)
             reply.field("seq", integer: store.seq)
             reply.field("epoch", .string(epoch))
-        case .unobserve(let object, let keyPaths):
+        case .unobserve(let scope, let keyPaths):
             if let keyPaths {
-                for keyPath in keyPaths { client.unobserve(object, keyPath: keyPath) }
+                for keyPath in keyPaths { client.unobserve(scope, keyPath: keyPath) }
             } else {
-                client.unobserve(object)
+                client.unobserve(scope)
             }
+        case .batch(let operations):
+            let seqs = try batch(operations, for: client)
+            reply.field("seq", integer: store.seq)
+            reply.field("seqs", .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
+        case .list(let prefix, let after, let limit):
+            let (names, more) = list(prefix: prefix, after: after, limit: limit, for: client)
+            reply.field("objects", .array(names.map(JSONValue.string)))
+            reply.field("more", .bool(more))
+            reply.field("seq", integer: store.seq)
         case .unobserveAll:
             client.unobserveAll()
         case .ping:
@@ -163,19 +178,23 @@ extension Engine {
         return value
     }
 
-    /// Observes `keyPaths`. With `since`, the changes after it that each new
-    /// observation matches are delivered first (in place of `initial`), so the
-    /// client continues without a gap or a duplicate.
-    func observe(_ object: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions, _ context: JSONValue?,
-                 since: ResumePoint?, policy: ObservationPolicy = .default,
+    /// Observes `keyPaths` in `scope`. With `since`, the changes after it that
+    /// each new observation matches are delivered first (in place of
+    /// `initial`), so the client continues without a gap or a duplicate.
+    func observe(_ scope: ObservationScope, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
+                 _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
                  for client: ClientController) throws(KVOEngineError) {
         // The usual request names one key path: no array, no set for it.
         let added = keyPaths.count == 1
-            ? (client.isObserving(object, keyPath: keyPaths[0]) ? 0 : 1)
-            : Set(keyPaths.filter { !client.isObserving(object, keyPath: $0) }).count
+            ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
+            : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
         guard client.observationCount + added <= configuration.maxObservationsPerClient else {
             throw KVOEngineError(.limitExceeded,
                                  "a connection may hold \(configuration.maxObservationsPerClient) observations")
+        }
+        guard case .object(let object) = scope else {
+            try observePrefix(scope.name, keyPaths, options, context, since: since, policy: policy, for: client)
+            return
         }
         if let since {
             try checkResumable(since)
@@ -187,7 +206,7 @@ extension Engine {
                     continue
                 }
                 let valueNow = store.value(object, at: keyPath.components)
-                events += Replay.events(for: info, changes: missed, valueNow: valueNow)
+                events += Replay.events(for: info, changes: missed, valueNow: valueNow, head: info.node!.eventHead)
             }
             for event in Replay.merged(events) {
                 client.deliver(event: event.bytes, seq: event.seq, for: event.info, isPrior: event.prior)
@@ -205,6 +224,75 @@ extension Engine {
                                 indexes: nil, seq: store.seq, initial: true)
             client.deliver(event: event, seq: store.seq, for: info)
         }
+    }
+
+    /// Observes `keyPaths` of every object under `prefix`: as many
+    /// observations, each delivering for every such object what an
+    /// observation of that object alone would (and only for objects the
+    /// client may read).
+    private func observePrefix(_ prefix: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
+                               _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy,
+                               for client: ClientController) throws(KVOEngineError) {
+        if let since { try checkResumable(since) }
+        var made: [ObservationInfo] = []
+        for keyPath in keyPaths {
+            if let info = client.observe(.prefix(prefix), keyPath: keyPath, options: options, context: context,
+                                         policy: policy) {
+                made.append(info)
+            }
+        }
+        guard !made.isEmpty else { return }
+        if let since {
+            // The missed changes of each object under the prefix, replayed per
+            // object (undoing needs one object's changes) and merged by seq.
+            let missed = history.changes(after: since.seq) { NameOrder.hasPrefix($0, prefix) && mayRead($0, client) }
+            var byObject: [String: [ChangeRecord]] = [:]
+            for change in missed { byObject[change.object, default: []].append(change) }
+            var events: [Replay.Event] = []
+            for (object, changes) in byObject {
+                for info in made {
+                    let valueNow = store.value(object, at: info.keyPath.components)
+                    events += Replay.events(for: info, changes: changes, valueNow: valueNow,
+                                            head: info.node!.head(forObject: object))
+                }
+            }
+            for event in Replay.merged(events) {
+                client.deliver(event: event.bytes, seq: event.seq, for: event.info, isPrior: event.prior,
+                               object: event.object)
+            }
+            return
+        }
+        guard options.contains(.initial) else { return }
+        // KVO's initial notification for every object there now, in `list` order, before the reply.
+        store.objects.names.forEach(prefix: prefix, after: nil) { object in
+            guard mayRead(object, client) else { return true }
+            for info in made {
+                let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: info.keyPath.components))
+                    : .none
+                var event: [UInt8] = []
+                EventEncoder.change(into: &event, head: info.node!.head(forObject: object), kind: .setting,
+                                    new: current, old: .none, indexes: nil, seq: store.seq, initial: true)
+                client.deliver(event: event, seq: store.seq, for: info, object: object)
+            }
+            return !client.isClosed
+        }
+    }
+
+    /// Up to `limit` names of objects under `prefix` after `after`, that the
+    /// client may read, and whether more follow.
+    func list(prefix: String, after: String?, limit: Int, for client: ClientController) -> ([String], Bool) {
+        var names: [String] = []
+        var more = false
+        store.objects.names.forEach(prefix: prefix, after: after) { name in
+            guard mayRead(name, client) else { return true }
+            guard names.count < limit else {
+                more = true
+                return false
+            }
+            names.append(name)
+            return true
+        }
+        return (names, more)
     }
 
     /// The oldest seq held in the history, or the next seq when none is.
@@ -244,12 +332,15 @@ extension Engine {
     }
 
     static func describe(_ info: ObservationInfo) -> JSONValue {
-        var members: JSONObject = [
-            "object": .string(info.object),
-            "keyPath": .string(info.keyPath.description),
-            "options": .array(info.options.wireNames.map(JSONValue.string)),
-            "policy": .string(info.policy.rawValue),
-        ]
+        var members: JSONObject = [:]
+        switch info.scope {
+        case .object(let object): members["object"] = .string(object)
+        case .prefix(let prefix): members["prefix"] = .string(prefix)
+        }
+        let keyPath = info.keyPath
+        if !keyPath.isWholeDocument { members["keyPath"] = .string(keyPath.description) }
+        members["options"] = .array(info.options.wireNames.map(JSONValue.string))
+        members["policy"] = .string(info.policy.rawValue)
         if let context = info.context { members["context"] = context }
         return .object(members)
     }

@@ -37,6 +37,9 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let compacted = Code("compacted")
         /// The access policy does not let this client do that to that object.
         public static let forbidden = Code("forbidden")
+        /// An `ifModSeq` or `ifValue` condition does not hold; the error
+        /// carries the value's current `modSeq`. Nothing changed.
+        public static let preconditionFailed = Code("precondition_failed")
     }
 
     public let code: Code

@@ -12,11 +12,15 @@ final class ObjectTable {
         var members: JSONObject?
         /// The root of the object's observation index; nil when nothing observes it.
         var observers: PathNode?
+        /// The modSeqs of the document's values (meaningful while it has one).
+        var modSeqs = ModSeqTree(replacedAt: 0, modifiedAt: 0)
     }
 
     private var entries: [String: Entry] = [:]
+    /// The names that have a document, in byte order (`list`, prefix `initial`).
+    private(set) var names = NameIndex()
     /// How many entries have a document.
-    private(set) var documentCount = 0
+    var documentCount: Int { names.count }
 
     /// The entry of `name`, if it has a document or observations.
     @inline(__always)
@@ -33,7 +37,12 @@ final class ObjectTable {
     /// Sets or clears the document of `entry` (named `name`), keeping the
     /// count and dropping an entry left with neither document nor observations.
     func setMembers(_ members: JSONObject?, of entry: Entry, named name: String) {
-        documentCount += (members != nil ? 1 : 0) - (entry.members != nil ? 1 : 0)
+        if (members != nil) != (entry.members != nil) {
+            // The spelling the table keeps: a canonically equal name in the
+            // request finds the same entry, but the index orders bytes.
+            let kept = entries.index(forKey: name).map { entries.keys[$0] } ?? name
+            if members != nil { names.insert(kept) } else { names.remove(kept) }
+        }
         entry.members = members
         dropIfEmpty(entry, named: name)
     }
@@ -62,7 +71,8 @@ final class ObjectTable {
             setMembers(nil, of: entry, named: name)
         }
         for (name, members) in documents {
-            setMembers(members, of: entryCreating(name), named: name)
+            entryCreating(name).members = members
         }
+        names.replaceAll(with: entries.compactMap { $0.value.members != nil ? $0.key : nil })
     }
 }

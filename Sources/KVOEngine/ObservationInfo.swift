@@ -1,5 +1,6 @@
-/// One observation: a key path of an object observed by one client, with its
-/// options and context (KVOController's `_FBKVOInfo`).
+/// One observation: a key path (or the whole document) of an object, or of
+/// every object under a prefix, observed by one client, with its options and
+/// context (KVOController's `_FBKVOInfo`).
 ///
 /// Two infos are equal when their key paths are equal: that is the rule by
 /// which a ``ClientController`` keeps one observation per key path.
@@ -43,7 +44,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
          policy: ObservationPolicy = .default, controller: ClientController) {
         owner = controller
-        place = .detached(DetachedPlace(object: object, keyPath: keyPath, context: context))
+        place = .detached(DetachedPlace(scope: .object(object), keyPath: keyPath, context: context))
         flags = options.rawValue & 0x0F | Self.policyBits(policy)
     }
 
@@ -91,11 +92,15 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// never keeps its controller alive, as in KVOController.
     public var controller: ClientController? { state == .notObserving ? nil : owner }
 
-    public var object: String {
+    /// The object observed, or the prefix of a prefix observation (see ``scope``).
+    public var object: String { scope.name }
+
+    /// What it observes: one object, or every object under a prefix.
+    public var scope: ObservationScope {
         switch place {
-        case .detached(let detached): detached.object
-        case .registered(let node): node.object
-        case .registeredWithContext(let context): context.node.object
+        case .detached(let detached): detached.scope
+        case .registered(let node): node.scope
+        case .registeredWithContext(let context): context.node.scope
         }
     }
 
@@ -148,7 +153,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// whoever still holds it (the node may go).
     func detach() {
         guard let node else { return }
-        place = .detached(DetachedPlace(object: node.object, keyPath: ObservedPath(components: node.path),
+        place = .detached(DetachedPlace(scope: node.scope, keyPath: ObservedPath(components: node.path),
                                         context: context))
     }
 
@@ -161,18 +166,18 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     }
 
     public var description: String {
-        "<ObservationInfo \(object) \(keyPath) options:\(options.wireNames) policy:\(policy) state:\(state)>"
+        "<ObservationInfo \(scope) \(keyPath.isWholeDocument ? "(whole document)" : keyPath.description) options:\(options.wireNames) policy:\(policy) state:\(state)>"
     }
 }
 
 /// An info's object, key path and context while it is not registered.
 private final class DetachedPlace {
-    let object: String
+    let scope: ObservationScope
     let keyPath: ObservedPath
     let context: JSONValue?
 
-    init(object: String, keyPath: ObservedPath, context: JSONValue?) {
-        self.object = object
+    init(scope: ObservationScope, keyPath: ObservedPath, context: JSONValue?) {
+        self.scope = scope
         self.keyPath = keyPath
         self.context = context
     }

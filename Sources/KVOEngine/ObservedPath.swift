@@ -1,5 +1,7 @@
-/// A validated key path into a document: a non-empty list of non-empty keys,
-/// written `address.city` on the wire.
+/// A validated key path into a document: a list of non-empty keys, written
+/// `address.city` on the wire. The empty path, ``wholeDocument``, stands for
+/// the document itself: a request without `keyPath` (it is never parsed from
+/// text: an empty `keyPath` is an error).
 ///
 /// Keys select members of JSON objects only; they never index arrays. Not named
 /// `KeyPath`, which the standard library already uses.
@@ -34,11 +36,17 @@ public struct ObservedPath: Sendable, Hashable, CustomStringConvertible, Compara
         self.components = components
     }
 
-    /// A path from keys that are known to be valid (non-empty, at least one).
+    /// A path from keys that are known to be valid (non-empty keys; no keys: the whole document).
     public init(components: [String]) {
-        precondition(!components.isEmpty && !components.contains(where: \.isEmpty), "invalid key path components")
+        precondition(!components.contains(where: \.isEmpty), "invalid key path components")
         self.components = components
     }
+
+    /// The document itself: what a request without `keyPath` names.
+    public static let wholeDocument = ObservedPath(components: [])
+
+    /// Whether this is ``wholeDocument``.
+    public var isWholeDocument: Bool { components.isEmpty }
 
     public var description: String { components.joined(separator: ".") }
 

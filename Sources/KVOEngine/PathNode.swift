@@ -8,9 +8,16 @@
 /// Its observations form a list through the infos themselves
 /// (``ObservationInfo/nextInNode``), not an array here: most paths have one
 /// observation, and an array would be a second allocation per path.
+///
+/// A root is an object's (its key is the object's name) or a prefix
+/// observation's (its key is the prefix; ``isPrefixScope``). A root's own
+/// observations are of the whole document.
 final class PathNode: TableKeyed {
     let key: String
     unowned(unsafe) let parent: PathNode?
+    /// Whether the tree is a prefix's: its events name the changed object,
+    /// which differs from change to change (``head(forObject:)``).
+    let isPrefixScope: Bool
     private(set) var children = ReferenceTable<PathNode>()
     /// How many of the observations want prior events: when none does, a
     /// change sends no prior events here without looking at each one.
@@ -18,12 +25,31 @@ final class PathNode: TableKeyed {
     /// The first observation of this path; the client tables own them, so
     /// the list holds them unretained (and walking it costs no reference counting).
     private var first: Unmanaged<ObservationInfo>?
-    /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events of this node.
-    private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: path.joined(separator: "."))
+    /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events
+    /// of this node (no `keyPath` at a root). An object's tree only.
+    private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: keyPathText)
 
-    init(key: String, parent: PathNode?) {
+    init(key: String, parent: PathNode?, isPrefixScope: Bool = false) {
         self.key = key
         self.parent = parent
+        self.isPrefixScope = parent?.isPrefixScope ?? isPrefixScope
+    }
+
+    /// The key path as the wire writes it; nil at a root (the whole document).
+    var keyPathText: String? {
+        parent == nil ? nil : path.joined(separator: ".")
+    }
+
+    /// What this node's observations watch.
+    var scope: ObservationScope {
+        isPrefixScope ? .prefix(object) : .object(object)
+    }
+
+    /// The head of this node's events for a change to `name`: the object's
+    /// head, or for a prefix's tree the changed object's with the prefix.
+    func head(forObject name: String) -> [UInt8] {
+        guard isPrefixScope else { return eventHead }
+        return EventEncoder.head(object: name, prefix: object, keyPath: keyPathText)
     }
 
     var tableKey: String { key }
@@ -100,7 +126,7 @@ final class PathNode: TableKeyed {
         }
     }
 
-    /// The object this node's tree indexes: the root's key.
+    /// The object (or prefix) this node's tree indexes: the root's key.
     var object: String {
         var node = self
         while let parent = node.parent { node = parent }

@@ -13,15 +13,20 @@ enum Replay {
         let depth: Int
         let bytes: [UInt8]
         let info: ObservationInfo
+        /// The changed object, for a prefix observation's event.
+        let object: String?
     }
 
     /// The events for `info` (registered, so its key path is encoded) from
     /// `changes` (its object's, oldest first, all of them since the resume
-    /// point). `valueNow` is the value at its key path now.
-    static func events(for info: ObservationInfo, changes: [ChangeRecord], valueNow: JSONValue?) -> [Event] {
+    /// point). `valueNow` is the value at its key path now; `head` is the head
+    /// of its events for that object (``PathNode/head(forObject:)``).
+    static func events(for info: ObservationInfo, changes: [ChangeRecord], valueNow: JSONValue?,
+                       head: [UInt8]) -> [Event] {
         let keyPath = info.keyPath.components
         let related = changes.filter { $0.relation(to: keyPath) != .unrelated }
-        guard !related.isEmpty, let head = info.node?.eventHead else { return [] }
+        guard !related.isEmpty else { return [] }
+        let object = info.scope.isPrefix ? related[0].object : nil
         // Values at the key path around each change, found by undoing from
         // now; only changes below the key path need them.
         var before: [JSONValue?] = []
@@ -56,7 +61,8 @@ enum Replay {
             for prior in info.options.contains(.prior) ? [true, false] : [false] {
                 let bytes = EventEncoder.change(change, head: head, exact: exact, old: old, new: new,
                                                 options: info.options, prior: prior)
-                events.append(Event(seq: change.seq, prior: prior, depth: keyPath.count, bytes: bytes, info: info))
+                events.append(Event(seq: change.seq, prior: prior, depth: keyPath.count, bytes: bytes, info: info,
+                                    object: object))
             }
         }
         return events

@@ -5,7 +5,9 @@
 /// is applied (prior events; old values of ancestor paths) and ``didChange``
 /// after (the change events). Observations are indexed by object, then by key
 /// path in a tree of ``PathNode``s, so a change costs the path's length plus
-/// the observations it matches, whatever else is observed.
+/// the observations it matches, whatever else is observed. Prefix
+/// observations have trees of their own, one per prefix, found through a
+/// ``PrefixTrie`` of the changed object's name.
 ///
 /// Each event is encoded once per (key path, options) and its bytes are copied
 /// to every matching observation; only the context differs per observation.
@@ -13,6 +15,11 @@ public final class SharedController {
     /// The roots of the index, one per observed object, in the entries the
     /// store shares (``ObjectTable``).
     private let objects: ObjectTable
+    /// The roots of the prefix observations' trees, by prefix.
+    private let prefixRoots = PrefixTrie<PathNode>()
+    /// Who may read what: a prefix observation hears only of the objects its
+    /// client may read. Nil: everyone reads everything.
+    var accessPolicy: AccessPolicy?
     /// How many observations are registered, across all clients.
     public private(set) var observationCount = 0
     /// Nodes and observations the last change visited: the measure of its
@@ -32,7 +39,7 @@ public final class SharedController {
     // MARK: Registry
 
     func register(_ info: ObservationInfo) {
-        let node = nodeCreating(info.object, info.keyPath)
+        let node = nodeCreating(info.scope, info.keyPath)
         info.place(at: node)
         register(info, at: node)
     }
@@ -57,9 +64,13 @@ public final class SharedController {
         prune(from: node)
     }
 
-    /// The node of `keyPath` of `object`, if anything is registered there or below.
-    func node(_ object: String, _ keyPath: ObservedPath) -> PathNode? {
-        guard var node = objects.entry(object)?.observers else { return nil }
+    /// The node of `keyPath` in `scope`, if anything is registered there or below.
+    func node(_ scope: ObservationScope, _ keyPath: ObservedPath) -> PathNode? {
+        let root: PathNode? = switch scope {
+        case .object(let object): objects.entry(object)?.observers
+        case .prefix(let prefix): prefixRoots.value(for: prefix)
+        }
+        guard var node = root else { return nil }
         for key in keyPath.components {
             guard let next = node.child(key) else { return nil }
             node = next
@@ -67,15 +78,25 @@ public final class SharedController {
         return node
     }
 
-    /// The node of `keyPath` of `object`, made (with the nodes above it) if missing.
-    func nodeCreating(_ object: String, _ keyPath: ObservedPath) -> PathNode {
+    /// The node of `keyPath` in `scope`, made (with the nodes above it) if missing.
+    func nodeCreating(_ scope: ObservationScope, _ keyPath: ObservedPath) -> PathNode {
         let root: PathNode
-        let entry = objects.entryCreating(object)
-        if let existing = entry.observers {
-            root = existing
-        } else {
-            root = PathNode(key: object, parent: nil)
-            objects.setObservers(root, of: entry, named: object)
+        switch scope {
+        case .object(let object):
+            let entry = objects.entryCreating(object)
+            if let existing = entry.observers {
+                root = existing
+            } else {
+                root = PathNode(key: object, parent: nil)
+                objects.setObservers(root, of: entry, named: object)
+            }
+        case .prefix(let prefix):
+            if let existing = prefixRoots.value(for: prefix) {
+                root = existing
+            } else {
+                root = PathNode(key: prefix, parent: nil, isPrefixScope: true)
+                prefixRoots.set(root, for: prefix)
+            }
         }
         var node = root
         for key in keyPath.components { node = node.childCreating(key) }
@@ -87,7 +108,11 @@ public final class SharedController {
         var node = start
         while node.isEmpty {
             guard let parent = node.parent else {
-                if let entry = objects.entry(node.key) { objects.setObservers(nil, of: entry, named: node.key) }
+                if node.isPrefixScope {
+                    prefixRoots.removeValue(for: node.key)
+                } else if let entry = objects.entry(node.key) {
+                    objects.setObservers(nil, of: entry, named: node.key)
+                }
                 return
             }
             parent.removeChild(node)
@@ -95,8 +120,13 @@ public final class SharedController {
         }
     }
 
-    /// Whether anything observes this object (the store's fast path).
-    func isObserved(_ object: String) -> Bool { objects.entry(object)?.observers != nil }
+    /// Whether anything observes this object, by its name or a prefix of it.
+    func isObserved(_ object: String) -> Bool {
+        objects.entry(object)?.observers != nil || prefixRoots.hasMatch(of: object)
+    }
+
+    /// How many prefixes are observed.
+    public var observedPrefixCount: Int { prefixRoots.count }
 
     // MARK: Dispatch
 
@@ -116,6 +146,8 @@ public final class SharedController {
         /// descendants; the exact node's are the change's own.
         var old: JSONValue?
         var new: JSONValue?
+        /// A prefix tree's node: its events' head names the changed object.
+        var scopedHead: [UInt8]?
     }
 
     /// A change between ``willChange`` and ``didChange``: the change and the
@@ -135,39 +167,13 @@ public final class SharedController {
     /// store as it is now, before the change. Returns nil when nobody observes.
     func willChange(_ change: ChangeRecord, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
-        guard let root = objects.entry(change.object)?.observers else { return nil }
+        let root = objects.entry(change.object)?.observers
+        guard root != nil || !prefixRoots.isEmpty else { return nil }
         let pending = self.pending
         pending.groups.removeAll(keepingCapacity: true)
-        var node = root
-        var reachedPath = true
-        for (depth, key) in change.path.enumerated() {
-            if node.hasObservations, depth > 0 {
-                // Reading the old value keeps a reference to it, which makes the
-                // store copy that part of the document: only do it when asked.
-                let wantsOld = node.containsObservation { $0.options.contains(.old) }
-                pending.groups.append(MatchGroup(node: node, relation: .ancestor,
-                                                 old: wantsOld ? valueBefore(change.path[..<depth]) : nil, new: nil))
-            }
-            guard let next = node.child(key) else {
-                reachedPath = false
-                break
-            }
-            node = next
-            lastChangeVisits += 1
-        }
-        if reachedPath {
-            if !change.path.isEmpty && node.hasObservations {
-                // Its values are the change's own: send reads them there, uncopied.
-                pending.groups.append(MatchGroup(node: node, relation: .exact))
-            }
-            if !node.children.isEmpty {
-                node.forEachDescendant { descendant, depth in
-                    lastChangeVisits += 1
-                    if descendant.hasObservations {
-                        pending.groups.append(MatchGroup(node: descendant, relation: .descendant(depth: depth)))
-                    }
-                }
-            }
+        if let root { collectGroups(under: root, of: change, valueBefore: valueBefore) }
+        prefixRoots.forEachMatch(of: change.object) { prefixRoot in
+            collectGroups(under: prefixRoot, of: change, valueBefore: valueBefore)
         }
         guard !pending.groups.isEmpty else { return nil }
         for index in pending.groups.indices {
@@ -181,6 +187,47 @@ public final class SharedController {
         pending.change = change
         if pending.groups.contains(where: { $0.node.priorObservers > 0 }) { send(pending, prior: true) }
         return pending
+    }
+
+    /// Adds to ``pending`` the groups of one tree (an object's, or a prefix's
+    /// that matches the object) that `change` reaches: its ancestors (the
+    /// root is the whole document's), its own path, what lies under it.
+    private func collectGroups(under root: PathNode, of change: ChangeRecord,
+                               valueBefore: (ArraySlice<String>) -> JSONValue?) {
+        let scopedHead = root.isPrefixScope ? change.object : nil
+        func group(_ node: PathNode, _ relation: MatchGroup.Relation, old: JSONValue? = nil) -> MatchGroup {
+            MatchGroup(node: node, relation: relation, old: old, new: nil,
+                       scopedHead: scopedHead.map { node.head(forObject: $0) })
+        }
+        var node = root
+        var reachedPath = true
+        for (depth, key) in change.path.enumerated() {
+            if node.hasObservations {
+                // Reading the old value keeps a reference to it, which makes the
+                // store copy that part of the document: only do it when asked.
+                let wantsOld = node.containsObservation { $0.options.contains(.old) }
+                pending.groups.append(group(node, .ancestor, old: wantsOld ? valueBefore(change.path[..<depth]) : nil))
+            }
+            guard let next = node.child(key) else {
+                reachedPath = false
+                break
+            }
+            node = next
+            lastChangeVisits += 1
+        }
+        guard reachedPath else { return }
+        if node.hasObservations {
+            // Its values are the change's own: send reads them there, uncopied.
+            pending.groups.append(group(node, .exact))
+        }
+        if !node.children.isEmpty {
+            node.forEachDescendant { descendant, depth in
+                lastChangeVisits += 1
+                if descendant.hasObservations {
+                    pending.groups.append(group(descendant, .descendant(depth: depth)))
+                }
+            }
+        }
     }
 
     /// Where a change goes, found before it is applied.
@@ -200,13 +247,14 @@ public final class SharedController {
     /// Costs, for a one-key path, the node's lookup; the general route walks
     /// again (a rarer change).
     func route(of change: ChangeRecord, in entry: ObjectTable.Entry?) -> Route {
+        if !prefixRoots.isEmpty, prefixRoots.hasMatch(of: change.object) { return .general }
         guard let root = entry?.observers else {
             lastChangeVisits = 0
             return .unobserved
         }
-        guard change.path.count == 1, change.kind == .setting else { return .general }
+        guard change.path.count == 1, change.kind == .setting, !root.hasObservations else { return .general }
         guard let node = root.child(change.path[0]) else {
-            // The root itself holds no observations (a key path is never empty).
+            // The root holds no observations of the whole document (checked above).
             lastChangeVisits = 0
             return .unobserved
         }
@@ -264,7 +312,8 @@ public final class SharedController {
         if isExact, !prior, variants == newOnly, change.kind == .setting {
             // The usual group: the changed path itself, observed with `new`.
             // Its one encoding reads the change's value in place.
-            EventEncoder.setting(into: &eventBytes, head: node.eventHead, new: change.new, seq: change.seq)
+            EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, new: change.new,
+                                 seq: change.seq)
             ends[1] = eventBytes.count
             ends[2] = eventBytes.count
             ends[3] = eventBytes.count
@@ -272,22 +321,28 @@ public final class SharedController {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
+        // A prefix's observations name the changed object: they are held per
+        // object while their client is congested, and reach only clients that
+        // may read it.
+        let scopedObject = node.isPrefixScope ? change.object : nil
+        let policy = node.isPrefixScope ? accessPolicy : nil
         eventBytes.withUnsafeBytes { all in
             node.forEachObservation { info in
                 visits += 1
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
+                if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
                         fragment.withUnsafeBytes {
                             controller.deliver(line: line, contextFragment: $0, seq: change.seq, for: info,
-                                               isPrior: prior)
+                                               isPrior: prior, object: scopedObject)
                         }
                     } else {
                         controller.deliver(line: line, contextFragment: nil, seq: change.seq, for: info,
-                                           isPrior: prior)
+                                           isPrior: prior, object: scopedObject)
                     }
                 }
             }
@@ -301,13 +356,15 @@ public final class SharedController {
                                 prior: Bool, into ends: inout VariantEnds) {
         let node = group.pointee.node
         let isExact = group.pointee.isExact
+        let changedKeyPath = isExact ? nil : change.changedKeyPathText
         for variant in 0..<4 {
             if variants & (1 << variant) != 0 {
                 EventEncoder.change(
-                    into: &eventBytes, head: node.eventHead, changeKind: change.kind, indexes: change.indexes,
-                    seq: change.seq, exact: isExact, old: isExact ? change.old : group.pointee.old,
-                    new: isExact ? change.new : group.pointee.new,
-                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
+                    into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, changeKind: change.kind,
+                    indexes: change.indexes, seq: change.seq, exact: isExact,
+                    old: isExact ? change.old : group.pointee.old, new: isExact ? change.new : group.pointee.new,
+                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior,
+                    changedKeyPath: changedKeyPath)
             }
             ends[variant] = eventBytes.count
         }
@@ -318,10 +375,15 @@ public final class SharedController {
     /// Every registered observation, for tests and debugging (a full walk).
     public var debugDescription: String {
         var lines: [String] = ["<SharedController observations:\(observationCount)>"]
-        for (object, root) in objects.observationRoots.sorted(by: { $0.name < $1.name }) {
+        let roots = objects.observationRoots.map { (ObservationScope.object($0.name), $0.root) }
+            + prefixRoots.all.map { (ObservationScope.prefix($0.prefix), $0.value) }
+        for (scope, root) in roots.sorted(by: { $0.0 < $1.0 }) {
+            root.forEachObservation { info in
+                lines.append("  \(scope) (whole document) \(info.options.wireNames)")
+            }
             root.forEachDescendant { node, _ in
                 node.forEachObservation { info in
-                    lines.append("  \(object) \(info.keyPath) \(info.options.wireNames)")
+                    lines.append("  \(scope) \(info.keyPath) \(info.options.wireNames)")
                 }
             }
         }
@@ -331,7 +393,7 @@ public final class SharedController {
 
 extension SharedController.MatchGroup {
     init(node: PathNode, relation: Relation) {
-        self.init(node: node, relation: relation, old: nil, new: nil)
+        self.init(node: node, relation: relation, old: nil, new: nil, scopedHead: nil)
     }
 
     var isExact: Bool {

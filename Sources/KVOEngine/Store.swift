@@ -37,6 +37,30 @@ public final class Store {
         return JSONValue.object(members).value(at: keys)
     }
 
+    /// The modSeq of the value at `keys` of `object`: the seq of the last
+    /// change at or under it; 0 when there is no value there.
+    public func modSeq<Keys: Collection<String>>(_ object: String, at keys: Keys) -> UInt64 {
+        guard let entry = objects.entry(object), let members = entry.members,
+              JSONValue.object(members).value(at: keys) != nil else { return 0 }
+        return entry.modSeqs.modSeq(at: ArraySlice(keys))
+    }
+
+    /// The modSeqs of `object`'s document, while it has one.
+    public func modSeqs(_ object: String) -> ModSeqTree? {
+        guard let entry = objects.entry(object), entry.members != nil else { return nil }
+        return entry.modSeqs
+    }
+
+    /// Records an applied change in its document's modSeqs. `entry` is the
+    /// object's, when the caller has it at hand.
+    func recordModSeq(of change: ChangeRecord, in entry: ObjectTable.Entry? = nil) {
+        guard let entry = entry ?? objects.entry(change.object), entry.members != nil else { return }
+        if change.createdObject || change.path.isEmpty {
+            entry.modSeqs = ModSeqTree(madeAt: change.seq)
+        }
+        entry.modSeqs.record(change)
+    }
+
     // MARK: Checks (nothing changes)
 
     /// Follows `keys` as far as values exist, failing where a value that
@@ -55,9 +79,13 @@ public final class Store {
 
     // MARK: Restoring
 
-    /// Replaces every document and the counter, from a saved state.
-    func restore(documents: [String: JSONObject], seq: UInt64) {
+    /// Replaces every document and the counter, from a saved state, with
+    /// the documents' modSeqs (a document without any counts as changed at `seq`).
+    func restore(documents: [String: JSONObject], seq: UInt64, modSeqs: [String: ModSeqTree] = [:]) {
         objects.replaceDocuments(with: documents)
+        for name in documents.keys {
+            objects.entry(name)?.modSeqs = modSeqs[name] ?? ModSeqTree(madeAt: seq)
+        }
         self.seq = seq
     }
 
@@ -170,6 +198,18 @@ public final class Store {
         return members.values[index].withObjectMembers { child in
             modifyArray(in: &child, keys.dropFirst(), body)
         }!
+    }
+
+    /// Takes a copy of another store's document and its modSeqs (a batch's trial).
+    func adopt(_ object: String, members: JSONObject, modSeqs: ModSeqTree) {
+        let entry = objects.entryCreating(object)
+        objects.setMembers(members, of: entry, named: object)
+        entry.modSeqs = modSeqs
+    }
+
+    /// Makes `members` the whole document of `object`.
+    func replaceDocument(_ object: String, with members: JSONObject) {
+        objects.setMembers(members, of: objects.entryCreating(object), named: object)
     }
 
     /// Removes the whole object; returns its document.

@@ -11,7 +11,9 @@ import KVOEngine
 /// event or a reply; events reach each client in seq order; every frame gets
 /// exactly one reply (unless the client was disconnected by policy); the
 /// registry counts exactly the clients' observations; closing both clients
-/// leaves nothing registered.
+/// leaves nothing registered; a prefix observation's event is of an object
+/// under its prefix. The watcher observes key paths, whole documents and
+/// prefixes; `Fuzz/kvod.dict` gives libFuzzer every field and op name.
 public enum FuzzHarness {
     /// What byte 0 selects.
     struct Setup {
@@ -80,6 +82,9 @@ public enum FuzzHarness {
         for line in [
             #"{"op":"observe","object":"a","keyPaths":["x","x.y","z"],"options":["new","old","prior","initial"],"policy":"\#(policy)"}"#,
             #"{"op":"observe","object":"b","keyPath":"x","options":["new"],"context":{"c":[1]},"policy":"\#(policy)"}"#,
+            #"{"op":"observe","prefix":"a","keyPaths":["x","z"],"options":["new","old","prior"],"policy":"\#(policy)"}"#,
+            #"{"op":"observe","prefix":"","options":["new","initial"],"policy":"\#(policy)"}"#,
+            #"{"op":"observe","object":"b","options":["old","prior"],"policy":"\#(policy)"}"#,
         ] {
             Array(line.utf8).withUnsafeBytes { engine.handle(line: $0, from: watcher) }
         }
@@ -105,6 +110,9 @@ public enum FuzzHarness {
                     fatalError("event without seq or object: \(String(decoding: line, as: UTF8.self))")
                 }
                 require(seq >= lastSeq, "event seq \(seq) after seq \(lastSeq)")
+                if case .string(let prefix)? = members["prefix"], case .string(let object)? = members["object"] {
+                    require(object.utf8.starts(with: prefix.utf8), "event of \(object) for prefix \(prefix)")
+                }
                 lastSeq = seq
             } else {
                 require(members["ok"] == .bool(true) || members["error"] != nil, "neither event nor reply")

@@ -10,10 +10,14 @@ public struct CommitBatch: Sendable {
     /// The objects those changes touched, as they are after them; nil when
     /// the object was deleted. A snapshot: the loop's store goes on changing.
     public let documents: [(name: String, document: JSONObject?)]
+    /// Those documents' modSeqs, as they are after the changes (snapshots too).
+    public let modSeqs: [String: ModSeqTree]
 
-    public init(id: UInt64, changes: [ChangeRecord], documents: [(name: String, document: JSONObject?)]) {
+    public init(id: UInt64, changes: [ChangeRecord], documents: [(name: String, document: JSONObject?)],
+                modSeqs: [String: ModSeqTree] = [:]) {
         self.id = id
         self.changes = changes
         self.documents = documents
+        self.modSeqs = modSeqs
     }
 }

@@ -23,8 +23,10 @@ extension StateDatabase {
                 for object in unreadable.objects.keys { documents.removeValue(forKey: object) }
                 if let through = unreadable.history.keys.max() { history.removeAll { $0.seq <= through } }
             }
+            let modSeqs = try loadModSeqs(of: documents)
             do {
-                return try SavedState(documents: documents, seq: seq, history: history, epoch: try loadEpoch())
+                return try SavedState(documents: documents, seq: seq, history: history, epoch: try loadEpoch(),
+                                      modSeqs: modSeqs)
             } catch {
                 throw StorageError("\(path) is inconsistent: \(error)")
             }

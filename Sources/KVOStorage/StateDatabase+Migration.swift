@@ -30,6 +30,7 @@ extension StateDatabase {
             try canonicalizeObjects(connection)
             try canonicalizeMembers(connection)
             try canonicalizeHistory(connection)
+            try dropNonCanonicalModSeqs(connection)
             try connection.execute("PRAGMA user_version = 2; COMMIT;")
         } catch {
             try? connection.execute("ROLLBACK")
@@ -106,6 +107,28 @@ extension StateDatabase {
             update.bind(2, CanonicalName.of(row.keyPath))
             update.bind(3, row.seq)
             try update.run()
+        }
+    }
+
+    /// A kvod that kept modSeqs may have left rows under another spelling.
+    /// They are metadata: every row of such an object is dropped, and its
+    /// modSeqs start again at the saved seq (what a missing row means).
+    private static func dropNonCanonicalModSeqs(_ connection: SQLiteConnection) throws(SQLiteError) {
+        guard try connection.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'mod_seqs'") == 1 else { return }
+        let select = try connection.prepare("SELECT object, key FROM mod_seqs")
+        var objects: Set<[UInt8]> = []
+        while try select.step() {
+            let object = select.text(0) ?? "", key = select.text(1) ?? ""
+            let canonical = CanonicalName.of(object)
+            if !canonical.utf8.elementsEqual(object.utf8) || !CanonicalName.of(key).utf8.elementsEqual(key.utf8) {
+                objects.insert(Array(object.utf8))
+                objects.insert(Array(canonical.utf8))
+            }
+        }
+        let delete = try connection.prepare("DELETE FROM mod_seqs WHERE object = ?")
+        for object in objects {
+            delete.bind(1, utf8: object)
+            try delete.run()
         }
     }
 }

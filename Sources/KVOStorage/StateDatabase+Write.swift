@@ -17,6 +17,7 @@ extension StateDatabase {
                 edits[change.object, default: ObjectEdit()].add(change)
             }
             for (name, document) in batch.documents { edits[name]?.document = document }
+            for (name, tree) in batch.modSeqs { edits[name]?.modSeqs = tree }
         }
         do throws(SQLiteError) {
             try statements.begin.run()
@@ -65,9 +66,11 @@ extension StateDatabase {
         guard let document = edit.document else {
             try run(statements.deleteMembers, name)
             try run(statements.deleteObject, name)
+            try run(statements.deleteModSeqs, name)
             return
         }
         try run(statements.insertObject, name)
+        try writeModSeqs(name, edit)
         if edit.rewritesAll {
             try run(statements.deleteMembers, name)
             for (index, key) in document.keys.enumerated() {
@@ -97,7 +100,7 @@ extension StateDatabase {
         try upsert.run()
     }
 
-    private func run(_ statement: SQLiteStatement, _ name: String) throws(SQLiteError) {
+    func run(_ statement: SQLiteStatement, _ name: String) throws(SQLiteError) {
         statement.bind(1, CanonicalName.of(name))
         try statement.run()
     }
@@ -109,6 +112,8 @@ extension StateDatabase {
 struct ObjectEdit {
     /// The object after the changes; nil when it is gone.
     var document: JSONObject?
+    /// Its modSeqs after the changes.
+    var modSeqs: ModSeqTree?
     private(set) var touched: [String] = []
     private var isTouched: Set<String> = []
     /// Members that did not exist before their first change here, by the seq that made them.

@@ -163,6 +163,9 @@ struct Statements {
     let upsertMember: SQLiteStatement
     let deleteMember: SQLiteStatement
     let deleteMembers: SQLiteStatement
+    let upsertModSeqs: SQLiteStatement
+    let deleteModSeq: SQLiteStatement
+    let deleteModSeqs: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         begin = try connection.prepare("BEGIN IMMEDIATE")
@@ -183,5 +186,10 @@ struct Statements {
             """)
         deleteMember = try connection.prepare("DELETE FROM members WHERE object = ? AND key = ?")
         deleteMembers = try connection.prepare("DELETE FROM members WHERE object = ?")
+        // Added beside schema 1 (created on open when missing): older kvods ignore it.
+        try connection.execute(StateDatabase.modSeqSchema)
+        upsertModSeqs = try connection.prepare("INSERT OR REPLACE INTO mod_seqs (object, key, tree) VALUES (?, ?, ?)")
+        deleteModSeq = try connection.prepare("DELETE FROM mod_seqs WHERE object = ? AND key = ?")
+        deleteModSeqs = try connection.prepare("DELETE FROM mod_seqs WHERE object = ?")
     }
 }

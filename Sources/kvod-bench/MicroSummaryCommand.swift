@@ -21,7 +21,8 @@ struct MicroSummaryCommand: ParsableCommand {
         let report = try String(contentsOfFile: input, encoding: .utf8)
         let results = MicroResult.parse(report)
         guard !results.isEmpty else { throw ValidationError("no benchmarks found in \(input)") }
-        let table = MicroResult.table(results) + "\n\n" + MicroResult.idleCheck(results)
+        let table = MicroResult.table(results) + "\n\n" + MicroResult.idleCheck(results) + "\n\n"
+            + MicroResult.prefixCheck(results)
         print(table)
         if let write { try PerformanceDocument(path: write).replace(section: "micro", with: table) }
     }
@@ -91,6 +92,20 @@ struct MicroResult {
                 + "\(String(format: "%+.1f %%", change * 100)) | \(change < 0.10 ? "yes" : "**no**") |")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What 100,000 prefix observations of other prefixes add to a change (target: under 10 %).
+    static func prefixCheck(_ results: [MicroResult]) -> String {
+        let stem = "prefixes: a change to 1 observation among "
+        func time(_ prefixes: Int) -> Double? {
+            results.first { $0.name == stem + "\(prefixes) prefix observations of other prefixes" }?.nanoseconds
+        }
+        guard let alone = time(0), let crowded = time(100_000) else { return "" }
+        let change = crowded / alone - 1
+        return ["| a change to 1 observation | no prefix observations | among 100,000 of other prefixes | change | under 10 % |",
+                "|---|---:|---:|---:|---|",
+                "| 1 | \(duration(alone)) | \(duration(crowded)) | \(String(format: "%+.1f %%", change * 100)) | "
+                    + "\(change < 0.10 ? "yes" : "**no**") |"].joined(separator: "\n")
     }
 
     static func duration(_ nanoseconds: Double) -> String {

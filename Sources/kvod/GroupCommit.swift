@@ -42,7 +42,9 @@ final class GroupCommit: ChangeLog {
         guard !changes.isEmpty else { return }
         lastSubmitted += 1
         let documents = touched.map { (name: $0, document: store.document($0)) }
-        writer.submit(CommitBatch(id: lastSubmitted, changes: changes, documents: documents))
+        var modSeqs: [String: ModSeqTree] = [:]
+        for name in touched { modSeqs[name] = store.modSeqs(name) }
+        writer.submit(CommitBatch(id: lastSubmitted, changes: changes, documents: documents, modSeqs: modSeqs))
         changes.removeAll(keepingCapacity: true)
         touched.removeAll(keepingCapacity: true)
         isTouched.removeAll(keepingCapacity: true)

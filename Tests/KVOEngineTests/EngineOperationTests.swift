@@ -97,15 +97,15 @@ import Testing
         fixture.ok(["op": "set", "object": "o", "keyPath": "a", "value": 1], from: client)
         fixture.ok(["op": "set", "object": "o", "keyPath": "b", "value": [1, 2]], from: client)
         let output = fixture.ok(["op": "get", "object": "o", "id": 3], from: client)
-        expectJSON(output.reply, ["id": 3, "ok": true, "value": ["a": 1, "b": [1, 2]], "seq": 2])
+        expectJSON(output.reply, ["id": 3, "ok": true, "value": ["a": 1, "b": [1, 2]], "modSeq": 2, "seq": 2])
     }
 
     @Test func getWithKeyPathReturnsValueThere() {
         fixture.ok(["op": "set", "object": "o", "keyPath": "a.b", "value": "x"], from: client)
         expectJSON(fixture.ok(["op": "get", "object": "o", "keyPath": "a.b"], from: client).reply,
-                   ["ok": true, "value": "x", "seq": 1])
+                   ["ok": true, "value": "x", "modSeq": 1, "seq": 1])
         expectJSON(fixture.ok(["op": "get", "object": "o", "keyPath": "a"], from: client).reply,
-                   ["ok": true, "value": ["b": "x"], "seq": 1])
+                   ["ok": true, "value": ["b": "x"], "modSeq": 1, "seq": 1])
     }
 
     /// The seq a value is as of is the daemon's current one, not the seq of
@@ -117,7 +117,7 @@ import Testing
         fixture.ok(["op": "set", "object": "p", "keyPath": "x", "value": 2], from: client)
         fixture.ok(["op": "set", "object": "p", "keyPath": "x", "value": 3], from: client)
         expectJSON(fixture.ok(["op": "get", "object": "o", "keyPath": "a", "id": "g"], from: client).reply,
-                   ["id": "g", "ok": true, "value": 1, "seq": 3])
+                   ["id": "g", "ok": true, "value": 1, "modSeq": 1, "seq": 3])
         let missing = fixture.fails(["op": "get", "object": "o", "keyPath": "b"], from: client, code: "not_found")
         #expect(missing.reply.member("error")?.member("seq") == 3)
         #expect(fixture.seq == 3)
@@ -546,8 +546,9 @@ import Testing
         fixture.ok(["op": "set", "object": "o", "keyPath": "a.b", "value": 2], from: watcher)
         expectJSON(fixture.take(from: client).lines, [
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "prior": true, "old": ["b": 1],
-             "seq": 2],
+             "changedKeyPath": "a.b", "seq": 2],
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": ["b": 2], "old": ["b": 1],
+             "changedKeyPath": "a.b",
              "seq": 2],
         ])
     }

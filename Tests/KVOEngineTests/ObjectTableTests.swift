@@ -52,7 +52,7 @@ import Testing
         let objects = ObjectTable()
         let store = Store(objects: objects)
         let shared = SharedController(objects: objects)
-        let root = shared.nodeCreating("watched", ObservedPath(components: ["k"]))
+        let root = shared.nodeCreating(.object("watched"), ObservedPath(components: ["k"]))
         store.restore(documents: ["a": ["x": 1], "b": [:]], seq: 7)
         #expect(store.objectCount == 2)
         #expect(objects.entry("watched")?.observers != nil)

@@ -95,7 +95,6 @@ private func nestedArrays(_ depth: Int) -> String {
         (#"{"op":"get","object":5}"#, "object"),
         (#"{"op":"get","object":["o"]}"#, "object"),
         (#"{"op":"get","object":"o","keyPath":5}"#, "keyPath"),
-        (#"{"op":"set","object":"o","value":1}"#, "keyPath"),
         (#"{"op":"set","keyPath":"a","value":1}"#, "object"),
         (#"{"op":"set","object":"o","keyPath":"a"}"#, "value"),
         (#"{"op":"delete","object":"o","keyPath":true}"#, "keyPath"),
@@ -114,7 +113,7 @@ private func nestedArrays(_ depth: Int) -> String {
         (#"{"op":"remove","object":"o","keyPath":"a","index":0,"indexes":[1]}"#, "indexes"),
         (#"{"op":"replace","object":"o","keyPath":"a","index":0}"#, "value"),
         (#"{"op":"replace","object":"o","keyPath":"a","value":0}"#, "index"),
-        (#"{"op":"observe","object":"o"}"#, "keyPath"),
+        (#"{"op":"observe","keyPath":"a"}"#, "object"),
         (#"{"op":"observe","object":"o","keyPaths":"a"}"#, "keyPaths"),
         (#"{"op":"observe","object":"o","keyPaths":[]}"#, "keyPaths"),
         (#"{"op":"observe","object":"o","keyPaths":["a",1]}"#, "keyPaths"),
@@ -239,8 +238,8 @@ private func nestedArrays(_ depth: Int) -> String {
             #expect(output.reply.errorCode == code, "\(line) → \(output)")
             if code != nil {
                 #expect(output.reply.memberNames == ["error", "id", "ok"])
-                // get's not_found also says as of which seq nothing was there.
-                let extra = code == "not_found" ? ["seq"] : []
+                // get's not_found also says as of which seq nothing was there (and modSeq 0).
+                let extra = code == "not_found" ? ["modSeq", "seq"] : []
                 #expect(output.reply.member("error")?.memberNames == ["code", "message"] + extra)
                 #expect(output.reply.errorMessage?.isEmpty == false)
             }
@@ -311,7 +310,7 @@ private func nestedArrays(_ depth: Int) -> String {
             #"{"op":"observe","object":"o","keyPaths":["a","b.c"],"options":["prior","new"],"context":[1]}"#
         )?.operation
         else { Issue.record("observe decoded wrongly"); return }
-        #expect(object == "o")
+        #expect(object == .object("o"))
         #expect(paths == [keyPath("a"), keyPath("b.c")])
         #expect(options == [.prior, .new])
         #expect(context == [1])
@@ -336,8 +335,8 @@ private func nestedArrays(_ depth: Int) -> String {
     }
 
     @Test func decodeUnobserveKeyPathsAreOptional() {
-        guard case .unobserve("o", nil)? = request(#"{"op":"unobserve","object":"o"}"#)?.operation,
-              case .unobserve("o", let paths?)? = request(
+        guard case .unobserve(.object("o"), nil)? = request(#"{"op":"unobserve","object":"o"}"#)?.operation,
+              case .unobserve(.object("o"), let paths?)? = request(
                   #"{"op":"unobserve","object":"o","keyPaths":["a","b"]}"#)?.operation
         else { Issue.record("unobserve decoded wrongly"); return }
         #expect(paths == [keyPath("a"), keyPath("b")])

@@ -50,15 +50,16 @@ import Testing
         let events = fixture.take(from: client).events
         let byPath = Dictionary(grouping: events) { $0.member("keyPath")?.jsonString ?? "" }
         expectJSON(byPath[#""a.b.c""#] ?? [], [
-            ["event": "change", "object": "o", "keyPath": "a.b.c", "kind": "setting", "new": 2, "old": 1, "seq": 2],
+            ["event": "change", "object": "o", "keyPath": "a.b.c", "kind": "setting", "new": 2, "old": 1,
+             "changedKeyPath": "a", "seq": 2],
             ["event": "change", "object": "o", "keyPath": "a.b.c", "kind": "setting", "new": .null, "old": 2,
-             "seq": 3],
+             "changedKeyPath": "a", "seq": 3],
         ])
         expectJSON(byPath[#""a.b.e""#] ?? [], [
             ["event": "change", "object": "o", "keyPath": "a.b.e", "kind": "setting", "new": 3, "old": .null,
-             "seq": 2],
+             "changedKeyPath": "a", "seq": 2],
             ["event": "change", "object": "o", "keyPath": "a.b.e", "kind": "setting", "new": .null, "old": 3,
-             "seq": 3],
+             "changedKeyPath": "a", "seq": 3],
         ])
         #expect(events.count == 4)
     }
@@ -75,11 +76,11 @@ import Testing
         let byPath = Dictionary(grouping: events) { $0.member("keyPath")?.jsonString ?? "" }
         expectJSON(byPath[#""a""#] ?? [], [
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": ["b": ["c": 2]],
-             "old": ["b": ["c": 1]], "seq": 2],
+             "old": ["b": ["c": 1]], "changedKeyPath": "a.b.c", "seq": 2],
         ])
         expectJSON(byPath[#""a.b""#] ?? [], [
             ["event": "change", "object": "o", "keyPath": "a.b", "kind": "setting", "new": ["c": 2],
-             "old": ["c": 1], "seq": 2],
+             "old": ["c": 1], "changedKeyPath": "a.b.c", "seq": 2],
         ])
     }
 
@@ -92,9 +93,9 @@ import Testing
         write(["op": "remove", "object": "o", "keyPath": "a.list", "index": 0])
         expectJSON(fixture.take(from: client).lines, [
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": ["list": [1, 2]],
-             "old": ["list": [1]], "seq": 2],
+             "old": ["list": [1]], "changedKeyPath": "a.list", "seq": 2],
             ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": ["list": [2]],
-             "old": ["list": [1, 2]], "seq": 3],
+             "old": ["list": [1, 2]], "changedKeyPath": "a.list", "seq": 3],
         ])
     }
 
@@ -106,7 +107,7 @@ import Testing
         write(["op": "insert", "object": "o", "keyPath": "list", "value": 2])
         expectJSON(fixture.take(from: client).lines, [
             ["event": "change", "object": "o", "keyPath": "list.x", "kind": "setting", "new": .null, "old": .null,
-             "seq": 2],
+             "changedKeyPath": "list", "seq": 2],
         ])
     }
 

@@ -25,6 +25,7 @@ import Testing
             INSERT INTO history (seq, object, key_path, kind, new, existing_keys)
                 VALUES (1, '\(Self.nfc)', 'k', 'setting', '1', 0), (2, '\(Self.nfd)', '\(Self.nfd)', 'setting', '2', 0),
                        (3, '\(Self.nfd)', 'k', 'setting', '3', 0);
+            INSERT INTO mod_seqs VALUES ('\(Self.nfc)', '', '[1,1]'), ('\(Self.nfd)', 'k', '[3,3]'), ('other', '', '[1,1]');
             """)
     }
 
@@ -43,5 +44,7 @@ import Testing
         }
         #expect(state.history.map(\.object).allSatisfy { Array($0.utf8) == Array(Self.nfc.utf8) })
         #expect(try database.connection.integer("SELECT COUNT(*) FROM quarantine") == 0)
+        // modSeqs under either spelling are dropped (they start again at the saved seq); others stay.
+        #expect(try database.connection.integer("SELECT COUNT(*) FROM mod_seqs") == 1)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// Random changes made by a real engine, committed in random groups the way
 /// kvod groups them, must read back as exactly the engine's documents: every
-/// value, every object (also `{}`), every member in its place.
+/// value, every object (also `{}`), every member in its place, every modSeq.
 @Suite struct StateDatabaseDifferentialTests {
     final class Recorder: ChangeLog {
         var changes: [ChangeRecord] = []
@@ -17,12 +17,13 @@ import Testing
         let object = pick(["a", "b", "c"])
         let keyPath = pick(["k1", "k2", "k3", "k4", "k5", "k1.x", "k2.y.z", "list"])
         let value = pick(["1", #""s""#, "null", #"{"x":1,"y":{"z":2}}"#, "[1,2]", "{}"])
-        switch Int.random(in: 0..<10, using: &rng) {
+        switch Int.random(in: 0..<11, using: &rng) {
         case 0...3: return #"{"op":"set","object":"\#(object)","keyPath":"\#(keyPath)","value":\#(value)}"#
         case 4...5: return #"{"op":"delete","object":"\#(object)","keyPath":"\#(pick(["k1", "k2", "k3"]))"}"#
         case 6: return #"{"op":"delete","object":"\#(object)","keyPath":"\#(keyPath)"}"#
         case 7: return #"{"op":"delete","object":"\#(object)"}"#
         case 8: return #"{"op":"insert","object":"\#(object)","keyPath":"list","values":[7,8]}"#
+        case 10: return #"{"op":"set","object":"\#(object)","value":{"k1":{"x":3},"list":[1]}}"#
         default: return #"{"op":"remove","object":"\#(object)","keyPath":"list","index":0}"#
         }
     }
@@ -49,8 +50,11 @@ import Testing
                     var touched: [String] = []
                     for change in recorder.changes where !touched.contains(change.object) { touched.append(change.object) }
                     batchID += 1
+                    var modSeqs: [String: ModSeqTree] = [:]
+                    for name in touched { modSeqs[name] = engine.store.modSeqs(name) }
                     batches.append(CommitBatch(id: batchID, changes: recorder.changes,
-                                               documents: touched.map { ($0, engine.store.document($0)) }))
+                                               documents: touched.map { ($0, engine.store.document($0)) },
+                                               modSeqs: modSeqs))
                     recorder.changes = []
                 }
                 try database.write(batches)
@@ -63,6 +67,7 @@ import Testing
         #expect(state.documents.count == engine.store.objectCount)
         for (name, document) in state.documents {
             #expect(document == engine.store.document(name), "object \(name)")
+            #expect(state.modSeqs[name] == engine.store.modSeqs(name), "modSeqs of \(name)")
         }
     }
 }

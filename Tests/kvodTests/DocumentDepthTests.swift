@@ -57,6 +57,9 @@ import Glibc
         #"{"op":"set","id":1,"object":"o","keyPath":"\#(keyPath(2))","value":\#(nested(DocumentDepth.limit - 1))}"#,
         #"{"op":"insert","object":"o","keyPath":"\#(keyPath(DocumentDepth.limit - 1))","values":[[1]]}"#,
         #"{"op":"replace","object":"o","keyPath":"\#(keyPath(DocumentDepth.limit - 1))","index":0,"value":[]}"#,
+        // Inside a batch, after an op that would be fine: the whole batch is refused.
+        #"{"op":"batch","ops":[{"op":"set","object":"o","keyPath":"k","value":1},"#
+            + #"{"op":"set","object":"o","keyPath":"\#(keyPath(DocumentDepth.limit + 1))","value":1}]}"#,
     ])
     func oneLevelDeeperIsRefusedNamingTheLimit(request: String) throws {
         let kvod = try KVODProcess()

@@ -32,3 +32,30 @@ import Testing
         #expect(lines[5]["error"]?["code"] == "bad_json")
     }
 }
+
+/// docs/PROTOCOL.md's sessions, pasted into `socat` as a reader would: what
+/// kvod answers is what the page shows, byte for byte (the epoch aside).
+@Suite struct ProtocolDocumentTests {
+    /// The `>` and `<` lines of the code block that follows `heading` in docs/PROTOCOL.md.
+    static func session(after heading: String) throws -> (requests: [String], answers: [String]) {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/PROTOCOL.md"), encoding: .utf8)
+        guard let start = text.range(of: heading) else { throw CocoaError(.fileReadCorruptFile) }
+        let block = text[start.upperBound...].components(separatedBy: "```")[1]
+        let lines = block.split(separator: "\n").map(String.init)
+        return (lines.filter { $0.hasPrefix("> ") }.map { String($0.dropFirst(2)) },
+                lines.filter { $0.hasPrefix("< ") }.map { String($0.dropFirst(2)) })
+    }
+
+    @Test func wholeDocumentAndPrefixSessionIsWhatThePageShows() throws {
+        let (requests, answers) = try Self.session(after: "Whole documents and prefixes, pasted into one `socat` session:")
+        #expect(requests.count == 7 && answers.count == 11)
+        let kvod = try KVODProcess()
+        let run = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/socat"),
+                                     ["-t", "5", "-", "UNIX-CONNECT:\(kvod.socketPath)"],
+                                     stdin: requests.joined(separator: "\n") + "\n")
+        let epoch = try #require(try JSONReader.parse(Array(run.lines[2].utf8))["epoch"]?.stringValue)
+        #expect(run.lines == answers.map { $0.replacingOccurrences(of: "9f0c2d41a7b35e18", with: epoch) })
+    }
+}

@@ -26,7 +26,7 @@ parallel=()
 [ "$jobs" -le 1 ] || parallel=(-jobs="$jobs" -workers="$jobs")
 status=0
 SWIFT_BACKTRACE=enable=no .build-fuzz/release/kvod-fuzz \
-  -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+  -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 -dict=Fuzz/kvod.dict \
   "${parallel[@]}" -print_final_stats=1 \
   -artifact_prefix=.build-fuzz/crashes/ \
   .build-fuzz/work Fuzz/corpus Fuzz/seeds > "$log" 2>&1 || status=$?

@@ -43,6 +43,29 @@ let benchmarks: @Sendable () -> Void = {
                 teardown: { fixture.tearDown() })
         }
     }
+
+    // Issue 13: prefix observations of other names must not tax a change
+    // (target: within 10 % of the same change with none), and a page of
+    // `list` must not scan the objects outside it.
+    for prefixes in [0, 100_000] {
+        let fixture = DispatchFixture(matching: 1, idle: 0, otherPrefixes: prefixes)
+        Benchmark(
+            "prefixes: a change to 1 observation among \(prefixes) prefix observations of other prefixes",
+            closure: { benchmark in
+                for _ in benchmark.scaledIterations { fixture.change() }
+            },
+            setup: { fixture.build() },
+            teardown: { fixture.tearDown() })
+    }
+    let listing = ListFixture(objects: 1_000_000)
+    Benchmark(
+        "list 1,000 names from the middle of 1,000,000 objects",
+        configuration: .init(scalingFactor: .one),
+        closure: { benchmark in
+            for _ in benchmark.scaledIterations { listing.listPage() }
+        },
+        setup: { listing.build() },
+        teardown: { listing.tearDown() })
 }
 
 /// Request lines as clients send them.
@@ -56,12 +79,15 @@ enum RequestLines {
 
 /// An engine where `matching` clients observe one key and `idle` observations
 /// (10,000 clients × 100 key paths of their own object, as in the memory
-/// scenario) match nothing; ``change()`` sets the key and drains every output.
+/// scenario) match nothing, nor do `otherPrefixes` prefix observations of
+/// names that share the changed object's first bytes (`m/N/` beside `m/hot`);
+/// ``change()`` sets the key and drains every output.
 final class DispatchFixture: @unchecked Sendable {
     // @unchecked: built in its benchmark's setup, used by that benchmark alone;
     // ordo-one runs benchmarks one at a time, setup and measurement on one thread.
     let matching: Int
     let idle: Int
+    let otherPrefixes: Int
     private var engine: Engine?
     private var setter: ClientController?
     private var clients: [ClientController] = []
@@ -69,12 +95,13 @@ final class DispatchFixture: @unchecked Sendable {
     private var sequence = 0
     /// Set requests with changing values, made in advance.
     private let lines: [[UInt8]] = (0..<64).map {
-        Array(#"{"op":"set","object":"hot","keyPath":"v","value":\#($0)}"#.utf8)
+        Array(#"{"op":"set","object":"m/hot","keyPath":"v","value":\#($0)}"#.utf8)
     }
 
-    init(matching: Int, idle: Int) {
+    init(matching: Int, idle: Int, otherPrefixes: Int = 0) {
         self.matching = matching
         self.idle = idle
+        self.otherPrefixes = otherPrefixes
     }
 
     func build() {
@@ -88,9 +115,16 @@ final class DispatchFixture: @unchecked Sendable {
             }
             clients.append(idler)
         }
+        if otherPrefixes > 0 {
+            let idler = engine.makeClient()
+            for prefix in 0..<otherPrefixes {
+                idler.observe(.prefix("m/\(prefix)/"), keyPath: keyPath, options: [.new], context: nil)
+            }
+            clients.append(idler)
+        }
         for _ in 0..<matching {
             let observer = engine.makeClient()
-            observer.observe("hot", keyPath: keyPath, options: [.new], context: nil)
+            observer.observe("m/hot", keyPath: keyPath, options: [.new], context: nil)
             observers.append(observer)
         }
         setter = engine.makeClient()
@@ -111,6 +145,47 @@ final class DispatchFixture: @unchecked Sendable {
         clients = []
         observers = []
         setter = nil
+        engine = nil
+    }
+}
+
+/// An engine holding `objects` objects; ``listPage()`` asks for 1,000 names
+/// from the middle, as a client paging with `after` does.
+final class ListFixture: @unchecked Sendable {
+    // @unchecked: as DispatchFixture.
+    let objects: Int
+    private var engine: Engine?
+    private var client: ClientController?
+    private var line: [UInt8] = []
+
+    init(objects: Int) {
+        self.objects = objects
+    }
+
+    func build() {
+        let engine = Engine()
+        let client = engine.makeClient()
+        for index in 0..<objects {
+            Array(#"{"op":"set","object":"o/\#(index)","keyPath":"k","value":1}"#.utf8).withUnsafeBytes {
+                engine.handle(line: $0, from: client)
+            }
+            client.output.removeAll(keepingCapacity: true)
+        }
+        line = Array(#"{"op":"list","prefix":"o/","after":"o/5","limit":1000}"#.utf8)
+        self.engine = engine
+        self.client = client
+    }
+
+    func listPage() {
+        guard let engine, let client else { return }
+        line.withUnsafeBytes { engine.handle(line: $0, from: client) }
+        blackHole(client.output.count)
+        client.output.removeAll(keepingCapacity: true)
+    }
+
+    func tearDown() {
+        if let client { engine?.closeClient(client) }
+        client = nil
         engine = nil
     }
 }

@@ -5,6 +5,18 @@ extension Engine {
     /// Throws `forbidden` when the policy does not let `client` do `operation`.
     /// Without a policy everything is allowed.
     func authorize(_ operation: Operation, for client: ClientController) throws(KVOEngineError) {
+        if case .batch(let operations) = operation {
+            // Refused whole when any op is, naming the first one.
+            for (index, change) in operations.enumerated() {
+                do throws(KVOEngineError) {
+                    try authorize(change.operation, for: client)
+                } catch {
+                    throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)",
+                                         details: ["index": .number(JSONNumber(index))])
+                }
+            }
+            return
+        }
         guard let policy = configuration.accessPolicy,
               let (needed, object) = Self.rightsNeeded(by: operation),
               !policy.allows(needed, on: object, for: client.credentials) else { return }
@@ -20,10 +32,19 @@ extension Engine {
         case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
              .remove(let object, _, _), .replace(let object, _, _, _):
             (.write, object)
-        case .get(let object, _), .observe(let object, _, _, _, _, _):
+        case .get(let object, _), .observe(.object(let object), _, _, _, _, _):
             (.read, object)
-        case .unobserve, .unobserveAll, .ping, .info, .observations:
+        // Prefixes and lists are not refused: they leave out what the client may not read.
+        case .observe(.prefix, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
+             .batch:
             nil
         }
+    }
+
+    /// Whether `client` may read `object`: what a prefix observation and
+    /// `list` ask of each name, so that nothing tells a client of an object
+    /// it may not read.
+    func mayRead(_ object: String, _ client: ClientController) -> Bool {
+        configuration.accessPolicy?.allows(.read, on: object, for: client.credentials) ?? true
     }
 }

@@ -13,14 +13,22 @@
     /// Written after the prefix of an event that replaces N held ones, before N.
     static let coalescedLabel: [UInt8] = Array(#","coalesced":"#.utf8)
 
-    /// `{"event":"change","object":<object>,"keyPath":<keyPath>`: the head of every event of one path.
-    @_spi(Benchmarks) public static func head(object: String, keyPath: String) -> [UInt8] {
+    /// `{"event":"change","object":<object>[,"prefix":<prefix>][,"keyPath":<keyPath>]`:
+    /// the head of every event of one path (no `keyPath` for the whole
+    /// document; `prefix` for a prefix observation's).
+    @_spi(Benchmarks) public static func head(object: String, prefix: String? = nil, keyPath: String?) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(32 + object.utf8.count + keyPath.utf8.count)
+        bytes.reserveCapacity(32 + object.utf8.count + (keyPath?.utf8.count ?? 0) + (prefix?.utf8.count ?? 0))
         bytes.append(literal: #"{"event":"change","object":"#)
         JSONWriter.writeString(object, into: &bytes)
-        bytes.append(literal: #","keyPath":"#)
-        JSONWriter.writeString(keyPath, into: &bytes)
+        if let prefix {
+            bytes.append(literal: #","prefix":"#)
+            JSONWriter.writeString(prefix, into: &bytes)
+        }
+        if let keyPath {
+            bytes.append(literal: #","keyPath":"#)
+            JSONWriter.writeString(keyPath, into: &bytes)
+        }
         return bytes
     }
 
@@ -30,15 +38,17 @@
     /// or under it (`setting`). `old` and `new` are the values at that key
     /// path. Live dispatch and replay both encode through here, so a replayed
     /// event is the live one, byte for byte.
+    /// `changedKeyPath` is the change's key path when it is not the
+    /// observed one (nil for a change of the whole document).
     static func change<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], changeKind: ChangeKind, indexes: [Int],
                                        seq: UInt64, exact: Bool, old: JSONValue?, new: JSONValue?,
-                                       options: ObservationOptions, prior: Bool) {
+                                       options: ObservationOptions, prior: Bool, changedKeyPath: String? = nil) {
         let kind = exact ? changeKind : .setting
         change(to: &bytes, head: head, kind: kind,
                new: !prior && options.contains(.new) && kind != .removal ? .some(new) : .none,
                old: options.contains(.old) && kind != .insertion ? .some(old) : .none,
                indexes: exact && kind != .setting ? indexes : nil,
-               seq: seq, prior: prior)
+               seq: seq, prior: prior, changedKeyPath: exact ? nil : changedKeyPath)
     }
 
     /// The usual event, as ``change(into:head:kind:new:old:indexes:seq:prior:initial:)``
@@ -59,12 +69,13 @@
                        options: ObservationOptions, prior: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
         self.change(into: &bytes, head: head, changeKind: change.kind, indexes: change.indexes, seq: change.seq,
-                    exact: exact, old: old, new: new, options: options, prior: prior)
+                    exact: exact, old: old, new: new, options: options, prior: prior,
+                    changedKeyPath: change.changedKeyPathText)
         return bytes
     }
 
     /// Appends a whole event line, `head` then
-    /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]],"seq":N}\n`.
+    /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]][,"changedKeyPath":…],"seq":N}\n`.
     ///
     /// `new` and `old` are double optionals: `.none` leaves the field out,
     /// `.some(nil)` writes `null` (the value is missing).
@@ -73,13 +84,13 @@
         indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
     ) {
         change(to: &bytes, head: head, kind: kind, new: new, old: old, indexes: indexes, seq: seq, prior: prior,
-               initial: initial)
+               initial: initial, changedKeyPath: nil)
     }
 
     /// ``change(into:head:kind:new:old:indexes:seq:prior:initial:)`` into any byte sink.
     static func change<Sink: ByteSink>(
         to bytes: inout Sink, head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
-        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
+        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false, changedKeyPath: String?
     ) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
         // Each append has a fixed cost well above its copy: the usual event
@@ -112,6 +123,10 @@
                 appendDecimal(index, to: &bytes)
             }
             bytes.append(UInt8(ascii: "]"))
+        }
+        if let changedKeyPath {
+            bytes.append(literal: #","changedKeyPath":"#)
+            JSONWriter.writeString(changedKeyPath, to: &bytes)
         }
         appendSeqAndEnd(seq, to: &bytes)
     }

@@ -3,16 +3,20 @@ public struct Request {
     /// The client's `id`, any JSON value, echoed in the reply; nil when absent.
     public var id: JSONValue?
     public var operation: Operation
+    /// A change op's `ifModSeq`/`ifValue`; nil when it has none.
+    public var condition: WriteCondition?
 
-    public init(id: JSONValue?, operation: Operation) {
+    public init(id: JSONValue?, operation: Operation, condition: WriteCondition? = nil) {
         self.id = id
         self.operation = operation
+        self.condition = condition
     }
 }
 
-/// What a request asks for: one case per `op` of protocol v1. The engine's
-/// exhaustive switch over it is the dispatch table.
+/// What a request asks for: one case per `op`. The engine's exhaustive switch
+/// over it is the dispatch table.
 public enum Operation {
+    /// Sets the value at `keyPath`; at ``ObservedPath/wholeDocument``, replaces the document.
     case set(object: String, keyPath: ObservedPath, value: JSONValue)
     case get(object: String, keyPath: ObservedPath?)
     case delete(object: String, keyPath: ObservedPath?)
@@ -22,11 +26,17 @@ public enum Operation {
     case remove(object: String, keyPath: ObservedPath, indexes: [Int])
     /// Replaces the elements at `indexes` (ascending, distinct) by `values`, pairwise.
     case replace(object: String, keyPath: ObservedPath, indexes: [Int], values: [JSONValue])
-    /// Observes `keyPaths`; with `since`, first replays the changes after that point.
-    case observe(object: String, keyPaths: [ObservedPath], options: ObservationOptions, context: JSONValue?,
-                 since: ResumePoint?, policy: ObservationPolicy)
-    /// Unobserves `keyPaths` of `object`, or all of it when nil.
-    case unobserve(object: String, keyPaths: [ObservedPath]?)
+    /// Observes `keyPaths` (``ObservedPath/wholeDocument`` for the whole
+    /// document) of one object or of every object under a prefix; with
+    /// `since`, first replays the changes after that point.
+    case observe(scope: ObservationScope, keyPaths: [ObservedPath], options: ObservationOptions,
+                 context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy)
+    /// Unobserves `keyPaths` in `scope`, or everything observed there when nil.
+    case unobserve(scope: ObservationScope, keyPaths: [ObservedPath]?)
+    /// The names of the objects that start with `prefix`, after `after`, at most `limit`.
+    case list(prefix: String, after: String?, limit: Int)
+    /// Change ops applied as one: all or none, their events contiguous.
+    case batch([ChangeOperation])
     case unobserveAll
     case ping
     case info
@@ -35,6 +45,6 @@ public enum Operation {
     /// The `op` names, as the wire spells them.
     public static let names = [
         "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations",
+        "info", "observations", "list", "batch",
     ]
 }

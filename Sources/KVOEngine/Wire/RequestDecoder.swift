@@ -17,6 +17,11 @@ public enum RequestDecoder {
     /// The most key paths or indexes one request may name.
     public static let maxListCount = 10_000
 
+    /// ``decode(_:)`` of a line held in an array.
+    public static func decode(_ line: [UInt8]) -> Outcome {
+        line.withUnsafeBytes { decode($0) }
+    }
+
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
         var uncached = KeyPathCache()
         switch decodeForEngine(line, keyPaths: &uncached) {
@@ -59,14 +64,15 @@ public enum RequestDecoder {
             }
         }
         do throws(KVOEngineError) {
-            if fields.id == nil, fields.opCode == .set {
+            if fields.id == nil, fields.opCode == .set, !fields.hasWriteCondition {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
                 if let refusal = DocumentDepth.refusal(object, keyPath, value) { throw refusal }
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
             let operation = try fields.operation()
             if let refusal = DocumentDepth.refusal(operation) { throw refusal }
-            return .outcome(.request(Request(id: fields.id, operation: operation)))
+            return .outcome(.request(Request(id: fields.id, operation: operation,
+                                             condition: try fields.writeCondition())))
         } catch {
             return .outcome(.failure(id: fields.id, error: error))
         }

@@ -7,7 +7,8 @@ import Darwin
 /// The members a request may have. Names are matched on their bytes, and a
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
-    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy
+    case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
+         prefix, after, limit, ifModSeq, ifValue, ops
 
     var name: String {
         switch self {
@@ -25,6 +26,12 @@ enum Field: Int, CaseIterable {
         case .since: "since"
         case .epoch: "epoch"
         case .policy: "policy"
+        case .prefix: "prefix"
+        case .after: "after"
+        case .limit: "limit"
+        case .ifModSeq: "ifModSeq"
+        case .ifValue: "ifValue"
+        case .ops: "ops"
         }
     }
 
@@ -48,11 +55,15 @@ enum Field: Int, CaseIterable {
         case (5, UInt8(ascii: "e")): field = .epoch
         case (6, UInt8(ascii: "o")): field = .object
         case (6, UInt8(ascii: "v")): field = .values
-        case (6, UInt8(ascii: "p")): field = .policy
+        case (6, UInt8(ascii: "p")): field = bytes[1] == UInt8(ascii: "o") ? .policy : .prefix
+        case (5, UInt8(ascii: "a")): field = .after
+        case (5, UInt8(ascii: "l")): field = .limit
         case (7, UInt8(ascii: "k")): field = .keyPath
         case (7, UInt8(ascii: "o")): field = .options
         case (7, UInt8(ascii: "c")): field = .context
-        case (7, UInt8(ascii: "i")): field = .indexes
+        case (7, UInt8(ascii: "i")): field = bytes[1] == UInt8(ascii: "n") ? .indexes : .ifValue
+        case (8, UInt8(ascii: "i")): field = .ifModSeq
+        case (3, UInt8(ascii: "o")): field = .ops
         case (8, UInt8(ascii: "k")): field = .keyPaths
         default: return nil
         }
@@ -77,13 +88,20 @@ enum Field: Int, CaseIterable {
         case .since: "since"
         case .epoch: "epoch"
         case .policy: "policy"
+        case .prefix: "prefix"
+        case .after: "after"
+        case .limit: "limit"
+        case .ifModSeq: "ifModSeq"
+        case .ifValue: "ifValue"
+        case .ops: "ops"
         }
     }
 }
 
 /// The `op` names, matched on their bytes.
 enum OpCode: String, CaseIterable {
-    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations
+    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list,
+         batch
 
     init?(_ text: JSONText) {
         switch text {
@@ -116,6 +134,8 @@ enum OpCode: String, CaseIterable {
         case .ping: "ping"
         case .info: "info"
         case .observations: "observations"
+        case .list: "list"
+        case .batch: "batch"
         }
     }
 }

@@ -9,7 +9,7 @@ struct Fields {
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
     /// A bit per ``Field`` read so far.
-    private var seen: UInt16 = 0
+    private var seen: UInt32 = 0
     /// The members a `set` never has, boxed: creating and destroying a dozen
     /// optional values for every request cost more than a box for the few
     /// requests that have them.
@@ -26,6 +26,12 @@ struct Fields {
         var since: JSONValue?
         var epoch: JSONValue?
         var policy: JSONValue?
+        var prefix: JSONValue?
+        var after: JSONValue?
+        var limit: JSONValue?
+        var ifModSeq: JSONValue?
+        var ifValue: JSONValue?
+        var ops: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -81,6 +87,32 @@ struct Fields {
         get { rare?.policy }
         set { rareFields.policy = newValue }
     }
+    var prefix: JSONValue? {
+        get { rare?.prefix }
+        set { rareFields.prefix = newValue }
+    }
+    var after: JSONValue? {
+        get { rare?.after }
+        set { rareFields.after = newValue }
+    }
+    var limit: JSONValue? {
+        get { rare?.limit }
+        set { rareFields.limit = newValue }
+    }
+    var ifModSeq: JSONValue? {
+        get { rare?.ifModSeq }
+        set { rareFields.ifModSeq = newValue }
+    }
+    var ifValue: JSONValue? {
+        get { rare?.ifValue }
+        set { rareFields.ifValue = newValue }
+    }
+    var ops: JSONValue? {
+        get { rare?.ops }
+        set { rareFields.ops = newValue }
+    }
+    /// Whether the request carries `ifModSeq` or `ifValue` (so it is no plain set).
+    var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -101,7 +133,7 @@ struct Fields {
             try reader.skipValue()
             return
         }
-        let bit = UInt16(1) << field.rawValue
+        let bit = UInt32(1) << field.rawValue
         guard seen & bit == 0 else { throw .duplicateMember(field.name, at: nameOffset) }
         seen |= bit
         if field == .op, reader.peekKind() == .string {
@@ -126,6 +158,12 @@ struct Fields {
         case .since: since = value
         case .epoch: epoch = value
         case .policy: policy = value
+        case .prefix: prefix = value
+        case .after: after = value
+        case .limit: limit = value
+        case .ifModSeq: ifModSeq = value
+        case .ifValue: ifValue = value
+        case .ops: ops = value
         }
     }
 
@@ -135,17 +173,37 @@ struct Fields {
     mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         try checkCommonFields(for: .set)
         let name = try Self.objectName(object.take())
-        guard case .string(let text) = try Self.required(keyPath.take(), "keyPath") else {
-            throw .badRequest("field \"keyPath\" must be a string")
+        let path: ObservedPath
+        switch keyPath.take() {
+        case nil: path = .wholeDocument
+        case .string(let text)?: path = try keyPaths.path(for: text)
+        case _?: throw .badRequest("field \"keyPath\" must be a string")
         }
-        let path = try keyPaths.path(for: text)
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
         return (name, path, value)
     }
 
-    /// The checks every op shares: no unknown field, `since` and `epoch` only where they belong.
+    /// The checks every op shares: no unknown field, `since` and `epoch` only
+    /// where they belong, as `prefix`, `after` and `limit`.
     private func checkCommonFields(for opCode: OpCode) throws(KVOEngineError) {
         if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
+        if rare != nil {
+            let scoped: Set<OpCode> = [.observe, .unobserve, .list]
+            if prefix != nil, !scoped.contains(opCode) {
+                throw .badRequest("unknown field \"prefix\" for op \"\(opCode.rawValue)\"")
+            }
+            for (field, name) in [(after, "after"), (limit, "limit")] where field != nil && opCode != .list {
+                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
+            let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
+            for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
+            where field != nil && !changes.contains(opCode) {
+                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
+            if ops != nil, opCode != .batch {
+                throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
+            }
+        }
         if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }
@@ -185,11 +243,17 @@ struct Fields {
             return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: pairs.map(\.0),
                             values: pairs.map(\.1))
         case .observe:
-            guard let paths = try keyPathList() else { throw .badRequest("missing field \"keyPath\" or \"keyPaths\"") }
-            return .observe(object: try objectName(), keyPaths: paths, options: try observationOptions(),
-                            context: context, since: try resumePoint(), policy: try observationPolicy())
+            // Neither keyPath nor keyPaths: the whole document.
+            return .observe(scope: try scope(), keyPaths: try keyPathList() ?? [.wholeDocument],
+                            options: try observationOptions(), context: context, since: try resumePoint(),
+                            policy: try observationPolicy())
         case .unobserve:
-            return .unobserve(object: try objectName(), keyPaths: try keyPathList())
+            return .unobserve(scope: try scope(), keyPaths: try keyPathList())
+        case .batch:
+            return .batch(try batchOperations())
+        case .list:
+            if object != nil { throw .badRequest("list takes \"prefix\", not \"object\"") }
+            return .list(prefix: try prefixField() ?? "", after: try afterField(), limit: try limitField())
         case .unobserveAll: return .unobserveAll
         case .ping: return .ping
         case .info: return .info
@@ -222,6 +286,103 @@ struct Fields {
         return name
     }
 
+    /// The most ops one `batch` may carry.
+    static let maxBatchOps = 10_000
+
+    /// `ifModSeq` and `ifValue`, checked; nil when neither is there.
+    func writeCondition() throws(KVOEngineError) -> WriteCondition? {
+        guard hasWriteCondition else { return nil }
+        var condition = WriteCondition()
+        if let ifModSeq {
+            guard case .number(let number) = ifModSeq, let seq = UInt64(number.literal) else {
+                throw .badRequest("field \"ifModSeq\" must be a non-negative integer (a modSeq)")
+            }
+            condition.ifModSeq = seq
+        }
+        condition.ifValue = ifValue
+        return condition
+    }
+
+    /// `ops`: change requests, each read as a request line of its own would
+    /// be (without an `id`); an error names the op's position.
+    private func batchOperations() throws(KVOEngineError) -> [ChangeOperation] {
+        guard case .array(let elements)? = ops else {
+            throw .badRequest(ops == nil ? "missing field \"ops\"" : "field \"ops\" must be an array of change requests")
+        }
+        guard !elements.isEmpty else { throw .badRequest("field \"ops\" must not be empty") }
+        guard elements.count <= Self.maxBatchOps else {
+            throw KVOEngineError(.limitExceeded, "a batch may carry \(Self.maxBatchOps) ops, not \(elements.count)",
+                                 details: ["index": .number(JSONNumber(Self.maxBatchOps))])
+        }
+        var operations: [ChangeOperation] = []
+        operations.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            let fail = { (error: KVOEngineError) -> KVOEngineError in
+                var details = error.details
+                details["index"] = .number(JSONNumber(index))
+                return KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
+            }
+            guard case .object(let members) = element else {
+                throw fail(.badRequest("must be a change request (an object)"))
+            }
+            if members["id"] != nil { throw fail(.badRequest("an op of a batch has no \"id\" (the batch has)")) }
+            switch RequestDecoder.decode(element.jsonBytes) {
+            case .failure(_, let error):
+                throw fail(error)
+            case .request(let request):
+                switch request.operation {
+                case .set, .delete, .insert, .remove, .replace:
+                    operations.append(ChangeOperation(request.operation, condition: request.condition))
+                default:
+                    throw fail(.badRequest("a batch carries set, delete, insert, remove and replace only"))
+                }
+            }
+        }
+        return operations
+    }
+
+    /// The longest prefix, in UTF-8 bytes (as an object name).
+    static let maxPrefixBytes = 1024
+    /// `list`'s page size when none is asked for, and the most that may be.
+    static let defaultListLimit = 1000
+    static let maxListLimit = 10_000
+
+    /// `object` or `prefix`, exactly one.
+    private func scope() throws(KVOEngineError) -> ObservationScope {
+        switch (object, prefix) {
+        case (nil, nil): throw .badRequest("missing field \"object\" or \"prefix\"")
+        case (_?, nil): return .object(try objectName())
+        case (nil, _?): return .prefix(try prefixField()!)
+        case (_?, _?): throw .badRequest("give \"object\" or \"prefix\", not both")
+        }
+    }
+
+    private func prefixField() throws(KVOEngineError) -> String? {
+        guard let prefix else { return nil }
+        guard case .string(let text) = prefix else { throw .badRequest("field \"prefix\" must be a string") }
+        guard text.utf8.count <= Self.maxPrefixBytes else {
+            throw KVOEngineError(.limitExceeded, "field \"prefix\" is longer than \(Self.maxPrefixBytes) bytes")
+        }
+        return text
+    }
+
+    private func afterField() throws(KVOEngineError) -> String? {
+        guard let after else { return nil }
+        guard case .string(let text) = after else { throw .badRequest("field \"after\" must be a string") }
+        return text
+    }
+
+    private func limitField() throws(KVOEngineError) -> Int {
+        guard let limit else { return Self.defaultListLimit }
+        guard case .number(let number) = limit, let count = number.intValue, count > 0 else {
+            throw .badRequest("field \"limit\" must be a positive integer")
+        }
+        guard count <= Self.maxListLimit else {
+            throw KVOEngineError(.limitExceeded, "field \"limit\" is over \(Self.maxListLimit)")
+        }
+        return count
+    }
+
     private func requiredKeyPath() throws(KVOEngineError) -> ObservedPath {
         try Self.keyPath(try required(keyPath, "keyPath"), "keyPath")
     }
@@ -242,7 +403,16 @@ struct Fields {
                 throw KVOEngineError(.limitExceeded, "more than \(RequestDecoder.maxListCount) keyPaths")
             }
             var paths: [ObservedPath] = []
-            for element in many { paths.append(try Self.keyPath(element, "keyPaths")) }
+            for (position, element) in many.enumerated() {
+                guard case .string(let text) = element else {
+                    throw .badRequest("field \"keyPaths\": element \(position) must be a string")
+                }
+                do throws(KVOEngineError) {
+                    paths.append(try ObservedPath(parsing: text))
+                } catch {
+                    throw KVOEngineError(error.code, "field \"keyPaths\": element \(position): \(error.message)")
+                }
+            }
             return paths
         case (nil, .some): throw .badRequest("field \"keyPaths\" must be an array of strings")
         default: throw .badRequest("give \"keyPath\" or \"keyPaths\", not both")

@@ -26,14 +26,14 @@ struct RequestScanner {
     }
 
     private mutating func scanObject(into fields: inout Fields) -> Bool {
-        var seen: UInt16 = 0
+        var seen: UInt32 = 0
         guard consume(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if !consume(UInt8(ascii: "}")) {
             repeat {
                 skipWhitespace()
                 guard let name = plainString(), let field = Field(plain: name) else { return false }
-                let bit = UInt16(1) << field.rawValue
+                let bit = UInt32(1) << field.rawValue
                 guard seen & bit == 0 else { return false }
                 seen |= bit
                 skipWhitespace()
@@ -76,6 +76,12 @@ struct RequestScanner {
             case .since: fields.since = value
             case .epoch: fields.epoch = value
             case .policy: fields.policy = value
+            case .prefix: fields.prefix = value
+            case .after: fields.after = value
+            case .limit: fields.limit = value
+            case .ifModSeq: fields.ifModSeq = value
+            case .ifValue: fields.ifValue = value
+            case .ops: fields.ops = value
             case .op, .object, .keyPath, .options: return false
             }
         }

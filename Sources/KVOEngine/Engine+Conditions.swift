@@ -1,0 +1,90 @@
+/// Conditional writes (`ifModSeq`, `ifValue`) and batches: what makes a
+/// counter, a lock or a move between two objects correct with many writers.
+extension Engine {
+    /// Throws `precondition_failed` (with the value's current `modSeq`) when
+    /// `condition` does not hold for the value a change op would change.
+    func check(_ condition: WriteCondition, of operation: Operation) throws(KVOEngineError) {
+        guard let (object, keyPath) = Self.target(of: operation) else { return }
+        let keys = keyPath?.components ?? []
+        let current = store.value(object, at: keys)
+        let modSeq = current == nil ? 0 : store.modSeq(object, at: keys)
+        let place = keyPath.map { "\(object) \($0)" } ?? object
+        let details: JSONObject = ["modSeq": .number(JSONNumber(validatedLiteral: String(modSeq)))]
+        if let expected = condition.ifModSeq, expected != modSeq {
+            throw KVOEngineError(.preconditionFailed, "\(place) has modSeq \(modSeq), not \(expected)", details: details)
+        }
+        if let expected = condition.ifValue {
+            guard let current else {
+                throw KVOEngineError(.preconditionFailed, "\(place) has no value", details: details)
+            }
+            guard current.isEquivalent(to: expected) else {
+                throw KVOEngineError(.preconditionFailed, "\(place) holds another value", details: details)
+            }
+        }
+    }
+
+    /// The object and key path a change op writes (nil key path: the whole document).
+    static func target(of operation: Operation) -> (String, ObservedPath?)? {
+        switch operation {
+        case .set(let object, let keyPath, _): (object, keyPath.isWholeDocument ? nil : keyPath)
+        case .delete(let object, let keyPath): (object, keyPath)
+        case .insert(let object, let keyPath, _, _), .remove(let object, let keyPath, _),
+             .replace(let object, let keyPath, _, _): (object, keyPath)
+        default: nil
+        }
+    }
+
+    /// Applies `operations` as if one after another, or none of them: each
+    /// is first tried, with its condition, on a scratch engine holding copies
+    /// of the documents they touch; only when all succeed are they applied
+    /// here, in order, each notifying as it would alone. Within one request,
+    /// so their events are contiguous on every connection and they reach
+    /// the change log in one loop iteration (one commit). Returns each op's
+    /// seq, nil for an op that changed nothing.
+    func batch(_ operations: [ChangeOperation], for client: ClientController) throws(KVOEngineError) -> [UInt64?] {
+        // The trial keeps this engine's limits; it neither checks access (done
+        // for the whole batch before) nor keeps a history.
+        var limits = configuration
+        limits.accessPolicy = nil
+        limits.historyCapacity = 0
+        let trial = Engine(configuration: limits)
+        trial.store.seq = store.seq
+        var copied: Set<String> = []
+        for change in operations {
+            guard let (object, _) = Self.target(of: change.operation), copied.insert(object).inserted,
+                  let members = store.document(object), let modSeqs = store.modSeqs(object) else { continue }
+            trial.store.adopt(object, members: members, modSeqs: modSeqs)
+        }
+        let tryClient = trial.makeClient()
+        for (index, change) in operations.enumerated() {
+            do throws(KVOEngineError) {
+                try trial.apply(change, for: tryClient)
+            } catch {
+                var details = error.details
+                details["index"] = .number(JSONNumber(index))
+                throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
+            }
+        }
+        trial.closeClient(tryClient)
+        var seqs: [UInt64?] = []
+        seqs.reserveCapacity(operations.count)
+        for change in operations {
+            let before = store.seq
+            do throws(KVOEngineError) {
+                try apply(change, for: client)
+            } catch {
+                // The trial applied the same ops to the same documents.
+                preconditionFailure("a batch op failed after its trial succeeded: \(error)")
+            }
+            seqs.append(store.seq == before ? nil : store.seq)
+        }
+        return seqs
+    }
+
+    /// One change op with its condition, as a request of its own would run.
+    private func apply(_ change: ChangeOperation, for client: ClientController) throws(KVOEngineError) {
+        if let condition = change.condition { try check(condition, of: change.operation) }
+        var ignored = ReplyEncoder(okFor: nil)
+        try perform(change.operation, for: client, reply: &ignored)
+    }
+}

@@ -1,0 +1,27 @@
+/// What a change op asks of the value at its key path before it applies
+/// (`ifModSeq`, `ifValue`): a compare-and-set. When it does not hold, the op
+/// fails with `precondition_failed` and changes nothing.
+public struct WriteCondition: Sendable, Equatable {
+    /// The modSeq the value must have; 0: there must be no value.
+    public var ifModSeq: UInt64?
+    /// The value there must be, compared as JSON (``JSONValue/isEquivalent(to:)``);
+    /// nil: no such condition. `.null` matches a null value, not a missing one.
+    public var ifValue: JSONValue?
+
+    public init(ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) {
+        self.ifModSeq = ifModSeq
+        self.ifValue = ifValue
+    }
+}
+
+/// One change op of a `batch`, or a change request with its condition.
+public struct ChangeOperation {
+    /// `set`, `delete`, `insert`, `remove` or `replace`.
+    public var operation: Operation
+    public var condition: WriteCondition?
+
+    public init(_ operation: Operation, condition: WriteCondition? = nil) {
+        self.operation = operation
+        self.condition = condition
+    }
+}

@@ -1,0 +1,91 @@
+import Testing
+@testable import KVOEngine
+
+/// Issue 14, point 3: `batch`, all or nothing.
+@Suite struct BatchTests {
+    let fixture = EngineFixture()
+    let client: ClientController
+    let observer: ClientController
+
+    init() {
+        client = fixture.makeClient()
+        observer = fixture.makeClient()
+    }
+
+    @Test func opsRunInOrderEachSeeingTheLastAndEachNotifyingWithItsOwnState() {
+        fixture.ok(["op": "insert", "object": "queue", "keyPath": "pending", "values": ["job1", "job2"]], from: client)
+        fixture.ok(["op": "observe", "object": "queue", "options": ["new"]], from: observer)
+        let output = fixture.ok(["op": "batch", "id": 1, "ops": [
+            ["op": "remove", "object": "queue", "keyPath": "pending", "index": 0, "ifValue": ["job1", "job2"]],
+            ["op": "insert", "object": "queue", "keyPath": "running", "value": "job1"],
+            ["op": "delete", "object": "nothing"],
+            ["op": "set", "object": "queue", "keyPath": "moved", "value": 1, "ifModSeq": 0],
+        ]], from: client)
+        expectJSON(output.reply, ["id": 1, "ok": true, "seq": 4, "seqs": [2, 3, .null, 4]])
+        let events = fixture.take(from: observer).events
+        #expect(events.map { $0.member("seq") } == [2, 3, 4])
+        #expect(events[0].member("new") == ["pending": ["job2"]])
+        #expect(events[1].member("new") == ["pending": ["job2"], "running": ["job1"]])
+        #expect(fixture.value("queue") == ["pending": ["job2"], "running": ["job1"], "moved": 1])
+    }
+
+    @Test func aFailingOpAppliesNoneConsumesNoSeqAndNotifiesNobody() {
+        fixture.ok(["op": "set", "object": "a", "keyPath": "k", "value": 1], from: client)
+        fixture.ok(["op": "observe", "prefix": "", "options": ["new"]], from: observer)
+        let refused = fixture.fails(["op": "batch", "ops": [
+            ["op": "set", "object": "a", "keyPath": "k", "value": 2],
+            ["op": "set", "object": "b", "keyPath": "k", "value": 2],
+            ["op": "set", "object": "a", "keyPath": "k", "value": 3, "ifModSeq": 1],
+        ]], from: client, code: "precondition_failed")
+        #expect(refused.reply.member("error")?.member("index") == 2)
+        #expect(refused.reply.member("error")?.member("modSeq") == 2)
+        #expect(fixture.seq == 1)
+        #expect(fixture.value("a", "k") == 1 && fixture.value("b") == nil)
+        #expect(fixture.take(from: observer).lines.isEmpty)
+        let notArray = fixture.fails(["op": "batch", "ops": [
+            ["op": "set", "object": "a", "keyPath": "k", "value": 1],
+            ["op": "insert", "object": "a", "keyPath": "k", "value": 1],
+        ]], from: client, code: "not_an_array")
+        #expect(notArray.reply.member("error")?.member("index") == 1)
+    }
+
+    @Test func malformedBatchesAreRefusedNamingTheOp() {
+        fixture.fails(["op": "batch", "ops": []], from: client, code: "bad_request")
+        fixture.fails(["op": "batch"], from: client, code: "bad_request")
+        fixture.fails(["op": "batch", "ops": 3], from: client, code: "bad_request")
+        let getOp = fixture.fails(["op": "batch", "ops": [["op": "set", "object": "a", "keyPath": "k", "value": 1],
+                                                           ["op": "get", "object": "a"]]],
+                                  from: client, code: "bad_request")
+        #expect(getOp.reply.member("error")?.member("index") == 1)
+        let withId = fixture.fails(["op": "batch", "ops": [["op": "delete", "object": "a", "id": 1]]], from: client,
+                                   code: "bad_request")
+        #expect(withId.reply.member("error")?.member("index") == 0)
+        let missing = fixture.fails(["op": "batch", "ops": [["op": "set", "object": "a", "value": 1]]], from: client,
+                                    code: "not_an_object")
+        #expect(missing.reply.member("error")?.member("index") == 0)
+        let many = JSONValue.array(Array(repeating: ["op": "delete", "object": "a"], count: 10_001))
+        fixture.fails(["op": "batch", "ops": many], from: client, code: "limit_exceeded")
+        #expect(fixture.seq == 0)
+    }
+
+    @Test func aBatchOfTenThousandOpsIsOneRequest() {
+        let ops = JSONValue.array((0..<10_000).map { ["op": "set", "object": "o", "keyPath": .string("k\($0 % 100)"),
+                                                      "value": .number(JSONNumber($0))] })
+        let reply = fixture.ok(["op": "batch", "ops": ops], from: client).reply
+        #expect(reply.member("seq") == 10_000)
+        #expect(fixture.value("o", "k99") == 9_999)
+    }
+
+    @Test func aBatchWithAForbiddenOpIsRefusedWhole() {
+        let policy = AccessPolicy(grants: [.init(.user(1000), objectPrefix: "mine/", rights: .all)])
+        let guarded = EngineFixture(configuration: EngineConfiguration(accessPolicy: policy))
+        let user = guarded.makeClient()
+        user.credentials = PeerCredentials(pid: 1, uid: 1000, gid: 1000)
+        let refused = guarded.fails(["op": "batch", "ops": [
+            ["op": "set", "object": "mine/a", "keyPath": "k", "value": 1],
+            ["op": "set", "object": "theirs/a", "keyPath": "k", "value": 1],
+        ]], from: user, code: "forbidden")
+        #expect(refused.reply.member("error")?.member("index") == 1)
+        #expect(guarded.seq == 0)
+    }
+}
