@@ -96,7 +96,7 @@ let package = Package(
         .target(name: "KVOTestSupport", dependencies: ["KVOEngine"], path: "Tests/KVOTestSupport"),
         .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing", "KVOTestSupport"]),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
-        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOTestSupport"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).
         .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),

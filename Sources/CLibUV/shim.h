@@ -43,6 +43,18 @@ static inline uv_buf_t kvod_write_req_buf(kvod_write_req_t *w) {
 static inline uv_stream_t *kvod_write_req_stream(const uv_write_t *req) { return req->handle; }
 static inline void kvod_write_req_free(kvod_write_req_t *w) { free(w); }
 
+// MARK: - Pipe servers
+
+/// Takes the bound path away from libuv, which would otherwise unlink(2)
+/// whatever is at that path when the server closes, even a socket another
+/// process put there since (libuv 1.44, uv__pipe_close). kvod unlinks it
+/// itself, only if it is still the file it bound. libuv strdup'ed the name
+/// with its allocator, which is malloc: kvod never calls uv_replace_allocator.
+static inline void kvod_pipe_disown_path(uv_pipe_t *pipe) {
+    free((void *)pipe->pipe_fname);
+    pipe->pipe_fname = NULL;
+}
+
 // MARK: - Descriptors and signals
 
 /// Peer credentials of a connected AF_UNIX socket. Linux: SO_PEERCRED. Our own

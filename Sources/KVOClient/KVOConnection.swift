@@ -31,8 +31,8 @@ public final class KVOConnection: Sendable {
     /// see ``Configuration`` for `reconnect` and `requestTimeout`.
     public convenience init(socketPath: String? = nil, reconnect: ReconnectPolicy = .never,
                             requestTimeout: Duration? = Configuration.defaultRequestTimeout) throws(KVOClientError) {
-        try self.init(configuration: Configuration(socketPath: socketPath ?? Self.defaultSocketPath(),
-                                                   reconnect: reconnect, requestTimeout: requestTimeout))
+        try self.init(configuration: Configuration(socketPath: socketPath, reconnect: reconnect,
+                                                   requestTimeout: requestTimeout))
     }
 
     deinit { core.close() }

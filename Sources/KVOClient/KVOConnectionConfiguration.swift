@@ -6,6 +6,14 @@ extension KVOConnection {
     public struct Configuration: Sendable {
         /// The daemon's socket; see ``KVOConnection/defaultSocketPath(environment:)``.
         public var socketPath: String
+        /// Before connecting, check that the socket and its directory belong
+        /// to whom they should (this user; root or `kvod` for the system
+        /// socket) and that nobody else may write in the directory, and refuse
+        /// to connect otherwise (`cannot_connect`): someone else could have made
+        /// a default directory such as `/tmp/kvod-<uid>` first. On when the
+        /// path is the default one; off when it was chosen (a `socketPath`
+        /// given, or `$KVOD_SOCKET`).
+        public var checksSocketOwnership: Bool
         /// Off by default: a broken connection ends every stream and callback
         /// with ``KVOClientError/Code-swift.struct/connectionLost``.
         public var reconnect: ReconnectPolicy
@@ -25,10 +33,14 @@ extension KVOConnection {
         /// an `observe` sent with ``KVOConnection/sendRaw(_:onReply:)``. Must not block.
         public var onUnroutedEvent: (@Sendable (String) -> Void)?
 
-        public init(socketPath: String = KVOConnection.defaultSocketPath(), reconnect: ReconnectPolicy = .never,
+        /// `socketPath` nil: the default path (``KVOConnection/defaultSocketPath(environment:)``),
+        /// with ``checksSocketOwnership`` on unless `$KVOD_SOCKET` chose it.
+        public init(socketPath: String? = nil, reconnect: ReconnectPolicy = .never,
                     requestTimeout: Duration? = defaultRequestTimeout,
                     onUnroutedEvent: (@Sendable (String) -> Void)? = nil) {
-            self.socketPath = socketPath
+            self.socketPath = socketPath ?? KVOConnection.defaultSocketPath()
+            checksSocketOwnership = socketPath == nil
+                && !DefaultSocketPath.isChosen(environment: ProcessInfo.processInfo.environment)
             self.reconnect = reconnect
             self.requestTimeout = requestTimeout
             self.onUnroutedEvent = onUnroutedEvent

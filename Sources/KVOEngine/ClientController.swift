@@ -212,7 +212,8 @@ public final class ClientController: CustomStringConvertible {
                 held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info,
                           object: object)
             case .disconnect:
-                disconnect(because: "output over its limit with an event for \(info.object) \(info.keyPath), "
+                disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
+                    + "\(LogText.quoted("\(info.keyPath)")), "
                     + "policy disconnect")
             }
             return

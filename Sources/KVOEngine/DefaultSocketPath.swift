@@ -25,6 +25,12 @@ public enum DefaultSocketPath {
         return "/tmp/kvod-\(uid)/kvod.sock"
     }
 
+    /// Whether `$KVOD_SOCKET` names the socket: then the path is the user's
+    /// choice, not a default that someone else may have prepared.
+    public static func isChosen(environment: [String: String]) -> Bool {
+        environment["KVOD_SOCKET"].map { !$0.isEmpty } ?? false
+    }
+
     /// The path a client connects to: the daemon's rule, except that when
     /// `$KVOD_SOCKET` is not set and the per-user socket does not exist but
     /// ``system`` does, the client uses ``system`` (a non-root user talking

@@ -104,7 +104,7 @@ public enum FuzzHarness {
         require(bytes.last == UInt8(ascii: "\n"), "output does not end with a newline")
         var replies = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
-            guard case .object(let members)? = try? JSONReader.parse(line) else {
+            guard case .object(let members)? = try? JSONReader.parse(line, maxDepth: DocumentDepth.readerLimit) else {
                 fatalError("kvod wrote a line that is not a JSON object: \(String(decoding: line, as: UTF8.self))")
             }
             if members["event"] != nil {

@@ -27,14 +27,15 @@ extension StateDatabase {
     /// or under its key path; a set with a lease starts that one.
     func writeLeases(of change: ChangeRecord) throws(SQLiteError) {
         guard change.kind == .setting else { return }
-        let path = change.path.joined(separator: ".")
+        let object = CanonicalName.of(change.object)
+        let path = CanonicalName.of(path: change.path)
         let delete = statements.deleteLeases
-        delete.bind(1, change.object)
+        delete.bind(1, object)
         delete.bind(2, path)
         try delete.run()
         guard let lease = change.lease, change.new != nil else { return }
         let insert = statements.insertLease
-        insert.bind(1, change.object)
+        insert.bind(1, object)
         insert.bind(2, path)
         insert.bind(3, lease.ephemeral ? 1 : 0)
         insert.bind(4, lease.deadline.map { Int(($0 * 1000).rounded(.up)) })

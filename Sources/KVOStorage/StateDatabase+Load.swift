@@ -3,16 +3,26 @@ import KVOEngine
 extension StateDatabase {
     /// Reads everything back: every document, the last seq, and the newest
     /// changes (at most the history capacity, consecutive, ending at seq).
-    /// A row that does not parse is an error naming it: kvod will not start
-    /// on a state it cannot read whole.
+    ///
+    /// A row it cannot read (not JSON, nested deeper than
+    /// ``DocumentDepth/readerLimit``, a member without its object) does not
+    /// keep kvod from starting: the object it belongs to, or the history up to
+    /// it, is moved to the `quarantine` table, and ``quarantined`` says what
+    /// was moved and why, for the log.
     public func load() throws(StorageError) -> SavedState {
         do {
             let seq = UInt64(bitPattern: try connection.integer("""
                 SELECT MAX(value) FROM (SELECT value FROM meta WHERE key = 'seq' UNION ALL SELECT MAX(seq) FROM history)
                 """) ?? 0)
-            let documents = try loadDocuments()
+            var unreadable = UnreadableRows()
+            var documents = try loadDocuments(&unreadable)
             let keepAfter = seq > UInt64(historyCapacity) ? seq - UInt64(historyCapacity) : 0
-            let history = try loadHistory(after: keepAfter)
+            var history = try loadHistory(after: keepAfter, &unreadable)
+            if !unreadable.isEmpty {
+                quarantined = try quarantine(unreadable, seq: seq)
+                for object in unreadable.objects.keys { documents.removeValue(forKey: object) }
+                if let through = unreadable.history.keys.max() { history.removeAll { $0.seq <= through } }
+            }
             let modSeqs = try loadModSeqs(of: documents)
             let leases = try loadLeases(of: documents)
             do {
@@ -38,7 +48,7 @@ extension StateDatabase {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    private func loadDocuments() throws -> [String: JSONObject] {
+    private func loadDocuments(_ unreadable: inout UnreadableRows) throws -> [String: JSONObject] {
         var documents: [String: JSONObject] = [:]
         let objects = try connection.prepare("SELECT name FROM objects")
         while try objects.step() { documents[objects.text(0) ?? ""] = [:] }
@@ -49,17 +59,22 @@ extension StateDatabase {
             let object = members.text(0) ?? ""
             let key = members.text(1) ?? ""
             guard documents[object] != nil else {
-                throw StorageError("\(path): member \(key) belongs to no object (\(object))")
+                unreadable.objects[object] = unreadable.objects[object]
+                    ?? "member \(LogText.quoted(key)) belongs to no object"
+                continue
             }
-            guard let value = try? JSONReader.parse(members.bytes(2) ?? []) else {
-                throw StorageError("\(path): member \(key) of object \(object) is not JSON")
+            switch Self.parse(members.bytes(2) ?? []) {
+            case .success(let value):
+                documents[object]![key] = value
+            case .failure(let error):
+                unreadable.objects[object] = unreadable.objects[object]
+                    ?? "member \(LogText.quoted(key)) is not JSON kvod can read (\(error.message))"
             }
-            documents[object]![key] = value
         }
         return documents
     }
 
-    private func loadHistory(after seq: UInt64) throws -> [ChangeRecord] {
+    private func loadHistory(after seq: UInt64, _ unreadable: inout UnreadableRows) throws -> [ChangeRecord] {
         let select = try connection.prepare("""
             SELECT seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause
             FROM history WHERE seq > ? ORDER BY seq
@@ -68,33 +83,53 @@ extension StateDatabase {
         var changes: [ChangeRecord] = []
         while try select.step() {
             let seq = UInt64(bitPattern: select.int64(0))
-            guard let kind = select.text(3).flatMap(ChangeKind.init(rawValue:)) else {
-                throw StorageError("\(path): history row \(seq) has an unknown kind")
+            do throws(HistoryRowError) {
+                changes.append(try change(in: select, seq: seq))
+            } catch {
+                unreadable.history[seq] = error.reason
             }
-            let keyPath = select.text(2) ?? ""
-            let components = keyPath.isEmpty
-                ? [] : keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            var indexes: [Int] = []
-            if let text = select.bytes(4) {
-                guard case .array(let values)? = try? JSONReader.parse(text) else {
-                    throw StorageError("\(path): history row \(seq) has unreadable indexes")
-                }
-                indexes = values.compactMap { if case .number(let n) = $0 { n.intValue } else { nil } }
-            }
-            changes.append(ChangeRecord(
-                object: select.text(1) ?? "", path: components, kind: kind, indexes: indexes,
-                old: try json(select, 5, seq), new: try json(select, 6, seq), seq: seq,
-                existingKeys: Int(select.int64(7)), memberIndex: select.isNull(8) ? nil : Int(select.int64(8)),
-                cause: select.text(9).flatMap(ChangeCause.init(rawValue:))))
         }
         return changes
     }
 
-    private func json(_ row: SQLiteStatement, _ column: Int32, _ seq: UInt64) throws -> JSONValue? {
-        guard let bytes = row.bytes(column) else { return nil }
-        guard let value = try? JSONReader.parse(bytes) else {
-            throw StorageError("\(path): history row \(seq) holds a value that is not JSON")
+    private func change(in row: SQLiteStatement, seq: UInt64) throws(HistoryRowError) -> ChangeRecord {
+        guard let kind = row.text(3).flatMap(ChangeKind.init(rawValue:)) else {
+            throw HistoryRowError(reason: "an unknown kind")
         }
-        return value
+        let keyPath = row.text(2) ?? ""
+        let components = keyPath.isEmpty
+            ? [] : keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var indexes: [Int] = []
+        if let text = row.bytes(4) {
+            guard case .success(.array(let values)) = Self.parse(text) else {
+                throw HistoryRowError(reason: "unreadable indexes")
+            }
+            indexes = values.compactMap { if case .number(let n) = $0 { n.intValue } else { nil } }
+        }
+        return ChangeRecord(
+            object: row.text(1) ?? "", path: components, kind: kind, indexes: indexes,
+            old: try json(row, 5), new: try json(row, 6), seq: seq,
+            existingKeys: Int(row.int64(7)), memberIndex: row.isNull(8) ? nil : Int(row.int64(8)),
+            cause: row.text(9).flatMap(ChangeCause.init(rawValue:)))
     }
+
+    private func json(_ row: SQLiteStatement, _ column: Int32) throws(HistoryRowError) -> JSONValue? {
+        guard let bytes = row.bytes(column) else { return nil }
+        switch Self.parse(bytes) {
+        case .success(let value): return value
+        case .failure(let error):
+            throw HistoryRowError(reason: "a value that is not JSON kvod can read (\(error.message))")
+        }
+    }
+
+    /// Every stored value is read as leniently as any reader of kvod's
+    /// documents must be (``DocumentDepth/readerLimit``).
+    private static func parse(_ bytes: [UInt8]) -> Result<JSONValue, JSONError> {
+        Result { () throws(JSONError) in try JSONReader.parse(bytes, maxDepth: DocumentDepth.readerLimit) }
+    }
+}
+
+/// Why one history row could not be read.
+private struct HistoryRowError: Error {
+    let reason: String
 }

@@ -29,8 +29,8 @@ extension StateDatabase {
             if let child = tree.children[key] {
                 try upsertModSeq(name, key, child)
             } else {
-                statements.deleteModSeq.bind(1, name)
-                statements.deleteModSeq.bind(2, key)
+                statements.deleteModSeq.bind(1, CanonicalName.of(name))
+                statements.deleteModSeq.bind(2, CanonicalName.of(key))
                 try statements.deleteModSeq.run()
             }
         }
@@ -38,8 +38,8 @@ extension StateDatabase {
 
     private func upsertModSeq(_ name: String, _ key: String, _ tree: ModSeqTree) throws(SQLiteError) {
         let upsert = statements.upsertModSeqs
-        upsert.bind(1, name)
-        upsert.bind(2, key)
+        upsert.bind(1, CanonicalName.of(name))
+        upsert.bind(2, CanonicalName.of(key))
         upsert.bind(3, utf8: tree.json.jsonBytes)
         try upsert.run()
     }
@@ -55,7 +55,9 @@ extension StateDatabase {
             let object = rows.text(0) ?? ""
             let key = rows.text(1) ?? ""
             guard documents[object] != nil,
-                  let json = try? JSONReader.parse(rows.bytes(2) ?? []), let tree = ModSeqTree(json: json) else {
+                  // Two JSON levels per level of the document: {"c":{key: node}}.
+                  let json = try? JSONReader.parse(rows.bytes(2) ?? [], maxDepth: 2 * DocumentDepth.readerLimit + 4),
+                  let tree = ModSeqTree(json: json) else {
                 continue
             }
             if key.isEmpty { trees[object] = tree } else { children[object, default: [:]][key] = tree }

@@ -50,8 +50,8 @@ extension StateDatabase {
     private func insertHistory(_ change: ChangeRecord) throws(SQLiteError) {
         let insert = statements.insertHistory
         insert.bind(1, Int64(bitPattern: change.seq))
-        insert.bind(2, change.object)
-        insert.bind(3, change.path.joined(separator: "."))
+        insert.bind(2, CanonicalName.of(change.object))
+        insert.bind(3, CanonicalName.of(path: change.path))
         insert.bind(4, change.kind.rawValue)
         let indexes = JSONValue.array(change.indexes.map { .number(JSONNumber($0)) })
         insert.bind(5, utf8: change.kind == .setting ? nil : indexes.jsonBytes)
@@ -84,8 +84,8 @@ extension StateDatabase {
             if let value = document[key] {
                 try upsert(name, key, value, createdSeq: edit.created[key] ?? lastSeq, index: 0)
             } else {
-                statements.deleteMember.bind(1, name)
-                statements.deleteMember.bind(2, key)
+                statements.deleteMember.bind(1, CanonicalName.of(name))
+                statements.deleteMember.bind(2, CanonicalName.of(key))
                 try statements.deleteMember.run()
             }
         }
@@ -94,8 +94,8 @@ extension StateDatabase {
     private func upsert(_ object: String, _ key: String, _ value: JSONValue, createdSeq: UInt64,
                         index: Int) throws(SQLiteError) {
         let upsert = statements.upsertMember
-        upsert.bind(1, object)
-        upsert.bind(2, key)
+        upsert.bind(1, CanonicalName.of(object))
+        upsert.bind(2, CanonicalName.of(key))
         upsert.bind(3, Int64(bitPattern: createdSeq))
         upsert.bind(4, index)
         upsert.bind(5, utf8: value.jsonBytes)
@@ -103,7 +103,7 @@ extension StateDatabase {
     }
 
     func run(_ statement: SQLiteStatement, _ name: String) throws(SQLiteError) {
-        statement.bind(1, name)
+        statement.bind(1, CanonicalName.of(name))
         try statement.run()
     }
 }

@@ -18,7 +18,7 @@ public final class StateDatabase {
     /// The database file inside the data directory.
     public static let fileName = "kvod.db"
     /// `PRAGMA user_version` of the schema this kvod writes.
-    public static let schemaVersion: Int64 = 1
+    public static let schemaVersion: Int64 = 2
 
     public let path: String
     public let syncMode: SyncMode
@@ -30,19 +30,22 @@ public final class StateDatabase {
     /// at every commit keeps each commit to fewer pages (what an fsync
     /// costs); the table holds at most ``historyCapacity`` + ``trimStep`` rows.
     var trimmedThrough: UInt64 = 0
+    /// What the last ``load()`` moved to the quarantine table, one line each
+    /// (empty when every row was read).
+    public internal(set) var quarantined: [String] = []
+    /// What is wrong with the data directory but does not stop kvod (others
+    /// may write in it), one line each, for the log.
+    public private(set) var warnings: [String] = []
     var trimStep: UInt64 { UInt64(min(1024, max(1, historyCapacity / 8))) }
 
-    /// Opens the database in `directory` (creating both if needed).
+    /// Opens the database in `directory` (creating both if needed: the
+    /// directory 0700, the files 0600).
     public init(directory: String, syncMode: SyncMode, historyCapacity: Int) throws(StorageError) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StorageError("cannot create the data directory \(directory): \(error.localizedDescription)")
-        }
+        if let warning = try DataDirectoryFiles.prepareDirectory(directory) { warnings.append(warning) }
         path = directory + "/" + Self.fileName
         self.syncMode = syncMode
         self.historyCapacity = historyCapacity
+        try DataDirectoryFiles.prepareDatabaseFile(path, in: directory)
         do {
             connection = try SQLiteConnection(path: path)
         } catch {
@@ -78,6 +81,8 @@ public final class StateDatabase {
                 // The epoch of this data directory's history: 64 random bits, written once.
                 let epoch = Int64.random(in: .min ... .max)
                 try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', \(epoch))")
+            case 1:
+                try migrateFromVersion1(connection)
             case schemaVersion:
                 break
             default:
@@ -94,7 +99,7 @@ public final class StateDatabase {
         }
     }
 
-    /// Version 1. An object's members are rows of `members`, so that a commit
+    /// Version 2. An object's members are rows of `members`, so that a commit
     /// rewrites the top-level members it touched, not whole documents;
     /// `created_seq`, `created_index` keep members in the order they were
     /// first written. `objects` lists every object, also those that are `{}`.
@@ -102,7 +107,9 @@ public final class StateDatabase {
     /// kept (a capacity of 0); `meta.epoch` names the history (16 hex digits
     /// on the wire). Values are JSON text; in `history`, `old` and
     /// `new` are NULL when the value was absent and `key_path` is dotted (`''`:
-    /// the whole object).
+    /// the whole object). Names and key paths are stored in NFC
+    /// (``CanonicalName``). `quarantine` holds the rows a load could not
+    /// read, moved aside so that kvod starts (``StateDatabase/load()``).
     static let schema = """
         BEGIN;
         CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -126,8 +133,9 @@ public final class StateDatabase {
             existing_keys INTEGER NOT NULL,
             member_index INTEGER
         );
+        \(quarantineTable);
         INSERT INTO meta (key, value) VALUES ('seq', 0);
-        PRAGMA user_version = 1;
+        PRAGMA user_version = 2;
         COMMIT;
         """
 

@@ -36,7 +36,8 @@ struct RawCommand: AsyncParsableCommand {
     }
 
     private static func isErrorReply(_ reply: String) -> Bool {
-        guard case .object(let members)? = try? JSONReader.parse(reply) else { return false }
+        let parsed = try? JSONReader.parse(reply, maxDepth: DocumentDepth.readerLimit)
+        guard case .object(let members)? = parsed else { return false }
         return members["ok"] == .bool(false)
     }
 }

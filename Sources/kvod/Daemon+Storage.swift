@@ -21,6 +21,8 @@ extension Daemon {
         } catch {
             throw .cannotOpenStorage("\(error)")
         }
+        for warning in database.warnings { logger.warning("\(warning)") }
+        for line in database.quarantined { logger.error("\(line)") }
         engine.restore(state)
         let wakeup = UVAsync(loop: loop)
         let waker = wakeup.waker

@@ -158,7 +158,7 @@ final class Daemon {
     private func listen() throws(DaemonError) {
         if let activated = configuration.activatedSocket { return try adopt(activated) }
         let path = configuration.socketPath
-        try SocketFile.prepare(path)
+        try SocketFile.prepare(path, isDefault: configuration.socketPathIsDefault)
         let server = UVPipeServer(loop: loop)
         do {
             try server.bind(path: path)
@@ -280,8 +280,8 @@ final class Daemon {
     private func beginShutdown() {
         state = .draining
         reporter?.stopping(status: "Stopping: closing \(connections.count) connection\(connections.count == 1 ? "" : "s")")
-        // libuv unlinks the socket file when a bound server closes; an
-        // adopted one has no path in libuv and stays.
+        // Closing a bound server unlinks its socket file if it is still the
+        // one bound; an adopted one (systemd's) stays.
         server?.close()
         server = nil
         let timer = UVTimer(loop: loop)

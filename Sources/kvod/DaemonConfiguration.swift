@@ -7,6 +7,10 @@ import Logging
 struct DaemonConfiguration: Sendable {
     /// Where to listen.
     var socketPath: String
+    /// `socketPath` is the default one (neither `--socket` nor
+    /// `$KVOD_SOCKET`): its directory is created 0700 or must pass
+    /// ``SocketDirectoryRule``, since someone else may have made it first.
+    var socketPathIsDefault = false
     /// The socket file's permission bits (default 0660: owner and group).
     var socketMode: UInt32 = 0o660
     /// The longest request line accepted; longer ones get `too_large`.

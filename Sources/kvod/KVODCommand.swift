@@ -125,6 +125,7 @@ struct KVODCommand: ParsableCommand {
             softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,
             softMilliseconds: UInt64(outputSoftSeconds * 1000))
         configuration.maxConnections = maxConnections
+        configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =

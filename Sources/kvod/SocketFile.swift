@@ -20,12 +20,18 @@ enum SocketFile {
     static let maxPathBytes = 107
 
     /// Checks the path and its directory, creates the directory if missing,
-    /// and removes a stale socket file, so that bind can succeed.
-    static func prepare(_ path: String) throws(DaemonError) {
+    /// and removes a stale socket file, so that bind can succeed. A default
+    /// path's directory must also pass ``SocketDirectoryRule`` (see
+    /// ``secureDefaultDirectory(of:)``).
+    static func prepare(_ path: String, isDefault: Bool = false) throws(DaemonError) {
         guard !path.isEmpty, path.utf8.count <= maxPathBytes else {
             throw .cannotListen("socket path must be 1 to \(maxPathBytes) bytes long: \(path)")
         }
-        try makeParentDirectory(of: path)
+        if isDefault {
+            try secureDefaultDirectory(of: path)
+        } else {
+            try makeParentDirectory(of: path)
+        }
         switch occupant(of: path) {
         case .nothing:
             return
@@ -74,10 +80,4 @@ enum SocketFile {
         }
     }
 
-    /// Removes the socket file if it is still a socket (a socket file someone
-    /// replaced with another file stays).
-    static func remove(_ path: String) {
-        var status = stat()
-        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
-    }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOEngine
 import Logging
 
 /// kvod's log handler: one line per message on stderr, in swift-log's
@@ -9,8 +10,9 @@ import Logging
 /// Under systemd (``JournalStream``) every line instead starts with its
 /// priority, `<N>`, which journald takes off and files the line under
 /// (sd-daemon(3)), so `journalctl -p warning` finds kvod's warnings; the
-/// timestamp is left out there, since the journal records its own. Each line
-/// of a message that spans several gets the prefix: journald reads lines.
+/// timestamp is left out there, since the journal records its own. A message
+/// is always one line: control characters in it, newlines included, are
+/// written as escapes (``LogText``), so nothing in a message can forge a line.
 ///
 /// A message goes out in one `write(2)`, so messages from different threads
 /// do not mix within a line (a pipe takes up to `PIPE_BUF` bytes whole).
@@ -40,13 +42,17 @@ struct StandardErrorLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var text = "\(event.level) \(label):\(prettyMetadata(for: event)) [\(event.source)] \(event.message)"
+        // One message, one line: a control character a client slipped into a
+        // name (a newline and a fake timestamp) is written as an escape.
+        let message = LogText.escapingControlCharacters(
+            "\(prettyMetadata(for: event)) [\(event.source)] \(event.message)")
+        var text = "\(event.level) \(label):\(message)"
         switch format {
         case .plain:
             text = Self.timestamp() + " " + text + "\n"
         case .journal:
             let prefix = "<\(event.level.journalPriority)>"
-            text = text.split(separator: "\n", omittingEmptySubsequences: false).map { prefix + $0 + "\n" }.joined()
+            text = prefix + text + "\n"
         }
         Self.writeToStandardError(text)
     }

@@ -26,4 +26,10 @@ import Testing
         #expect(DefaultSocketPath.resolveForClient(environment: ["KVOD_SOCKET": "/mine.sock"], uid: 1000,
                                                    fileExists: onlySystem) == "/mine.sock")
     }
+
+    @Test func onlyANonEmptyKVODSocketIsAChosenPath() {
+        #expect(DefaultSocketPath.isChosen(environment: ["KVOD_SOCKET": "/x.sock"]))
+        #expect(!DefaultSocketPath.isChosen(environment: ["KVOD_SOCKET": ""]))
+        #expect(!DefaultSocketPath.isChosen(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]))
+    }
 }

@@ -65,6 +65,12 @@ extension LineFramer {
         #expect(framer.bufferedByteCount == 0)
     }
 
+    @Test func feedSkipsLinesOfOnlyWhitespace() {
+        var framer = LineFramer(maxLineBytes: 64)
+        #expect(framer.frames("  \n\t\n \t \r\n").isEmpty)
+        #expect(framer.frames("a\n \n b\n") == [.line("a"), .line(" b")])
+    }
+
     @Test func feedWhenChunkHoldsManyLinesYieldsEachInOrder() {
         var framer = LineFramer(maxLineBytes: 16)
         let lines = (0..<1_000).map { "line \($0)" }

@@ -69,21 +69,23 @@ import Testing
         _ = try first.load()
     }
 
-    @Test func documentThatIsNotAnObjectFailsTheLoadNamingIt() throws {
+    @Test func memberThatIsNotJSONMovesItsObjectToTheQuarantineNamingIt() throws {
         let directory = try TemporaryDirectory()
         do {
             let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
             try database.connection.execute("""
-                INSERT INTO objects (name) VALUES ('broken/1');
+                INSERT INTO objects (name) VALUES ('broken/1'), ('fine');
                 INSERT INTO members (object, key, created_seq, created_index, value) VALUES ('broken/1', 'k', 1, 0, '[1,2');
+                INSERT INTO members (object, key, created_seq, created_index, value) VALUES ('broken/1', 'j', 1, 1, '1');
+                INSERT INTO members (object, key, created_seq, created_index, value) VALUES ('fine', 'k', 1, 0, '1');
                 """)
         }
         let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
-        #expect {
-            _ = try database.load()
-        } throws: { error in
-            "\(error)".contains("broken/1")
-        }
+        let state = try database.load()
+        #expect(state.documents == ["fine": ["k": 1]])
+        #expect(database.quarantined.count == 1 && database.quarantined[0].contains(#""broken/1""#), "\(database.quarantined)")
+        #expect(try database.connection.integer("SELECT COUNT(*) FROM quarantine WHERE object = 'broken/1'") == 2)
+        #expect(try database.connection.integer("SELECT COUNT(*) FROM members WHERE object = 'broken/1'") == 0)
     }
 
     @Test func newerSchemaVersionIsRefused() throws {

@@ -98,7 +98,7 @@ public final class LineClient {
     public func readJSON(timeout: Double = 10) throws -> JSONValue {
         let line = try readLine(timeout: timeout)
         do {
-            return try JSONReader.parse(Array(line.utf8))
+            return try JSONReader.parse(Array(line.utf8), maxDepth: DocumentDepth.readerLimit)
         } catch {
             throw TestFailure("kvod sent a line that is not JSON: \(line)")
         }

@@ -135,3 +135,34 @@ import Testing
         #expect(kvoctl.status == 0 && !kvoctl.stdout.contains("libuv"), "\(kvoctl.stdout)")
     }
 }
+
+/// kvoctl prints the deepest object kvod accepts (docs/PROTOCOL.md, "Nesting").
+@Suite struct DocumentDepthCommandTests {
+    @Test func getPrintsTheDeepestObject() throws {
+        let kvod = try KVODProcess()
+        let keys = Array(repeating: "k", count: 511).joined(separator: ".")
+        #expect(try KVOCtl.run(kvod, ["set", "o", keys, "[1]"]).status == 0)
+        let get = try KVOCtl.run(kvod, ["get", "o"])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.lines.first?.hasSuffix("[1]" + String(repeating: "}", count: 511)) == true)
+    }
+}
+
+/// kvoctl checks the default socket's owners; `KVOD_SOCKET` or `--socket` is the user's own choice.
+@Suite(.enabled(if: getuid() == 0, "switching users needs root"))
+struct DefaultSocketOwnershipCommandTests {
+    @Test func defaultSocketInAnotherUsersDirectoryIsRefusedUnlessNamed() throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let kvod = try KVODProcess(arguments: ["--socket-mode", "0666"], socketPath: folder.path + "/kvod.sock")
+        // As nobody, the default socket is $XDG_RUNTIME_DIR/kvod.sock: here, in root's folder.
+        let asNobody = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", KVOCtl.binaryURL.path, "ping"]
+        let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+        let refused = try CommandRun.run(setpriv, asNobody, environment: ["XDG_RUNTIME_DIR": folder.path])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("\(folder.path) belongs to uid 0"), "\(refused.stderr)")
+        let named = try CommandRun.run(setpriv, asNobody, environment: ["KVOD_SOCKET": kvod.socketPath])
+        #expect(named.status == 0, "\(named.stderr)")
+        try kvod.terminate()
+    }
+}

@@ -170,6 +170,15 @@ import Testing
         #expect(try client.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["value"] == 2999)
     }
 
+    @Test func lineOfOnlyWhitespaceIsIgnoredLikeAnEmptyLine() throws {
+        let kvod = try KVODProcess()
+        let client = try LineClient(path: kvod.socketPath)
+        try client.write(Array("   \n\t\r\n\n".utf8))
+        // The first line back answers the ping: the blank lines got no reply.
+        let reply = try client.request(#"{"op":"ping","id":1}"#).reply
+        #expect(reply["id"] == 1 && reply["ok"] == true, "\(reply)")
+    }
+
     @Test func lineSplitIntoSingleBytesIsOneRequest() throws {
         let kvod = try KVODProcess()
         let client = try LineClient(path: kvod.socketPath)

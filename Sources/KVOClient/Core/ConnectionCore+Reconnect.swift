@@ -44,7 +44,7 @@ extension ConnectionCore {
             if closed { return }
             attempts += 1
             do throws(KVOClientError) {
-                let socket = try UnixSocket.connect(path: configuration.socketPath)
+                let socket = try UnixSocket.connect(configuration)
                 resume(on: socket)
                 return
             } catch {

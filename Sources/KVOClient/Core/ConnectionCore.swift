@@ -58,7 +58,7 @@ final class ConnectionCore: Sendable {
 
     init(configuration: KVOConnection.Configuration) throws(KVOClientError) {
         self.configuration = configuration
-        let socket = try UnixSocket.connect(path: configuration.socketPath)
+        let socket = try UnixSocket.connect(configuration)
         state = Locked(State(phase: .connected(socket, generation: 0)))
         startReading(socket, generation: 0)
     }

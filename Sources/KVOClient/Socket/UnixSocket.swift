@@ -1,11 +1,19 @@
 import Glibc
 
-/// A connected Unix stream socket: the only code in KVOClient that makes system calls.
+/// A connected Unix stream socket: with ``SocketOwnership``, the only code in
+/// KVOClient that makes system calls.
 ///
 /// Blocking descriptor: the connection reads it on its own thread and writes
 /// it from one serial queue, so neither blocks a caller.
 struct UnixSocket: Sendable, Equatable {
     let descriptor: Int32
+
+    /// Connects to the configuration's socket, checking first who owns it
+    /// when it is the default one (``SocketOwnership``).
+    static func connect(_ configuration: KVOConnection.Configuration) throws(KVOClientError) -> UnixSocket {
+        if configuration.checksSocketOwnership { try SocketOwnership.verify(configuration.socketPath) }
+        return try connect(path: configuration.socketPath)
+    }
 
     /// Connects to `path`. The corresponding C functions are `socket` and `connect`.
     static func connect(path: String) throws(KVOClientError) -> UnixSocket {

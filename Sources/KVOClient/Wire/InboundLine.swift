@@ -15,7 +15,7 @@ enum InboundLine {
     static func parse(_ line: UnsafeRawBufferPointer) throws(KVOClientError) -> InboundLine {
         let members: JSONObject
         do throws(JSONError) {
-            var reader = JSONReader(line)
+            var reader = JSONReader(line, maxDepth: DocumentDepth.readerLimit)
             guard case .object(let object) = try reader.readValue() else { throw JSONError("not an object", at: 0) }
             try reader.finish()
             members = object

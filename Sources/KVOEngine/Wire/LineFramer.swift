@@ -10,7 +10,8 @@ import Darwin
 ///     bytes in:  {"op":"ping"}\n{"op":"in  fo"}\r\n\n{"op
 ///     frames:    {"op":"ping"}   {"op":"info"}       (rest kept)
 ///
-/// A line ends at `\n`; a `\r` before it is dropped; empty lines are skipped.
+/// A line ends at `\n`; a `\r` before it is dropped; empty lines, and lines
+/// of only JSON whitespace (space, tab, `\r`), are skipped.
 /// A line whose content (without its `\n` or `\r\n`) is longer than
 /// `maxLineBytes` is reported once as ``Frame/tooLarge`` as soon as it
 /// crosses the limit, and the rest of it is discarded, not buffered, so
@@ -96,7 +97,14 @@ public struct LineFramer {
         if let last = line.last, last == Self.carriageReturn {
             line = UnsafeRawBufferPointer(rebasing: line.dropLast())
         }
-        if !line.isEmpty { onFrame(.line(line)) }
+        if !Self.isBlank(line) { onFrame(.line(line)) }
+    }
+
+    /// Empty, or only JSON whitespace: nothing to answer, as most line
+    /// protocols treat it. A request starts with `{`, so the scan stops at
+    /// the first byte of almost every line.
+    private static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == carriageReturn }
     }
 
     private static func firstNewline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {

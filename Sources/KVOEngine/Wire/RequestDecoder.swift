@@ -47,7 +47,9 @@ public enum RequestDecoder {
         if canonicalSets, let set = RequestScanner.scanCanonicalSet(line) {
             do throws(KVOEngineError) {
                 let object = try Fields.objectName(.string(String(decoding: set.object, as: UTF8.self)))
-                return .plainSet(object: object, keyPath: try keyPaths.path(forBytes: set.keyPath), value: set.value)
+                let keyPath = try keyPaths.path(forBytes: set.keyPath)
+                if let refusal = DocumentDepth.refusal(object, keyPath, set.value) { throw refusal }
+                return .plainSet(object: object, keyPath: keyPath, value: set.value)
             } catch {
                 return .outcome(.failure(id: nil, error: error))
             }
@@ -64,9 +66,12 @@ public enum RequestDecoder {
         do throws(KVOEngineError) {
             if fields.id == nil, fields.opCode == .set, !fields.hasChangeModifiers {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
+                if let refusal = DocumentDepth.refusal(object, keyPath, value) { throw refusal }
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
-            return .outcome(.request(Request(id: fields.id, operation: try fields.operation(),
+            let operation = try fields.operation()
+            if let refusal = DocumentDepth.refusal(operation) { throw refusal }
+            return .outcome(.request(Request(id: fields.id, operation: operation,
                                              condition: try fields.writeCondition(),
                                              lifetime: try fields.valueLifetime())))
         } catch {

@@ -8,8 +8,10 @@ import Darwin
 
 /// A listening Unix socket (`uv_pipe_t`). Loop-confined.
 ///
-/// Bound paths are unlinked by libuv when the server closes; adopted
-/// descriptors (`open(fd:)`, systemd) are not.
+/// A bound socket file is unlinked when the server closes if it is still
+/// the one bound (``BoundSocketFile``; libuv's own unlink, which removes
+/// whatever is at the path, is disowned); adopted descriptors (`open(fd:)`,
+/// systemd) are not.
 ///
 /// EMFILE/ENFILE — what libuv 1.44 does (src/unix/stream.c): `uv__server_io`
 /// accepts in a loop; on EMFILE/ENFILE it runs `uv__emfile_trick`: close the
@@ -41,6 +43,8 @@ final class UVPipeServer: UVHandle {
 
     /// Path given to `bind`, nil for adopted descriptors.
     private(set) var path: String?
+    /// The socket file `bind` made, removed at close if it is still there.
+    private(set) var boundFile: BoundSocketFile?
     private(set) var isAcceptingPaused = false
     /// Reports accept failures that libuv passes on (see the type comment);
     /// EMFILE/ENFILE with neither reserve nor free slot also closes the server.
@@ -80,7 +84,9 @@ final class UVPipeServer: UVHandle {
         let rc = uv_pipe_bind(pipe, path)
         umask(previous)
         try UVError.check(rc)
+        kvod_pipe_disown_path(pipe)
         self.path = path
+        boundFile = BoundSocketFile(at: path)
     }
 
     /// Sets the socket file's exact mode (e.g. 0o660 for a group). Plain
@@ -147,6 +153,8 @@ final class UVPipeServer: UVHandle {
         onAcceptError = nil
         if reserveFD >= 0 { closeDescriptor(reserveFD) }
         reserveFD = -1
+        boundFile?.removeIfUnchanged()
+        boundFile = nil
         super.didClose()
     }
 

@@ -1,0 +1,83 @@
+/// How deep a stored object may nest, and how deep every reader of kvod's
+/// documents must be willing to go (docs/PROTOCOL.md, "Nesting").
+///
+/// An object is level 1; each object or array inside adds one. A value set
+/// at a key path of N keys therefore lands N levels down, and a request with
+/// a long key path could build an object deeper than any reader accepts: it
+/// was acknowledged, then refused by the loader at the next start. So the
+/// limit is checked when a request is accepted, and every reader (the loader,
+/// the history, KVOClient, kvoctl) allows at least ``readerLimit``.
+public enum DocumentDepth {
+    /// The deepest nesting of a stored object, counting the object itself;
+    /// the same number as a request line's limit (``RequestDecoder/maxDepth``).
+    public static let limit = 512
+
+    /// The depth a reader of kvod's lines and rows must accept: ``limit``
+    /// plus what replies and events wrap around a value (`get`'s reply is one
+    /// level, a collection event's `new` two, the `observations` reply three
+    /// around a context), with room to spare.
+    public static let readerLimit = limit + 8
+
+    /// The `bad_request` for a `set` that would make `object` deeper than
+    /// ``limit``, or nil: `value` lands at `keyPath`.
+    static func refusal(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue) -> KVOEngineError? {
+        let budget = limit - keyPath.components.count
+        // A request line nests at most RequestDecoder.maxDepth levels, so a
+        // value read from one is at least a level shallower: a key path of
+        // one key, the common case, needs no walk. Otherwise the walk stops
+        // at the first branch too deep, and a scalar costs nothing.
+        if budget >= RequestDecoder.maxDepth - 1 || value.nests(within: budget) { return nil }
+        return tooDeep(object, keyPath, budget: budget)
+    }
+
+    /// The same for `insert` and `replace`: `elements` land in the array at
+    /// `keyPath`, a level further down (and two inside a request line).
+    static func refusal(_ object: String, _ keyPath: ObservedPath, elements: [JSONValue]) -> KVOEngineError? {
+        let budget = limit - keyPath.components.count - 1
+        if budget >= RequestDecoder.maxDepth - 2 || elements.allSatisfy({ $0.nests(within: budget) }) { return nil }
+        return tooDeep(object, keyPath, budget: budget)
+    }
+
+    /// Checks the operations that store values, also inside a `batch`; nil
+    /// for every other.
+    static func refusal(_ operation: Operation) -> KVOEngineError? {
+        switch operation {
+        case .set(let object, let keyPath, let value):
+            refusal(object, keyPath, value)
+        case .insert(let object, let keyPath, _, let values), .replace(let object, let keyPath, _, let values):
+            refusal(object, keyPath, elements: values)
+        case .batch(let operations):
+            operations.lazy.compactMap { refusal($0.operation) }.first
+        default:
+            nil
+        }
+    }
+
+    private static func tooDeep(_ object: String, _ keyPath: ObservedPath, budget: Int) -> KVOEngineError {
+        let keys = keyPath.components.count
+        let limitText = "deeper than \(limit) levels, the most an object may (docs/PROTOCOL.md, \"Nesting\")"
+        guard budget >= 0 else {
+            return .badRequest("\(object): a key path of \(keys) keys would make the object \(limitText)")
+        }
+        return .badRequest("""
+            \(object): at a key path of \(keys) keys a value may nest at most \(budget) levels; this one would make \
+            the object \(limitText)
+            """)
+    }
+}
+
+extension JSONValue {
+    /// Whether this value nests at most `levels` levels (a scalar none, `[]`
+    /// one). Stops at the first branch that goes deeper.
+    func nests(within levels: Int) -> Bool {
+        guard levels >= 0 else { return false }
+        switch self {
+        case .array(let elements):
+            return levels >= 1 && elements.allSatisfy { $0.nests(within: levels - 1) }
+        case .object(let members):
+            return levels >= 1 && members.values.allSatisfy { $0.nests(within: levels - 1) }
+        default:
+            return true
+        }
+    }
+}

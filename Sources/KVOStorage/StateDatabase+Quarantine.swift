@@ -1,0 +1,69 @@
+import KVOEngine
+
+/// What a load could not read: objects by name, history rows by seq, each
+/// with the reason.
+struct UnreadableRows {
+    var objects: [String: String] = [:]
+    var history: [UInt64: String] = [:]
+    var isEmpty: Bool { objects.isEmpty && history.isEmpty }
+}
+
+/// Moving unreadable rows aside, so that one bad row costs its object, not
+/// the whole data directory.
+extension StateDatabase {
+    /// Moves every row of each unreadable object, each unreadable history row,
+    /// and the history before it (a history with a gap could not be replayed;
+    /// an observer resuming from before it is told `compacted`), into the
+    /// `quarantine` table, in one transaction. The seq is written to `meta`
+    /// first, so that it never goes back. Returns one line per move.
+    func quarantine(_ unreadable: UnreadableRows, seq: UInt64) throws(SQLiteError) -> [String] {
+        var report: [String] = []
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+            let moveMembers = try connection.prepare("""
+                INSERT INTO quarantine (reason, source, object, key, seq, value)
+                SELECT ?, 'members', object, key, created_seq, value FROM members WHERE object = ?
+                """)
+            for (object, reason) in unreadable.objects.sorted(by: { $0.key < $1.key }) {
+                moveMembers.bind(1, reason)
+                moveMembers.bind(2, object)
+                try moveMembers.run()
+                try run("DELETE FROM members WHERE object = ?", object)
+                try run("DELETE FROM objects WHERE name = ?", object)
+                // Its modSeqs describe what is gone; without a row it counts as new.
+                try run("DELETE FROM mod_seqs WHERE object = ?", object)
+                report.append("object \(LogText.quoted(object)) moved to the quarantine table of \(path): \(reason)")
+            }
+            if let through = unreadable.history.keys.max() {
+                let moveHistory = try connection.prepare("""
+                    INSERT INTO quarantine (reason, source, object, key, seq, value, old)
+                    SELECT ?, 'history', object, key_path, seq, new, old FROM history WHERE seq = ?
+                    """)
+                for (rowSeq, reason) in unreadable.history.sorted(by: { $0.key < $1.key }) {
+                    moveHistory.bind(1, reason)
+                    moveHistory.bind(2, Int64(bitPattern: rowSeq))
+                    try moveHistory.run()
+                    report.append("history row \(rowSeq) moved to the quarantine table of \(path): \(reason)")
+                }
+                let setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
+                setSeq.bind(1, Int64(bitPattern: seq))
+                try setSeq.run()
+                let trim = try connection.prepare("DELETE FROM history WHERE seq <= ?")
+                trim.bind(1, Int64(bitPattern: through))
+                try trim.run()
+                report.append("the history through seq \(through) is dropped: a resume from before it gets compacted")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        return report
+    }
+
+    private func run(_ sql: String, _ text: String) throws(SQLiteError) {
+        let statement = try connection.prepare(sql)
+        statement.bind(1, text)
+        try statement.run()
+    }
+}
