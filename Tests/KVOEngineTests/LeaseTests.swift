@@ -99,6 +99,22 @@ final class TestClock: @unchecked Sendable {
         #expect(fixture.seq == 2_400)
     }
 
+    @Test func manyDeadlinesPassingAtOnceAreTakenInSlices() {
+        for index in 0..<1_200 {
+            fixture.ok(["op": "set", "object": "o", "keyPath": .string("k\(index)"), "value": 1, "ttl": 1], from: owner)
+        }
+        fixture.ok(["op": "set", "object": "o", "keyPath": "k0", "value": 1, "ttl": 100], from: owner)
+        clock.now += 2
+        #expect(fixture.engine.releaseDueValues(budget: 500) == true)
+        // At most 500 deletions per slice (one of them may be k0's stale deadline, skipped).
+        #expect((1_201 + 499...1_201 + 500).contains(fixture.seq))
+        #expect(fixture.engine.releaseDueValues(budget: 500) == true)
+        // The renewed k0's old deadline comes up too, and is skipped.
+        #expect(fixture.engine.releaseDueValues(budget: 500) == false)
+        #expect(fixture.value("o") == ["k0": 1])
+        #expect(fixture.engine.leaseCount == 1)
+    }
+
     @Test func badLifetimesAreBadRequests() {
         for ttl: JSONValue in [0, -1, "5", 31_536_001, true] {
             fixture.fails(["op": "set", "object": "o", "keyPath": "k", "value": 1, "ttl": ttl], from: owner,

@@ -57,6 +57,39 @@ let benchmarks: @Sendable () -> Void = {
             setup: { fixture.build() },
             teardown: { fixture.tearDown() })
     }
+    // Issue 14: a connection that owned 100,000 values closes, or 100,000
+    // deadlines pass at once; kvod deletes them in slices of 500 between
+    // its other work, so what matters is the cost of closing and of a slice.
+    for cause in [LeaseFixture.Cause.disconnect, .ttl] {
+        let leases = LeaseFixture(values: 100_000, cause: cause)
+        Benchmark(
+            "leases: \(cause == .disconnect ? "close the owner of" : "expire") 100,000 values (queueing them)",
+            configuration: .init(scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 8),
+            closure: { benchmark in
+                for _ in benchmark.scaledIterations {
+                    benchmark.stopMeasurement()
+                    leases.grant()
+                    benchmark.startMeasurement()
+                    leases.end()
+                    benchmark.stopMeasurement()
+                    leases.drain()
+                    benchmark.startMeasurement()
+                }
+            },
+            teardown: { leases.tearDown() })
+        Benchmark(
+            "leases: one slice of 500 deletions \(cause == .disconnect ? "after a close" : "of expired values")",
+            configuration: .init(scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 100),
+            closure: { benchmark in
+                for _ in benchmark.scaledIterations {
+                    benchmark.stopMeasurement()
+                    leases.ensurePending()
+                    benchmark.startMeasurement()
+                    leases.slice()
+                }
+            },
+            teardown: { leases.tearDown() })
+    }
     let listing = ListFixture(objects: 1_000_000)
     Benchmark(
         "list 1,000 names from the middle of 1,000,000 objects",
@@ -186,6 +219,96 @@ final class ListFixture: @unchecked Sendable {
     func tearDown() {
         if let client { engine?.closeClient(client) }
         client = nil
+        engine = nil
+    }
+}
+
+/// An engine where one client sets `values` ephemeral values (or values with
+/// a one-second ttl), with an observer of every one of them by prefix.
+final class LeaseFixture: @unchecked Sendable {
+    // @unchecked: as DispatchFixture.
+    enum Cause { case disconnect, ttl }
+    final class Clock: @unchecked Sendable { var now: Double = 1_000_000 }
+    let values: Int
+    let cause: Cause
+    private let clock = Clock()
+    private var engine: Engine?
+    private var owner: ClientController?
+    private var observer: ClientController?
+
+    init(values: Int, cause: Cause) {
+        self.values = values
+        self.cause = cause
+    }
+
+    private func makeEngine() -> Engine {
+        if let engine { return engine }
+        var configuration = EngineConfiguration()
+        let clock = self.clock
+        configuration.wallClock = { clock.now }
+        let engine = Engine(configuration: configuration)
+        let observer = engine.makeClient()
+        Array(#"{"op":"observe","prefix":"lease/","options":["new"]}"#.utf8).withUnsafeBytes {
+            engine.handle(line: $0, from: observer)
+        }
+        self.engine = engine
+        self.observer = observer
+        return engine
+    }
+
+    /// A new owner sets the values.
+    func grant() {
+        let engine = makeEngine()
+        let owner = engine.makeClient()
+        let lifetime = cause == .disconnect ? #""ephemeral":true"# : #""ttl":1"#
+        for index in 0..<values {
+            Array(#"{"op":"set","object":"lease/\#(index % 1000)","keyPath":"k\#(index)","value":1,\#(lifetime)}"#.utf8)
+                .withUnsafeBytes { engine.handle(line: $0, from: owner) }
+        }
+        owner.output.removeAll(keepingCapacity: true)
+        observer?.output.removeAll(keepingCapacity: true)
+        self.owner = owner
+    }
+
+    /// The owner closes, or the deadlines pass: the deletions are queued (or due).
+    func end() {
+        guard let engine, let owner else { return }
+        switch cause {
+        case .disconnect: engine.closeClient(owner)
+        case .ttl: clock.now += 2
+        }
+    }
+
+    /// One slice of deletions, their events drained.
+    func slice() {
+        guard let engine else { return }
+        blackHole(engine.releaseDueValues(budget: 500))
+        observer?.output.removeAll(keepingCapacity: true)
+    }
+
+    func drain() {
+        guard let engine else { return }
+        while engine.releaseDueValues(budget: 500) { observer?.output.removeAll(keepingCapacity: true) }
+        observer?.output.removeAll(keepingCapacity: true)
+        if let owner, !owner.isClosed { engine.closeClient(owner) }
+    }
+
+    /// Deletions are due: grants and ends a round when the last one is spent.
+    func ensurePending() {
+        guard let engine, engine.hasPendingReleases || engine.nextLeaseDeadline.map({ $0 <= clock.now }) == true
+        else {
+            drain()
+            grant()
+            end()
+            return
+        }
+    }
+
+    func tearDown() {
+        drain()
+        if let observer { engine?.closeClient(observer) }
+        observer = nil
+        owner = nil
         engine = nil
     }
 }

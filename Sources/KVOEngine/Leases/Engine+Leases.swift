@@ -53,7 +53,8 @@ extension Engine {
     /// again soon, after serving others).
     @discardableResult
     public func releaseDueValues(budget: Int = 500) -> Bool {
-        leaseTable.collectExpired(now: configuration.wallClock())
+        let now = configuration.wallClock()
+        leaseTable.collectExpired(now: now, limit: budget)
         var made = 0
         while made < budget, let release = leaseTable.popPending() {
             let place = release.place
@@ -64,7 +65,7 @@ extension Engine {
             _ = delete(place.object, keyPath, cause: release.cause)
             made += 1
         }
-        return !leaseTable.pending.isEmpty
+        return !leaseTable.pending.isEmpty || leaseTable.hasExpired(now: now)
     }
 
     /// When the next deadline falls (maybe one since renewed), in wall-clock

@@ -63,7 +63,8 @@ final class LeaseTable {
     /// Queues the values `owner` holds for deletion (its connection closed).
     func ownerLeft(_ owner: Int, generationOf: (Place) -> UInt64?) {
         guard let places = byOwner.removeValue(forKey: owner) else { return }
-        for place in places.sorted(by: { ($0.object, $0.keyPath) < ($1.object, $1.keyPath) }) {
+        // In the set's order: sorting 100,000 places held the loop longer than deleting a slice.
+        for place in places {
             if let generation = generationOf(place) {
                 pending.append(Release(place: place, cause: .disconnect, generation: generation))
             }
@@ -75,9 +76,10 @@ final class LeaseTable {
         pending.append(Release(place: place, cause: cause, generation: generation))
     }
 
-    /// Moves the deadlines that passed by `now` into the queue.
-    func collectExpired(now: Double) {
-        while let next = deadlines.min, next.time <= now {
+    /// Moves deadlines that passed by `now` into the queue, until it holds
+    /// `limit` (a heap pop each: 100,000 at once held the loop too long).
+    func collectExpired(now: Double, limit: Int) {
+        while pending.count < limit, let next = deadlines.min, next.time <= now {
             _ = deadlines.popMin()
             pending.append(Release(place: next.place, cause: .ttl, generation: next.generation))
         }
@@ -85,6 +87,9 @@ final class LeaseTable {
 
     /// The next release to make, if any.
     func popPending() -> Release? { pending.popFirst() }
+
+    /// Whether a deadline has passed by `now` that is not queued yet.
+    func hasExpired(now: Double) -> Bool { deadlines.min.map { $0.time <= now } ?? false }
 
     /// The earliest deadline held (maybe stale), for the daemon's timer.
     var nextDeadline: Double? { deadlines.min?.time }
