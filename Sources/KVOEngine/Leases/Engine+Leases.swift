@@ -42,9 +42,7 @@ extension Engine {
 
     /// Queues the deletion of the values `client` owned (its connection closed).
     func releaseValues(ownedBy client: ClientController) {
-        leaseTable.ownerLeft(client.id) { place in
-            store.objects.entry(place.object)?.leases?[place.keyPath]?.generation
-        }
+        leaseTable.ownerLeft(client.id)
     }
 
     /// Makes up to `budget` of the deletions that are due: values whose
@@ -56,16 +54,28 @@ extension Engine {
         let now = configuration.wallClock()
         leaseTable.collectExpired(now: now, limit: budget)
         var made = 0
-        while made < budget, let release = leaseTable.popPending() {
-            let place = release.place
-            guard let held = store.objects.entry(place.object)?.leases?[place.keyPath],
-                  held.generation == release.generation else { continue }
+        // Popping a stale release (renewed, taken over, ended) is cheap, but
+        // not free: at most four per deletion, so a pass stays bounded.
+        var popped = 0
+        while made < budget, popped < 4 * budget, let release = leaseTable.popPending() {
+            popped += 1
+            let (place, cause): (LeaseTable.Place, ChangeCause)
+            let stillHeld: Bool
+            switch release {
+            case .ownerLeft(let at, let owner):
+                (place, cause) = (at, .disconnect)
+                stillHeld = store.objects.entry(at.object)?.leases?[at.keyPath]?.lease.owner == owner
+            case .expired(let at, let generation):
+                (place, cause) = (at, .ttl)
+                stillHeld = store.objects.entry(at.object)?.leases?[at.keyPath]?.generation == generation
+            }
+            guard stillHeld else { continue }
             let keyPath = place.keyPath.isEmpty ? nil : ObservedPath(components: place.keyPath.split(
                 separator: ".", omittingEmptySubsequences: false).map(String.init))
-            _ = delete(place.object, keyPath, cause: release.cause)
+            _ = delete(place.object, keyPath, cause: cause)
             made += 1
         }
-        return !leaseTable.pending.isEmpty || leaseTable.hasExpired(now: now)
+        return leaseTable.hasPending || leaseTable.hasExpired(now: now)
     }
 
     /// When the next deadline falls (maybe one since renewed), in wall-clock
@@ -73,7 +83,7 @@ extension Engine {
     public var nextLeaseDeadline: Double? { leaseTable.nextDeadline }
 
     /// Whether deletions are queued (an owner left, an orphan at start).
-    public var hasPendingReleases: Bool { !leaseTable.pending.isEmpty }
+    public var hasPendingReleases: Bool { leaseTable.hasPending }
 
     /// How many values `client` owns (ephemeral ones it set and nobody took over).
     public func valuesOwned(by client: ClientController) -> Int { leaseTable.byOwner[client.id]?.count ?? 0 }
@@ -86,15 +96,17 @@ extension Engine {
     func restoreLeases(_ saved: [SavedLease]) {
         for saved in saved {
             guard let entry = store.objects.entry(saved.object), entry.members != nil else { continue }
-            let lease = Lease(owner: nil, ephemeral: saved.ephemeral, deadline: saved.deadline)
+            let lease = Lease(owner: saved.ephemeral ? LeaseTable.previousRun : nil, ephemeral: saved.ephemeral,
+                              deadline: saved.deadline)
             let generation = leaseTable.makeGeneration()
             var leases = entry.leases ?? [:]
             leases[saved.keyPath] = (lease, generation)
             entry.leases = leases
             let place = LeaseTable.Place(object: saved.object, keyPath: saved.keyPath)
             leaseTable.added(lease, at: place, generation: generation)
-            if saved.ephemeral { leaseTable.release(place, cause: .disconnect, generation: generation) }
         }
+        // The previous run's connections are gone: their values go now.
+        leaseTable.ownerLeft(LeaseTable.previousRun)
     }
 }
 

@@ -33,8 +33,9 @@ public enum ChangeCause: String, Sendable {
 /// made it (so the data directory can keep it too) and in the value's
 /// object while it lasts.
 public struct Lease: Sendable, Equatable {
-    /// The client that owns an ephemeral value; nil for one that is not. A
-    /// lease read from disk is owned by a connection of a previous run.
+    /// The client that owns an ephemeral value; nil for one that is not. An
+    /// ephemeral lease read from disk is owned by a connection of a previous
+    /// run (``LeaseTable/previousRun``).
     public var owner: Int?
     /// Whether the value is ephemeral (on disk: its owner is gone).
     public var ephemeral: Bool

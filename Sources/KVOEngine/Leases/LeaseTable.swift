@@ -27,16 +27,24 @@ final class LeaseTable {
         static func == (lhs: Deadline, rhs: Deadline) -> Bool { lhs.time == rhs.time && lhs.generation == rhs.generation }
     }
 
-    /// A value to delete, and why.
-    struct Release {
-        let place: Place
-        let cause: ChangeCause
-        let generation: UInt64
+    /// A value to delete, and why: its owner left (it is deleted if that
+    /// owner still owns it), or its deadline passed (if that grant, named by
+    /// its generation, still holds).
+    enum Release {
+        case ownerLeft(Place, owner: Int)
+        case expired(Place, generation: UInt64)
     }
+
+    /// The owner id of ephemeral values restored from disk: their
+    /// connections were of a previous run (clients are numbered from 1).
+    static let previousRun = 0
 
     private(set) var byOwner: [Int: Set<Place>] = [:]
     private var deadlines = Heap<Deadline>()
-    private(set) var pending = Deque<Release>()
+    private var expired = Deque<Release>()
+    /// The values of owners that left, taken a slice at a time: handing
+    /// over the set costs nothing at close, however many it holds.
+    private var leftOwners = Deque<(owner: Int, places: Set<Place>)>()
     private var nextGeneration: UInt64 = 1
     /// How many leases are held.
     private(set) var count = 0
@@ -61,32 +69,35 @@ final class LeaseTable {
     }
 
     /// Queues the values `owner` holds for deletion (its connection closed).
-    func ownerLeft(_ owner: Int, generationOf: (Place) -> UInt64?) {
+    /// O(1): the places are taken out one by one as they are released.
+    func ownerLeft(_ owner: Int) {
         guard let places = byOwner.removeValue(forKey: owner) else { return }
-        // In the set's order: sorting 100,000 places held the loop longer than deleting a slice.
-        for place in places {
-            if let generation = generationOf(place) {
-                pending.append(Release(place: place, cause: .disconnect, generation: generation))
-            }
-        }
-    }
-
-    /// Queues a value for deletion at once (an orphan found at start).
-    func release(_ place: Place, cause: ChangeCause, generation: UInt64) {
-        pending.append(Release(place: place, cause: cause, generation: generation))
+        leftOwners.append((owner, places))
     }
 
     /// Moves deadlines that passed by `now` into the queue, until it holds
     /// `limit` (a heap pop each: 100,000 at once held the loop too long).
     func collectExpired(now: Double, limit: Int) {
-        while pending.count < limit, let next = deadlines.min, next.time <= now {
+        while expired.count < limit, let next = deadlines.min, next.time <= now {
             _ = deadlines.popMin()
-            pending.append(Release(place: next.place, cause: .ttl, generation: next.generation))
+            expired.append(.expired(next.place, generation: next.generation))
         }
     }
 
-    /// The next release to make, if any.
-    func popPending() -> Release? { pending.popFirst() }
+    /// The next release to make, if any: departed owners' values first.
+    func popPending() -> Release? {
+        while var first = leftOwners.first {
+            if let place = first.places.popFirst() {
+                leftOwners[leftOwners.startIndex] = first
+                return .ownerLeft(place, owner: first.owner)
+            }
+            leftOwners.removeFirst()
+        }
+        return expired.popFirst()
+    }
+
+    /// Whether releases are queued.
+    var hasPending: Bool { !leftOwners.isEmpty || !expired.isEmpty }
 
     /// Whether a deadline has passed by `now` that is not queued yet.
     func hasExpired(now: Double) -> Bool { deadlines.min.map { $0.time <= now } ?? false }
