@@ -128,18 +128,7 @@ final class PrefixTrie<Value: AnyObject> {
         var name = name
         name.withUTF8 { bytes in
             if let value = root.value { body(value) }
-            var node = root
-            var position = 0
-            while position < bytes.count {
-                let (index, found) = node.childPosition(bytes[position])
-                guard found else { return }
-                let child = node.children[index]
-                let label = child.label
-                guard label.count <= bytes.count - position,
-                      label.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress! + position, label.count) }) == 0
-                else { return }
-                position += label.count
-                node = child
+            walk(bytes) { node, _ in
                 if let value = node.value { body(value) }
             }
         }
@@ -166,17 +155,32 @@ final class PrefixTrie<Value: AnyObject> {
 
     /// The node reached by following `bytes` whole edges, and how many bytes that matched.
     private func deepest(_ bytes: UnsafeBufferPointer<UInt8>) -> (Node, Int)? {
+        var reached = (root, 0)
+        let whole = walk(bytes) { node, matched in reached = (node, matched) }
+        return whole ? reached : nil
+    }
+
+    /// Follows `bytes` down whole edges from the root, calling `visit` with
+    /// each node reached and how many bytes lead to it. Returns whether every
+    /// byte was matched.
+    @inline(__always)
+    @discardableResult
+    private func walk(_ bytes: UnsafeBufferPointer<UInt8>, _ visit: (Node, Int) -> Void) -> Bool {
         var node = root
         var position = 0
         while position < bytes.count {
             let (index, found) = node.childPosition(bytes[position])
-            guard found else { return nil }
+            guard found else { return false }
             let child = node.children[index]
-            guard commonLength(child.label, bytes, from: position) == child.label.count else { return nil }
+            let label = child.label
+            guard label.count <= bytes.count - position,
+                  label.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress! + position, label.count) }) == 0
+            else { return false }
+            position += label.count
             node = child
-            position += child.label.count
+            visit(node, position)
         }
-        return (node, position)
+        return true
     }
 
     private func commonLength(_ label: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {

@@ -10,32 +10,7 @@ enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
          prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl
 
-    var name: String {
-        switch self {
-        case .id: "id"
-        case .op: "op"
-        case .object: "object"
-        case .keyPath: "keyPath"
-        case .keyPaths: "keyPaths"
-        case .value: "value"
-        case .values: "values"
-        case .index: "index"
-        case .indexes: "indexes"
-        case .options: "options"
-        case .context: "context"
-        case .since: "since"
-        case .epoch: "epoch"
-        case .policy: "policy"
-        case .prefix: "prefix"
-        case .after: "after"
-        case .limit: "limit"
-        case .ifModSeq: "ifModSeq"
-        case .ifValue: "ifValue"
-        case .ops: "ops"
-        case .ephemeral: "ephemeral"
-        case .ttl: "ttl"
-        }
-    }
+    var name: String { staticName.description }
 
     init?(_ text: JSONText) {
         switch text {
