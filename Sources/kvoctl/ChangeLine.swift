@@ -6,9 +6,11 @@ import KVOEngine
 enum ChangeLine {
     static func json(_ change: Change) -> String {
         var members: JSONObject = [
-            "event": "change", "object": .string(change.object), "keyPath": .string(change.keyPath),
-            "kind": .string(change.kind.rawValue),
+            "event": "change", "object": .string(change.object), "kind": .string(change.kind.rawValue),
         ]
+        if let keyPath = change.keyPath { members["keyPath"] = .string(keyPath) }
+        if let changedKeyPath = change.changedKeyPath { members["changedKeyPath"] = .string(changedKeyPath) }
+        if let prefix = change.prefix { members["prefix"] = .string(prefix) }
         if change.isPrior { members["prior"] = true }
         if change.isInitial { members["initial"] = true }
         if let new = change.new { members["new"] = new }
