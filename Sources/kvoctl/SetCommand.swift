@@ -1,5 +1,6 @@
 import ArgumentParser
 import KVOClient
+import KVOEngine
 
 /// `kvoctl set OBJECT [KEYPATH] VALUE`: prints the change's seq. Without
 /// KEYPATH, VALUE (a JSON object) replaces the whole document.
@@ -22,7 +23,13 @@ struct SetCommand: AsyncParsableCommand {
     private var keyPath: String? { value == nil ? nil : keyPathOrValue }
     private var valueText: String { value ?? keyPathOrValue }
 
-    func validate() throws { _ = try ValueArgument.parse(valueText) }
+    func validate() throws {
+        let value = try ValueArgument.parse(valueText)
+        // Without KEYPATH only an object will do: `set OBJECT WORD` is likelier a forgotten VALUE.
+        if keyPath == nil, case .object = value {} else if keyPath == nil {
+            throw ValidationError("without KEYPATH, VALUE replaces the whole document and must be a JSON object")
+        }
+    }
 
     func run() async throws {
         let value = try ValueArgument.parse(valueText)
