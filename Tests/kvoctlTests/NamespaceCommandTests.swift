@@ -12,7 +12,37 @@ import Testing
         }
     }
 
-    /// README.md, "A service registry", as written.
+    /// README.md, "A service registry": its shell lines run as written by sh, except that the
+    /// watcher is given `--count 2` so that the script ends (with `--initial` it sees both
+    /// services whether it registers before the second `set` or after it).
+    @Test func readmeRegistryRecipeAsWritten() async throws {
+        let kvod = try await KVODProcess()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## A service registry").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```sh\n").dropFirst().first?
+            .components(separatedBy: "```").first)
+        #expect(block.contains("kvoctl observe --prefix services/ addr --initial --new &"))
+        let script = block.replacingOccurrences(of: "--initial --new &", with: "--initial --new --count 2 &") + "wait\n"
+        let path = KVOCtl.binaryURL.deletingLastPathComponent().path + ":/usr/bin:/bin"
+        let run = try await RunningCommand(URL(fileURLWithPath: "/bin/sh"), ["-c", script],
+                                           environment: ["PATH": path, "KVOD_SOCKET": kvod.socketPath]).wait()
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try run.lines.filter { $0.hasPrefix("{") }.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(events.count == 2, "\(run.stdout)")
+        #expect(Set(events.compactMap { $0["object"] as? String }) == ["services/web", "services/db"])
+        #expect(events.allSatisfy { $0["prefix"] as? String == "services/" && $0["keyPath"] as? String == "addr" })
+        let web = events.first { $0["object"] as? String == "services/web" }
+        #expect(web?["initial"] as? Bool == true && web?["new"] as? String == "10.0.0.5:80",
+                "the service that was there before the watcher comes as an initial event")
+        let names = run.lines.filter { $0.hasPrefix("services/") }
+        #expect(names == ["services/db", "services/web"], "list prints who is there, in order: \(run.stdout)")
+    }
+
+    /// The recipe's steps one by one, with the exact lines kvoctl prints.
     @Test func readmeRegistryRecipe() async throws {
         let kvod = try await KVODProcess()
         #expect(try await KVOCtl.run(kvod, ["set", "services/web", "addr", #""10.0.0.5:80""#]).status == 0)
