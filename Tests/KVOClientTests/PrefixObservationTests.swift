@@ -11,17 +11,16 @@ import Testing
         try await connection.set("services/web", "addr", to: "10.0.0.5:80")
         try await connection.set("services/db", "addr", to: "10.0.0.6:5432")
         try await connection.set("servicesX", "addr", to: "elsewhere")
-        var changes = connection.changes(prefix: "services/", keyPath: "addr", options: [.new, .initial])
-            .makeAsyncIterator()
-        let first = try #require(try await changes.next())
-        let second = try #require(try await changes.next())
+        let changes = StreamRecorder(connection.changes(prefix: "services/", keyPath: "addr", options: [.new, .initial]))
+        let initial = try await changes.changes.waitForCount(2)
+        let (first, second) = (initial[0], initial[1])
         #expect([first.object, second.object] == ["services/db", "services/web"])
         #expect(first.isInitial && second.isInitial && first.new == "10.0.0.6:5432" && second.new == "10.0.0.5:80")
         #expect(first.prefix == "services/" && first.keyPath == "addr")
 
         try await connection.set("other/api", "addr", to: "no")
         let seq = try await connection.set("services/api", "addr", to: "10.0.0.7:443")
-        let created = try #require(try await changes.next())
+        let created = try await changes.changes.waitForCount(3)[2]
         #expect(created.object == "services/api" && !created.isInitial && created.seq == seq,
                 "an object created later under the prefix is observed; one outside it is not")
         #expect(created.prefix == "services/" && created.new == "10.0.0.7:443")
@@ -35,12 +34,12 @@ import Testing
     @Test func wholeDocumentPrefixStreamAndTheEmptyPrefix() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)
-        var everything = connection.changes(prefix: "", options: [.new]).makeAsyncIterator()
+        let everything = StreamRecorder(connection.changes(prefix: "", options: [.new]))
         try await waitUntil("the prefix observation is registered", timeout: 10) {
             try await connection.observations().count == 1
         }
         try await connection.set("a", "x.y", to: 1)
-        let change = try #require(try await everything.next())
+        let change = try await everything.changes.waitForCount(1)[0]
         #expect(change.object == "a" && change.prefix == "" && change.keyPath == nil)
         #expect(change.new == ["x": ["y": 1]] && change.changedKeyPath == "x.y")
     }
@@ -65,16 +64,12 @@ import Testing
     @Test func secondPrefixObserverWithInitialFailsAndTheFirstKeepsGoing() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)
-        var first = connection.changes(prefix: "s/", keyPath: "k", options: [.new]).makeAsyncIterator()
-        var second = connection.changes(prefix: "s/", keyPath: "k", options: [.initial]).makeAsyncIterator()
-        do {
-            _ = try await second.next()
-            Issue.record("a second prefix observer got initial changes")
-        } catch {
-            #expect(error.code == .badRequest)
-        }
+        let first = StreamRecorder(connection.changes(prefix: "s/", keyPath: "k", options: [.new]))
+        let second = StreamRecorder(connection.changes(prefix: "s/", keyPath: "k", options: [.initial]))
+        #expect(try await second.errors.waitForCount(1).map(\.code) == [.badRequest])
         try await connection.set("s/x", "k", to: 1)
-        #expect(try await first.next()?.new == 1)
+        #expect(try await first.changes.waitForCount(1).map(\.new) == [1])
+        #expect(second.changes.count == 0)
     }
 
     @Test func prefixAndObjectOfTheSameNameAreTwoObservations() async throws {
