@@ -19,6 +19,7 @@ public struct ObjectPage: Sendable, Hashable {
         }
         self.objects = objects
         self.more = more
-        if case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) { self.seq = seq } else { seq = 0 }
+        guard case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) else { return nil }
+        self.seq = seq
     }
 }

@@ -24,8 +24,9 @@ struct ObserveCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Observe every object whose name starts with this prefix (\"\" for all); then no OBJECT.")
     var prefix: String?
-    @Argument(help: ArgumentHelp("The object's name (not with --prefix), then dotted key paths (none: the whole document).",
-                                 valueName: "object-or-keypath"))
+    @Argument(help: ArgumentHelp(
+        "The object's name (not with --prefix), then dotted key paths (none: the whole document).",
+        valueName: "object-or-keypath"))
     var arguments: [String] = []
     @Flag(help: "Events carry the value after the change.") var new = false
     @Flag(help: "Events carry the value before the change.") var old = false
