@@ -1,8 +1,9 @@
 import KVOEngine
 
 /// Observing: many local subscriptions per daemon observation, events routed
-/// by (object, key path), and the moments at which a subscription starts to
-/// receive changes.
+/// by (object, key path), or by (prefix, key path) when they carry `prefix`
+/// (a nil key path: the whole document), and the moments at which a
+/// subscription starts to receive changes.
 ///
 /// A subscription goes live exactly at the reply of the request that set it
 /// up (its entry's `observe`, or its own initial `get`): everything kvod sent
