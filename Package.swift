@@ -83,9 +83,10 @@ let package = Package(
                 "KVOClient", "KVOEngine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // docs/CLIENT.md's two examples, one per style, kept compiling and tested.
+        // docs/CLIENT.md's examples, one per style and one of prefixes and whole documents, kept compiling and tested.
         .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
         .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
+        .executableTarget(name: "RegistryExample", dependencies: ["KVOClient"], path: "Examples/RegistryExample"),
         // Fuzzing: the harness (framing + decoding + engine, with invariant
         // checks) and its executable. See scripts/ci/fuzz.sh.
         .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),

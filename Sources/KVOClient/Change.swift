@@ -10,8 +10,11 @@ public struct Change: Sendable, Hashable {
     /// The observed object's name.
     public var object: String
     /// The observed key path (not necessarily where the change happened: a
-    /// change under it, or of an ancestor, reaches it as a `setting`).
-    public var keyPath: String
+    /// change under it, or of an ancestor, reaches it as a `setting`; see
+    /// ``changedKeyPath``). nil for an observation of the whole document,
+    /// whose ``new`` and ``old`` are the whole document (`null` when the
+    /// object does not exist).
+    public var keyPath: String?
     public var kind: ChangeKind
     /// The value after the change; for insertions and replacements, the array of new elements.
     public var new: JSONValue?
@@ -27,10 +30,18 @@ public struct Change: Sendable, Hashable {
     public var seq: UInt64
     /// The context given when observing, if any.
     public var context: JSONValue?
+    /// The key path the change was made at, as the request named it, when
+    /// that is not ``keyPath`` (a change under the observed key path, of an
+    /// ancestor, or of a part of the observed whole document); nil when the
+    /// change was made at ``keyPath`` itself or to the whole document.
+    public var changedKeyPath: String?
+    /// For a prefix observation, its prefix (``object`` names the object
+    /// under it that changed); nil otherwise.
+    public var prefix: String?
 
-    public init(object: String, keyPath: String, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
+    public init(object: String, keyPath: String?, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
                 indexes: [Int]? = nil, isPrior: Bool = false, isInitial: Bool = false, seq: UInt64,
-                context: JSONValue? = nil) {
+                context: JSONValue? = nil, changedKeyPath: String? = nil, prefix: String? = nil) {
         self.object = object
         self.keyPath = keyPath
         self.kind = kind
@@ -41,6 +52,8 @@ public struct Change: Sendable, Hashable {
         self.isInitial = isInitial
         self.seq = seq
         self.context = context
+        self.changedKeyPath = changedKeyPath
+        self.prefix = prefix
     }
 
     /// ``new`` decoded as `T`; nil when ``new`` is nil or `null`.

@@ -27,20 +27,32 @@ extension KVOConnection {
     /// changes in seq order, one key path after the other, then live ones).
     public func changes(of object: String, keyPaths: [String], options: ObservationOptions = [],
                         context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
+        guard !keyPaths.isEmpty else {
+            return failedStream(KVOClientError(.badRequest, "changes(of:keyPaths:) needs at least one key path"))
+        }
+        return changes(of: keyPaths.map { ObservationKey(object: object, keyPath: $0) }, options: options,
+                       context: context, since: since)
+    }
+
+    /// One stream over the observations of `keys` (duplicates observed once).
+    func changes(of keys: [ObservationKey], options: ObservationOptions, context: JSONValue?,
+                 since: UInt64?) -> ChangeStream {
         let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream()
         let sink = StreamSink(continuation)
-        guard !keyPaths.isEmpty else {
-            sink.finish(KVOClientError(.badRequest, "changes(of:keyPaths:) needs at least one key path"))
-            return ChangeStream(base: stream, connection: self)
-        }
-        var seen: Set<String> = []
-        let subscriptions = keyPaths.filter { seen.insert($0).inserted }.map {
-            core.subscribe(ObservationKey(object: object, keyPath: $0), options: options, context: context,
-                           since: since, sink: sink)
+        var seen: Set<ObservationKey> = []
+        let subscriptions = keys.filter { seen.insert($0).inserted }.map {
+            core.subscribe($0, options: options, context: context, since: since, sink: sink)
         }
         continuation.onTermination = { [core] _ in
             for subscription in subscriptions { core.unsubscribe(subscription) }
         }
+        return ChangeStream(base: stream, connection: self)
+    }
+
+    /// A stream that fails at once with `error`.
+    func failedStream(_ error: KVOClientError) -> ChangeStream {
+        let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream()
+        StreamSink(continuation).finish(error)
         return ChangeStream(base: stream, connection: self)
     }
 }

@@ -24,7 +24,21 @@ extension KVOConnection {
         try await set(object, keyPath, encoded: value.jsonBytes)
     }
 
-    private func set(_ object: String, _ keyPath: String, encoded: [UInt8]) async throws(KVOClientError) -> UInt64 {
+    /// Replaces the whole document of `object` (creating the object);
+    /// `value` must encode as a JSON object, else `not_an_object`.
+    /// - Returns: the change's seq.
+    @discardableResult
+    public func setDocument(_ object: String, to value: some Encodable) async throws(KVOClientError) -> UInt64 {
+        try await set(object, nil, encoded: try JSONCoding.encode(value))
+    }
+
+    /// Replaces the whole document of `object` with a JSON object, exactly as given.
+    @discardableResult
+    public func setDocument(_ object: String, to value: JSONValue) async throws(KVOClientError) -> UInt64 {
+        try await set(object, nil, encoded: value.jsonBytes)
+    }
+
+    private func set(_ object: String, _ keyPath: String?, encoded: [UInt8]) async throws(KVOClientError) -> UInt64 {
         var line = RequestLine(op: "set", object: object, keyPath: keyPath)
         line.encoded("value", encoded)
         return try Self.seq(of: try await request(line))
@@ -144,7 +158,7 @@ extension KVOConnection {
         return seq
     }
 
-    private static func malformed(_ op: String, _ reply: JSONObject) -> KVOClientError {
+    static func malformed(_ op: String, _ reply: JSONObject) -> KVOClientError {
         KVOClientError(.protocolViolation, "kvod's reply to \(op) is malformed: \(JSONValue.object(reply).jsonString)")
     }
 }

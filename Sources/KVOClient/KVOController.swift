@@ -76,7 +76,43 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     /// Does nothing when this controller already observes that key path.
     public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
                         context: JSONValue? = nil, block: @escaping Block) {
-        let key = ObservationKey(object: object, keyPath: keyPath)
+        observe(ObservationKey(object: object, keyPath: keyPath), options: options, context: context, block: block)
+    }
+
+    /// Observes the whole document of `object`: each change has no key path,
+    /// and its `new`/`old` are the whole document (`null` when the object
+    /// does not exist). Does nothing when this controller already observes it.
+    public func observe(_ object: String, options: ObservationOptions = [], context: JSONValue? = nil,
+                        block: @escaping Block) {
+        observe(ObservationKey(object: object, keyPath: nil), options: options, context: context, block: block)
+    }
+
+    /// Observes `keyPath` (nil: the whole document) of every object whose
+    /// name starts with `prefix`, also of objects created later; `block` gets
+    /// the changed object's name. With `.initial`, one change per object
+    /// under the prefix first (see ``KVOConnection/changes(prefix:keyPath:options:context:since:)``).
+    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
+                        context: JSONValue? = nil, block: @escaping Block) {
+        observe(ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true), options: options, context: context,
+                block: block)
+    }
+
+    /// Observes the whole document of `object` and calls `action` on the observer.
+    public func observe(_ object: String, options: ObservationOptions = [], context: JSONValue? = nil,
+                        action: @escaping (Observer) -> (Change) -> Void) {
+        observe(object, options: options, context: context) { observer, _, change in action(observer)(change) }
+    }
+
+    /// Observes `keyPath` (nil: the whole document) under `prefix` and calls `action` on the observer.
+    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
+                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
+        observe(prefix: prefix, keyPath: keyPath, options: options, context: context) { observer, _, change in
+            action(observer)(change)
+        }
+    }
+
+    private func observe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?,
+                         block: @escaping Block) {
         registrations.withLock { registrations in
             guard registrations[key] == nil else { return }
             let sink = ControllerSink(controller: self, key: key, block: block)
@@ -110,15 +146,31 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
 
     // MARK: Unobserving
 
-    /// Stops observing `keyPath` of `object`. Does nothing when it is not observed.
-    public func unobserve(_ object: String, keyPath: String) {
+    /// Stops observing `keyPath` of `object` (nil: its whole document, the
+    /// key paths staying observed). Does nothing when it is not observed.
+    public func unobserve(_ object: String, keyPath: String?) {
         end(registrations.withLock { $0.removeValue(forKey: ObservationKey(object: object, keyPath: keyPath)) })
     }
 
-    /// Stops observing every key path of `object`.
+    /// Stops observing `keyPath` (nil: the whole document) under `prefix`.
+    public func unobserve(prefix: String, keyPath: String?) {
+        let key = ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true)
+        end(registrations.withLock { $0.removeValue(forKey: key) })
+    }
+
+    /// Stops observing everything this controller observes under `prefix`.
+    public func unobserve(prefix: String) {
+        unobserve { $0.isPrefix && $0.object == prefix }
+    }
+
+    /// Stops observing every key path of `object`, and its whole document.
     public func unobserve(_ object: String) {
+        unobserve { !$0.isPrefix && $0.object == object }
+    }
+
+    private func unobserve(where matches: (ObservationKey) -> Bool) {
         let removed = registrations.withLock { registrations in
-            let keys = registrations.keys.filter { $0.object == object }
+            let keys = registrations.keys.filter(matches)
             return keys.compactMap { registrations.removeValue(forKey: $0) }
         }
         for registration in removed { end(registration) }
@@ -156,13 +208,13 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
         if let errorHandler {
             errorHandler(observer, error)
         } else {
-            let line = "KVOController: observation of \(key.object) \(key.keyPath) ended: \(error)\n"
+            let line = "KVOController: observation of \(key.description) ended: \(error)\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
     }
 
     public var debugDescription: String {
-        let keys = registrations.withLock { $0.keys.map { "\($0.object) \($0.keyPath)" }.sorted() }
+        let keys = registrations.withLock { $0.keys.map(\.description).sorted() }
         let name = weakObserver.map { "\(type(of: $0))" } ?? "nil"
         return "<KVOController observer=\(name) observing=[\(keys.joined(separator: ", "))]>"
     }

@@ -24,7 +24,8 @@ struct KVOCtl: AsyncParsableCommand {
         version: kvodVersion,
         subcommands: [
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
-            ReplaceCommand.self, ObserveCommand.self, InfoCommand.self, PingCommand.self, RawCommand.self,
+            ReplaceCommand.self, ObserveCommand.self, ListCommand.self, InfoCommand.self, PingCommand.self,
+            RawCommand.self,
         ])
 
     /// Without a subcommand: the help, on standard error, and the usage status.

@@ -1,13 +1,19 @@
 import ArgumentParser
 import KVOClient
 
-/// `kvoctl observe OBJECT KEYPATH… [--new --old --initial --prior] [--since SEQ] [--count N] [--timeout S]`:
+/// `kvoctl observe OBJECT [KEYPATH…]` or `kvoctl observe --prefix PREFIX [KEYPATH…]`
+/// `[--new --old --initial --prior] [--since SEQ] [--count N] [--timeout S]`:
 /// one JSON event per line, as kvod sends them (docs/PROTOCOL.md, "Events").
+/// Without a key path, the whole document is observed.
 struct ObserveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "observe",
-        abstract: "Print each change of the key paths as one JSON line, ready for jq.",
+        abstract: "Print each change of the key paths (or whole documents) as one JSON line, ready for jq.",
         discussion: """
+            Without KEYPATH, the whole document is observed: events have no keyPath, new/old are the whole \
+            document, and changedKeyPath says where it changed. With --prefix, every object whose name \
+            starts with PREFIX is observed (also objects created later); all arguments are key paths, and \
+            --initial prints one event per existing object first.
             Runs until interrupted, until --count events were printed (exit 0), or until --timeout \
             seconds pass (exit 0; with --count, exit 4 when fewer events came).
             Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
@@ -16,8 +22,12 @@ struct ObserveCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "The object's name.") var object: String
-    @Argument(help: "One or more dotted key paths.") var keyPaths: [String]
+    @Option(help: "Observe every object whose name starts with this prefix (\"\" for all); then no OBJECT.")
+    var prefix: String?
+    @Argument(help: ArgumentHelp(
+        "The object's name (not with --prefix), then dotted key paths (none: the whole document).",
+        valueName: "object-or-keypath"))
+    var arguments: [String] = []
     @Flag(help: "Events carry the value after the change.") var new = false
     @Flag(help: "Events carry the value before the change.") var old = false
     @Flag(help: "Print the current value first.") var initial = false
@@ -27,7 +37,7 @@ struct ObserveCommand: AsyncParsableCommand {
     @Option(help: "Exit after this many seconds.") var timeout: Double?
 
     func validate() throws {
-        guard !keyPaths.isEmpty else { throw ValidationError("give at least one KEYPATH") }
+        if prefix == nil && arguments.isEmpty { throw ValidationError("give an OBJECT, or --prefix PREFIX") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
         if since != nil && initial { throw ValidationError("--since and --initial exclude each other") }
@@ -49,9 +59,22 @@ struct ObserveCommand: AsyncParsableCommand {
         if outcome == .timedOut && count != nil { throw ExitStatus.timedOut }
     }
 
+    /// The stream of what the arguments name: an object's or a prefix's key paths, or whole documents.
+    private func changes(_ connection: KVOConnection) -> ChangeStream {
+        if let prefix {
+            return arguments.isEmpty
+                ? connection.changes(prefix: prefix, options: options, since: since)
+                : connection.changes(prefix: prefix, keyPaths: arguments, options: options, since: since)
+        }
+        let object = arguments[0], keyPaths = Array(arguments.dropFirst())
+        return keyPaths.isEmpty
+            ? connection.changes(of: object, options: options, since: since)
+            : connection.changes(of: object, keyPaths: keyPaths, options: options, since: since)
+    }
+
     /// Prints events until the count is reached, the time is up, or the stream fails.
     private func watch(_ connection: KVOConnection) async throws(KVOClientError) -> Outcome {
-        let stream = connection.changes(of: object, keyPaths: keyPaths, options: options, since: since)
+        let stream = changes(connection)
         let (count, timeout) = (count, timeout)
         let first = await withTaskGroup(of: Result<Outcome, KVOClientError>.self) { group in
             group.addTask {

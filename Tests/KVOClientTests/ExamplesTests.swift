@@ -33,7 +33,20 @@ import Testing
         ])
     }
 
-    @Test(arguments: ["AsyncExample", "ControllerExample"])
+    @Test func registryExamplePrintsWhatTheGuideShows() throws {
+        let run = try runExample("RegistryExample")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            #"services: ["services/db", "services/web"]"#,
+            #"present: services/db "10.0.0.6:5432""#,
+            #"present: services/web "10.0.0.5:80""#,
+            #"joined: services/api "10.0.0.7:443""#,
+            #"person/1 at address.city -> {"address":{"city":"Oslo"}}"#,
+            #"person/1 at (whole) -> {"name":"xsc"}"#,
+        ])
+    }
+
+    @Test(arguments: ["AsyncExample", "ControllerExample", "RegistryExample"])
     func guideShowsTheExampleAsItIsBuilt(_ name: String) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

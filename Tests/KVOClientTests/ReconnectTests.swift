@@ -126,5 +126,8 @@ final class StreamRecorder: Sendable {
         }
     }
 
+    /// Stops consuming: the stream's observations are unobserved.
+    func cancel() { task.cancel() }
+
     deinit { task.cancel() }
 }

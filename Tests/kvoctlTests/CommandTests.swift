@@ -66,7 +66,7 @@ import Testing
         let kvod = try KVODProcess()
         let cases: [[String]] = [
             [], ["fly"], ["set", "o", "k"], ["set", "o", "k", "{broken"], ["insert", "o", "k"],
-            ["remove", "o", "k", "x"], ["replace", "o", "k", "0"], ["observe", "o"],
+            ["remove", "o", "k", "x"], ["replace", "o", "k", "0"], ["observe"], ["set", "o", "[1]"],
             ["observe", "o", "k", "--count", "0"],
             ["get", "o", "--frobnicate"],
         ]

@@ -1,8 +1,9 @@
 import KVOEngine
 
 /// Observing: many local subscriptions per daemon observation, events routed
-/// by (object, key path), and the moments at which a subscription starts to
-/// receive changes.
+/// by (object, key path), or by (prefix, key path) when they carry `prefix`
+/// (a nil key path: the whole document), and the moments at which a
+/// subscription starts to receive changes.
 ///
 /// A subscription goes live exactly at the reply of the request that set it
 /// up (its entry's `observe`, or its own initial `get`): everything kvod sent
@@ -19,6 +20,11 @@ extension ConnectionCore {
             if let since { return resume(subscription, since: since, in: &state) }
             let wantsInitial = options.contains(.initial)
             if let entry = state.entries[key] {
+                if wantsInitial && key.isPrefix {
+                    // One initial event per object under the prefix comes only with the daemon's observe.
+                    return KVOClientError(.badRequest, "the prefix \(key.object) is already observed on this "
+                                              + "connection; .initial is only for its first observer")
+                }
                 entry.subscriptions.append(subscription)
                 if wantsInitial {
                     // The daemon already observes this key path: it will send no initial event.
@@ -55,7 +61,7 @@ extension ConnectionCore {
     private func resume(_ subscription: Subscription, since: UInt64, in state: inout State) -> KVOClientError? {
         let key = subscription.key
         guard state.entries[key] == nil else {
-            return KVOClientError(.badRequest, "\(key.object) \(key.keyPath) is already observed on this connection; "
+            return KVOClientError(.badRequest, "\(key.description) is already observed on this connection; "
                                       + "since can only replay for a new observation")
         }
         guard !subscription.options.contains(.initial) else {
@@ -99,7 +105,7 @@ extension ConnectionCore {
     /// Delivers one event to the live subscriptions of its (object, key path),
     /// or to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
     func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer) {
-        let key = ObservationKey(object: event.object, keyPath: event.keyPath)
+        let key = event.key
         let deliveries = state.withLock { state -> [(any ChangeSink, Change)]? in
             state.latestSeq = max(state.latestSeq, event.seq)
             if event.isInitial { return Self.initialEvent(event, key, in: &state) }
@@ -120,13 +126,15 @@ extension ConnectionCore {
     }
 
     /// An initial event comes just before the reply to the `observe` that
-    /// asked for it, which is therefore the oldest request awaiting.
+    /// asked for it, which is therefore the oldest request awaiting. A prefix
+    /// observation gets one per object under it, so its registrant stays
+    /// owed initial events until the reply.
     private static func initialEvent(_ event: WireEvent, _ key: ObservationKey,
                                      in state: inout State) -> [(any ChangeSink, Change)]? {
         guard case .registration(let entry, let registrant?)? = state.awaiting.first, entry.key == key,
               registrant.phase == .awaitingRegistration(wantsInitialEvent: true)
         else { return state.entries[key] == nil ? nil : [] }
-        registrant.phase = .awaitingRegistration(wantsInitialEvent: false)
+        if !key.isPrefix { registrant.phase = .awaitingRegistration(wantsInitialEvent: false) }
         return [(registrant.sink, event.change(options: registrant.options, context: registrant.context))]
     }
 

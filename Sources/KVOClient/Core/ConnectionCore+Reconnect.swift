@@ -104,6 +104,15 @@ extension ConnectionCore {
     static func registrationRequests(_ state: State) -> [(line: [UInt8], reply: PendingReply)] {
         var requests: [(line: [UInt8], reply: PendingReply)] = []
         for entry in state.entries.values {
+            if entry.key.isPrefix, entry.lastSeq == nil,
+               let registrant = entry.subscriptions.first(where: { $0.phase == .awaitingInitialValue }) {
+                // A prefix's initial events come only from an observe (no get can stand in for them);
+                // it was never registered, so there is nothing to resume.
+                registrant.phase = .awaitingRegistration(wantsInitialEvent: true)
+                requests.append((entry.observeRequest(initial: true).finished,
+                                 .registration(entry, initialFor: registrant)))
+                continue
+            }
             let resume = entry.lastSeq.map { ResumePoint(seq: $0, epoch: state.epoch) }
             requests.append((entry.observeRequest(initial: false, resume: resume).finished,
                              .registration(entry, initialFor: nil)))

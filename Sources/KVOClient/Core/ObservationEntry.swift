@@ -30,7 +30,7 @@ final class ObservationEntry: @unchecked Sendable {
     /// The `observe` request that registers this entry, asking for an initial
     /// event when `initial` is true, or for the changes after `resume`.
     func observeRequest(initial: Bool, resume: ResumePoint? = nil) -> RequestLine {
-        var line = RequestLine(op: "observe", object: key.object, keyPath: key.keyPath)
+        var line = key.request("observe")
         let options = initial ? Self.daemonOptions.union(.initial) : Self.daemonOptions
         line.value("options", .array(options.wireNames.map(JSONValue.string)))
         if let resume {
@@ -41,10 +41,11 @@ final class ObservationEntry: @unchecked Sendable {
     }
 
     func unobserveRequest() -> RequestLine {
-        RequestLine(op: "unobserve", object: key.object, keyPath: key.keyPath)
+        key.request("unobserve")
     }
 
-    /// The `get` whose reply supplies a subscription's initial change.
+    /// The `get` whose reply supplies a subscription's initial change (not
+    /// for a prefix: its initial changes come only from the daemon's `observe`).
     func initialValueRequest() -> RequestLine {
         RequestLine(op: "get", object: key.object, keyPath: key.keyPath)
     }

@@ -11,10 +11,27 @@ protocol ChangeSink: AnyObject, Sendable {
     func finish(_ error: KVOClientError)
 }
 
-/// An (object, key path) pair: the unit the daemon observes per connection.
+/// An (object, key path) or (prefix, key path) pair: the unit the daemon
+/// observes per connection. A nil key path is the whole document.
 struct ObservationKey: Hashable, Sendable {
+    /// The object's name, or the prefix when ``isPrefix``.
     var object: String
-    var keyPath: String
+    var keyPath: String?
+    /// Whether ``object`` is a prefix (every object whose name starts with it).
+    var isPrefix = false
+
+    /// `person/1 name`, `person/1 (whole document)`, `prefix services/ addr`: for messages.
+    var description: String {
+        (isPrefix ? "prefix \(object)" : object) + " " + (keyPath ?? "(whole document)")
+    }
+
+    /// The request `op` about this key: `"object":…` or `"prefix":…`, and the key path if any.
+    func request(_ op: String) -> RequestLine {
+        var line = RequestLine(op: op)
+        line.string(isPrefix ? "prefix" : "object", object)
+        if let keyPath { line.string("keyPath", keyPath) }
+        return line
+    }
 }
 
 /// One local observer of one (object, key path): a stream, or one

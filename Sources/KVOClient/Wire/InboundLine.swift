@@ -59,7 +59,8 @@ enum InboundLine {
 /// A `change` event as it came off the wire.
 struct WireEvent {
     var object: String
-    var keyPath: String
+    /// nil for an observation of the whole document.
+    var keyPath: String?
     var kind: ChangeKind
     var new: JSONValue?
     var old: JSONValue?
@@ -67,14 +68,30 @@ struct WireEvent {
     var isPrior: Bool
     var isInitial: Bool
     var seq: UInt64
+    /// Where the change was made, when not at ``keyPath``; nil for a whole-document change.
+    var changedKeyPath: String?
+    /// The prefix of the observation the event is for, if it is a prefix observation.
+    var prefix: String?
+
+    /// The observation the event is for.
+    var key: ObservationKey {
+        if let prefix { ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true) }
+        else { ObservationKey(object: object, keyPath: keyPath) }
+    }
 
     init?(_ members: JSONObject) {
-        guard case .string(let object)? = members["object"], case .string(let keyPath)? = members["keyPath"],
+        guard case .string(let object)? = members["object"],
               case .string(let kindName)? = members["kind"], let kind = ChangeKind(rawValue: kindName),
               case .number(let seqNumber)? = members["seq"], let seq = UInt64(seqNumber.literal)
         else { return nil }
         self.object = object
-        self.keyPath = keyPath
+        switch members["keyPath"] {
+        case .string(let keyPath)?: self.keyPath = keyPath
+        case nil: keyPath = nil
+        default: return nil
+        }
+        if case .string(let path)? = members["changedKeyPath"] { changedKeyPath = path }
+        if case .string(let prefix)? = members["prefix"] { self.prefix = prefix }
         self.kind = kind
         self.seq = seq
         new = members["new"]
@@ -90,6 +107,7 @@ struct WireEvent {
     func change(options: ObservationOptions, context: JSONValue?) -> Change {
         Change(object: object, keyPath: keyPath, kind: kind,
                new: options.contains(.new) ? new : .none, old: options.contains(.old) ? old : .none,
-               indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context)
+               indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context,
+               changedKeyPath: changedKeyPath, prefix: prefix)
     }
 }
