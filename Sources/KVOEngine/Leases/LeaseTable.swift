@@ -42,9 +42,23 @@ final class LeaseTable {
     private(set) var byOwner: [Int: Set<Place>] = [:]
     private var deadlines = Heap<Deadline>()
     private var expired = Deque<Release>()
-    /// The values of owners that left, taken a slice at a time: handing
-    /// over the set costs nothing at close, however many it holds.
-    private var leftOwners = Deque<(owner: Int, places: Set<Place>)>()
+    /// An owner that left and the values it held, walked a slice at a time
+    /// by index: handing over the set costs nothing at close, and walking it
+    /// never copies or rehashes it (popping from a 100,000-place set copied
+    /// it whole each time: 0.7 s a slice).
+    private final class DepartedOwner {
+        let owner: Int
+        let places: Set<Place>
+        var next: Set<Place>.Index
+        init(owner: Int, places: Set<Place>) {
+            self.owner = owner
+            self.places = places
+            self.next = places.startIndex
+        }
+    }
+
+    /// The values of owners that left, oldest first.
+    private var leftOwners = Deque<DepartedOwner>()
     private var nextGeneration: UInt64 = 1
     /// How many leases are held.
     private(set) var count = 0
@@ -72,7 +86,7 @@ final class LeaseTable {
     /// O(1): the places are taken out one by one as they are released.
     func ownerLeft(_ owner: Int) {
         guard let places = byOwner.removeValue(forKey: owner) else { return }
-        leftOwners.append((owner, places))
+        leftOwners.append(DepartedOwner(owner: owner, places: places))
     }
 
     /// Moves deadlines that passed by `now` into the queue, until it holds
@@ -86,9 +100,10 @@ final class LeaseTable {
 
     /// The next release to make, if any: departed owners' values first.
     func popPending() -> Release? {
-        while var first = leftOwners.first {
-            if let place = first.places.popFirst() {
-                leftOwners[leftOwners.startIndex] = first
+        while let first = leftOwners.first {
+            if first.next != first.places.endIndex {
+                let place = first.places[first.next]
+                first.next = first.places.index(after: first.next)
                 return .ownerLeft(place, owner: first.owner)
             }
             leftOwners.removeFirst()
