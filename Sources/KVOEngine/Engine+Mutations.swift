@@ -84,7 +84,9 @@ extension Engine {
                             old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keys.count)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
-                for index in indexes.reversed() { array.remove(at: index) }
+                // One pass, however many indexes (one remove(at:) each was
+                // count × indexes moves).
+                array.removeSubranges(RangeSet(indexes, within: array))
             }
         }
     }
