@@ -38,10 +38,14 @@ public struct Change: Sendable, Hashable {
     /// For a prefix observation, its prefix (``object`` names the object
     /// under it that changed); nil otherwise.
     public var prefix: String?
+    /// Set when kvod deleted the value itself: its owner disconnected
+    /// (``ChangeCause/disconnect``) or its ttl passed (``ChangeCause/ttl``); nil for a client's change.
+    public var cause: ChangeCause?
 
     public init(object: String, keyPath: String?, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
                 indexes: [Int]? = nil, isPrior: Bool = false, isInitial: Bool = false, seq: UInt64,
-                context: JSONValue? = nil, changedKeyPath: String? = nil, prefix: String? = nil) {
+                context: JSONValue? = nil, changedKeyPath: String? = nil, prefix: String? = nil,
+                cause: ChangeCause? = nil) {
         self.object = object
         self.keyPath = keyPath
         self.kind = kind
@@ -54,6 +58,7 @@ public struct Change: Sendable, Hashable {
         self.context = context
         self.changedKeyPath = changedKeyPath
         self.prefix = prefix
+        self.cause = cause
     }
 
     /// ``new`` decoded as `T`; nil when ``new`` is nil or `null`.

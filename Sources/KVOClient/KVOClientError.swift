@@ -37,6 +37,11 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         /// kvod no longer holds the changes a resume asked for (its history was
         /// trimmed, or it restarted without its data): get the current value afresh.
         public static let compacted = Code(KVOEngineError.Code.compacted.rawValue)
+        /// The access policy does not let this client do that (kvod's `forbidden`).
+        public static let forbidden = Code(KVOEngineError.Code.forbidden.rawValue)
+        /// An `ifModSeq` or `ifValue` condition did not hold: nothing changed.
+        /// ``KVOClientError/modSeq`` is the value's current modSeq.
+        public static let preconditionFailed = Code(KVOEngineError.Code.preconditionFailed.rawValue)
 
         // The client's own codes.
 
@@ -65,10 +70,17 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     public let code: Code
     /// What went wrong, for people (the daemon's message for its errors).
     public let message: String
+    /// For ``Code-swift.struct/preconditionFailed`` (and `not_found` from a get): the value's
+    /// current modSeq, `0` when there is no value; nil when the daemon sent none.
+    public let modSeq: UInt64?
+    /// For an error of a ``KVOConnection/batch(_:)``: the position in the batch of the op that failed.
+    public let index: Int?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, modSeq: UInt64? = nil, index: Int? = nil) {
         self.code = code
         self.message = message
+        self.modSeq = modSeq
+        self.index = index
     }
 
     /// Whether the daemon reported this error in a reply (as opposed to the

@@ -10,38 +10,43 @@ import KVOEngine
 /// does not withdraw a request that was sent.
 extension KVOConnection {
     /// Sets the value at `keyPath` of `object`, creating missing intermediate objects.
+    ///
+    /// With `ifModSeq`/`ifValue` the set applies only if they hold (else
+    /// ``KVOClientError/Code-swift.struct/preconditionFailed``); `ephemeral` and
+    /// `ttl` bound the value's life (see ``WriteOperation``).
     /// - Returns: the change's seq.
     @discardableResult
-    public func set(_ object: String, _ keyPath: String, to value: some Encodable)
-        async throws(KVOClientError) -> UInt64
-    {
-        try await set(object, keyPath, encoded: try JSONCoding.encode(value))
+    public func set(_ object: String, _ keyPath: String, to value: some Encodable,
+                    ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil, ephemeral: Bool = false,
+                    ttl: Duration? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.set(object, keyPath, encoded: try JSONCoding.encode(value), ifModSeq: ifModSeq,
+                               ifValue: ifValue, ephemeral: ephemeral, ttl: ttl))
     }
 
     /// Sets the value at `keyPath` of `object` to a JSON value, exactly as given.
     @discardableResult
-    public func set(_ object: String, _ keyPath: String, to value: JSONValue) async throws(KVOClientError) -> UInt64 {
-        try await set(object, keyPath, encoded: value.jsonBytes)
+    public func set(_ object: String, _ keyPath: String, to value: JSONValue,
+                    ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil, ephemeral: Bool = false,
+                    ttl: Duration? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.set(object, keyPath, to: value, ifModSeq: ifModSeq, ifValue: ifValue,
+                               ephemeral: ephemeral, ttl: ttl))
     }
 
     /// Replaces the whole document of `object` (creating the object);
     /// `value` must encode as a JSON object, else `not_an_object`.
     /// - Returns: the change's seq.
     @discardableResult
-    public func setDocument(_ object: String, to value: some Encodable) async throws(KVOClientError) -> UInt64 {
-        try await set(object, nil, encoded: try JSONCoding.encode(value))
+    public func setDocument(_ object: String, to value: some Encodable,
+                            ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.set(object, nil, encoded: try JSONCoding.encode(value), ifModSeq: ifModSeq,
+                               ifValue: ifValue, ephemeral: false, ttl: nil))
     }
 
     /// Replaces the whole document of `object` with a JSON object, exactly as given.
     @discardableResult
-    public func setDocument(_ object: String, to value: JSONValue) async throws(KVOClientError) -> UInt64 {
-        try await set(object, nil, encoded: value.jsonBytes)
-    }
-
-    private func set(_ object: String, _ keyPath: String?, encoded: [UInt8]) async throws(KVOClientError) -> UInt64 {
-        var line = RequestLine(op: "set", object: object, keyPath: keyPath)
-        line.encoded("value", encoded)
-        return try Self.seq(of: try await request(line))
+    public func setDocument(_ object: String, to value: JSONValue,
+                            ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.set(object, nil, to: value, ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
     /// The value at `keyPath` (nil: the whole document) decoded as `T`.
@@ -54,8 +59,17 @@ extension KVOConnection {
 
     /// The value at `keyPath` (nil: the whole document) as JSON. Throws `not_found` when there is none.
     public func get(_ object: String, _ keyPath: String? = nil) async throws(KVOClientError) -> JSONValue {
+        try await getVersioned(object, keyPath).value
+    }
+
+    /// The value at `keyPath` (nil: the whole document) with its modSeq, the
+    /// seq to give as `ifModSeq` to change it only if nobody changed it since.
+    /// Throws `not_found` (whose ``KVOClientError/modSeq`` is 0) when there is none.
+    public func getVersioned(_ object: String, _ keyPath: String? = nil)
+        async throws(KVOClientError) -> VersionedValue
+    {
         let reply = try await request(RequestLine(op: "get", object: object, keyPath: keyPath))
-        guard let value = reply["value"] else { throw Self.malformed("get", reply) }
+        guard let value = VersionedValue(reply) else { throw Self.malformed("get", reply) }
         return value
     }
 
@@ -63,67 +77,54 @@ extension KVOConnection {
     /// Deleting what is not there succeeds and changes nothing.
     /// - Returns: the change's seq (the current seq when nothing changed).
     @discardableResult
-    public func delete(_ object: String, _ keyPath: String? = nil) async throws(KVOClientError) -> UInt64 {
-        try Self.seq(of: try await request(RequestLine(op: "delete", object: object, keyPath: keyPath)))
+    public func delete(_ object: String, _ keyPath: String? = nil,
+                       ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.delete(object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
     /// Inserts `values` into the array at `keyPath` (created if missing) at
     /// `index`, or appends them when `index` is nil.
     @discardableResult
-    public func insert(_ object: String, _ keyPath: String, _ values: [some Encodable], at index: Int? = nil)
-        async throws(KVOClientError) -> UInt64
-    {
-        try await insert(object, keyPath, encoded: try JSONCoding.encode(values), at: index)
+    public func insert(_ object: String, _ keyPath: String, _ values: [some Encodable], at index: Int? = nil,
+                       ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.insert(object, keyPath, encoded: try JSONCoding.encode(values), at: index,
+                                  ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
     /// Inserts JSON values, exactly as given, into the array at `keyPath`.
     @discardableResult
-    public func insert(_ object: String, _ keyPath: String, _ values: [JSONValue], at index: Int? = nil)
-        async throws(KVOClientError) -> UInt64
-    {
-        try await insert(object, keyPath, encoded: JSONValue.array(values).jsonBytes, at: index)
-    }
-
-    private func insert(_ object: String, _ keyPath: String, encoded: [UInt8], at index: Int?)
-        async throws(KVOClientError) -> UInt64
-    {
-        var line = RequestLine(op: "insert", object: object, keyPath: keyPath)
-        if let index { line.integer("index", index) }
-        line.encoded("values", encoded)
-        return try Self.seq(of: try await request(line))
+    public func insert(_ object: String, _ keyPath: String, _ values: [JSONValue], at index: Int? = nil,
+                       ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.insert(object, keyPath, values, at: index, ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
     /// Removes the elements at `indexes` (positions before the change) from the array at `keyPath`.
     @discardableResult
-    public func remove(_ object: String, _ keyPath: String, at indexes: [Int]) async throws(KVOClientError) -> UInt64 {
-        var line = RequestLine(op: "remove", object: object, keyPath: keyPath)
-        line.value("indexes", .array(indexes.map { .number(JSONNumber($0)) }))
-        return try Self.seq(of: try await request(line))
+    public func remove(_ object: String, _ keyPath: String, at indexes: [Int],
+                       ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.remove(object, keyPath, at: indexes, ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
     /// Replaces the elements at `indexes` by `values`, pairwise.
     @discardableResult
-    public func replace(_ object: String, _ keyPath: String, at indexes: [Int], with values: [some Encodable])
-        async throws(KVOClientError) -> UInt64
-    {
-        try await replace(object, keyPath, at: indexes, encoded: try JSONCoding.encode(values))
+    public func replace(_ object: String, _ keyPath: String, at indexes: [Int], with values: [some Encodable],
+                        ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.replace(object, keyPath, at: indexes, encoded: try JSONCoding.encode(values),
+                                   ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
     /// Replaces the elements at `indexes` by JSON values, pairwise.
     @discardableResult
-    public func replace(_ object: String, _ keyPath: String, at indexes: [Int], with values: [JSONValue])
-        async throws(KVOClientError) -> UInt64
-    {
-        try await replace(object, keyPath, at: indexes, encoded: JSONValue.array(values).jsonBytes)
+    public func replace(_ object: String, _ keyPath: String, at indexes: [Int], with values: [JSONValue],
+                        ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) async throws(KVOClientError) -> UInt64 {
+        try await perform(.replace(object, keyPath, at: indexes, with: values, ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
-    private func replace(_ object: String, _ keyPath: String, at indexes: [Int], encoded: [UInt8])
-        async throws(KVOClientError) -> UInt64
-    {
-        var line = RequestLine(op: "replace", object: object, keyPath: keyPath)
-        line.value("indexes", .array(indexes.map { .number(JSONNumber($0)) }))
-        line.encoded("values", encoded)
-        return try Self.seq(of: try await request(line))
+    /// Sends one change op.
+    /// - Returns: the change's seq (the current seq when nothing changed).
+    @discardableResult
+    public func perform(_ operation: WriteOperation) async throws(KVOClientError) -> UInt64 {
+        try Self.seq(of: try await request(operation.line))
     }
 
     /// Round-trips a `ping`.
@@ -151,7 +152,7 @@ extension KVOConnection {
         return records
     }
 
-    private static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
+    static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
         guard case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) else {
             throw malformed("a change", reply)
         }

@@ -44,7 +44,7 @@ struct Person: Codable, Equatable {
         #expect(try await connection.get([String].self, "o", "list") == ["b", "z"])
         let deleted = try await connection.delete("o", "list")
         #expect(try await connection.delete("o", "list") == deleted, "deleting nothing returns the current seq")
-        await #expect(throws: KVOClientError(.notFound, "o has no value at list")) {
+        await #expect(throws: KVOClientError(.notFound, "o has no value at list", modSeq: 0)) {
             try await connection.get("o", "list")
         }
     }

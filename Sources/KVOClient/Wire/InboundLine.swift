@@ -39,7 +39,12 @@ enum InboundLine {
             }
             let message: String
             if case .string(let text)? = error["message"] { message = text } else { message = code }
-            return .reply(.failure(KVOClientError(.init(code), message)), seq: seq(in: error))
+            var modSeq: UInt64?
+            if case .number(let number)? = error["modSeq"] { modSeq = UInt64(number.literal) }
+            var index: Int?
+            if case .number(let number)? = error["index"] { index = number.intValue }
+            return .reply(.failure(KVOClientError(.init(code), message, modSeq: modSeq, index: index)),
+                          seq: seq(in: error))
         default:
             throw violation("a line that is neither an event nor a reply", line)
         }
@@ -72,6 +77,8 @@ struct WireEvent {
     var changedKeyPath: String?
     /// The prefix of the observation the event is for, if it is a prefix observation.
     var prefix: String?
+    /// Why kvod deleted the value itself (`disconnect`, `ttl`), if it did.
+    var cause: ChangeCause?
 
     /// The observation the event is for.
     var key: ObservationKey {
@@ -92,6 +99,7 @@ struct WireEvent {
         }
         if case .string(let path)? = members["changedKeyPath"] { changedKeyPath = path }
         if case .string(let prefix)? = members["prefix"] { self.prefix = prefix }
+        if case .string(let cause)? = members["cause"] { self.cause = ChangeCause(cause) }
         self.kind = kind
         self.seq = seq
         new = members["new"]
@@ -108,6 +116,6 @@ struct WireEvent {
         Change(object: object, keyPath: keyPath, kind: kind,
                new: options.contains(.new) ? new : .none, old: options.contains(.old) ? old : .none,
                indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context,
-               changedKeyPath: changedKeyPath, prefix: prefix)
+               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause)
     }
 }

@@ -45,6 +45,9 @@ struct RequestLine: Sendable {
     /// The line, `}` and newline included.
     var finished: [UInt8] { bytes + Array("}\n".utf8) }
 
+    /// The request as a JSON object, without the newline: an element of a batch's `ops`.
+    var jsonObject: [UInt8] { bytes + [UInt8(ascii: "}")] }
+
     private mutating func appendName(_ name: String) {
         bytes.append(UInt8(ascii: ","))
         JSONWriter.writeString(name, into: &bytes)

@@ -1,0 +1,58 @@
+import KVOEngine
+
+/// Several change ops as one (`batch`, docs/PROTOCOL.md).
+extension KVOConnection {
+    /// The most ops one batch may carry (more is `limit_exceeded`).
+    public static let maximumBatchCount = 10_000
+
+    /// Applies `operations` as if one after another, each seeing what the
+    /// earlier ones left, all or none: if one fails (a condition, a missing
+    /// array, …), nothing is applied, nobody is notified, and the error is
+    /// that op's, with its position in ``KVOClientError/index``. Observers
+    /// get the batch's events contiguously, and no other client sees half of it.
+    ///
+    /// ```swift
+    /// let result = try await connection.batch([
+    ///     .delete("queue/pending", "job"),
+    ///     .set("queue/running", "job", to: 1),
+    /// ])
+    /// ```
+    @discardableResult
+    public func batch(_ operations: [WriteOperation]) async throws(KVOClientError) -> BatchResult {
+        var line = RequestLine(op: "batch")
+        var ops: [UInt8] = [UInt8(ascii: "[")]
+        for (position, operation) in operations.enumerated() {
+            if position > 0 { ops.append(UInt8(ascii: ",")) }
+            ops += operation.line.jsonObject
+        }
+        ops.append(UInt8(ascii: "]"))
+        line.encoded("ops", ops)
+        let reply = try await request(line)
+        guard let result = BatchResult(reply, count: operations.count) else { throw Self.malformed("batch", reply) }
+        return result
+    }
+}
+
+/// What a ``KVOConnection/batch(_:)`` changed.
+public struct BatchResult: Sendable, Hashable {
+    /// The seq of the batch's last change (the current seq when no op changed anything).
+    public var seq: UInt64
+    /// Each op's seq, in order, or nil for an op that changed nothing (a delete of nothing).
+    public var seqs: [UInt64?]
+
+    init?(_ reply: JSONObject, count: Int) {
+        guard case .number(let seq)? = reply["seq"], let seq = UInt64(seq.literal),
+              case .array(let list)? = reply["seqs"], list.count == count
+        else { return nil }
+        var seqs: [UInt64?] = []
+        for element in list {
+            switch element {
+            case .null: seqs.append(nil)
+            case .number(let number): guard let seq = UInt64(number.literal) else { return nil }; seqs.append(seq)
+            default: return nil
+            }
+        }
+        self.seq = seq
+        self.seqs = seqs
+    }
+}

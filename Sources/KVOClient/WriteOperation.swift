@@ -1,0 +1,130 @@
+import KVOEngine
+
+/// One change op: what ``KVOConnection``'s write calls send, and what a
+/// ``KVOConnection/batch(_:)`` carries (docs/PROTOCOL.md, "Atomic and ephemeral state").
+///
+/// Every op takes the two conditions: `ifModSeq` (apply only if the key
+/// path's modSeq is that; `0`: only if nothing is there) and `ifValue`
+/// (apply only if the current value equals that as JSON). When one fails,
+/// nothing changes and the call throws
+/// ``KVOClientError/Code-swift.struct/preconditionFailed`` with the current
+/// ``KVOClientError/modSeq``.
+///
+/// ```swift
+/// try await connection.batch([
+///     .remove("queue", "pending", at: [0], ifValue: ["job1"]),
+///     .insert("queue", "running", ["job1"]),
+/// ])
+/// ```
+public struct WriteOperation: Sendable {
+    var line: RequestLine
+
+    private init(_ op: String, _ object: String, _ keyPath: String?, ifModSeq: UInt64?, ifValue: JSONValue?) {
+        line = RequestLine(op: op, object: object, keyPath: keyPath)
+        if let ifModSeq { line.value("ifModSeq", .number(JSONNumber(validatedLiteral: String(ifModSeq)))) }
+        if let ifValue { line.value("ifValue", ifValue) }
+    }
+
+    /// Sets the value at `keyPath` (nil: the whole document, which `value`
+    /// must then be a JSON object for), creating missing intermediate objects.
+    ///
+    /// - Parameters:
+    ///   - ephemeral: the value belongs to this connection: kvod deletes it
+    ///     (``ChangeCause/disconnect``) when the connection closes, for any reason.
+    ///   - ttl: kvod deletes the value (``ChangeCause/ttl``) this long after the set,
+    ///     unless a later change sets or deletes it first; at most a year.
+    public static func set(_ object: String, _ keyPath: String?, to value: JSONValue,
+                           ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil,
+                           ephemeral: Bool = false, ttl: Duration? = nil) -> WriteOperation {
+        set(object, keyPath, encoded: value.jsonBytes, ifModSeq: ifModSeq, ifValue: ifValue,
+            ephemeral: ephemeral, ttl: ttl)
+    }
+
+    /// The same set with an `Encodable` value, encoded by Foundation's `JSONEncoder`.
+    public static func set(_ object: String, _ keyPath: String?, to value: some Encodable,
+                           ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil,
+                           ephemeral: Bool = false, ttl: Duration? = nil) throws(KVOClientError) -> WriteOperation {
+        set(object, keyPath, encoded: try JSONCoding.encode(value), ifModSeq: ifModSeq, ifValue: ifValue,
+            ephemeral: ephemeral, ttl: ttl)
+    }
+
+    static func set(_ object: String, _ keyPath: String?, encoded: [UInt8], ifModSeq: UInt64?, ifValue: JSONValue?,
+                    ephemeral: Bool, ttl: Duration?) -> WriteOperation {
+        var operation = WriteOperation("set", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.encoded("value", encoded)
+        if ephemeral { operation.line.value("ephemeral", true) }
+        if let ttl { operation.line.value("ttl", .number(JSONNumber(validatedLiteral: Self.seconds(ttl)))) }
+        return operation
+    }
+
+    /// Deletes the value at `keyPath`, or the whole object when `keyPath` is nil;
+    /// deleting what is not there changes nothing.
+    public static func delete(_ object: String, _ keyPath: String? = nil,
+                              ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) -> WriteOperation {
+        WriteOperation("delete", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+    }
+
+    /// Inserts `values` into the array at `keyPath` (created if missing) at
+    /// `index`, or appends them when `index` is nil.
+    public static func insert(_ object: String, _ keyPath: String, _ values: [JSONValue], at index: Int? = nil,
+                              ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) -> WriteOperation {
+        insert(object, keyPath, encoded: JSONValue.array(values).jsonBytes, at: index,
+               ifModSeq: ifModSeq, ifValue: ifValue)
+    }
+
+    static func insert(_ object: String, _ keyPath: String, encoded: [UInt8], at index: Int?,
+                       ifModSeq: UInt64?, ifValue: JSONValue?) -> WriteOperation {
+        var operation = WriteOperation("insert", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        if let index { operation.line.integer("index", index) }
+        operation.line.encoded("values", encoded)
+        return operation
+    }
+
+    /// Removes the elements at `indexes` (positions before the change) from the array at `keyPath`.
+    public static func remove(_ object: String, _ keyPath: String, at indexes: [Int],
+                              ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) -> WriteOperation {
+        var operation = WriteOperation("remove", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.value("indexes", .array(indexes.map { .number(JSONNumber($0)) }))
+        return operation
+    }
+
+    /// Replaces the elements at `indexes` by `values`, pairwise.
+    public static func replace(_ object: String, _ keyPath: String, at indexes: [Int], with values: [JSONValue],
+                               ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) -> WriteOperation {
+        replace(object, keyPath, at: indexes, encoded: JSONValue.array(values).jsonBytes,
+                ifModSeq: ifModSeq, ifValue: ifValue)
+    }
+
+    static func replace(_ object: String, _ keyPath: String, at indexes: [Int], encoded: [UInt8],
+                        ifModSeq: UInt64?, ifValue: JSONValue?) -> WriteOperation {
+        var operation = WriteOperation("replace", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.value("indexes", .array(indexes.map { .number(JSONNumber($0)) }))
+        operation.line.encoded("values", encoded)
+        return operation
+    }
+
+    /// The change ops a batch may carry.
+    public static let operationNames: Set<String> = ["set", "delete", "insert", "remove", "replace"]
+
+    /// An op as the protocol spells it, e.g. `{"op":"delete","object":"queue/pending"}`
+    /// (kvod checks its fields; no `id`). Anything that is not a JSON object
+    /// whose `op` is a change op is ``KVOClientError/Code-swift.struct/badRequest``.
+    public init(request: JSONValue) throws(KVOClientError) {
+        guard case .object(var members) = request, case .string(let op)? = members["op"],
+              Self.operationNames.contains(op)
+        else {
+            throw KVOClientError(.badRequest, "a batch op must be a JSON object whose op is one of "
+                                 + Self.operationNames.sorted().joined(separator: ", "))
+        }
+        members.removeValue(forKey: "op")
+        line = RequestLine(op: op)
+        for (name, value) in members { line.value(name, value) }
+    }
+
+    /// A duration as the protocol's seconds: a whole number when it is one, else a decimal.
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return String(seconds) }
+        return String(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}
