@@ -16,6 +16,7 @@ enum ChangeLine {
         if let old = change.old { members["old"] = old }
         if let indexes = change.indexes { members["indexes"] = .array(indexes.map { .number(JSONNumber($0)) }) }
         if let changedKeyPath = change.changedKeyPath { members["changedKeyPath"] = .string(changedKeyPath) }
+        if let cause = change.cause { members["cause"] = .string(cause.rawValue) }
         members["seq"] = .number(JSONNumber(validatedLiteral: String(change.seq)))
         return JSONValue.object(members).jsonString
     }

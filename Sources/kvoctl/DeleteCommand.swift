@@ -9,12 +9,14 @@ struct DeleteCommand: AsyncParsableCommand {
         discussion: "Deleting what is not there succeeds and changes nothing.")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var conditions: ConditionOptions
     @Argument(help: "The object's name.") var object: String
     @Argument(help: "A dotted key path; omit to delete the whole object.") var keyPath: String?
 
     func run() async throws {
+        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
         let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.delete(object, keyPath)
+            try await connection.delete(object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
         }
         Output.line(String(seq))
     }

@@ -13,10 +13,13 @@ enum ExitStatus {
     static let cannotConnect = ExitCode(3)
     /// `observe --count N --timeout S`: fewer than N events within S seconds.
     static let timedOut = ExitCode(4)
+    /// An `--if-mod-seq` or `--if-value` condition did not hold: nothing changed.
+    static let preconditionFailed = ExitCode(5)
 
     /// Writes `error` to standard error and returns the status it calls for.
     static func report(_ error: KVOClientError) -> ExitCode {
         Output.error("kvoctl: \(error.code): \(error.message)")
+        if error.code == .preconditionFailed { return preconditionFailed }
         return error.isConnectionError || error.code == .protocolViolation ? cannotConnect : daemonError
     }
 }

@@ -8,6 +8,7 @@ struct InsertCommand: AsyncParsableCommand {
         abstract: "Insert values into the array at a key path (created if missing); prints the seq.")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var conditions: ConditionOptions
     @Argument(help: "The object's name.") var object: String
     @Argument(help: "A dotted key path to an array.") var keyPath: String
     @Argument(help: "The values, each JSON or a bare word.") var values: [String]
@@ -21,8 +22,9 @@ struct InsertCommand: AsyncParsableCommand {
 
     func run() async throws {
         let values = try ValueArgument.parse(values)
+        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
         let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.insert(object, keyPath, values, at: index)
+            try await connection.insert(object, keyPath, values, at: index, ifModSeq: ifModSeq, ifValue: ifValue)
         }
         Output.line(String(seq))
     }

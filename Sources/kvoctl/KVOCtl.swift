@@ -18,13 +18,14 @@ struct KVOCtl: AsyncParsableCommand {
             when the per-user socket does not exist.
 
             Exit status: 0 ok; 1 the daemon refused the request (not_found, bad_request, ...); 2 usage; \
-            3 cannot connect, or the connection was lost; 4 observe --count timed out before enough events. \
+            3 cannot connect, or the connection was lost; 4 observe --count timed out before enough events; \
+            5 an --if-mod-seq or --if-value condition did not hold (nothing changed). \
             Errors go to standard error with the daemon's code and message.
             """,
         version: kvodVersion,
         subcommands: [
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
-            ReplaceCommand.self, ObserveCommand.self, ListCommand.self, InfoCommand.self, PingCommand.self,
+            ReplaceCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self, InfoCommand.self, PingCommand.self,
             RawCommand.self,
         ])
 

@@ -7,6 +7,7 @@ struct RemoveCommand: AsyncParsableCommand {
         commandName: "remove", abstract: "Remove elements from the array at a key path; prints the seq.")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var conditions: ConditionOptions
     @Argument(help: "The object's name.") var object: String
     @Argument(help: "A dotted key path to an array.") var keyPath: String
     @Argument(help: "Positions in the array as it is before the change.") var indexes: [Int]
@@ -17,8 +18,9 @@ struct RemoveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
         let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.remove(object, keyPath, at: indexes)
+            try await connection.remove(object, keyPath, at: indexes, ifModSeq: ifModSeq, ifValue: ifValue)
         }
         Output.line(String(seq))
     }

@@ -9,6 +9,7 @@ struct ReplaceCommand: AsyncParsableCommand {
         discussion: "Example: kvoctl replace todo items 0 done 2 '{\"x\":1}'")
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var conditions: ConditionOptions
     @Argument(help: "The object's name.") var object: String
     @Argument(help: "A dotted key path to an array.") var keyPath: String
     @Argument(help: ArgumentHelp("Pairs of an index and its new value.", valueName: "index value"))
@@ -27,8 +28,10 @@ struct ReplaceCommand: AsyncParsableCommand {
     func run() async throws {
         let indexes = stride(from: 0, to: pairs.count, by: 2).compactMap { Int(pairs[$0]) }
         let values = try stride(from: 1, to: pairs.count, by: 2).map { try ValueArgument.parse(pairs[$0]) }
+        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
         let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.replace(object, keyPath, at: indexes, with: values)
+            try await connection.replace(object, keyPath, at: indexes, with: values, ifModSeq: ifModSeq,
+                                         ifValue: ifValue)
         }
         Output.line(String(seq))
     }

@@ -85,6 +85,22 @@ public final class RunningCommand: Sendable {
         return collect()
     }
 
+    /// The program's process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Whether the program is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    /// What the program has written to standard output so far, in whole lines.
+    public var linesSoFar: [String] {
+        let text = output.withLock { String(decoding: $0.out, as: UTF8.self) }
+        return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1)
+            .map(String.init)
+    }
+
+    /// Sends `signal` to the program.
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
     /// Everything the program wrote, once it has exited.
     private func collect() -> CommandRun {
         stdoutPipe.fileHandleForReading.readabilityHandler = nil

@@ -1,0 +1,177 @@
+import Foundation
+import KVOClient
+import KVOEngine
+import KVOTestSupport
+import Testing
+
+/// docs/RECIPES.md: each recipe's shell block, taken from the page and run by `sh` as written,
+/// against the real kvod, with kvoctl on `PATH` and `$KVOD_SOCKET` set.
+@Suite struct RecipeTests {
+    /// The `index`th `sh` block of the section headed `heading` in docs/RECIPES.md.
+    static func recipe(_ heading: String, block index: Int = 0) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/RECIPES.md"), encoding: .utf8)
+        let section = try #require(page.components(separatedBy: "## \(heading)\n").dropFirst().first?
+            .components(separatedBy: "\n## ").first, "docs/RECIPES.md has a section \(heading)")
+        let blocks = section.components(separatedBy: "```sh\n").dropFirst()
+            .compactMap { $0.components(separatedBy: "```").first }
+        return try #require(blocks.dropFirst(index).first, "\(heading) has an sh block \(index)")
+    }
+
+    /// `sh -c script` with kvoctl on `PATH` and kvod's socket in `$KVOD_SOCKET`.
+    static func shell(_ kvod: KVODProcess, _ script: String, environment: [String: String] = [:]) throws
+        -> RunningCommand
+    {
+        let path = KVOCtl.binaryURL.deletingLastPathComponent().path + ":/usr/bin:/bin"
+        return try RunningCommand(URL(fileURLWithPath: "/bin/sh"), ["-c", script],
+                                  environment: ["PATH": path, "KVOD_SOCKET": kvod.socketPath]
+                                      .merging(environment) { _, new in new })
+    }
+
+    /// `kvoctl ARGUMENTS --socket …` left running (an observer).
+    static func background(_ kvod: KVODProcess, _ arguments: [String]) throws -> RunningCommand {
+        try RunningCommand(KVOCtl.binaryURL, arguments + ["--socket", kvod.socketPath])
+    }
+
+    /// The running children of `pid` (a shell's current command).
+    static func children(of pid: Int32) -> [Int32] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    static func events(_ command: RunningCommand) -> [JSONObject] {
+        command.linesSoFar.compactMap { line in
+            if case .object(let members)? = try? JSONReader.parse(line) { members } else { nil }
+        }
+    }
+
+    static func waitForObservations(_ connection: KVOConnection, _ count: Int) async throws {
+        try await waitUntil("kvod holds \(count) observations", timeout: 60) {
+            try await connection.info().observations == count
+        }
+    }
+
+    @Test func leaderElectionOneHostWinsTheOtherTakesOverWhenTheLeaderIsKilled() async throws {
+        let kvod = try await KVODProcess()
+        let connection = try KVOConnection(socketPath: kvod.socketPath)
+        let observer = try Self.background(kvod, ["observe", "election/web", "leader", "--new"])
+        try await Self.waitForObservations(connection, 1)
+        let campaign = try Self.recipe("Leader election")
+
+        let hostA = try Self.shell(kvod, campaign, environment: ["HOST": "host-a"])
+        try await waitUntil("host-a leads", timeout: 30) { () async -> Bool in
+            (try? await connection.get("election/web", "leader")) == "host-a"
+        }
+        // The one-line form, as written, on another host: the seat is taken.
+        let oneLine = try await Self.shell(kvod, try Self.recipe("Leader election", block: 1)).wait()
+        #expect(oneLine.status == 5 && oneLine.stderr.contains("precondition_failed"), "\(oneLine)")
+
+        // host-b waits in `observe --since` (its own observation, beside the observer's and host-a's hold).
+        let hostB = try Self.shell(kvod, campaign, environment: ["HOST": "host-b"])
+        try await Self.waitForObservations(connection, 3)
+        #expect(try await connection.get("election/web", "leader") == "host-a")
+
+        let leader = try #require(Self.children(of: hostA.processIdentifier).first, "host-a's kvoctl")
+        kill(leader, SIGKILL)
+        try await waitUntil("host-b leads", timeout: 30) { () async -> Bool in
+            (try? await connection.get("election/web", "leader")) == "host-b"
+        }
+        let seen = Self.events(observer).map { [$0["new"], $0["cause"]] }
+        #expect(seen == [["host-a", nil], [.null, "disconnect"], ["host-b", nil]], "\(observer.linesSoFar)")
+        #expect(try await hostA.wait().status == 1, "a candidate whose kvoctl was killed gives up")
+
+        // SIGTERM to the leader's kvoctl: it exits 0, so does the loop, and the seat is free.
+        let heldBy = try #require(Self.children(of: hostB.processIdentifier).first, "host-b's kvoctl")
+        kill(heldBy, SIGTERM)
+        let ended = try await hostB.wait()
+        #expect(ended.status == 0, "\(ended)")
+        try await waitUntil("the observer sees host-b go", timeout: 10) { () async -> Bool in
+            Self.events(observer).count == 4
+        }
+        #expect(Self.events(observer).last?["cause"] == "disconnect")
+        let gone = try await KVOCtl.run(kvod, ["get", "election/web", "leader"])
+        #expect(gone.status == 1 && gone.stderr.contains("not_found"))
+    }
+
+    /// 8 processes run the recipe at once; every increment counts. (The recipe's 1,000 increments
+    /// per process are `INCREMENTS` here, smaller: each is two or more kvoctl processes, tens of ms
+    /// each in a debug build. kvodTests' ConditionalWriteTests runs 8 × 1,000 with real clients.)
+    @Test func counterRecipeRunBy8ProcessesAtOnceLosesNoIncrement() async throws {
+        let kvod = try await KVODProcess()
+        let recipe = try Self.recipe("A counter without lost updates")
+        let increments = 15
+        let runners = try (0..<8).map { _ in
+            try Self.shell(kvod, recipe, environment: ["INCREMENTS": String(increments)])
+        }
+        for runner in runners {
+            let run = try await runner.wait(timeout: 240)
+            #expect(run.status == 0, "\(run)")
+        }
+        let counter = try await KVOCtl.run(kvod, ["get", "counters/jobs", "n"])
+        #expect(counter.stdout == "\(8 * increments)\n", "\(counter)")
+    }
+
+    @Test func leaseRecipeValueGoesWithCauseTtlWithin4SecondsOfTheLastRenewal() async throws {
+        let kvod = try await KVODProcess()
+        let connection = try KVOConnection(socketPath: kvod.socketPath)
+        let observer = try Self.background(kvod, ["observe", "workers/w1", "alive", "--new"])
+        try await Self.waitForObservations(connection, 1)
+        let heartbeat = try Self.shell(kvod, try Self.recipe("A lease"))
+        try await waitUntil("three renewals", timeout: 30) { () async -> Bool in Self.events(observer).count >= 3 }
+        let lease = try await connection.getVersioned("workers/w1", "alive")
+        #expect(lease.expiresIn.map { (1...3).contains($0) } == true, "\(lease)")
+
+        heartbeat.send(SIGKILL)
+        var lastRenewal = ContinuousClock.now
+        var renewals = Self.events(observer).count
+        try await waitUntil("the lease expires", timeout: 10) { () async -> Bool in
+            let events = Self.events(observer)
+            if events.last?["cause"] == "ttl" { return true }
+            if events.count != renewals { (renewals, lastRenewal) = (events.count, .now) }
+            return false
+        }
+        let expiredAfter = ContinuousClock.now - lastRenewal
+        #expect(expiredAfter <= .milliseconds(4_500), "at most 4 s after the last renewal (\(expiredAfter))")
+        #expect(expiredAfter >= .milliseconds(2_900), "never before its deadline (\(expiredAfter))")
+        #expect(Self.events(observer).last?["new"] == .null)
+    }
+
+    @Test func batchRecipeEventsComeTogetherAndAFailedConditionChangesNothing() async throws {
+        let kvod = try await KVODProcess()
+        let connection = try KVOConnection(socketPath: kvod.socketPath)
+        try await connection.set("queue/pending", "job7", to: ["cmd": "backup"] as JSONValue)
+        let observer = try Self.background(kvod, ["observe", "--prefix", "queue/", "job7", "--new"])
+        try await Self.waitForObservations(connection, 1)
+        // Another writer changes a third queue flat out meanwhile: its events must not come between the batch's.
+        let writer = Task {
+            var count = 0
+            while !Task.isCancelled { try await connection.set("queue/other", "job7", to: count); count += 1 }
+        }
+        try await waitUntil("the writer writes", timeout: 10) { () async -> Bool in Self.events(observer).count > 20 }
+        let batch = try Self.recipe("A batch")
+        let moved = try await Self.shell(kvod, batch).wait()
+        try await waitUntil("the writer writes on", timeout: 10) { () async -> Bool in
+            Self.events(observer).contains { $0["object"] == "queue/running" }
+                && Self.events(observer).last?["object"] == "queue/other"
+        }
+        writer.cancel()
+        _ = await writer.result
+        #expect(moved.status == 0, "\(moved)")
+        let seq = try #require(UInt64(moved.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let events = Self.events(observer)
+        let first = try #require(events.firstIndex { $0["object"] == "queue/pending" })
+        #expect(events[first]["new"] == .null && events[first]["seq"] == .number(JSONNumber(Int(seq) - 1)))
+        #expect(events[first + 1]["object"] == "queue/running" && events[first + 1]["seq"] == .number(JSONNumber(Int(seq))),
+                "the batch's two events are adjacent, with consecutive seqs: \(events[first...].prefix(3))")
+        #expect(events[first + 1]["new"] == ["cmd": "backup"])
+
+        // Run again: the job is no longer pending, so nothing changes and kvoctl exits 5.
+        let seqBefore = try await connection.info().seq
+        let again = try await Self.shell(kvod, batch).wait()
+        #expect(again.status == 5 && again.stderr.contains("op 0"), "\(again)")
+        #expect(try await connection.info().seq == seqBefore)
+        #expect(try await connection.get("queue/running", "job7") == ["cmd": "backup"])
+    }
+}
