@@ -10,8 +10,9 @@ struct BatchCommand: AsyncParsableCommand {
         abstract: "Apply the change ops on standard input (one JSON object a line) all or none; prints the seq.",
         discussion: """
             Each line is a set, delete, insert, remove or replace request as docs/PROTOCOL.md spells it, \
-            with its conditions; blank lines are skipped. If any op fails, nothing is applied: the error \
-            names the op's line (its index counts from 0), with status 5 for a failed condition.
+            with its conditions; blank lines are skipped. A line that is not such an op is a usage error \
+            (status 2, nothing sent). If any op fails, nothing is applied: kvod's error names it as ops[i], \
+            counting from 0, with status 5 for a failed condition.
             Example: printf '%s\\n' '{"op":"delete","object":"queue/pending"}' \
             '{"op":"set","object":"queue/running","keyPath":"job","value":1}' | kvoctl batch
             """)
@@ -22,21 +23,25 @@ struct BatchCommand: AsyncParsableCommand {
         var operations: [WriteOperation] = []
         while let line = readLine(strippingNewline: true) {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            do {
-                operations.append(try WriteOperation(request: try JSONReader.parse(line)))
-            } catch {
-                throw ValidationError("op \(operations.count) (\(line)): \(error)")
-            }
-        }
-        guard !operations.isEmpty else { throw ValidationError("no ops on standard input") }
-        let result = try await connection.run { connection throws(KVOClientError) in
             do throws(KVOClientError) {
-                return try await connection.batch(operations)
-            } catch let error where error.index != nil {
-                throw KVOClientError(error.code, "op \(error.index!): \(error.message)", modSeq: error.modSeq,
-                                     index: error.index)
+                let request: JSONValue
+                do { request = try JSONReader.parse(line) } catch {
+                    throw KVOClientError(.badJSON, error.message)
+                }
+                operations.append(try WriteOperation(request: request))
+            } catch {
+                Output.error("kvoctl: line \(operations.count + 1) (\(line)): \(error.message)")
+                throw ExitStatus.usage
             }
         }
-        Output.line(String(result.seq))
+        guard !operations.isEmpty else {
+            Output.error("kvoctl: no ops on standard input")
+            throw ExitStatus.usage
+        }
+        // kvod's error names the failing op (`ops[i]: …`), counting from 0.
+        let seq = try await connection.run { connection throws(KVOClientError) in
+            try await connection.batch(operations).seq
+        }
+        Output.line(String(seq))
     }
 }
