@@ -54,6 +54,24 @@ final class TestClock: @unchecked Sendable {
         #expect(fixture.value("o") == ["a": ["b": 2]])
     }
 
+    @Test func changingOneLeasedMemberLeavesItsSiblingsLeasedAndReplacingTheirParentEndsThem() {
+        let other = fixture.makeClient()
+        for name in ["a", "b", "c"] {
+            fixture.ok(["op": "set", "object": "o", "keyPath": .string("m.\(name)"), "value": 1, "ephemeral": true],
+                       from: owner)
+        }
+        fixture.ok(["op": "set", "object": "o", "keyPath": "m.a", "value": 2], from: other)   // ends m.a only
+        fixture.ok(["op": "delete", "object": "o", "keyPath": "m.b"], from: other)           // ends m.b only
+        #expect(fixture.engine.leaseCount == 1)
+        fixture.ok(["op": "set", "object": "p", "keyPath": "m.a", "value": 1, "ephemeral": true], from: owner)
+        fixture.ok(["op": "set", "object": "p", "keyPath": "m", "value": 0], from: other)     // an object replaced
+        #expect(fixture.engine.leaseCount == 1)
+        fixture.engine.closeClient(owner)
+        fixture.engine.releaseDueValues()
+        #expect(fixture.value("o") == ["m": ["a": 2]])
+        #expect(fixture.value("p") == ["m": 0])
+    }
+
     @Test func ttlDeletesTheValueAtItsDeadlineNotBeforeAndASetRenewsIt() {
         fixture.ok(["op": "observe", "object": "lease", "keyPath": "holder", "options": ["new"]], from: observer)
         fixture.ok(["op": "set", "object": "lease", "keyPath": "holder", "value": "a", "ttl": 3], from: owner)

@@ -22,7 +22,14 @@ extension Engine {
         entry.leases = nil
         let path = change.path.joined(separator: ".")
         var ended: [String] = []
-        for keyPath in leases.keys where Self.keyPath(keyPath, isAtOrUnder: path) { ended.append(keyPath) }
+        if path.isEmpty || Self.isObject(change.old) {
+            for keyPath in leases.keys where Self.keyPath(keyPath, isAtOrUnder: path) { ended.append(keyPath) }
+        } else if leases[path] != nil {
+            // Leases under a key path are on members of the object it held: a scalar or an array
+            // there has none, so the object's other leases need no look (an object with 100,000
+            // leased members made each deletion a pass over all of them).
+            ended.append(path)
+        }
         for keyPath in ended {
             guard let held = leases.removeValue(forKey: keyPath) else { continue }
             leaseTable.removed(held.lease, at: LeaseTable.Place(object: change.object, keyPath: keyPath))
@@ -33,6 +40,10 @@ extension Engine {
             leaseTable.added(lease, at: LeaseTable.Place(object: change.object, keyPath: path), generation: generation)
         }
         store.objects.setLeases(leases.isEmpty ? nil : leases, of: entry, named: change.object)
+    }
+
+    private static func isObject(_ value: JSONValue?) -> Bool {
+        if case .object? = value { true } else { false }
     }
 
     private static func keyPath(_ keyPath: String, isAtOrUnder path: String) -> Bool {
