@@ -48,7 +48,10 @@ let package = Package(
             swiftSettings: releaseSpeed
         ),
         // Durable state: the SQLite data directory and the thread that commits to it.
-        .target(name: "KVOStorage", dependencies: ["KVOEngine", "CSQLite"]),
+        .target(
+            name: "KVOStorage",
+            dependencies: ["KVOEngine", "CSQLite", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(
             name: "kvod",

@@ -136,4 +136,12 @@ static inline int kvod_unblock_signal(int signum) {
     return rc == 0 ? 0 : -rc;
 }
 
+// MARK: - Loop metrics
+
+/// uv_loop_configure is variadic, which Swift cannot call: turns on the
+/// accounting of time spent waiting in epoll (uv_metrics_idle_time).
+static inline int kvod_loop_measure_idle_time(uv_loop_t *loop) {
+    return uv_loop_configure(loop, UV_METRICS_IDLE_TIME);
+}
+
 #endif

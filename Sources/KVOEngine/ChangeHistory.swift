@@ -1,7 +1,7 @@
 import DequeModule
 
-/// The most recent changes, oldest first, at most ``capacity`` of them: what
-/// `observe` with `since` replays (etcd's watch history).
+/// The most recent changes, oldest first, within ``limits`` (a count and
+/// bytes): what `observe` with `since` replays (etcd's watch history).
 ///
 /// The changes held are consecutive: their seqs run without a gap from
 /// ``oldestSeq`` to the store's seq, so the changes after a seq start at a
@@ -9,15 +9,24 @@ import DequeModule
 /// per-object index would spare a resume reading other objects' changes, but
 /// it cost every change a hash and two queue operations: a tenth of a `set`.)
 public final class ChangeHistory {
-    /// The most changes kept; 0 keeps none (only `since` = the current seq works).
-    public let capacity: Int
+    /// How many changes, and how many bytes of them, are kept at most.
+    public let limits: HistoryLimits
     private var changes: Deque<ChangeRecord> = []
     private var newestSeq: UInt64?
+    /// The sum of the held changes' ``ChangeRecord/bytes``.
+    public private(set) var bytes = 0
 
-    public init(capacity: Int) {
-        precondition(capacity >= 0, "history capacity must not be negative")
-        self.capacity = capacity
+    public init(limits: HistoryLimits) {
+        self.limits = limits
     }
+
+    /// A history bounded by `capacity` changes (and the default bytes).
+    public convenience init(capacity: Int) {
+        self.init(limits: HistoryLimits(maxChanges: capacity))
+    }
+
+    /// The most changes kept; 0 keeps none (only `since` = the current seq works).
+    public var capacity: Int { limits.maxChanges }
 
     /// How many changes are held.
     public var count: Int { changes.count }
@@ -28,24 +37,29 @@ public final class ChangeHistory {
     /// Every change held, oldest first.
     public var all: [ChangeRecord] { Array(changes) }
 
-    /// Adds the newest change, forgetting the oldest one beyond ``capacity``.
+    /// Adds the newest change, forgetting the oldest ones beyond the limits
+    /// (the new one too, when it alone is over the bytes: then none is held).
     /// `change.seq` must follow the last change held.
     func append(_ change: ChangeRecord) {
-        guard capacity > 0 else { return }
+        guard limits.maxChanges > 0 else { return }
         // The newest seq is kept apart: reading it from the last record
         // would copy the record.
         precondition(newestSeq.map { change.seq == $0 + 1 } ?? true, "history must stay consecutive")
-        if changes.count == capacity { changes.removeFirst() }
         changes.append(change)
+        bytes += change.bytes
         newestSeq = change.seq
+        while limits.areExceeded(count: changes.count, bytes: bytes) {
+            bytes -= changes.removeFirst().bytes
+        }
     }
 
     /// Replaces what is held by `restored` (consecutive, oldest first), keeping
-    /// the newest ``capacity`` of them.
+    /// the newest of them within the limits.
     func restore(_ restored: [ChangeRecord]) {
         changes = []
+        bytes = 0
         newestSeq = nil
-        for change in restored.suffix(capacity) { append(change) }
+        for change in restored.suffix(limits.maxChanges) { append(change) }
     }
 
     /// The changes to `object` after `seq`, oldest first. Only complete when

@@ -51,6 +51,18 @@ public final class ChangeRecord: Sendable, Equatable {
     public let cause: ChangeCause?
     /// The lease a `set` with `ephemeral` or `ttl` puts on its value.
     public let lease: Lease?
+    /// ``JSONValue/sizeEstimate`` of `old` and of `new` (0 when absent), taken
+    /// once here: the history and the memory account read them, never the values.
+    public let oldSize: Int
+    public let newSize: Int
+    /// About what keeping this record costs, in bytes: its values, names and
+    /// indexes and the record itself. What `--history-bytes` bounds, in
+    /// memory and on disk alike.
+    public let bytes: Int
+
+    /// What a record costs besides its names, indexes and values (the object
+    /// and its arrays' headers, and its place in the history).
+    static let fixedBytes = 192
 
     public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
                 new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil, createdObject: Bool = false,
@@ -67,6 +79,10 @@ public final class ChangeRecord: Sendable, Equatable {
         self.createdObject = createdObject
         self.cause = cause
         self.lease = lease
+        oldSize = old?.sizeEstimate ?? 0
+        newSize = new?.sizeEstimate ?? 0
+        bytes = Self.fixedBytes + object.utf8.count + path.reduce(0) { $0 + $1.utf8.count + 16 }
+            + indexes.count * 8 + oldSize + newSize
     }
 
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {

@@ -40,13 +40,15 @@ extension Engine {
     /// here, in order, each notifying as it would alone. Within one request,
     /// so their events are contiguous on every connection and they reach
     /// the change log in one loop iteration (one commit). Returns each op's
-    /// seq, nil for an op that changed nothing.
+    /// seq, nil for an op that changed nothing. Under `--max-memory` the
+    /// batch is measured as a whole: what it adds in all must fit.
     func batch(_ operations: [ChangeOperation], for client: ClientController) throws(KVOEngineError) -> [UInt64?] {
         // The trial keeps this engine's limits; it neither checks access (done
         // for the whole batch before) nor keeps a history.
         var limits = configuration
         limits.accessPolicy = nil
         limits.historyCapacity = 0
+        limits.maxMemory = 0
         let trial = Engine(configuration: limits)
         trial.store.seq = store.seq
         var copied: Set<String> = []
@@ -66,6 +68,11 @@ extension Engine {
             }
         }
         trial.closeClient(tryClient)
+        // The trial's documents count only what its changes added (copies
+        // are taken as they are): that is the batch's growth.
+        try checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
+        admitsEveryChange = true
+        defer { admitsEveryChange = false }
         var seqs: [UInt64?] = []
         seqs.reserveCapacity(operations.count)
         for change in operations {

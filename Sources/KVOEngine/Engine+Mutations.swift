@@ -11,6 +11,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
                                   seq: store.seq + 1, existingKeys: existing,
                                   createdObject: target.entry?.members == nil, lease: lease)
+        try admit(change)
         switch shared.route(of: change, in: target.entry) {
         case .unobserved:
             store.write(object, at: keys, value, to: target)
@@ -34,6 +35,7 @@ extension Engine {
         }
         let change = ChangeRecord(object: object, path: [], kind: .setting, old: store.value(object, at: []),
                                   new: value, seq: store.seq + 1, existingKeys: 0, lease: lease)
+        try admit(change)
         return commit(change) { store.replaceDocument(object, with: members) }
     }
 
@@ -72,6 +74,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .insertion,
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
                             seq: store.seq + 1, existingKeys: existing, createdObject: store.document(object) == nil)
+        try admit(change)
         return commit(change) {
             store.modifyArray(object, at: keys, create: true) { $0.insert(contentsOf: values, at: position) }
         }
@@ -98,6 +101,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
                             old: .array(replaced), new: .array(values), seq: store.seq + 1,
                             existingKeys: keys.count)
+        try admit(change)
         return commit(change) {
             store.modifyArray(object, at: keys, create: false) { array in
                 for (index, value) in zip(indexes, values) { array[index] = value }
@@ -128,6 +132,7 @@ extension Engine {
     /// object's, when the caller has it at hand.
     private func record(_ change: ChangeRecord, in entry: ObjectTable.Entry? = nil) {
         store.seq = change.seq
+        store.sizeEstimate += change.storeGrowth
         store.recordModSeq(of: change, in: entry)
         updateLeases(for: change, in: entry)
         history.append(change)

@@ -25,10 +25,18 @@ public final class Engine {
     /// Ephemeral values and deadlines.
     let leaseTable = LeaseTable()
     private let startedAt = ContinuousClock.now
+    /// What the daemon reports about itself through `info` (loop lag,
+    /// refused connections); the daemon keeps it up to date.
+    public var daemonStatistics = DaemonStatistics()
+    /// Requests refused for a limit on resources, for `info`.
+    public internal(set) var refusals = EngineRefusals()
+    /// Set while a batch that passed the memory check as a whole is applied
+    /// op by op: one of its ops alone may grow what the others shrink.
+    var admitsEveryChange = false
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
-        self.history = ChangeHistory(capacity: configuration.historyCapacity)
+        self.history = ChangeHistory(limits: configuration.historyLimits)
         // One table of objects for both: a change finds its document and its
         // observers with one hash of the name.
         let objects = ObjectTable()
@@ -201,10 +209,7 @@ extension Engine {
         let added = keyPaths.count == 1
             ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
             : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
-        guard client.observationCount + added <= configuration.maxObservationsPerClient else {
-            throw KVOEngineError(.limitExceeded,
-                                 "a connection may hold \(configuration.maxObservationsPerClient) observations")
-        }
+        try checkObservationLimits(adding: added, for: client)
         guard case .object(let object) = scope else {
             try observePrefix(scope.name, keyPaths, options, context, since: since, policy: policy, for: client)
             return
@@ -342,6 +347,7 @@ extension Engine {
         reply.field("seq", integer: store.seq)
         reply.field("oldestSeq", integer: oldestSeqHeld)
         reply.field("epoch", .string(epoch))
+        writeResourceInfo(into: &reply)
     }
 
     static func describe(_ info: ObservationInfo) -> JSONValue {

@@ -2,21 +2,40 @@
 public struct EngineConfiguration: Sendable {
     /// Reported by `info`.
     public var version: String
-    /// The most observations one client may hold; more is `limit_exceeded`.
+    /// The most observations one client may hold (`--max-observations-per-connection`);
+    /// more is `limit_exceeded`.
     public var maxObservationsPerClient: Int
-    /// How many recent changes are kept for `observe` with `since`.
-    public var historyCapacity: Int
+    /// How many recent changes, and how many bytes of them, are kept for
+    /// `observe` with `since` (`--history`, `--history-bytes`).
+    public var historyLimits: HistoryLimits
+    /// The most bytes kvod's memory account (``Engine/memoryEstimate``) may
+    /// reach through new observations and writes that grow the documents
+    /// (`--max-memory`); 0: no limit.
+    public var maxMemory: Int
     /// Who may read and write what; nil: every client may everything.
     public var accessPolicy: AccessPolicy?
     /// The wall clock TTL deadlines are kept in (seconds since 1970); tests set their own.
     public var wallClock: @Sendable () -> Double = wallClockNow
 
-    public init(version: String = kvodVersion, maxObservationsPerClient: Int = 1_000_000,
-                historyCapacity: Int = 100_000, accessPolicy: AccessPolicy? = nil) {
+    /// `--max-observations-per-connection`'s default: about 25 MiB of
+    /// observations at ``Engine/observationBytes`` each.
+    public static let defaultMaxObservationsPerClient = 100_000
+
+    public init(version: String = kvodVersion,
+                maxObservationsPerClient: Int = EngineConfiguration.defaultMaxObservationsPerClient,
+                historyCapacity: Int = 100_000, historyBytes: Int = HistoryLimits.defaultMaxBytes,
+                maxMemory: Int = 0, accessPolicy: AccessPolicy? = nil) {
         self.version = version
         self.maxObservationsPerClient = maxObservationsPerClient
-        self.historyCapacity = historyCapacity
+        self.historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
+        self.maxMemory = maxMemory
         self.accessPolicy = accessPolicy
+    }
+
+    /// How many recent changes are kept for `observe` with `since`.
+    public var historyCapacity: Int {
+        get { historyLimits.maxChanges }
+        set { historyLimits.maxChanges = newValue }
     }
 }
 

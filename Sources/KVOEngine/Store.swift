@@ -10,6 +10,11 @@ public final class Store {
     let objects: ObjectTable
     /// The sequence number of the last change; 0 before the first.
     public internal(set) var seq: UInt64 = 0
+    /// About how many bytes the documents take: each one's compact JSON
+    /// (``JSONValue/sizeEstimate``), name and entry. Kept up to date by the
+    /// engine from each change's ``ChangeRecord/storeGrowth``; what
+    /// `--max-memory` counts for the documents.
+    public internal(set) var sizeEstimate = 0
 
     public convenience init() {
         self.init(objects: ObjectTable())
@@ -83,10 +88,17 @@ public final class Store {
     /// the documents' modSeqs (a document without any counts as changed at `seq`).
     func restore(documents: [String: JSONObject], seq: UInt64, modSeqs: [String: ModSeqTree] = [:]) {
         objects.replaceDocuments(with: documents)
-        for name in documents.keys {
+        sizeEstimate = 0
+        for (name, members) in documents {
             objects.entry(name)?.modSeqs = modSeqs[name] ?? ModSeqTree(madeAt: seq)
+            sizeEstimate += Self.sizeEstimate(of: name, members)
         }
         self.seq = seq
+    }
+
+    /// What one document counts in ``sizeEstimate``.
+    static func sizeEstimate(of name: String, _ members: JSONObject) -> Int {
+        ChangeRecord.documentOverhead(name) + JSONValue.object(members).sizeEstimate
     }
 
     /// Where a checked write goes: the object's entry, when it exists, and

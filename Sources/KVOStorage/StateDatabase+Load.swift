@@ -2,7 +2,9 @@ import KVOEngine
 
 extension StateDatabase {
     /// Reads everything back: every document, the last seq, and the newest
-    /// changes (at most the history capacity, consecutive, ending at seq).
+    /// changes (within the history limits, consecutive, ending at seq). The
+    /// history rows beyond the limits are deleted, so that a later start with
+    /// larger limits does not bring back what this one no longer held.
     ///
     /// A row it cannot read (not JSON, nested deeper than
     /// ``DocumentDepth/readerLimit``, a member without its object) does not
@@ -16,13 +18,13 @@ extension StateDatabase {
                 """) ?? 0)
             var unreadable = UnreadableRows()
             var documents = try loadDocuments(&unreadable)
-            let keepAfter = seq > UInt64(historyCapacity) ? seq - UInt64(historyCapacity) : 0
-            var history = try loadHistory(after: keepAfter, &unreadable)
+            var history = try loadHistory(endingAt: seq, &unreadable)
             if !unreadable.isEmpty {
                 quarantined = try quarantine(unreadable, seq: seq)
                 for object in unreadable.objects.keys { documents.removeValue(forKey: object) }
                 if let through = unreadable.history.keys.max() { history.removeAll { $0.seq <= through } }
             }
+            try trimHistory(keeping: history, seq: seq)
             let modSeqs = try loadModSeqs(of: documents)
             let leases = try loadLeases(of: documents)
             do {
@@ -74,22 +76,56 @@ extension StateDatabase {
         return documents
     }
 
-    private func loadHistory(after seq: UInt64, _ unreadable: inout UnreadableRows) throws -> [ChangeRecord] {
+    /// The newest changes up to `seq`, consecutive, within the history
+    /// limits (the rule ``ChangeHistory`` follows), oldest first: read newest
+    /// first, and no further than the limits, a gap or an unreadable row
+    /// (which everything older goes with).
+    private func loadHistory(endingAt seq: UInt64, _ unreadable: inout UnreadableRows) throws -> [ChangeRecord] {
         let select = try connection.prepare("""
             SELECT seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause
-            FROM history WHERE seq > ? ORDER BY seq
+            FROM history WHERE seq <= ? ORDER BY seq DESC
             """)
         select.bind(1, Int64(bitPattern: seq))
-        var changes: [ChangeRecord] = []
+        var newestFirst: [ChangeRecord] = []
+        var bytes = 0
+        var expected = seq
         while try select.step() {
-            let seq = UInt64(bitPattern: select.int64(0))
+            let rowSeq = UInt64(bitPattern: select.int64(0))
+            guard rowSeq == expected, rowSeq > 0 else { break }
+            let change: ChangeRecord
             do throws(HistoryRowError) {
-                changes.append(try change(in: select, seq: seq))
+                change = try self.change(in: select, seq: rowSeq)
             } catch {
-                unreadable.history[seq] = error.reason
+                unreadable.history[rowSeq] = error.reason
+                break
             }
+            guard !historyLimits.areExceeded(count: newestFirst.count + 1, bytes: bytes + change.bytes) else { break }
+            newestFirst.append(change)
+            bytes += change.bytes
+            expected -= 1
         }
-        return changes
+        return newestFirst.reversed()
+    }
+
+    /// Deletes the history rows older than `kept` (all of them when it is
+    /// empty), writing `seq` to meta first since no row may say it then, and
+    /// starts the writer's account of the rows from `kept`.
+    private func trimHistory(keeping kept: [ChangeRecord], seq: UInt64) throws {
+        let keepAfter = kept.first.map { $0.seq - 1 } ?? seq
+        historyRows.restore(kept, seq: seq)
+        guard try connection.integer("SELECT COUNT(*) FROM history WHERE seq <= \(Int64(bitPattern: keepAfter))") ?? 0 > 0
+        else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try connection.execute("""
+                UPDATE meta SET value = \(Int64(bitPattern: seq)) WHERE key = 'seq';
+                DELETE FROM history WHERE seq <= \(Int64(bitPattern: keepAfter));
+                COMMIT;
+                """)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
     }
 
     private func change(in row: SQLiteStatement, seq: UInt64) throws(HistoryRowError) -> ChangeRecord {

@@ -3,22 +3,27 @@ import KVOEngine
 /// The write path: one transaction per group of batches.
 extension StateDatabase {
     /// Commits `batches` in one transaction: their changes into the history
-    /// (trimmed to the capacity) and the top-level members they touched, as
-    /// they are after the last batch. Durable on return in `always` mode.
+    /// (trimmed to the history limits) and the top-level members they
+    /// touched, as they are after the last batch. Durable on return in
+    /// `always` mode.
     public func write(_ batches: [CommitBatch]) throws(StorageError) {
         guard let lastSeq = batches.last?.changes.last?.seq else { return }
-        let keepAfter = lastSeq > UInt64(historyCapacity) ? lastSeq - UInt64(historyCapacity) : 0
-        let trims = keepAfter >= trimmedThrough + trimStep
         var edits: [String: ObjectEdit] = [:]
         var order: [String] = []
         for batch in batches {
             for change in batch.changes {
+                historyRows.append(change)
                 if edits[change.object] == nil { order.append(change.object) }
                 edits[change.object, default: ObjectEdit()].add(change)
             }
             for (name, document) in batch.documents { edits[name]?.document = document }
             for (name, tree) in batch.modSeqs { edits[name]?.modSeqs = tree }
         }
+        // Rows that fell out go in steps, or at once when none is left (then
+        // no row may be older than the seq meta says).
+        let keepAfter = historyRows.droppedThrough
+        let trims = historyRows.garbageRows >= trimStep || historyRows.garbageBytes >= trimStepBytes
+            || (historyRows.isEmpty && historyRows.garbageRows > 0)
         do throws(SQLiteError) {
             try statements.begin.run()
             do throws(SQLiteError) {
@@ -31,13 +36,15 @@ extension StateDatabase {
                     statements.trimHistory.bind(1, Int64(bitPattern: keepAfter))
                     try statements.trimHistory.run()
                 }
-                // The newest history row says the seq; meta only needs it when no row is kept.
-                if historyCapacity == 0 {
+                // The newest history row says the seq; meta only needs it
+                // when no row is kept, or rows are deleted.
+                if historyRows.isEmpty || trims {
                     statements.setSeq.bind(1, Int64(bitPattern: lastSeq))
                     try statements.setSeq.run()
                 }
                 try statements.commit.run()
-                if trims { trimmedThrough = keepAfter }
+                historyRows.wrote(through: lastSeq)
+                if trims { historyRows.trimmed() }
             } catch {
                 try? statements.rollback.run()
                 throw error

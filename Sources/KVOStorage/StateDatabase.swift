@@ -5,8 +5,8 @@ import KVOEngine
 /// kvod's data directory: one SQLite database, `kvod.db`, in WAL mode.
 ///
 /// It holds the current value of every object, member by member, the last
-/// seq, and the newest changes (at most the history capacity): a compacted
-/// state, not an ever-growing log. The schema is in docs/DURABILITY.md.
+/// seq, and the newest changes (within the history limits, by count and by
+/// bytes): a compacted state, not an ever-growing log. The schema is in docs/DURABILITY.md.
 ///
 /// The connection uses `locking_mode=EXCLUSIVE`: kvod holds the database lock
 /// from start to exit, so a second kvod on the same directory is refused
@@ -22,29 +22,37 @@ public final class StateDatabase {
 
     public let path: String
     public let syncMode: SyncMode
+    /// How many changes, and how many bytes of them, the history table keeps
+    /// (the rule the engine's history follows too).
+    public let historyLimits: HistoryLimits
     /// The most changes kept in the history table.
-    public let historyCapacity: Int
+    public var historyCapacity: Int { historyLimits.maxChanges }
     let connection: SQLiteConnection
     let statements: Statements
-    /// History rows up to this seq are deleted. Trimming in steps rather than
-    /// at every commit keeps each commit to fewer pages (what an fsync
-    /// costs); the table holds at most ``historyCapacity`` + ``trimStep`` rows.
-    var trimmedThrough: UInt64 = 0
+    /// The rows the history keeps, and those that fell out but are not
+    /// deleted yet. Deleting in steps rather than at every commit keeps each
+    /// commit to fewer pages (what an fsync costs): the table holds at most
+    /// ``trimStep`` rows and ``trimStepBytes`` bytes more than the limits.
+    var historyRows: HistoryRows
     /// What the last ``load()`` moved to the quarantine table, one line each
     /// (empty when every row was read).
     public internal(set) var quarantined: [String] = []
     /// What is wrong with the data directory but does not stop kvod (others
     /// may write in it), one line each, for the log.
     public private(set) var warnings: [String] = []
-    var trimStep: UInt64 { UInt64(min(1024, max(1, historyCapacity / 8))) }
+    var trimStep: Int { min(1024, max(1, historyLimits.maxChanges / 8)) }
+    var trimStepBytes: Int { max(1, historyLimits.maxBytes / 8) }
 
     /// Opens the database in `directory` (creating both if needed: the
-    /// directory 0700, the files 0600).
-    public init(directory: String, syncMode: SyncMode, historyCapacity: Int) throws(StorageError) {
+    /// directory 0700, the files 0600). The history keeps at most
+    /// `historyCapacity` changes and `historyBytes` bytes of them.
+    public init(directory: String, syncMode: SyncMode, historyCapacity: Int,
+                historyBytes: Int = HistoryLimits.defaultMaxBytes) throws(StorageError) {
         if let warning = try DataDirectoryFiles.prepareDirectory(directory) { warnings.append(warning) }
         path = directory + "/" + Self.fileName
         self.syncMode = syncMode
-        self.historyCapacity = historyCapacity
+        historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
+        historyRows = HistoryRows(limits: historyLimits)
         try DataDirectoryFiles.prepareDatabaseFile(path, in: directory)
         do {
             connection = try SQLiteConnection(path: path)
@@ -103,8 +111,9 @@ public final class StateDatabase {
     /// rewrites the top-level members it touched, not whole documents;
     /// `created_seq`, `created_index` keep members in the order they were
     /// first written. `objects` lists every object, also those that are `{}`.
-    /// The last seq is the newest history row's, or `meta.seq` when no row is
-    /// kept (a capacity of 0); `meta.epoch` names the history (16 hex digits
+    /// The last seq is the newest history row's, or `meta.seq` when that is
+    /// larger (no row is kept, or the rows were trimmed: `meta.seq` is written
+    /// whenever rows are deleted); `meta.epoch` names the history (16 hex digits
     /// on the wire). Values are JSON text; in `history`, `old` and
     /// `new` are NULL when the value was absent and `key_path` is dotted (`''`:
     /// the whole object). Names and key paths are stored in NFC

@@ -41,15 +41,13 @@ final class ClientConnection: ClientOutputDelegate {
     /// `pid=… uid=… gid=…`, for log lines.
     let peer: String
 
-    init(stream: UVStream, daemon: Daemon) {
+    /// `credentials`: who connected, as the kernel said (nil: it did not).
+    init(stream: UVStream, credentials: PeerCredentials?, daemon: Daemon) {
         self.stream = stream
         self.daemon = daemon
         self.controller = daemon.engine.makeClient()
         self.framer = LineFramer(maxLineBytes: daemon.configuration.maxLineBytes)
-        if let peer = stream.peerCredentials() {
-            controller.credentials = PeerCredentials(pid: peer.pid, uid: peer.uid, gid: peer.gid,
-                                                     groups: stream.peerGroups())
-        }
+        controller.credentials = credentials
         peer = controller.credentials?.description ?? "pid=? uid=? gid=?"
         controller.outputDelegate = self
         controller.outputAllowance = daemon.configuration.outputLimits.hardBytes

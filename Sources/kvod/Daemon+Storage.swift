@@ -16,7 +16,8 @@ extension Daemon {
         let state: SavedState
         do {
             database = try StateDatabase(directory: directory, syncMode: configuration.syncMode,
-                                         historyCapacity: configuration.historyCapacity)
+                                         historyCapacity: configuration.historyCapacity,
+                                         historyBytes: configuration.historyBytes)
             state = try database.load()
         } catch {
             throw .cannotOpenStorage("\(error)")
@@ -34,7 +35,8 @@ extension Daemon {
         self.storage = (groupCommit, writer, wakeup)
         logger.info("""
             state in \(database.path) (sync \(configuration.syncMode.rawValue)): \(state.documents.count) objects, \
-            seq \(state.seq), \(engine.history.count) changes of history (at most \(configuration.historyCapacity))
+            seq \(state.seq), \(engine.history.count) changes of history in \(engine.history.bytes) bytes \
+            (at most \(configuration.historyCapacity) changes and \(configuration.historyBytes) bytes)
             """)
     }
 

@@ -69,14 +69,20 @@ final class Daemon {
 
     /// Clients beyond this many are refused (resolved in `run`).
     private var maxConnections = Int.max
+    /// Clients of one uid beyond its limit are refused (resolved in `run`).
+    private var connectionsPerUID = ConnectionsPerUID(limit: Int.max, exempt: [])
     private var refusals = RefusalLog()
+    /// Times the loop's turns for `info`'s loop lag.
+    private var lagMeter: LoopLagMeter?
 
     init(configuration: DaemonConfiguration, logger: Logger, engine: Engine? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
         self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
-            historyCapacity: configuration.historyCapacity, accessPolicy: configuration.accessPolicy))
+            maxObservationsPerClient: configuration.maxObservationsPerConnection,
+            historyCapacity: configuration.historyCapacity, historyBytes: configuration.historyBytes,
+            maxMemory: configuration.maxMemory, accessPolicy: configuration.accessPolicy))
         do {
             self.loop = try UVLoop()
         } catch {
@@ -92,6 +98,9 @@ final class Daemon {
         try watchSignals()
         let openFiles = DescriptorLimit.raiseSoftToHard()
         maxConnections = configuration.maxConnections ?? DescriptorLimit.defaultMaxConnections(softLimit: openFiles)
+        connectionsPerUID = ConnectionsPerUID(
+            limit: configuration.maxConnectionsPerUID ?? ConnectionsPerUID.defaultLimit(maxConnections: maxConnections),
+            exempt: [0, getuid()])
         // State before the socket: no client may see the store before it is restored.
         try openStorage()
         do {
@@ -104,13 +113,20 @@ final class Daemon {
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
+        do {
+            lagMeter = try LoopLagMeter(loop: loop) { [unowned self] microseconds in
+                self.engine.daemonStatistics.recordLoopTurn(microseconds: microseconds)
+            }
+        } catch {
+            logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")
+        }
         state = .running
         if let activated = configuration.activatedSocket {
             logger.info("kvod \(engine.configuration.version) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
         } else {
             logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
         }
-        logger.info("serving at most \(maxConnections) connections (open-file limit \(openFiles))")
+        logger.info("serving at most \(maxConnections) connections (open-file limit \(openFiles)), \(connectionsPerUID.limit) per uid")
         if configuration.accessPolicy == nil {
             logger.info("no --policy: every client that can open the socket may read and write everything")
         }
@@ -212,16 +228,31 @@ final class Daemon {
             logger.warning("accept failed: \(error)")
             return
         }
-        guard connections.count < maxConnections else { return refuse(stream) }
-        let connection = ClientConnection(stream: stream, daemon: self)
+        guard connections.count < maxConnections else {
+            engine.daemonStatistics.refusedConnections += 1
+            return refuse(stream, "kvod serves at most \(maxConnections) connections (--max-connections); try again later")
+        }
+        let peer = stream.peerCredentials()
+        if let uid = peer?.uid, !connectionsPerUID.admits(uid) {
+            engine.daemonStatistics.refusedConnectionsPerUID += 1
+            return refuse(stream, """
+                kvod serves at most \(connectionsPerUID.limit) connections per uid (--max-connections-per-uid) \
+                and uid \(uid) holds \(connectionsPerUID.count(of: uid)); try again later
+                """)
+        }
+        let credentials = peer.map {
+            PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid, groups: stream.peerGroups())
+        }
+        let connection = ClientConnection(stream: stream, credentials: credentials, daemon: self)
         connections[connection.controller.id] = connection
+        if let uid = credentials?.uid { connectionsPerUID.opened(by: uid) }
         logger.info("client #\(connection.controller.id) connected (\(connection.peer))")
         connection.start()
     }
 
-    /// Tells a client over `--max-connections` why, then closes it.
-    private func refuse(_ stream: UVStream) {
-        let message = "kvod serves at most \(maxConnections) connections; try again later"
+    /// Tells a client over `--max-connections` or `--max-connections-per-uid`
+    /// why (`message`), then closes it.
+    private func refuse(_ stream: UVStream, _ message: String) {
         stream.write(Engine.refusal(KVOEngineError(.limitExceeded, message)))
         stream.shutdownThenClose()
         if let unlogged = refusals.record(now: loop.now) {
@@ -261,6 +292,7 @@ final class Daemon {
     /// Called from a connection's close callback: its socket is gone.
     func connectionClosed(_ connection: ClientConnection) {
         connections[connection.controller.id] = nil
+        if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
         if state == .draining && connections.isEmpty { finishShutdown() }
     }
 
@@ -311,6 +343,8 @@ final class Daemon {
         stopStorage()
         beforeSleep?.close()
         beforeSleep = nil
+        lagMeter?.close()
+        lagMeter = nil
         leaseTimer?.close()
         leaseTimer = nil
         graceTimer?.close()

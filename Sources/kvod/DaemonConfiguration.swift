@@ -35,11 +35,22 @@ struct DaemonConfiguration: Sendable {
     var syncMode: SyncMode = .always
     /// How many recent changes are kept for `observe` with `since` (`--history`).
     var historyCapacity: Int = 100_000
+    /// How many bytes of recent changes are kept (`--history-bytes`).
+    var historyBytes: Int = HistoryLimits.defaultMaxBytes
+    /// The most observations one connection may hold (`--max-observations-per-connection`).
+    var maxObservationsPerConnection = EngineConfiguration.defaultMaxObservationsPerClient
+    /// The most bytes the engine's memory account may reach through growth
+    /// (`--max-memory`); 0: no limit.
+    var maxMemory = 0
     /// How much output may wait for one client (see ``OutputLimits``).
     var outputLimits = OutputLimits()
     /// The most clients served at once; more are refused with `limit_exceeded`.
     /// nil: what the open-file limit leaves (``DescriptorLimit``).
     var maxConnections: Int?
+    /// The most clients of one uid served at once (root and kvod's own uid
+    /// aside); more are refused with `limit_exceeded`. nil: half of the
+    /// connections (``ConnectionsPerUID/defaultLimit(maxConnections:)``).
+    var maxConnectionsPerUID: Int?
     /// The pause after a fan-out flush (see ``FanOutPacing``); 0: none.
     var fanOutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
     /// Who may read and write what (`--policy`); nil: everyone may everything.

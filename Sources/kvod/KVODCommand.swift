@@ -40,6 +40,11 @@ struct KVODCommand: ParsableCommand {
     @Option(help: "How many recent changes to keep for observe with since (0 to 10000000).")
     var history: Int = 100_000
 
+    @Option(help: ArgumentHelp(
+        "How many bytes of recent changes to keep for observe with since, e.g. 64m.",
+        discussion: "Together with --history: the oldest changes go first when either is reached, in memory and in --data-dir."))
+    var historyBytes: String = "64m"
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -60,6 +65,23 @@ struct KVODCommand: ParsableCommand {
     var maxConnections: Int?
 
     @Option(help: ArgumentHelp(
+        "The most clients of one uid served at once; more get limit_exceeded and are closed.",
+        discussion: "Default: half of --max-connections. Root and kvod's own user are not limited."))
+    var maxConnectionsPerUid: Int?
+
+    @Option(help: "The most observations one connection may hold; more get limit_exceeded.")
+    var maxObservationsPerConnection: Int = EngineConfiguration.defaultMaxObservationsPerClient
+
+    @Option(help: ArgumentHelp(
+        "A ceiling on kvod's memory account, e.g. 1g (0: none).",
+        discussion: """
+            Counted, not measured: the documents' JSON size, 256 bytes per observation and the history's bytes. \
+            Past it, new observations and writes that grow the documents get limit_exceeded; reads and deletes \
+            keep working. Must be larger than --history-bytes.
+            """))
+    var maxMemory: String = "0"
+
+    @Option(help: ArgumentHelp(
         "A JSON file granting read and write per user or group per object-name prefix.",
         discussion: "Without it every client that can open the socket may read and write everything; see docs/SECURITY.md."))
     var policy: String?
@@ -76,6 +98,21 @@ struct KVODCommand: ParsableCommand {
         }
         guard SyncMode(rawValue: sync) != nil else { throw ValidationError("--sync must be always, batch or off") }
         guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
+        guard let historyByteCount = OutputLimits.parseSize(historyBytes) else {
+            throw ValidationError("--history-bytes must be a size such as 64m")
+        }
+        guard let memory = OutputLimits.parseSize(maxMemory) else {
+            throw ValidationError("--max-memory must be a size such as 1g, or 0 for none")
+        }
+        if memory > 0, memory <= historyByteCount {
+            throw ValidationError("--max-memory (\(memory) bytes) must be larger than --history-bytes (\(historyByteCount) bytes), which counts against it")
+        }
+        guard maxObservationsPerConnection >= 1 else {
+            throw ValidationError("--max-observations-per-connection must be at least 1")
+        }
+        if let maxConnectionsPerUid, maxConnectionsPerUid < 1 {
+            throw ValidationError("--max-connections-per-uid must be at least 1")
+        }
         if dataDir?.isEmpty == true { throw ValidationError("--data-dir must not be empty") }
         guard fanoutPauseMicroseconds <= 10_000 else {
             throw ValidationError("--fanout-pause-microseconds must be 0 to 10000")
@@ -120,6 +157,10 @@ struct KVODCommand: ParsableCommand {
             dataDirectory: dataDir,
             syncMode: SyncMode(rawValue: sync) ?? .always,
             historyCapacity: history)
+        configuration.historyBytes = OutputLimits.parseSize(historyBytes) ?? HistoryLimits.defaultMaxBytes
+        configuration.maxMemory = OutputLimits.parseSize(maxMemory) ?? 0
+        configuration.maxObservationsPerConnection = maxObservationsPerConnection
+        configuration.maxConnectionsPerUID = maxConnectionsPerUid
         configuration.outputLimits = OutputLimits(
             hardBytes: OutputLimits.parseSize(outputHardLimit) ?? OutputLimits().hardBytes,
             softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,

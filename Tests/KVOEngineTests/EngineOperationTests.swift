@@ -669,8 +669,9 @@ import Testing
         fixture.ok(["op": "observe", "object": "q", "keyPath": "a"], from: two)
 
         let reply = fixture.ok(["op": "info", "id": "i"], from: two).reply
-        #expect(reply.memberNames == ["connections", "epoch", "id", "objects", "observations", "ok", "oldestSeq", "seq",
-                                      "uptime", "version"])
+        #expect(reply.memberNames == ["connections", "epoch", "historyChanges", "id", "loopLagLastMs", "loopLagMaxMs",
+                                      "loopLagPeakMs", "memory", "objects", "observations", "ok", "oldestSeq", "refused",
+                                      "seq", "uptime", "version"])
         #expect(reply.member("version") == "9.8.7-test")
         #expect(reply.member("connections") == 2)
         #expect(reply.member("observations") == 3)

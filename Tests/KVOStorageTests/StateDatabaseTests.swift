@@ -1,5 +1,5 @@
 import Foundation
-import KVOEngine
+@testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
 import Testing
@@ -56,6 +56,57 @@ import Testing
         let state = try smaller.load()
         #expect(state.history.map(\.seq) == [10, 11, 12])
         #expect(state.documents["o"] == ["k": 12])
+    }
+
+    @Test func historyIsTrimmedToTheBytesOnWriteAndOnLoadByTheRuleOfTheHistoryInMemory() throws {
+        let directory = try TemporaryDirectory()
+        let value = JSONValue.string(String(repeating: "b", count: 10_000))
+        let changes = (UInt64(1)...40).map { seq in
+            ChangeRecord(object: "o", path: ["k\(seq)"], kind: .setting, old: nil, new: value, seq: seq, existingKeys: 0)
+        }
+        let limit = 100_000
+        let memory = ChangeHistory(limits: HistoryLimits(maxChanges: 1_000, maxBytes: limit))
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 1_000,
+                                             historyBytes: limit)
+            for change in changes {
+                memory.append(change)
+                try database.write([CommitBatch(id: change.seq, changes: [change], documents: [("o", ["k": value])])])
+            }
+            // Rows that fell out go in steps of an eighth of the bytes.
+            let rows = try #require(try database.connection.integer("SELECT COUNT(*) FROM history"))
+            #expect(rows >= Int64(memory.count) && rows <= Int64(memory.count) + 2, "\(rows) rows")
+        }
+        do {
+            let reopened = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 1_000,
+                                             historyBytes: limit)
+            let state = try reopened.load()
+            #expect(state.seq == 40)
+            #expect(state.history.map(\.seq) == memory.all.map(\.seq), "the same changes as the history in memory")
+            #expect(try reopened.connection.integer("SELECT COUNT(*) FROM history") == Int64(memory.count),
+                    "the load deleted what it did not keep")
+        }
+
+        // A smaller bound keeps fewer, and a larger one later does not bring them back.
+        _ = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 1_000, historyBytes: 30_000).load()
+        let larger = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 1_000, historyBytes: limit)
+        #expect(try larger.load().history.map(\.seq) == [39, 40])
+    }
+
+    @Test func changeOverTheBytesLeavesNoRowAndTheSeqInMeta() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10,
+                                             historyBytes: 1_000)
+            let small = ChangeRecord(object: "o", path: ["a"], kind: .setting, old: nil, new: 1, seq: 1, existingKeys: 0)
+            let large = ChangeRecord(object: "o", path: ["b"], kind: .setting, old: nil,
+                                     new: .string(String(repeating: "x", count: 2_000)), seq: 2, existingKeys: 1)
+            try database.write([CommitBatch(id: 1, changes: [small], documents: [("o", ["a": 1])])])
+            try database.write([CommitBatch(id: 2, changes: [large], documents: [("o", ["a": 1, "b": large.new!])])])
+            #expect(try database.connection.integer("SELECT COUNT(*) FROM history") == 0)
+        }
+        let state = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10, historyBytes: 1_000).load()
+        #expect(state.seq == 2 && state.history.isEmpty)
     }
 
     @Test func secondOpenOfTheSameDirectoryIsRefusedWhileTheFirstIsOpen() throws {

@@ -55,6 +55,7 @@ import Glibc
         #expect(reason["error"]?["message"]?.stringValue?.contains("at most 20 connections") == true)
         #expect(try refused.waitForEndOfStream(timeout: 5))
         #expect(kvod.stderrText().contains("refused a client: kvod serves at most 20 connections"))
+        #expect(try first.request(#"{"op":"info"}"#).reply["refused"]?["connections"] == 1)
         // Those it has are still served.
         for client in clients { #expect(try client.request(#"{"op":"ping"}"#).reply["ok"] == true) }
         clients.removeLast(5)

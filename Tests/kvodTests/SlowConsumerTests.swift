@@ -46,6 +46,44 @@ import Glibc
         try withStuck.expectStuckClientWasHeldBack()
     }
 
+    @Test func stuckClientWithLargeValuesKeepsKvodsMemoryWithinTheHistoryAndOutputBounds() throws {
+        // 1 MB values set again and again while a client observes them and
+        // never reads: what kvod holds is the history's bytes, the live value
+        // and the stuck client's output, whatever the number of sets.
+        let historyBytes = 16 << 20
+        let maxLineBytes = 2 << 20
+        let kvod = try KVODProcess(arguments: Self.limits + ["--history-bytes", "16m", "--max-line-bytes", String(maxLineBytes)])
+        let stuck = try LineClient(path: kvod.socketPath)
+        _ = try stuck.request(#"{"op":"observe","object":"o","keyPath":"k","options":["new","old"]}"#)
+        let setter = try LineClient(path: kvod.socketPath)
+        let valueBytes = 1 << 20
+        let sets = TestEnvironment.scaled(120, dividedUnderSanitizerBy: 5)
+        let baseline = try ProcessStats(pid: kvod.pid).residentBytes()
+        var largest = baseline
+        for index in 0..<sets {
+            // Each value differs, so none is shared with the one before.
+            let digits = String(index)
+            let value = digits + String(repeating: "v", count: valueBytes - digits.count)
+            #expect(try setter.request(#"{"op":"set","object":"o","keyPath":"k","value":"\#(value)"}"#).reply["ok"] == true)
+            largest = max(largest, try ProcessStats(pid: kvod.pid).residentBytes())
+        }
+        let peak = try ProcessStats(pid: kvod.pid).peakResidentBytes()
+        let info = try setter.request(#"{"op":"info"}"#).reply
+        // History + the live value + the stuck client's output (hard limit, one
+        // held event of old and new) + one request line + 64 MiB for the rest.
+        let bound = historyBytes + valueBytes + ((1 << 20) + 2 * valueBytes) + maxLineBytes + (64 << 20)
+        print("""
+            stuck client, \(sets) sets of 1 MiB: kvod RSS \(baseline) at start, largest sample \(largest), peak \(peak); \
+            bound \(bound); history \(info["memory"]?["history"]?.intValue ?? -1) bytes in \(info["historyChanges"]?.intValue ?? -1) changes
+            """)
+        #expect((info["memory"]?["history"]?.intValue ?? .max) <= historyBytes)
+        if TestEnvironment.residentMemoryIsMeaningful {
+            #expect(peak < bound, "peak RSS \(peak), bound \(bound)")
+        }
+        _ = try kvod.waitForLog(containing: "is not keeping up")
+        withExtendedLifetime(stuck) {}
+    }
+
     @Test func coalescedEventsCountWhatWasFoldedAndEndAtTheLatestValue() throws {
         let kvod = try KVODProcess(arguments: Self.limits)
         let stuck = try LineClient(path: kvod.socketPath)

@@ -90,6 +90,18 @@ final class UVLoop {
     /// Refreshes `now` after a long synchronous computation.
     func updateTime() { uv_update_time(uvLoop) }
 
+    /// Starts counting the time the loop waits for I/O (``idleNanoseconds``).
+    /// Call before `run`.
+    func measureIdleTime() throws(UVError) {
+        try UVError.check(kvod_loop_measure_idle_time(uvLoop))
+    }
+
+    /// How long the loop has waited for I/O in all, once ``measureIdleTime()`` was called.
+    var idleNanoseconds: UInt64 { uv_metrics_idle_time(uvLoop) }
+
+    /// A monotonic clock, in nanoseconds (not cached, unlike `now`).
+    static var hrtime: UInt64 { uv_hrtime() }
+
     /// Starts closing every handle of the loop that is not already closing.
     /// Handles created by this layer close through their wrapper, so their
     /// `onClosed` callbacks run and their memory is freed; streams are closed

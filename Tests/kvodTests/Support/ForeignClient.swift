@@ -25,9 +25,21 @@ final class ForeignClient {
 
     func send(_ line: String) throws { try socat.send(line) }
 
+    /// Ends the client's input: socat then half-closes, and kvod closes the connection.
+    func close() throws { try socat.closeInput() }
+
     /// The next line socat printed, as JSON, or a failure after `timeout` seconds.
     func readJSON(timeout: Double = 10) throws -> JSONValue {
         try JSONReader.parse(socat.readLine(timeout: timeout, what: "line from the foreign client"))
+    }
+
+    /// Whether kvod closed the connection (socat then ends) within `timeout` seconds.
+    func waitForEndOfStream(timeout: Double = 10) throws -> Bool {
+        do {
+            while true { _ = try socat.readLine(timeout: timeout, what: "the end of the foreign client's stream") }
+        } catch is EndOfStream {
+            return true
+        }
     }
 
     /// Sends a request and returns its reply (the client observes nothing that

@@ -1,0 +1,25 @@
+/// Figures the daemon keeps about itself, which `info` reports: the daemon
+/// updates them, the engine only prints them (it knows nothing of event
+/// loops or sockets).
+public struct DaemonStatistics: Sendable, Equatable {
+    /// How long the event loop's last finished turn worked (its time minus
+    /// what it waited for I/O), in microseconds.
+    public var loopLagLastMicroseconds: UInt64 = 0
+    /// The longest turn since the previous `info` (or since start).
+    public var loopLagMaxMicroseconds: UInt64 = 0
+    /// The longest turn since start.
+    public var loopLagPeakMicroseconds: UInt64 = 0
+    /// Clients refused because kvod already served `--max-connections`.
+    public var refusedConnections = 0
+    /// Clients refused because their uid already had `--max-connections-per-uid`.
+    public var refusedConnectionsPerUID = 0
+
+    public init() {}
+
+    /// Notes one finished turn of the loop that worked `microseconds`.
+    public mutating func recordLoopTurn(microseconds: UInt64) {
+        loopLagLastMicroseconds = microseconds
+        loopLagMaxMicroseconds = max(loopLagMaxMicroseconds, microseconds)
+        loopLagPeakMicroseconds = max(loopLagPeakMicroseconds, microseconds)
+    }
+}

@@ -1,0 +1,54 @@
+/// The limits on what clients may make kvod hold: observations per
+/// connection (`--max-observations-per-connection`) and, over everything,
+/// the memory account (`--max-memory`). Each refusal is `limit_exceeded`
+/// naming the limit and its value, and is counted in ``Engine/refusals``.
+extension Engine {
+    /// What one observation counts in the memory account: its entries in
+    /// the client's and the shared controller's tables, its key path and
+    /// options (about 175 bytes measured; rounded up).
+    public static let observationBytes = 256
+
+    /// kvod's memory account, in bytes: the documents' size estimate
+    /// (``Store/sizeEstimate``), every observation at ``observationBytes``,
+    /// and the history's bytes. What `--max-memory` bounds. Counted, not
+    /// measured: it is the same for the same requests, which RSS is not.
+    public var memoryEstimate: Int {
+        store.sizeEstimate + shared.observationCount * Self.observationBytes + history.bytes
+    }
+
+    /// Refuses `added` new observations of `client` over the per-connection
+    /// limit or the memory limit.
+    func checkObservationLimits(adding added: Int, for client: ClientController) throws(KVOEngineError) {
+        guard added > 0 else { return }
+        let limit = configuration.maxObservationsPerClient
+        guard client.observationCount + added <= limit else {
+            refusals.observations += 1
+            throw KVOEngineError(.limitExceeded, """
+                a connection may hold \(limit) observations (--max-observations-per-connection); \
+                this one holds \(client.observationCount)
+                """)
+        }
+        try checkMemory(growth: added * Self.observationBytes, of: added == 1 ? "an observation" : "\(added) observations")
+    }
+
+    /// Refuses `change` when it grows the documents past the memory limit.
+    /// Changes that shrink them (a `delete`, a smaller value) always pass.
+    func admit(_ change: ChangeRecord) throws(KVOEngineError) {
+        guard configuration.maxMemory > 0, !admitsEveryChange else { return }
+        try checkMemory(growth: change.storeGrowth, of: "this change")
+    }
+
+    /// Refuses `growth` bytes more when they would bring the memory account
+    /// over `--max-memory`; `what` names them in the message.
+    func checkMemory(growth: Int, of what: String) throws(KVOEngineError) {
+        let limit = configuration.maxMemory
+        guard limit > 0, growth > 0 else { return }
+        let held = memoryEstimate
+        guard held + growth > limit else { return }
+        refusals.memory += 1
+        throw KVOEngineError(.limitExceeded, """
+            kvod may hold \(limit) bytes (--max-memory); it holds about \(held), and \(what) would add \(growth); \
+            delete something first
+            """)
+    }
+}

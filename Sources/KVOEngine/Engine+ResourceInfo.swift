@@ -1,0 +1,38 @@
+/// The part of `info` about resources: the memory account and its limit,
+/// the history's size, refusals by limit, and the event loop's lag (the
+/// daemon's figures, printed as given).
+extension Engine {
+    func writeResourceInfo(into reply: inout ReplyEncoder) {
+        reply.field("memory", .object([
+            "total": Self.number(memoryEstimate),
+            "documents": Self.number(store.sizeEstimate),
+            "observations": Self.number(shared.observationCount * Self.observationBytes),
+            "history": Self.number(history.bytes),
+            "limit": Self.number(configuration.maxMemory),
+        ]))
+        reply.field("historyChanges", integer: history.count)
+        let daemon = daemonStatistics
+        reply.field("refused", .object([
+            "connections": Self.number(daemon.refusedConnections),
+            "connectionsPerUid": Self.number(daemon.refusedConnectionsPerUID),
+            "observations": Self.number(refusals.observations),
+            "memory": Self.number(refusals.memory),
+        ]))
+        reply.field("loopLagLastMs", Self.milliseconds(daemon.loopLagLastMicroseconds))
+        reply.field("loopLagMaxMs", Self.milliseconds(daemon.loopLagMaxMicroseconds))
+        reply.field("loopLagPeakMs", Self.milliseconds(daemon.loopLagPeakMicroseconds))
+        // The longest turn since the previous `info`: each one starts a new window.
+        daemonStatistics.loopLagMaxMicroseconds = 0
+    }
+
+    private static func number(_ value: Int) -> JSONValue {
+        .number(JSONNumber(value))
+    }
+
+    /// Microseconds as milliseconds with three decimals (`12.345`).
+    static func milliseconds(_ microseconds: UInt64) -> JSONValue {
+        let fraction = String(microseconds % 1000)
+        let literal = "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        return .number(JSONNumber(validatedLiteral: literal))
+    }
+}

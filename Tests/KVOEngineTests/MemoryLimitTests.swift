@@ -1,0 +1,125 @@
+import KVOTestSupport
+import Testing
+@testable import KVOEngine
+
+/// `--max-memory` and `--max-observations-per-connection`: the memory
+/// account follows every change exactly, growth past the ceiling is refused
+/// naming the limit, reads and deletes keep working, and `info` counts each
+/// refusal.
+@Suite struct MemoryLimitTests {
+    /// The store's estimate worked out afresh from every document.
+    private static func walkedEstimate(_ store: Store) -> Int {
+        store.documents.reduce(0) { $0 + Store.sizeEstimate(of: $1.key, $1.value) }
+    }
+
+    @Test func storeSizeEstimateFollowsEveryKindOfChangeExactly() throws {
+        var random = SplitMix64(seed: 17)
+        let engine = Engine()
+        let client = EngineClient(engine)
+        let keys = ["a", "b", "ccc", "é"]
+        func path() -> String {
+            (0..<Int.random(in: 1...3, using: &random)).map { _ in keys.randomElement(using: &random)! }
+                .joined(separator: ".")
+        }
+        func value() -> String {
+            ["1", "\"text\"", "null", "true", "[1,2,{\"x\":\"y\"}]", "{\"m\":[false],\"n\":-1.5e3}", "\"\(String(repeating: "z", count: Int.random(in: 0...300, using: &random)))\""]
+                .randomElement(using: &random)!
+        }
+        for step in 0..<3_000 {
+            let object = "o\(Int.random(in: 0..<4, using: &random))"
+            let line: String
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0, 1: line = #"{"op":"set","object":"\#(object)","keyPath":"\#(path())","value":\#(value())}"#
+            case 2: line = #"{"op":"set","object":"\#(object)","value":{"k":\#(value())}}"#
+            case 3: line = #"{"op":"delete","object":"\#(object)","keyPath":"\#(path())"}"#
+            case 4: line = #"{"op":"delete","object":"\#(object)"}"#
+            case 5: line = #"{"op":"insert","object":"\#(object)","keyPath":"\#(path())","values":[\#(value()),\#(value())]}"#
+            case 6: line = #"{"op":"remove","object":"\#(object)","keyPath":"\#(path())","indexes":[0]}"#
+            case 7: line = #"{"op":"replace","object":"\#(object)","keyPath":"\#(path())","index":0,"value":\#(value())}"#
+            default:
+                line = #"{"op":"batch","ops":[{"op":"set","object":"\#(object)","keyPath":"\#(path())","value":\#(value())},{"op":"delete","object":"\#(object)","keyPath":"\#(path())"}]}"#
+            }
+            client.send(line)
+            guard engine.store.sizeEstimate == Self.walkedEstimate(engine.store) else {
+                Issue.record("step \(step), \(line): account \(engine.store.sizeEstimate), walked \(Self.walkedEstimate(engine.store))")
+                return
+            }
+        }
+        #expect(engine.store.objectCount > 0 && engine.store.sizeEstimate > 0)
+    }
+
+    @Test func writesPastMaxMemoryAreRefusedNamingTheLimitWhileReadsAndDeletesWork() throws {
+        let limit = 20_000
+        let engine = Engine(configuration: EngineConfiguration(historyBytes: 4_096, maxMemory: limit))
+        let client = EngineClient(engine)
+        let value = String(repeating: "m", count: 1_000)
+        var refused: JSONValue?
+        for index in 0..<100 {
+            let reply = try client.reply(#"{"op":"set","object":"o","keyPath":"k\#(index)","value":"\#(value)"}"#)
+            if reply["ok"] == false {
+                refused = reply
+                break
+            }
+        }
+        let error = try #require(refused?["error"], "never refused")
+        #expect(error["code"] == "limit_exceeded")
+        let message = try #require(error["message"]?.stringValue)
+        #expect(message.contains("--max-memory") && message.contains("\(limit)"), "\(message)")
+        #expect(engine.memoryEstimate <= limit)
+        let seq = engine.store.seq
+
+        // Reads work, and a change that does not grow.
+        #expect(try client.reply(#"{"op":"get","object":"o","keyPath":"k0"}"#)["value"]?.stringValue == value)
+        #expect(try client.reply(#"{"op":"set","object":"o","keyPath":"k0","value":"\#(String(repeating: "n", count: 1_000))"}"#)["ok"] == true)
+        // Less room is left than the refused set needed: ten observations need more.
+        let tenKeyPaths = (10..<20).map { "\"k\($0)\"" }.joined(separator: ",")
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPaths":[\#(tenKeyPaths)]}"#)["error"]?["code"]
+            == "limit_exceeded", "new observations grow the account too")
+        #expect(try client.reply(#"{"op":"insert","object":"o","keyPath":"list","values":["\#(value)"]}"#)["error"]?["code"]
+            == "limit_exceeded")
+        // A batch counts as a whole: a grow paid for by a delete in it passes.
+        #expect(try client.reply(#"{"op":"batch","ops":[{"op":"set","object":"p","keyPath":"x","value":"\#(value)"}]}"#)["error"]?["code"]
+            == "limit_exceeded")
+        #expect(try client.reply(#"{"op":"batch","ops":[{"op":"set","object":"p","keyPath":"x","value":"\#(value)"},{"op":"delete","object":"o","keyPath":"k2"},{"op":"delete","object":"o","keyPath":"k3"}]}"#)["ok"] == true)
+        #expect(engine.store.seq == seq + 4)
+        // Shrinking and deleting work, and make room again.
+        #expect(try client.reply(#"{"op":"set","object":"o","keyPath":"k1","value":1}"#)["ok"] == true)
+        #expect(try client.reply(#"{"op":"delete","object":"o"}"#)["ok"] == true)
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPaths":[\#(tenKeyPaths)]}"#)["ok"] == true)
+        #expect(try client.reply(#"{"op":"set","object":"o","keyPath":"again","value":"\#(value)"}"#)["ok"] == true)
+
+        let info = try client.reply(#"{"op":"info"}"#)
+        #expect(info["refused"]?["memory"] == 4, "the first set, the observe, the insert and the batch")
+        #expect(info["memory"]?["limit"]?.intValue == limit)
+        #expect(info["memory"]?["total"]?.intValue == engine.memoryEstimate)
+    }
+
+    @Test func observationsPastTheirLimitPerConnectionAreRefusedNamingItAndCounted() throws {
+        let engine = Engine(configuration: EngineConfiguration(maxObservationsPerClient: 2))
+        let client = EngineClient(engine)
+        #expect(try client.reply(#"{"op":"observe","object":"o","keyPaths":["a","b"]}"#)["ok"] == true)
+        let refused = try client.reply(#"{"op":"observe","object":"o","keyPath":"c"}"#)
+        #expect(refused["error"]?["code"] == "limit_exceeded")
+        let message = refused["error"]?["message"]?.stringValue ?? ""
+        #expect(message.contains("--max-observations-per-connection") && message.contains("2 observations"), "\(message)")
+        #expect(try client.reply(#"{"op":"info"}"#)["refused"] == ["connections": 0, "connectionsPerUid": 0, "observations": 1, "memory": 0])
+        #expect(EngineConfiguration().maxObservationsPerClient == 100_000)
+    }
+
+    @Test func infoPrintsTheDaemonsLoopLagAndStartsANewMaximumAfterEachInfo() throws {
+        let engine = Engine()
+        let client = EngineClient(engine)
+        engine.daemonStatistics.recordLoopTurn(microseconds: 12_345)
+        engine.daemonStatistics.recordLoopTurn(microseconds: 7)
+        engine.daemonStatistics.refusedConnections = 3
+        let first = try client.reply(#"{"op":"info"}"#)
+        #expect(first["loopLagLastMs"]?.jsonString == "0.007")
+        #expect(first["loopLagMaxMs"]?.jsonString == "12.345")
+        #expect(first["loopLagPeakMs"]?.jsonString == "12.345")
+        #expect(first["refused"]?["connections"] == 3)
+        engine.daemonStatistics.recordLoopTurn(microseconds: 2_000)
+        let second = try client.reply(#"{"op":"info"}"#)
+        #expect(second["loopLagMaxMs"]?.jsonString == "2.000", "the longest since the previous info")
+        #expect(second["loopLagPeakMs"]?.jsonString == "12.345", "the longest since start")
+    }
+}
