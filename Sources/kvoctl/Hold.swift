@@ -1,20 +1,18 @@
 import Dispatch
 import Foundation
 import KVOClient
-import Synchronization
 
 /// `set --hold`: keeps the connection, and so its ephemeral values, open
 /// until SIGINT or SIGTERM. If the connection is lost meanwhile (kvod
 /// stopped), the values are gone and kvoctl says so (status 3).
 enum Hold {
-    static func untilInterrupted(_ connection: KVOConnection, watching object: String, _ keyPath: String?)
-        async throws(KVOClientError)
-    {
+    static func untilInterrupted(_ interrupt: InterruptSignal, _ connection: KVOConnection,
+                                 watching object: String, _ keyPath: String?) async throws(KVOClientError) {
         // A stream of the held value ends with an error when the connection is lost.
         let stream = keyPath.map { connection.changes(of: object, keyPaths: [$0], options: []) }
             ?? connection.changes(of: object, options: [])
         let outcome = await withTaskGroup(of: KVOClientError?.self) { group in
-            group.addTask { await interrupted(); return nil }
+            group.addTask { await interrupt.wait(); return nil }
             group.addTask {
                 do throws(KVOClientError) {
                     for try await _ in stream {}
@@ -29,27 +27,48 @@ enum Hold {
         }
         if let outcome { throw outcome }
     }
-
-    /// Returns at the first SIGINT or SIGTERM (both taken from their default action, which would
-    /// end kvoctl with a signal status instead of 0).
-    private static func interrupted() async {
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: .global())
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            for source in sources {
-                source.setEventHandler { if once.claim() { continuation.resume() } }
-                source.resume()
-            }
-        }
-        for source in sources { source.cancel() }
-    }
 }
 
-/// True for the first caller only, from any thread.
-private final class OnceFlag: Sendable {
-    private let claimed = Atomic<Bool>(false)
-    func claim() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
+/// SIGINT and SIGTERM taken from their default action (which would end kvoctl
+/// with a signal status instead of 0) from the moment it is made, so that a
+/// signal sent while the set is still on its way is not lost.
+///
+/// @unchecked Sendable: `arrived` and `waiter` are only touched with `lock` held.
+final class InterruptSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arrived = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+            return source
+        }
+    }
+
+    deinit { for source in sources { source.cancel() } }
+
+    private func fire() {
+        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
+            arrived = true
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume()
+    }
+
+    /// Returns at the first SIGINT or SIGTERM since this was made (at once if one came already).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = lock.withLock {
+                if !arrived { waiter = continuation }
+                return arrived
+            }
+            if already { continuation.resume() }
+        }
+    }
 }

@@ -48,10 +48,12 @@ struct SetCommand: AsyncParsableCommand {
         let operation = WriteOperation.set(
             object, keyPath, to: try ValueArgument.parse(valueText), ifModSeq: conditions.ifModSeq,
             ifValue: try conditions.parsedIfValue, ephemeral: ephemeral, ttl: ttl.map { .seconds($0) })
-        let (object, keyPath, hold) = (object, keyPath, hold)
+        let (object, keyPath) = (object, keyPath)
+        // Taken before the set: a SIGTERM that comes as soon as the value is there still ends kvoctl with 0.
+        let interrupt = hold ? InterruptSignal() : nil
         try await connection.run { connection throws(KVOClientError) in
             Output.line(String(try await connection.perform(operation)))
-            if hold { try await Hold.untilInterrupted(connection, watching: object, keyPath) }
+            if let interrupt { try await Hold.untilInterrupted(interrupt, connection, watching: object, keyPath) }
         }
     }
 }
