@@ -62,17 +62,12 @@ public final class ChangeHistory {
         for change in restored.suffix(limits.maxChanges) { append(change) }
     }
 
-    /// The changes to `object` after `seq`, oldest first. Only complete when
-    /// `seq + 1 >= oldestSeq` (the caller checks).
-    func changes(of object: String, after seq: UInt64) -> [ChangeRecord] {
-        changes(after: seq) { $0 == object }
-    }
-
-    /// The changes after `seq` to the objects whose name `includes` accepts, oldest first.
-    func changes(after seq: UInt64, of includes: (String) -> Bool) -> [ChangeRecord] {
-        guard let first = changes.first?.seq else { return [] }
-        let start = seq < first ? 0 : Int(seq - first) + 1
-        guard start < changes.count else { return [] }
-        return changes[start...].filter { includes($0.object) }
+    /// The changes after `seq`, oldest first, read in place: a replay walks
+    /// them forwards and backwards without a copy of the list. Only complete
+    /// when `seq + 1 >= oldestSeq` (the caller checks).
+    func changes(after seq: UInt64) -> Deque<ChangeRecord>.SubSequence {
+        guard let first = changes.first?.seq else { return changes[...] }
+        let start = seq < first ? 0 : Int(min(seq - first + 1, UInt64(changes.count)))
+        return changes[start...]
     }
 }

@@ -29,7 +29,7 @@ public final class ClientController: CustomStringConvertible {
     public let id: Int
     /// Strong: a controller released after its engine must still be able to
     /// unobserve (the shared controller holds controllers only weakly).
-    private let shared: SharedController
+    let shared: SharedController
     /// This client's observations, found by their node in the shared index
     /// (which stands for object and key path): one 8-byte slot each.
     private var infos = ReferenceTable<ObservationInfo>()
@@ -50,11 +50,12 @@ public final class ClientController: CustomStringConvertible {
     /// its connection may still queue.
     public var outputAllowance: Int?
     /// Whether events are being held (or end the connection) instead of sent.
-    public private(set) var isCongested = false
+    public internal(set) var isCongested = false
     /// Why the client must be disconnected, once a `disconnect` observation
     /// met congestion; no output is produced after that.
     public private(set) var disconnectReason: String?
-    private var held = HeldEvents()
+    /// What congestion keeps back, in the order it goes out (see ``markDrained()``).
+    var held = HeldEvents()
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -176,48 +177,19 @@ public final class ClientController: CustomStringConvertible {
         output.removeAll(keepingCapacity: true)
     }
 
-    /// Appends an event line (ending `}\n`) of `info`, with the observation's
-    /// context fragment spliced in before its closing brace; or, while
-    /// congested, applies the observation's policy to it.
-    /// `object` names the changed object for a prefix observation's event.
-    func deliver(event line: [UInt8], seq: UInt64, for info: ObservationInfo, isPrior: Bool = false,
-                 object: String? = nil) {
-        line.withUnsafeBytes { line in
-            if let fragment = info.contextFragment {
-                fragment.withUnsafeBytes {
-                    deliver(line: line, contextFragment: $0, seq: seq, for: info, isPrior: isPrior, object: object)
-                }
-            } else {
-                deliver(line: line, contextFragment: nil, seq: seq, for: info, isPrior: isPrior, object: object)
-            }
-        }
-    }
-
-    /// The delivery of one event line (ending `}\n`, its `seq` just before).
-    /// Prior events are not held while congested: the change that follows them is.
-    /// A prefix observation's events (`object`: the changed object) are held
-    /// one per object, so that a congested client still hears of every object.
+    /// The delivery of one event line of `change` (ending `}\n`, its `seq`
+    /// just before), with the observation's context fragment spliced in
+    /// before its closing brace; or, while congested, the observation's
+    /// policy applied to it (``hold(_:for:isPrior:)``).
     @inline(__always)
-    func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, seq: UInt64,
-                 for info: ObservationInfo, isPrior: Bool, object: String? = nil) {
+    func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
+                 for info: ObservationInfo, isPrior: Bool) {
         guard !isClosed, disconnectReason == nil else { return }
         if !isCongested, let allowance = outputAllowance,
            output.count + line.count + (contextFragment?.count ?? 0) > allowance {
             becomeCongested()
         }
-        guard !isCongested else {
-            switch info.policy {
-            case .coalesce:
-                guard !isPrior else { return }
-                held.hold(Array(line.dropLast(EventEncoder.eventTerminator.count)), seq: seq, for: info,
-                          object: object)
-            case .disconnect:
-                disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
-                    + "\(LogText.quoted("\(info.keyPath)")), "
-                    + "policy disconnect")
-            }
-            return
-        }
+        guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty
         if let contextFragment {
             output.append(bytes: UnsafeRawBufferPointer(rebasing: line.dropLast(EventEncoder.eventTerminator.count)))
@@ -227,6 +199,25 @@ public final class ClientController: CustomStringConvertible {
             output.append(bytes: line)
         }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    /// An event of `change` for `info` while congested: kept (without its
+    /// bytes: it is encoded when it goes out) for a `coalesce` observation,
+    /// the end of the client for a `disconnect` one. Prior events are not
+    /// kept: the change that follows them is. A prefix observation's events
+    /// are kept one per object, so that a congested client still hears of
+    /// every object.
+    @inline(never)
+    func hold(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
+        switch info.policy {
+        case .coalesce:
+            guard !isPrior else { return }
+            held.hold(change, for: info, scoped: info.node?.isPrefixScope ?? false)
+        case .disconnect:
+            disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
+                + "\(LogText.quoted("\(info.keyPath)")), "
+                + "policy disconnect")
+        }
     }
 
     /// Replies are never held nor dropped: a client that does not read them
@@ -251,7 +242,9 @@ public final class ClientController: CustomStringConvertible {
 
     // MARK: Congestion
 
-    /// How many events are held for this client (one per observation at most).
+    /// How many items are held for this client: change events (one per
+    /// observation at most, per object for a prefix observation) and cursors
+    /// of initial events not written yet.
     public var heldEventCount: Int { held.count }
 
     /// Marks the client congested from outside, e.g. because its output stayed
@@ -261,41 +254,16 @@ public final class ClientController: CustomStringConvertible {
         becomeCongested()
     }
 
-    /// The consumer took everything: sends the held events, each with
-    /// `"coalesced":N` when N events were dropped for it, in seq order, and
-    /// ends the congestion. Does nothing if the client is not congested.
-    public func markDrained() {
-        guard isCongested else { return }
-        isCongested = false
-        let entries = held.takeAll()
-        guard !isClosed, disconnectReason == nil, !entries.isEmpty else { return }
-        let wasEmpty = output.isEmpty
-        for entry in entries where entry.info.state == .observing {
-            appendEvent(entry.prefix, entry.info.contextFragment ?? [], coalesced: entry.folded)
-        }
-        if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
-    }
-
-    private func becomeCongested() {
+    func becomeCongested() {
         isCongested = true
         outputDelegate?.clientControllerBecameCongested(self)
     }
 
-    private func disconnect(because reason: String) {
+    func disconnect(because reason: String) {
         disconnectReason = reason
         output = ByteBuffer()
         held = HeldEvents()
         outputDelegate?.clientController(self, mustDisconnectBecause: reason)
-    }
-
-    private func appendEvent(_ prefix: [UInt8], _ contextFragment: [UInt8], coalesced: Int) {
-        output.append(contentsOf: prefix)
-        if coalesced > 0 {
-            output.append(contentsOf: EventEncoder.coalescedLabel)
-            EventEncoder.appendDecimal(coalesced, to: &output)
-        }
-        output.append(contentsOf: contextFragment)
-        output.append(contentsOf: EventEncoder.eventTerminator)
     }
 
     public var description: String {

@@ -199,9 +199,12 @@ extension Engine {
         return value
     }
 
-    /// Observes `keyPaths` in `scope`. With `since`, the changes after it that
-    /// each new observation matches are delivered first (in place of
-    /// `initial`), so the client continues without a gap or a duplicate.
+    /// Observes `keyPaths` in `scope` (for a prefix, of every object under it:
+    /// as many observations, each delivering for every such object what an
+    /// observation of that object alone would, and only for objects the
+    /// client may read). With `since`, the changes after it that each new
+    /// observation matches are delivered first (in place of `initial`), so
+    /// the client continues without a gap or a duplicate.
     func observe(_ scope: ObservationScope, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
                  _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
                  for client: ClientController) throws(KVOEngineError) {
@@ -210,89 +213,27 @@ extension Engine {
             ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
             : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
         try checkObservationLimits(adding: added, for: client)
-        guard case .object(let object) = scope else {
-            try observePrefix(scope.name, keyPaths, options, context, since: since, policy: policy, for: client)
-            return
-        }
-        if let since {
-            try checkResumable(since)
-            let missed = history.changes(of: object, after: since.seq)
-            var events: [Replay.Event] = []
-            for keyPath in keyPaths {
-                guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
-                                                policy: policy) else {
-                    continue
-                }
-                let valueNow = store.value(object, at: keyPath.components)
-                events += Replay.events(for: info, changes: missed, valueNow: valueNow, head: info.node!.eventHead)
-            }
-            for event in Replay.merged(events) {
-                client.deliver(event: event.bytes, seq: event.seq, for: event.info, isPrior: event.prior)
-            }
-            return
-        }
-        for keyPath in keyPaths {
-            guard let info = client.observe(object, keyPath: keyPath, options: options, context: context,
-                                          policy: policy),
-                  options.contains(.initial) else { continue }
-            // KVO's initial notification: the current value, before the reply.
-            let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: keyPath.components)) : .none
-            var event: [UInt8] = []
-            EventEncoder.change(into: &event, head: info.node!.eventHead, kind: .setting, new: current, old: .none,
-                                indexes: nil, seq: store.seq, initial: true)
-            client.deliver(event: event, seq: store.seq, for: info)
-        }
-    }
-
-    /// Observes `keyPaths` of every object under `prefix`: as many
-    /// observations, each delivering for every such object what an
-    /// observation of that object alone would (and only for objects the
-    /// client may read).
-    private func observePrefix(_ prefix: String, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
-                               _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy,
-                               for client: ClientController) throws(KVOEngineError) {
         if let since { try checkResumable(since) }
         var made: [ObservationInfo] = []
         for keyPath in keyPaths {
-            if let info = client.observe(.prefix(prefix), keyPath: keyPath, options: options, context: context,
-                                         policy: policy) {
+            if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy) {
                 made.append(info)
             }
         }
         guard !made.isEmpty else { return }
         if let since {
-            // The missed changes of each object under the prefix, replayed per
-            // object (undoing needs one object's changes) and merged by seq.
-            let missed = history.changes(after: since.seq) { NameOrder.hasPrefix($0, prefix) && mayRead($0, client) }
-            var byObject: [String: [ChangeRecord]] = [:]
-            for change in missed { byObject[change.object, default: []].append(change) }
-            var events: [Replay.Event] = []
-            for (object, changes) in byObject {
-                for info in made {
-                    let valueNow = store.value(object, at: info.keyPath.components)
-                    events += Replay.events(for: info, changes: changes, valueNow: valueNow,
-                                            head: info.node!.head(forObject: object))
-                }
+            // The missed changes, each as it was sent live, in the order it was.
+            let includes: (String) -> Bool = switch scope {
+            case .object(let object): { $0 == object }
+            case .prefix(let prefix): { NameOrder.hasPrefix($0, prefix) && self.mayRead($0, client) }
             }
-            for event in Replay.merged(events) {
-                client.deliver(event: event.bytes, seq: event.seq, for: event.info, isPrior: event.prior,
-                               object: event.object)
-            }
-            return
-        }
-        guard options.contains(.initial) else { return }
-        // KVO's initial notification for every object there now, in `list` order, before the reply.
-        store.objects.names.forEach(prefix: prefix, after: nil) { object in
-            guard mayRead(object, client) else { return true }
-            for info in made {
-                let current: JSONValue?? = options.contains(.new) ? .some(store.value(object, at: info.keyPath.components))
-                    : .none
-                var event: [UInt8] = []
-                EventEncoder.change(into: &event, head: info.node!.head(forObject: object), kind: .setting,
-                                    new: current, old: .none, indexes: nil, seq: store.seq, initial: true)
-                client.deliver(event: event, seq: store.seq, for: info, object: object)
-            }
-            return !client.isClosed
+            var replay = Replay(observations: made)
+            replay.run(over: history.changes(after: since.seq), including: includes,
+                       documentNow: { self.store.value($0, at: [String]()) }, to: client)
+        } else if options.contains(.initial) {
+            // KVO's initial notification: the current value of each key path
+            // (of every object there now, in `list` order, for a prefix), before the reply.
+            client.send(InitialEvents(scope: scope, infos: made, seq: store.seq))
         }
     }
 

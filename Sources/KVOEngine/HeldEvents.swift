@@ -1,77 +1,178 @@
-/// The events a congested client is not sent yet: for each observation whose
-/// policy is ``ObservationPolicy/coalesce``, only the latest one, with the
-/// number of earlier ones it replaced; for a prefix observation, the latest
-/// one per object.
+/// What a congested client has not been sent yet, in the order it goes out
+/// when the client drains: for each observation whose policy is
+/// ``ObservationPolicy/coalesce``, only its latest change event, with the
+/// number of earlier ones it replaced (for a prefix observation, the latest
+/// one per object); and the initial events of `observe` requests that did not
+/// fit in the output (``InitialEvents``, a cursor).
 ///
-/// Memory is one entry per observation (and per object, for a prefix), whatever
-/// the rate of changes.
+/// A held event keeps no bytes: it is the change (one record, shared with the
+/// history and with every client that holds it) and the observation, and is
+/// encoded when it goes out, from the change and the store's current state
+/// (``ClientController``). So a held event costs a few words whatever its
+/// value's size, and there is at most one per observation (and object, for a
+/// prefix) whatever the rate of changes.
+///
+/// Items go out in the order they were held; an event that replaces an
+/// earlier one goes last, since it is the newest.
 struct HeldEvents {
-    struct Entry {
+    struct Event {
         let info: ObservationInfo
-        /// The event's prefix, up to and including its `seq` (see ``EventEncoder``).
-        var prefix: [UInt8]
-        var seq: UInt64
-        /// How many events of this observation were dropped for this one.
+        let change: ChangeRecord
+        /// How many events of this observation (and object) were dropped for this one.
         var folded: Int
-        /// Breaks ties between events of one change, which share a seq.
-        var order: Int
     }
 
-    private var entries: [ObjectIdentifier: Entry] = [:]
-    /// A prefix observation's entries, by the object they are of.
-    private var scopedEntries: [ObjectIdentifier: [String: Entry]] = [:]
-    private var nextOrder = 0
-    /// Events dropped since the client became congested, over all observations.
-    private(set) var foldedCount = 0
+    enum Item {
+        case event(Event)
+        case initial(InitialEvents)
+    }
 
-    var isEmpty: Bool { entries.isEmpty && scopedEntries.isEmpty }
-    var count: Int { entries.count + scopedEntries.values.reduce(0) { $0 + $1.count } }
+    /// The items, oldest first; nil where one was taken or replaced (dropped
+    /// when they are more than half: ``compactIfSparse()``).
+    private var items: [Item?] = []
+    /// Every item before it is nil.
+    private var start = 0
+    /// How many items are held.
+    private(set) var count = 0
+    /// Where each plain observation's held event is.
+    private var eventPositions: [ObjectIdentifier: Int] = [:]
+    /// Where each prefix observation's held events are, by object.
+    private var scopedPositions: [ObjectIdentifier: [String: Int]] = [:]
+    /// Where each pending cursor is.
+    private var initialPositions: [ObjectIdentifier: Int] = [:]
+    /// The pending cursor of each observation that has one.
+    private var initialOf: [ObjectIdentifier: InitialEvents] = [:]
 
-    /// Keeps `prefix` as the observation's pending event (of `object`, for a
-    /// prefix observation), replacing (and counting) the one held before.
-    mutating func hold(_ prefix: [UInt8], seq: UInt64, for info: ObservationInfo, object: String? = nil) {
-        defer { nextOrder += 1 }
+    var isEmpty: Bool { count == 0 }
+
+    /// The item that goes out next.
+    var first: Item? {
+        count == 0 ? nil : items[start]
+    }
+
+    /// Keeps `change` as the observation's pending event (of the changed
+    /// object, for a prefix observation, `scoped`), replacing (and counting)
+    /// the one held before.
+    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool) {
         let key = ObjectIdentifier(info)
-        if let object {
-            if var entry = scopedEntries[key]?[object] {
-                entry.prefix = prefix
-                entry.seq = seq
-                entry.folded += 1
-                entry.order = nextOrder
-                scopedEntries[key]![object] = entry
-                foldedCount += 1
-            } else {
-                scopedEntries[key, default: [:]][object] = Entry(info: info, prefix: prefix, seq: seq, folded: 0,
-                                                                 order: nextOrder)
-            }
-            return
+        var folded = 0
+        let previous = scoped ? scopedPositions[key]?[change.object] : eventPositions[key]
+        if let previous, case .event(let event)? = items[previous] {
+            folded = event.folded + 1
+            items[previous] = nil
+            count -= 1
         }
-        if var entry = entries[key] {
-            entry.prefix = prefix
-            entry.seq = seq
-            entry.folded += 1
-            entry.order = nextOrder
-            entries[key] = entry
-            foldedCount += 1
+        let position = items.count
+        items.append(.event(Event(info: info, change: change, folded: folded)))
+        count += 1
+        if scoped {
+            scopedPositions[key, default: [:]][change.object] = position
         } else {
-            entries[key] = Entry(info: info, prefix: prefix, seq: seq, folded: 0, order: nextOrder)
+            eventPositions[key] = position
+        }
+        skipTakenItems()
+        compactIfSparse()
+    }
+
+    /// Adds the initial events that did not fit, after everything held.
+    mutating func append(_ initial: InitialEvents) {
+        initialPositions[ObjectIdentifier(initial)] = items.count
+        for info in initial.infos { initialOf[ObjectIdentifier(info)] = initial }
+        items.append(.initial(initial))
+        count += 1
+    }
+
+    /// Counts an initial event as folded into the change event held for the
+    /// same observation and object, if there is one, which then stands for
+    /// it. Returns whether there was one.
+    mutating func foldInitial(into info: ObservationInfo, object: String, scoped: Bool) -> Bool {
+        let key = ObjectIdentifier(info)
+        guard let position = scoped ? scopedPositions[key]?[object] : eventPositions[key],
+              case .event(var event)? = items[position] else { return false }
+        event.folded += 1
+        items[position] = .event(event)
+        return true
+    }
+
+    /// Forgets the observation's pending events (it was unobserved), and the
+    /// cursor of its initial events once none of its observations is left.
+    mutating func drop(_ info: ObservationInfo) {
+        let key = ObjectIdentifier(info)
+        if let position = eventPositions.removeValue(forKey: key) { take(at: position) }
+        if let positions = scopedPositions.removeValue(forKey: key) {
+            for position in positions.values { take(at: position) }
+        }
+        if let initial = initialOf.removeValue(forKey: key) {
+            initial.remaining -= 1
+            if initial.remaining == 0, let position = initialPositions.removeValue(forKey: ObjectIdentifier(initial)) {
+                take(at: position)
+            }
+        }
+        skipTakenItems()
+        compactIfSparse()
+    }
+
+    /// Takes the item that goes out next.
+    mutating func removeFirst() {
+        guard count > 0 else { return }
+        switch items[start] {
+        case .event(let event)?:
+            let key = ObjectIdentifier(event.info)
+            if event.info.scope.isPrefix {
+                scopedPositions[key]?[event.change.object] = nil
+                if scopedPositions[key]?.isEmpty == true { scopedPositions[key] = nil }
+            } else {
+                eventPositions[key] = nil
+            }
+        case .initial(let initial)?:
+            initialPositions[ObjectIdentifier(initial)] = nil
+            for info in initial.infos where initialOf[ObjectIdentifier(info)] === initial {
+                initialOf[ObjectIdentifier(info)] = nil
+            }
+        case nil:
+            break
+        }
+        take(at: start)
+        skipTakenItems()
+        compactIfSparse()
+    }
+
+    private mutating func take(at position: Int) {
+        guard items[position] != nil else { return }
+        items[position] = nil
+        count -= 1
+    }
+
+    private mutating func skipTakenItems() {
+        while start < items.count, items[start] == nil { start += 1 }
+        if count == 0 {
+            items.removeAll(keepingCapacity: items.count <= 64)
+            start = 0
         }
     }
 
-    /// Forgets the observation's pending event (it was unobserved).
-    mutating func drop(_ info: ObservationInfo) {
-        entries[ObjectIdentifier(info)] = nil
-        scopedEntries[ObjectIdentifier(info)] = nil
-    }
-
-    /// Takes every held event, in the order they would have been sent: by
-    /// seq, then as the change reached them.
-    mutating func takeAll() -> [Entry] {
-        let all = Array(entries.values) + scopedEntries.values.flatMap(\.values)
-        let taken = all.sorted { ($0.seq, $0.order) < ($1.seq, $1.order) }
-        entries = [:]
-        scopedEntries = [:]
-        foldedCount = 0
-        return taken
+    /// Drops the taken items once they are more than half, so that a client
+    /// whose events keep replacing each other holds one slot per event.
+    private mutating func compactIfSparse() {
+        guard items.count >= 64, count * 2 < items.count else { return }
+        let kept = items.compactMap { $0 }
+        items = kept
+        start = 0
+        eventPositions.removeAll(keepingCapacity: true)
+        scopedPositions.removeAll(keepingCapacity: true)
+        initialPositions.removeAll(keepingCapacity: true)
+        for (position, item) in kept.enumerated() {
+            switch item {
+            case .event(let event):
+                let key = ObjectIdentifier(event.info)
+                if event.info.scope.isPrefix {
+                    scopedPositions[key, default: [:]][event.change.object] = position
+                } else {
+                    eventPositions[key] = position
+                }
+            case .initial(let initial):
+                initialPositions[ObjectIdentifier(initial)] = position
+            }
+        }
     }
 }

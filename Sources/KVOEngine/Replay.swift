@@ -1,83 +1,159 @@
-/// The events an observation would have been sent for changes it missed:
-/// what `observe` with `since` delivers before it goes live.
+/// What `observe` with `since` delivers before it goes live: the changes
+/// after the resume point that the request's new observations match, each
+/// exactly as live dispatch sent it, in the order it sent them.
 ///
-/// Each replayed event is encoded by the same function as the live one
-/// (``EventEncoder/change(_:head:exact:old:new:options:prior:)``) from the
-/// same values, so a client cannot tell a replayed event from a live one.
-enum Replay {
-    struct Event {
-        let seq: UInt64
-        let prior: Bool
-        /// The observed key path's length: live dispatch reaches ancestors of
-        /// a change first, then its own path, then descendants.
-        let depth: Int
-        let bytes: [UInt8]
-        let info: ObservationInfo
-        /// The changed object, for a prefix observation's event.
-        let object: String?
+/// The history is walked forwards once, in seq order, and each event is
+/// delivered as it is found (and encoded only if it goes out now: see
+/// ``ClientController/deliverReplayed(_:for:isPrior:encode:)``), so a replay
+/// never holds more than one event, whatever it covers. Within a change, the
+/// observations are found by the walk the live dispatch makes
+/// (``SharedController``): ancestors of the changed path from the root down,
+/// the path itself, then what lies under it, depth first; prior events of the
+/// change first. Each event is encoded by the same function as the live one
+/// from the same values, so a client cannot tell a replayed event from a live one.
+///
+/// An observation of an ancestor of a changed path was sent the values there
+/// before and after. Those come from the object's document as of each
+/// change: found for the resume point by undoing the later changes from the
+/// current document (``ChangeRecord/valueBefore(at:after:)``), then carried
+/// forwards change by change (``ChangeRecord/apply(to:)``); the value before
+/// a change is undone from the value after it, as for a held event. One
+/// document per object is kept, and only for objects that such an
+/// observation sees changed.
+struct Replay {
+    /// The request's observations, by their node in the index (a client has
+    /// at most one per node).
+    private let observations: [ObjectIdentifier: ObservationInfo]
+    /// The root of their tree: the object's, or the prefix's.
+    private let root: PathNode
+    /// The documents, as of the change being replayed, of the objects that need them.
+    private var documents: [String: Document] = [:]
+    /// The observations one change reaches, reused from change to change.
+    private var reached: [(info: ObservationInfo, relation: Relation)] = []
+
+    /// An object's document; nil when the object has none.
+    private struct Document {
+        var value: JSONValue?
     }
 
-    /// The events for `info` (registered, so its key path is encoded) from
-    /// `changes` (its object's, oldest first, all of them since the resume
-    /// point). `valueNow` is the value at its key path now; `head` is the head
-    /// of its events for that object (``PathNode/head(forObject:)``).
-    static func events(for info: ObservationInfo, changes: [ChangeRecord], valueNow: JSONValue?,
-                       head: [UInt8]) -> [Event] {
-        let keyPath = info.keyPath.components
-        let related = changes.filter { $0.relation(to: keyPath) != .unrelated }
-        guard !related.isEmpty else { return [] }
-        let object = info.scope.isPrefix ? related[0].object : nil
-        // Values at the key path around each change, found by undoing from
-        // now; only changes below the key path need them.
-        var before: [JSONValue?] = []
-        var after: [JSONValue?] = []
-        if related.contains(where: { $0.relation(to: keyPath) == .above }) {
-            before = Array(repeating: nil, count: related.count)
-            after = before
-            var value = valueNow
-            for index in related.indices.reversed() {
-                after[index] = value
-                value = related[index].valueBefore(at: keyPath, after: value)
-                before[index] = value
+    private enum Relation {
+        case exact
+        /// The observed path is the changed one's first `depth` keys.
+        case ancestor(depth: Int)
+        /// The observed path lies `depth` keys under the changed one.
+        case descendant(depth: Int)
+    }
+
+    /// `observations`: registered, all in one tree (one request's).
+    init(observations: [ObservationInfo]) {
+        var byNode: [ObjectIdentifier: ObservationInfo] = [:]
+        for info in observations { byNode[ObjectIdentifier(info.node!)] = info }
+        self.observations = byNode
+        var root = observations[0].node!
+        while let parent = root.parent { root = parent }
+        self.root = root
+    }
+
+    /// Delivers to `client` the events of `changes` (oldest first) to the
+    /// objects `including` accepts. `documentNow` reads an object's document now.
+    mutating func run<Changes: BidirectionalCollection<ChangeRecord>>(
+        over changes: Changes, including: (String) -> Bool, documentNow: (String) -> JSONValue?,
+        to client: ClientController
+    ) {
+        findDocuments(over: changes, including: including, documentNow: documentNow)
+        for change in changes where including(change.object) {
+            guard !client.isClosed, client.disconnectReason == nil else { return }
+            replay(change, to: client)
+        }
+    }
+
+    /// Finds the documents as of the resume point of the objects whose
+    /// changes an observation sees from above: one pass to name them, one
+    /// backwards to undo their changes.
+    private mutating func findDocuments<Changes: BidirectionalCollection<ChangeRecord>>(
+        over changes: Changes, including: (String) -> Bool, documentNow: (String) -> JSONValue?
+    ) {
+        var needed: Set<String> = []
+        for change in changes where !needed.contains(change.object) && including(change.object) {
+            if hasObservationAbove(change) { needed.insert(change.object) }
+        }
+        guard !needed.isEmpty else { return }
+        for change in changes.reversed() where needed.contains(change.object) {
+            let after = documents[change.object].map(\.value) ?? documentNow(change.object)
+            documents[change.object] = Document(value: change.valueBefore(at: [], after: after))
+        }
+    }
+
+    private func hasObservationAbove(_ change: ChangeRecord) -> Bool {
+        var node = root
+        for key in change.path {
+            if observations[ObjectIdentifier(node)] != nil { return true }
+            guard let next = node.child(key) else { return false }
+            node = next
+        }
+        return false
+    }
+
+    private mutating func replay(_ change: ChangeRecord, to client: ClientController) {
+        // Every change of the object, reached or not, so that the document stays exact.
+        if documents[change.object] != nil { change.apply(to: &documents[change.object]!.value) }
+        collect(change)
+        guard !reached.isEmpty else { return }
+        // Read after the change; the value before is undone from it where an
+        // event asks for it, so that the document is changed in place, not copied.
+        let after = documents[change.object]?.value
+        for (info, relation) in reached where info.options.contains(.prior) {
+            deliver(change, to: info, relation, after: after, prior: true, client)
+        }
+        for (info, relation) in reached {
+            deliver(change, to: info, relation, after: after, prior: false, client)
+        }
+    }
+
+    /// The request's observations that `change` reaches, in the live dispatch's order.
+    private mutating func collect(_ change: ChangeRecord) {
+        reached.removeAll(keepingCapacity: true)
+        var node = root
+        for (depth, key) in change.path.enumerated() {
+            if let info = observations[ObjectIdentifier(node)] { reached.append((info, .ancestor(depth: depth))) }
+            guard let next = node.child(key) else { return }
+            node = next
+        }
+        if let info = observations[ObjectIdentifier(node)] { reached.append((info, .exact)) }
+        guard !node.children.isEmpty, reached.count < observations.count else { return }
+        node.forEachDescendant { descendant, depth in
+            if let info = observations[ObjectIdentifier(descendant)] {
+                reached.append((info, .descendant(depth: depth)))
             }
         }
-        var events: [Event] = []
-        for (index, change) in related.enumerated() {
-            let exact = change.path.count == keyPath.count
-            let old: JSONValue?
-            let new: JSONValue?
-            switch change.relation(to: keyPath) {
-            case .atOrUnder where exact:
+    }
+
+    private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: Relation,
+                         after: JSONValue?, prior: Bool, _ client: ClientController) {
+        client.deliverReplayed(change, for: info, isPrior: prior) { output in
+            let node = info.node!
+            var exact = false
+            var old: JSONValue?
+            var new: JSONValue?
+            switch relation {
+            case .exact:
+                exact = true
                 (old, new) = (change.old, change.new)
-            case .atOrUnder:
-                let rest = keyPath[change.path.count...]
-                let collection = change.kind != .setting
-                (old, new) = collection ? (nil, nil) : (change.old?.value(at: rest), change.new?.value(at: rest))
-            case .above:
-                (old, new) = (before[index], after[index])
-            case .unrelated:
-                continue
+            case .ancestor(let depth):
+                let keys = Array(change.path[..<depth])
+                new = after?.value(at: keys)
+                if info.options.contains(.old) { old = change.valueBefore(at: keys, after: new) }
+            case .descendant(let depth):
+                // Under a replaced value; nothing lies under an array.
+                if change.kind == .setting {
+                    let rest = node.path.suffix(depth)
+                    (old, new) = (change.old?.value(at: rest), change.new?.value(at: rest))
+                }
             }
-            for prior in info.options.contains(.prior) ? [true, false] : [false] {
-                let bytes = EventEncoder.change(change, head: head, exact: exact, old: old, new: new,
-                                                options: info.options, prior: prior)
-                events.append(Event(seq: change.seq, prior: prior, depth: keyPath.count, bytes: bytes, info: info,
-                                    object: object))
-            }
+            EventEncoder.change(into: &output, head: node.head(forObject: change.object), changeKind: change.kind,
+                                indexes: change.indexes, seq: change.seq, exact: exact, old: old, new: new,
+                                options: info.options, prior: prior,
+                                changedKeyPath: exact ? nil : change.changedKeyPathText, cause: change.cause)
         }
-        return events
-    }
-
-    /// Puts the events of several observations in the order live dispatch
-    /// would have sent them: by seq, prior events of a change first, then by
-    /// key path length.
-    static func merged(_ events: [Event]) -> [Event] {
-        events.enumerated().sorted { lhs, rhs in
-            let (l, r) = (lhs.element, rhs.element)
-            if l.seq != r.seq { return l.seq < r.seq }
-            if l.prior != r.prior { return l.prior }
-            if l.depth != r.depth { return l.depth < r.depth }
-            return lhs.offset < rhs.offset
-        }.map(\.element)
     }
 }

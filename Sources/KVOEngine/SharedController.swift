@@ -11,6 +11,8 @@
 ///
 /// Each event is encoded once per (key path, options) and its bytes are copied
 /// to every matching observation; only the context differs per observation.
+/// A congested client's events are held without bytes (``HeldEvents``): a
+/// node whose observers are all congested encodes nothing.
 public final class SharedController {
     /// The roots of the index, one per observed object, in the entries the
     /// store shares (``ObjectTable``).
@@ -127,6 +129,16 @@ public final class SharedController {
 
     /// How many prefixes are observed.
     public var observedPrefixCount: Int { prefixRoots.count }
+
+    /// The value at `keys` of `object` now (the store's documents are in the
+    /// same table): what a held or initial event reads when it goes out.
+    func value(_ object: String, at keys: [String]) -> JSONValue? {
+        guard let members = objects.entry(object)?.members else { return nil }
+        return JSONValue.object(members).value(at: keys)
+    }
+
+    /// The names of the objects that have a document, in `list` order.
+    var objectNames: NameIndex { objects.names }
 
     // MARK: Dispatch
 
@@ -299,17 +311,27 @@ public final class SharedController {
     private func send(_ pending: PendingChange, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
         let node = group.pointee.node
         var variants: UInt8 = 0
+        // A congested client's events are held without their bytes: when
+        // every observation here is such, nothing is encoded.
+        var holds = false
         node.forEachObservation { info in
             let options = info.options
-            if !prior || options.contains(.prior) { variants |= 1 << options.intersection([.new, .old]).rawValue }
+            guard !prior || options.contains(.prior) else { return }
+            if info.owner.isCongested {
+                holds = true
+            } else {
+                variants |= 1 << options.intersection([.new, .old]).rawValue
+            }
         }
-        guard variants != 0 else { return }
+        guard variants != 0 || holds else { return }
         let isExact = group.pointee.isExact
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         let newOnly = UInt8(1) << ObservationOptions.new.rawValue
-        if isExact, !prior, variants == newOnly, change.kind == .setting, change.cause == nil {
+        if variants == 0 {
+            // Only held events: no bytes.
+        } else if isExact, !prior, variants == newOnly, change.kind == .setting, change.cause == nil {
             // The usual group: the changed path itself, observed with `new`.
             // Its one encoding reads the change's value in place.
             EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, new: change.new,
@@ -321,10 +343,7 @@ public final class SharedController {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
-        // A prefix's observations name the changed object: they are held per
-        // object while their client is congested, and reach only clients that
-        // may read it.
-        let scopedObject = node.isPrefixScope ? change.object : nil
+        // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
         eventBytes.withUnsafeBytes { all in
             node.forEachObservation { info in
@@ -337,12 +356,11 @@ public final class SharedController {
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
                         fragment.withUnsafeBytes {
-                            controller.deliver(line: line, contextFragment: $0, seq: change.seq, for: info,
-                                               isPrior: prior, object: scopedObject)
+                            controller.deliver(line: line, contextFragment: $0, change: change, for: info,
+                                               isPrior: prior)
                         }
                     } else {
-                        controller.deliver(line: line, contextFragment: nil, seq: change.seq, for: info,
-                                           isPrior: prior, object: scopedObject)
+                        controller.deliver(line: line, contextFragment: nil, change: change, for: info, isPrior: prior)
                     }
                 }
             }

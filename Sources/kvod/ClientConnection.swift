@@ -173,10 +173,14 @@ final class ClientConnection: ClientOutputDelegate {
             // than after the next poll, which might wait for a client that
             // waits for us.
             guard queuedOutputBytes == 0, controller.isCongested || throttle.isActive else { return released }
-            if controller.isCongested {
-                daemon.logger.info("\(logName) caught up; sending \(controller.heldEventCount) held event(s)")
-            }
+            // Held events go out as much at a time as the output limit lets:
+            // a drain may leave some for the next one.
+            let wasCongested = controller.isCongested
+            let heldBefore = controller.heldEventCount
             controller.markDrained()
+            if wasCongested, !controller.isCongested {
+                daemon.logger.info("\(logName) caught up; sending the last \(heldBefore) held event(s)")
+            }
             resumeInput()
             if controller.output.isEmpty { return released }
         }

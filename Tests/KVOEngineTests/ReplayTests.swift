@@ -89,6 +89,53 @@ import Testing
         }
     }
 
+    /// Observations of one connection made by three requests, each naming
+    /// several key paths of one tree: its events of one change interleave as
+    /// the live dispatch walks the tree (ancestors, the path, then under it).
+    static let connectionRequests = [
+        #"{"op":"observe","object":"o","keyPaths":["a.b.c","list","a","a.b.c.e","x","a.d","a.b","a.list"],"options":["new","old","prior"],"context":"keys"}"#,
+        #"{"op":"observe","object":"o","options":["new","old"],"context":"document"}"#,
+        #"{"op":"observe","prefix":"","keyPaths":["a.d","a","a.b.c","list","a.b"],"options":["new","old"],"context":"prefix"}"#,
+    ]
+
+    @Test(arguments: [UInt64(4), 5])
+    func replayOfOneRequestInterleavesItsObservationsAsTheLiveDispatchDid(seed: UInt64) throws {
+        let engine = Engine()
+        let writer = EngineClient(engine)
+        let live = EngineClient(engine)
+        for request in Self.connectionRequests { live.send(request) }
+        var liveLines: [String] = []
+        var rng = SplitMix64(seed: seed)
+        var seqAfterRequest: [UInt64] = []
+        for index in 0..<300 {
+            // Now and then a batch: its changes follow each other with nothing between.
+            if index % 7 == 0 {
+                writer.send(#"{"op":"batch","ops":[\#(Self.randomRequest(&rng)),\#(Self.randomRequest(&rng))]}"#)
+            } else {
+                writer.send(Self.randomRequest(&rng))
+            }
+            seqAfterRequest.append(engine.store.seq)
+            liveLines += live.takeLines()
+        }
+        for since in [0, seqAfterRequest[150], engine.store.seq] {
+            let resumed = EngineClient(engine)
+            for request in Self.connectionRequests {
+                let context = try JSONReader.parse(request)["context"]!
+                let expected = liveLines.filter {
+                    Self.seq(of: $0) > since && (try? JSONReader.parse($0)["context"]) == context
+                }
+                let replayed = Array(resumed.send(request.dropLast() + #","since":\#(since)}"#).dropLast())
+                let first = zip(replayed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(replayed.count, expected.count)
+                #expect(replayed == expected, """
+                    \(context) since \(since): \(replayed.count) lines replayed, \(expected.count) live; first difference at \(first):
+                    replayed \(first < replayed.count ? replayed[first] : "nothing")
+                    live     \(first < expected.count ? expected[first] : "nothing")
+                    """)
+            }
+        }
+    }
+
     static func seq(of line: String) -> UInt64 {
         guard let value = try? JSONReader.parse(line), case .number(let number)? = value["seq"] else { return 0 }
         return UInt64(number.literal) ?? 0

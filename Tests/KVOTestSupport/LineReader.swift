@@ -18,6 +18,23 @@ public struct LineReader {
         self.fd = fd
     }
 
+    /// How many bytes of `buffer` are known to hold no newline.
+    private var scanned = 0
+
+    /// The position of the first newline in `buffer`, searched from where the
+    /// last search stopped (a long line arrives in many reads).
+    private mutating func nextNewline() -> Int? {
+        let found = buffer.withUnsafeBytes { bytes -> Int? in
+            guard bytes.count > scanned,
+                  let hit = memchr(bytes.baseAddress! + scanned, Int32(UInt8(ascii: "\n")), bytes.count - scanned) else {
+                return nil
+            }
+            return UnsafeRawPointer(hit) - bytes.baseAddress!
+        }
+        if found == nil { scanned = buffer.count }
+        return found
+    }
+
     /// How many bytes have arrived after the last complete line.
     public var bufferedByteCount: Int { buffer.count }
 
@@ -28,9 +45,10 @@ public struct LineReader {
     public mutating func readLine(timeout: Double, what: @autoclosure () -> String = "a line") throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = nextNewline() {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
+                scanned = 0
                 return line
             }
             let remaining = deadline.timeIntervalSinceNow
@@ -43,7 +61,9 @@ public struct LineReader {
             let (count, error) = withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 1) { chunk in
                 let count = read(fd, chunk.baseAddress, chunk.count)
                 let error = errno
-                if count > 0 { buffer.append(contentsOf: chunk[..<count]) }
+                // As typed bytes, copied at once: a slice of raw bytes is
+                // appended byte by byte in a debug build (a second per MB).
+                if count > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]).bindMemory(to: UInt8.self)) }
                 return (count, error)
             }
             if count == 0 || (count < 0 && error == ECONNRESET) { throw EndOfStream() }

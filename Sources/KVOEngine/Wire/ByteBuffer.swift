@@ -75,6 +75,13 @@ public struct ByteBuffer: RandomAccessCollection {
         array.withUnsafeBytes { append(bytes: $0) }
     }
 
+    /// Removes the last `count` bytes (an event's end, to splice fields in
+    /// before it). The storage stays; the next append copies it if it is shared.
+    mutating func removeLast(_ removed: Int) {
+        precondition(removed >= 0 && removed <= count, "ByteBuffer: cannot remove \(removed) of \(count) bytes")
+        count -= removed
+    }
+
     /// Empties the buffer; with `keepingCapacity`, its storage stays for the next bytes.
     public mutating func removeAll(keepingCapacity: Bool = false) {
         if keepingCapacity && isKnownUniquelyReferenced(&storage) {

@@ -1,0 +1,177 @@
+import KVOEngine
+import KVOTestSupport
+import Testing
+
+/// What a client gets beyond its output allowance, as it drains: held events
+/// encoded when they go out, initial events from a cursor, a little more
+/// than the allowance at a time.
+@Suite final class DrainTests {
+    let engine = Engine()
+    let writer: EngineClient
+    let observer: EngineClient
+
+    init() {
+        writer = EngineClient(engine)
+        observer = EngineClient(engine)
+    }
+
+    deinit {
+        engine.closeClient(observer.controller)
+        engine.closeClient(writer.controller)
+    }
+
+    /// Drains the observer until it is no longer congested; returns each drain's lines.
+    private func drainAll() -> [[String]] {
+        var drains: [[String]] = []
+        while observer.controller.isCongested, drains.count < 10_000 {
+            observer.controller.markDrained()
+            drains.append(observer.takeLines())
+        }
+        return drains
+    }
+
+    private static func withoutCoalesced(_ line: String) -> (line: String, coalesced: Int) {
+        guard let range = line.range(of: #","coalesced":[0-9]+"#, options: .regularExpression) else { return (line, 0) }
+        let count = Int(line[range].dropFirst(#","coalesced":"#.count)) ?? -1
+        return (line.replacingCharacters(in: range, with: ""), count)
+    }
+
+    /// The event's observation: its object (or prefix and object) and key path.
+    private static func observation(of line: String) throws -> String {
+        let event = try JSONReader.parse(line)
+        return "\(event["prefix"] ?? .null) \(event["object"] ?? .null) \(event["keyPath"] ?? .null)"
+    }
+
+    @Test(arguments: [UInt64(1), 2])
+    func heldEventIsTheLiveEventOfTheLatestChangeByteForByte(seed: UInt64) throws {
+        // Two clients with the same observations; one reads, one is congested.
+        let requests = [
+            #"{"op":"observe","object":"o","keyPaths":["a","a.b","a.b.c","a.list","list","x"],"options":["new","old"],"context":"k"}"#,
+            #"{"op":"observe","object":"o","options":["new","old"]}"#,
+            #"{"op":"observe","prefix":"","keyPaths":["a","list"],"options":["old","new"]}"#,
+        ]
+        let live = EngineClient(engine)
+        for request in requests {
+            live.send(request)
+            observer.send(request)
+        }
+        observer.controller.markCongested()
+        var rng = SplitMix64(seed: seed)
+        var liveLines: [String] = []
+        for _ in 0..<300 {
+            writer.send(ReplayTests.randomRequest(&rng))
+            liveLines += live.takeLines()
+        }
+        #expect(observer.takeLines().isEmpty)
+        var lastLive: [String: String] = [:]
+        var liveCount: [String: Int] = [:]
+        for line in liveLines {
+            let key = try Self.observation(of: line)
+            lastLive[key] = line
+            liveCount[key, default: 0] += 1
+        }
+        let released = drainAll().joined()
+        #expect(released.count == lastLive.count, "one event per observation (and object) that had any")
+        for line in released {
+            let key = try Self.observation(of: line)
+            let (event, coalesced) = Self.withoutCoalesced(line)
+            #expect(event == lastLive[key], "held \(line), live \(lastLive[key] ?? "nothing")")
+            #expect(coalesced + 1 == liveCount[key], "\(key): every event sent or counted")
+        }
+        let seqs = try released.map { try JSONReader.parse($0)["seq"]?.intValue ?? 0 }
+        #expect(seqs == seqs.sorted(), "in seq order")
+    }
+
+    @Test func heldEventsGoOutAboutTheAllowanceAtATimeUntilTheLast() throws {
+        let keys = (0..<50).map { "k\($0)" }
+        observer.send(#"{"op":"observe","object":"o","keyPaths":[\#(keys.map { "\"\($0)\"" }.joined(separator: ","))],"options":["new"]}"#)
+        observer.controller.markCongested()
+        let padding = String(repeating: "p", count: 100)
+        for key in keys { writer.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"\#(padding)"}"#) }
+        #expect(observer.controller.heldEventCount == 50)
+        observer.controller.outputAllowance = 500
+        let drains = drainAll()
+        #expect(drains.count > 5, "more than one drain")
+        for drain in drains {
+            // Each drain stops at the first event that reaches the allowance.
+            #expect(drain.dropLast().map { $0.utf8.count + 1 }.reduce(0, +) < 500)
+        }
+        #expect(drains.joined().map { try? JSONReader.parse($0)["keyPath"] } == keys.map { JSONValue.string($0) })
+        #expect(!observer.controller.isCongested && observer.controller.heldEventCount == 0)
+    }
+
+    @Test func initialEventsBeyondTheAllowanceFollowTheReplyAsTheClientDrains() throws {
+        let keys = (0..<40).map { "k\($0)" }
+        for key in keys { writer.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"\#(key)"}"#) }
+        observer.controller.outputAllowance = 400
+        let lines = observer.send(#"{"op":"observe","id":1,"object":"o","keyPaths":[\#(keys.map { "\"\($0)\"" }.joined(separator: ","))],"options":["new","initial"]}"#)
+        let reply = try JSONReader.parse(lines.last ?? "")
+        #expect(reply["id"] == 1 && reply["ok"] == true)
+        let before = Array(lines.dropLast())
+        #expect(!before.isEmpty && before.count < keys.count, "what fits comes before the reply")
+        #expect(observer.controller.isCongested)
+        let after = drainAll().joined()
+        let initial = try (before + after).map { try JSONReader.parse($0) }
+        #expect(initial.map { $0["keyPath"] } == keys.map { JSONValue.string($0) })
+        #expect(initial.allSatisfy { $0["initial"] == true && $0["new"] == $0["keyPath"] && $0["coalesced"] == nil })
+        #expect(initial.allSatisfy { $0["seq"] == reply["seq"] })
+    }
+
+    @Test func initialEventOfAKeyPathChangedMeanwhileGivesWayToTheChange() throws {
+        for key in ["a", "b", "c"] { writer.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":0}"#) }
+        observer.controller.outputAllowance = 0
+        let lines = observer.send(#"{"op":"observe","object":"o","keyPaths":["a","b","c"],"options":["new","initial"]}"#)
+        #expect(lines.count == 1, "only the reply: nothing fits")
+        writer.send(#"{"op":"set","object":"o","keyPath":"b","value":1}"#)
+        observer.controller.outputAllowance = nil
+        let released = try drainAll().joined().map { try JSONReader.parse($0) }
+        #expect(released.map { $0["keyPath"] } == ["a", "c", "b"])
+        #expect(released[0]["initial"] == true && released[1]["initial"] == true)
+        #expect(released[2]["initial"] == nil && released[2]["new"] == 1 && released[2]["coalesced"] == 1,
+                "the change stands for the initial event, and counts it")
+    }
+
+    @Test func prefixInitialEventsContinueInListOrderAcrossDrains() throws {
+        let names = (0..<30).map { "s/\($0 < 10 ? "0" : "")\($0)" }
+        for name in names { writer.send(#"{"op":"set","object":"\#(name)","keyPath":"k","value":"\#(name)"}"#) }
+        observer.controller.outputAllowance = 300
+        let lines = observer.send(#"{"op":"observe","prefix":"s/","keyPath":"k","options":["new","initial"]}"#)
+        // Meanwhile one object goes and one changes; their change events stand for their initial ones.
+        writer.send(#"{"op":"delete","object":"s/25"}"#)
+        writer.send(#"{"op":"set","object":"s/20","keyPath":"k","value":"changed"}"#)
+        let events = try (lines.dropLast() + drainAll().joined()).map { try JSONReader.parse($0) }
+        let initial = events.filter { $0["initial"] == true }
+        let expected = names.filter { $0 != "s/20" && $0 != "s/25" }
+        #expect(initial.map { $0["object"] } == expected.map { JSONValue.string($0) })
+        #expect(initial.allSatisfy { $0["new"] == $0["object"] && $0["prefix"] == "s/" })
+        let changes = events.filter { $0["initial"] == nil }
+        #expect(changes.map { $0["object"] } == ["s/25", "s/20"])
+        #expect(changes.map { $0["new"] } == [.null, "changed"])
+    }
+
+    @Test func unobservingEveryKeyPathOfPendingInitialEventsDropsThem() throws {
+        writer.send(#"{"op":"set","object":"o","value":{"a":1,"b":2}}"#)
+        observer.controller.outputAllowance = 0
+        observer.send(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new","initial"]}"#)
+        #expect(observer.controller.heldEventCount == 1, "one cursor")
+        observer.send(#"{"op":"unobserve","object":"o","keyPath":"a"}"#)
+        #expect(observer.controller.heldEventCount == 1, "b is still observed")
+        observer.send(#"{"op":"unobserve","object":"o","keyPath":"b"}"#)
+        #expect(observer.controller.heldEventCount == 0)
+        observer.controller.outputAllowance = nil
+        #expect(drainAll().joined().isEmpty)
+    }
+
+    @Test func replayBeyondTheAllowanceIsFoldedIntoTheLatestEvent() throws {
+        for value in 1...20 { writer.send(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#) }
+        observer.controller.outputAllowance = 200
+        let lines = observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"],"since":0}"#)
+        let replayed = try lines.dropLast().map { try JSONReader.parse($0) }
+        #expect(!replayed.isEmpty && replayed.count < 20)
+        let released = try drainAll().joined().map { try JSONReader.parse($0) }
+        #expect(released.count == 1)
+        #expect(released.first?["new"] == 20)
+        #expect(replayed.count + 1 + (released.first?["coalesced"]?.intValue ?? 0) == 20)
+        #expect(replayed.map { $0["new"] } == (1...replayed.count).map { JSONValue.number(JSONNumber($0)) })
+    }
+}
