@@ -7,14 +7,13 @@ import Synchronization
 /// until SIGINT or SIGTERM. If the connection is lost meanwhile (kvod
 /// stopped), the values are gone and kvoctl says so (status 3).
 enum Hold {
-    static func untilInterrupted(_ connection: KVOConnection, watching object: String, _ keyPath: String?)
-        async throws(KVOClientError)
-    {
+    static func untilInterrupted(_ connection: KVOConnection, watching object: String, _ keyPath: String?,
+                                 _ interruption: Interruption) async throws(KVOClientError) {
         // A stream of the held value ends with an error when the connection is lost.
         let stream = keyPath.map { connection.changes(of: object, keyPaths: [$0], options: []) }
             ?? connection.changes(of: object, options: [])
         let outcome = await withTaskGroup(of: KVOClientError?.self) { group in
-            group.addTask { await interrupted(); return nil }
+            group.addTask { await interruption.wait(); return nil }
             group.addTask {
                 do throws(KVOClientError) {
                     for try await _ in stream {}
@@ -30,26 +29,53 @@ enum Hold {
         if let outcome { throw outcome }
     }
 
-    /// Returns at the first SIGINT or SIGTERM (both taken from their default action, which would
-    /// end kvoctl with a signal status instead of 0).
-    private static func interrupted() async {
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: .global())
+    /// The first SIGINT or SIGTERM, both taken from their default action (which would end kvoctl
+    /// with a signal status instead of 0) and watched as soon as this is made: before the set, so
+    /// that a signal that comes just after it is not missed.
+    ///
+    /// @unchecked Sendable: `sources` is set once in `init`; the rest is in a Mutex.
+    final class Interruption: @unchecked Sendable {
+        private struct State {
+            var signalled = false
+            var waiter: CheckedContinuation<Void, Never>?
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            for source in sources {
-                source.setEventHandler { if once.claim() { continuation.resume() } }
+
+        private let state = Mutex(State())
+        private var sources: [any DispatchSourceSignal] = []
+
+        init() {
+            sources = [SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [weak self] in self?.signalled() }
                 source.resume()
+                return source
             }
         }
-        for source in sources { source.cancel() }
-    }
-}
 
-/// True for the first caller only, from any thread.
-private final class OnceFlag: Sendable {
-    private let claimed = Atomic<Bool>(false)
-    func claim() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
+        deinit {
+            for source in sources { source.cancel() }
+        }
+
+        /// Returns at the first SIGINT or SIGTERM since ``init()``.
+        func wait() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    if state.signalled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+
+        private func signalled() {
+            let waiter = state.withLock { state in
+                state.signalled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
 }
