@@ -2,8 +2,10 @@
 /// alone is unsafe across a restart of a kvod without its data: the new kvod
 /// counts a new history from 0, so the seq names other changes, and the
 /// resume silently skips or repeats some. Pass a ``ResumePoint`` instead.
+/// Disfavoured, so that `since: nil` still means the ``ResumePoint`` form.
 extension KVOConnection {
     /// ``changes(of:keyPath:options:context:since:)`` from a seq without its epoch.
+    @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(of object: String, keyPath: String, options: ObservationOptions = [],
                         context: JSONValue? = nil, since: UInt64?) -> ChangeStream {
@@ -11,6 +13,7 @@ extension KVOConnection {
     }
 
     /// ``changes(of:keyPaths:options:context:since:)`` from a seq without its epoch.
+    @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(of object: String, keyPaths: [String], options: ObservationOptions = [],
                         context: JSONValue? = nil, since: UInt64?) -> ChangeStream {
@@ -18,6 +21,7 @@ extension KVOConnection {
     }
 
     /// ``changes(of:options:context:since:)`` from a seq without its epoch.
+    @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(of object: String, options: ObservationOptions = [], context: JSONValue? = nil,
                         since: UInt64?) -> ChangeStream {
@@ -25,6 +29,7 @@ extension KVOConnection {
     }
 
     /// ``changes(prefix:keyPath:options:context:since:)`` from a seq without its epoch.
+    @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
                         context: JSONValue? = nil, since: UInt64?) -> ChangeStream {
@@ -32,6 +37,7 @@ extension KVOConnection {
     }
 
     /// ``changes(prefix:keyPaths:options:context:since:)`` from a seq without its epoch.
+    @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(prefix: String, keyPaths: [String], options: ObservationOptions = [],
                         context: JSONValue? = nil, since: UInt64?) -> ChangeStream {
