@@ -41,11 +41,25 @@ public struct Change: Sendable, Hashable {
     /// Set when kvod deleted the value itself: its owner disconnected
     /// (``ChangeCause/disconnect``) or its ttl passed (``ChangeCause/ttl``); nil for a client's change.
     public var cause: ChangeCause?
+    /// The epoch (the history) ``seq`` counts in, as kvod named it when this
+    /// connection registered the observation; nil only for a change replayed
+    /// after a resume from a seq without an epoch, before kvod's reply.
+    public var epoch: String?
+
+    /// Where to resume so as to get the changes after this one: its ``seq``
+    /// and ``epoch``; nil for a prior change (resuming from it would skip the
+    /// change it announces). Keep the point of the last change handled and
+    /// pass it as `since`. For a stream of several key paths, one change
+    /// can reach several of them with one seq, and a replay comes key path
+    /// by key path: resume each key path from its own point.
+    public var resumePoint: ResumePoint? {
+        isPrior ? nil : ResumePoint(seq: seq, epoch: epoch)
+    }
 
     public init(object: String, keyPath: String?, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
                 indexes: [Int]? = nil, isPrior: Bool = false, isInitial: Bool = false, seq: UInt64,
                 context: JSONValue? = nil, changedKeyPath: String? = nil, prefix: String? = nil,
-                cause: ChangeCause? = nil) {
+                cause: ChangeCause? = nil, epoch: String? = nil) {
         self.object = object
         self.keyPath = keyPath
         self.kind = kind
@@ -59,6 +73,7 @@ public struct Change: Sendable, Hashable {
         self.changedKeyPath = changedKeyPath
         self.prefix = prefix
         self.cause = cause
+        self.epoch = epoch
     }
 
     /// ``new`` decoded as `T`; nil when ``new`` is nil or `null`.

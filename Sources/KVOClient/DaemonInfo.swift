@@ -13,6 +13,18 @@ public struct DaemonInfo: Sendable, Hashable {
     public var objects: Int
     /// The seq of the latest change.
     public var seq: UInt64
+    /// The oldest seq kvod still holds a change of, for `since`; the next seq
+    /// when it holds none. A resume point older than `oldestSeq − 1` fails
+    /// with `compacted`. nil from a kvod that does not send it.
+    public var oldestSeq: UInt64?
+    /// The history ``seq`` counts in (docs/PROTOCOL.md); nil from a kvod that does not send it.
+    public var epoch: String?
+
+    /// Now, as a point to resume from: observing with `since` set to it
+    /// misses no change after this `info`.
+    public var resumePoint: ResumePoint { ResumePoint(seq: seq, epoch: epoch) }
+    /// Every member of the reply, also those this client does not know.
+    private let reply: JSONObject
 
     init?(_ reply: JSONObject) {
         guard case .string(let version)? = reply["version"],
@@ -26,15 +38,24 @@ public struct DaemonInfo: Sendable, Hashable {
         self.observations = observations
         self.objects = objects
         self.seq = seqValue
+        self.reply = reply
+        if case .number(let oldest)? = reply["oldestSeq"] { oldestSeq = UInt64(oldest.literal) }
+        if case .string(let epoch)? = reply["epoch"] { self.epoch = epoch }
     }
 
-    /// The info as the JSON object kvod sent (without `ok`).
+    /// The info as the JSON object kvod sent (without `ok`), with members
+    /// this client does not know kept in place.
     public var json: JSONValue {
-        [
-            "version": .string(version), "uptime": .number(JSONNumber(uptime)),
-            "connections": .number(JSONNumber(connections)), "observations": .number(JSONNumber(observations)),
-            "objects": .number(JSONNumber(objects)), "seq": .number(JSONNumber(validatedLiteral: String(seq))),
-        ]
+        var members = reply
+        members["version"] = .string(version)
+        members["uptime"] = .number(JSONNumber(uptime))
+        members["connections"] = .number(JSONNumber(connections))
+        members["observations"] = .number(JSONNumber(observations))
+        members["objects"] = .number(JSONNumber(objects))
+        members["seq"] = .number(JSONNumber(validatedLiteral: String(seq)))
+        if let oldestSeq { members["oldestSeq"] = .number(JSONNumber(validatedLiteral: String(oldestSeq))) }
+        if let epoch { members["epoch"] = .string(epoch) }
+        return .object(members)
     }
 
     private static func integer(_ value: JSONValue?) -> Int? {

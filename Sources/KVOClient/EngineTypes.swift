@@ -11,3 +11,8 @@ public typealias JSONNumber = KVOEngine.JSONNumber
 public typealias ChangeKind = KVOEngine.ChangeKind
 /// What an observation wants to hear: `.new`, `.old`, `.initial`, `.prior`.
 public typealias ObservationOptions = KVOEngine.ObservationOptions
+/// Where an observation stopped: a seq and the epoch (the history) it counts
+/// in; its text form is `EPOCH:SEQ`. Pass it as `since` to resume
+/// (``KVOConnection/changes(of:keyPath:options:context:since:)``); take it from
+/// ``Change/resumePoint`` or ``DaemonInfo/resumePoint``.
+public typealias ResumePoint = KVOEngine.ResumePoint

@@ -12,13 +12,16 @@ extension KVOConnection {
     ///     sends the current value first, `.prior` adds a change before each one
     ///     is applied (KVO's options).
     ///   - context: any JSON, handed back in every change.
-    ///   - since: a seq (a ``Change/seq`` this program saw, kept across its own
-    ///     restart): first the changes after it, then live ones, with no gap.
-    ///     The stream fails with `compacted` when kvod no longer holds them,
-    ///     and with `bad_request` when the key path is already observed on this
+    ///   - since: where an earlier observation stopped (the ``Change/resumePoint``
+    ///     of the last change this program handled, kept across its own
+    ///     restart, or ``DaemonInfo/resumePoint``): first the changes after it,
+    ///     then live ones, with no gap. The stream fails with `compacted` when
+    ///     kvod no longer holds them or the point's epoch is not kvod's (it
+    ///     restarted without its data: the seq counts another history), and
+    ///     with `bad_request` when the key path is already observed on this
     ///     connection, with `.initial`, or when the seq is in kvod's future.
     public func changes(of object: String, keyPath: String, options: ObservationOptions = [],
-                        context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
+                        context: JSONValue? = nil, since: ResumePoint? = nil) -> ChangeStream {
         changes(of: object, keyPaths: [keyPath], options: options, context: context, since: since)
     }
 
@@ -26,7 +29,7 @@ extension KVOConnection {
     /// order the daemon sent them (with `since`, each key path's missed
     /// changes in seq order, one key path after the other, then live ones).
     public func changes(of object: String, keyPaths: [String], options: ObservationOptions = [],
-                        context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
+                        context: JSONValue? = nil, since: ResumePoint? = nil) -> ChangeStream {
         guard !keyPaths.isEmpty else {
             return failedStream(KVOClientError(.badRequest, "changes(of:keyPaths:) needs at least one key path"))
         }
@@ -36,7 +39,7 @@ extension KVOConnection {
 
     /// One stream over the observations of `keys` (duplicates observed once).
     func changes(of keys: [ObservationKey], options: ObservationOptions, context: JSONValue?,
-                 since: UInt64?) -> ChangeStream {
+                 since: ResumePoint?) -> ChangeStream {
         let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream()
         let sink = StreamSink(continuation)
         var seen: Set<ObservationKey> = []

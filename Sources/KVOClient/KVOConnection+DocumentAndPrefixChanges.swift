@@ -14,7 +14,7 @@ extension KVOConnection {
     ///
     /// Options, `context` and `since` as in ``changes(of:keyPath:options:context:since:)``.
     public func changes(of object: String, options: ObservationOptions = [], context: JSONValue? = nil,
-                        since: UInt64? = nil) -> ChangeStream {
+                        since: ResumePoint? = nil) -> ChangeStream {
         changes(of: [ObservationKey(object: object, keyPath: nil)], options: options, context: context, since: since)
     }
 
@@ -39,14 +39,14 @@ extension KVOConnection {
     /// prefix's initial changes only when it registers the observation).
     /// With `since`, kvod replays the missed changes of every object under the prefix.
     public func changes(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
-                        context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
+                        context: JSONValue? = nil, since: ResumePoint? = nil) -> ChangeStream {
         changes(of: [ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true)], options: options,
                 context: context, since: since)
     }
 
     /// The changes of several key paths of every object under `prefix`, in one sequence.
     public func changes(prefix: String, keyPaths: [String], options: ObservationOptions = [],
-                        context: JSONValue? = nil, since: UInt64? = nil) -> ChangeStream {
+                        context: JSONValue? = nil, since: ResumePoint? = nil) -> ChangeStream {
         guard !keyPaths.isEmpty else {
             return failedStream(KVOClientError(.badRequest, "changes(prefix:keyPaths:) needs at least one key path"))
         }

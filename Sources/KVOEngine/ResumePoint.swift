@@ -1,6 +1,6 @@
 /// Where an observer stopped: the seq of the last change it got, and the
 /// epoch that seq belongs to (`observe`'s `since` and `epoch`).
-public struct ResumePoint: Sendable, Equatable {
+public struct ResumePoint: Sendable, Hashable {
     public var seq: UInt64
     /// The history the seq was counted in (``Engine/epoch``); nil trusts the
     /// seq alone.

@@ -4,7 +4,7 @@ import KVOEngine
 
 /// `kvoctl batch`: change ops from standard input, one JSON object a line,
 /// applied all or none; prints the seq of the batch's last change.
-struct BatchCommand: AsyncParsableCommand {
+struct BatchCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
         abstract: "Apply the change ops on standard input (one JSON object a line) all or none; prints the seq.",
@@ -30,14 +30,10 @@ struct BatchCommand: AsyncParsableCommand {
                 }
                 operations.append(try WriteOperation(request: request))
             } catch {
-                Output.error("kvoctl: line \(operations.count + 1) (\(line)): \(error.message)")
-                throw ExitStatus.usage
+                throw CommandFailure.usage("line \(operations.count + 1) (\(line)): \(error.message)")
             }
         }
-        guard !operations.isEmpty else {
-            Output.error("kvoctl: no ops on standard input")
-            throw ExitStatus.usage
-        }
+        guard !operations.isEmpty else { throw CommandFailure.usage("no ops on standard input") }
         // kvod's error names the failing op (`ops[i]: …`), counting from 0.
         let seq = try await connection.run { connection throws(KVOClientError) in
             try await connection.batch(operations).seq

@@ -9,7 +9,9 @@ struct ConditionOptions: ParsableArguments {
         "Apply only if the value's modSeq is N (0: only if nothing is there).",
         discussion: "`kvoctl get --mod-seq` prints a value's modSeq.", valueName: "n"))
     var ifModSeq: UInt64?
-    @Option(help: ArgumentHelp("Apply only if the current value equals this JSON.", valueName: "json"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Apply only if the current value equals this JSON (-5 works; quote a string that looks like JSON).",
+        valueName: "json"))
     var ifValue: String?
 
     func validate() throws { _ = try parsedIfValue }

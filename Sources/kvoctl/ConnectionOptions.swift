@@ -1,17 +1,23 @@
 import ArgumentParser
 import KVOClient
 
-/// `--socket`, shared by every subcommand, and the connection it leads to.
+/// `--socket` and `--quiet`, taken by every subcommand and by `kvoctl`
+/// itself, so that both `kvoctl --socket X ping` and `kvoctl ping --socket X`
+/// work; and the connection they lead to.
 struct ConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The kvod socket.",
         discussion: "Default: $KVOD_SOCKET, else kvod's default path, used only if it and its directory are yours.",
         valueName: "path"))
     var socket: String?
+    @Flag(help: ArgumentHelp(
+        "Print no warning and no reason for a failure on standard error (usage errors excepted); "
+            + "the exit status says what happened."))
+    var quiet = false
 
     /// Connects, runs `body`, and turns a ``KVOClientError`` into kvoctl's exit status.
     func run<T>(configure: (inout KVOConnection.Configuration) -> Void = { _ in },
-                _ body: (KVOConnection) async throws(KVOClientError) -> T) async throws -> T {
+                _ body: (KVOConnection) async throws(KVOClientError) -> T) async throws(CommandFailure) -> T {
         var configuration = KVOConnection.Configuration(socketPath: socket)
         configure(&configuration)
         do throws(KVOClientError) {
@@ -19,7 +25,17 @@ struct ConnectionOptions: ParsableArguments {
             defer { connection.close() }
             return try await body(connection)
         } catch {
-            throw ExitStatus.report(error)
+            throw ExitStatus.failure(error)
         }
     }
+
+    /// Writes `text` on standard error unless `--quiet`: a note on a run that goes on.
+    func note(_ text: String) {
+        if !quiet { Output.error("kvoctl: " + text) }
+    }
+}
+
+/// A command that takes ``ConnectionOptions``, so `main` knows whether it is `--quiet`.
+protocol ConnectingCommand {
+    var connection: ConnectionOptions { get }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl delete OBJECT [KEYPATH]`: prints the seq.
-struct DeleteCommand: AsyncParsableCommand {
+struct DeleteCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete the value at a key path, or the whole object; prints the seq.",

@@ -1,12 +1,12 @@
 import ArgumentParser
 import KVOClient
 
-/// kvoctl's exit statuses, which scripts branch on.
+/// kvoctl's exit statuses, which scripts branch on (docs/CLIENT.md lists them).
 enum ExitStatus {
     static let ok = ExitCode(0)
     /// The daemon refused the request (`not_found`, `bad_request`, …).
     static let daemonError = ExitCode(1)
-    /// The command line is wrong.
+    /// The command line is wrong, or names a file kvoctl cannot read or write.
     static let usage = ExitCode(2)
     /// No daemon at the socket, the connection was lost, or a request got
     /// no reply within KVOClient's request deadline (`timedOut`).
@@ -15,11 +15,33 @@ enum ExitStatus {
     static let timedOut = ExitCode(4)
     /// An `--if-mod-seq` or `--if-value` condition did not hold: nothing changed.
     static let preconditionFailed = ExitCode(5)
+    /// `observe --since` or `--resume-file`: kvod no longer holds the changes
+    /// after that point, or the point is of another epoch (`compacted`).
+    static let compacted = ExitCode(6)
 
-    /// Writes `error` to standard error and returns the status it calls for.
-    static func report(_ error: KVOClientError) -> ExitCode {
-        Output.error("kvoctl: \(error.code): \(error.message)")
-        if error.code == .preconditionFailed { return preconditionFailed }
-        return error.isConnectionError || error.code == .protocolViolation ? cannotConnect : daemonError
+    /// The failure `error` calls for: its status, and the daemon's (or the client's) code and message.
+    static func failure(_ error: KVOClientError) -> CommandFailure {
+        let status = switch error.code {
+        case .preconditionFailed: preconditionFailed
+        case .compacted: compacted
+        case _ where error.isConnectionError || error.code == .protocolViolation: cannotConnect
+        default: daemonError
+        }
+        return CommandFailure(status, "\(error.code): \(error.message)")
     }
+}
+
+/// What ends kvoctl with a non-zero status: the status and the one line on
+/// standard error that says why (`kvoctl: REASON`), which `--quiet` leaves
+/// out except for usage errors (those are the script's own mistakes).
+struct CommandFailure: Error {
+    let status: ExitCode
+    let reason: String
+
+    init(_ status: ExitCode, _ reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    static func usage(_ reason: String) -> CommandFailure { CommandFailure(ExitStatus.usage, reason) }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl get OBJECT [KEYPATH] [--mod-seq]`: prints the value as compact JSON.
-struct GetCommand: AsyncParsableCommand {
+struct GetCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "get", abstract: "Print the value at a key path (or the whole object) as JSON.",
         discussion: """

@@ -2,27 +2,46 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl insert OBJECT KEYPATH VALUE… [--index I]`: prints the seq.
-struct InsertCommand: AsyncParsableCommand {
+struct InsertCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "insert",
-        abstract: "Insert values into the array at a key path (created if missing); prints the seq.")
+        abstract: "Insert values into the array at a key path (created if missing); prints the seq.",
+        discussion: """
+            VALUEs as for set: JSON, a bare word, or verbatim strings with --string; with --json-file, \
+            one value from the file and no VALUE arguments.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
-    @Argument(help: "The object's name.") var object: String
-    @Argument(help: "A dotted key path to an array.") var keyPath: String
-    @Argument(help: "The values, each JSON or a bare word.") var values: [String]
+    @OptionGroup var values: ValueOptions
     @Option(help: "Where the first value goes (default: append).") var index: Int?
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
+        "The object's name, a dotted key path to an array, and the values (none with --json-file).",
+        valueName: "object keypath value"))
+    var words: [String] = []
+
+    /// The object, the key path, and the VALUE texts.
+    private var parts: (object: String, keyPath: String, values: [String]) {
+        get throws(ValidationError) {
+            let words = try PositionalWords.values(words)
+            if values.jsonFile != nil {
+                guard words.count == 2 else { throw ValidationError("with --json-file, give OBJECT KEYPATH") }
+            } else {
+                guard words.count >= 3 else { throw ValidationError("give OBJECT KEYPATH and at least one VALUE") }
+            }
+            return (words[0], words[1], Array(words.dropFirst(2)))
+        }
+    }
 
     func validate() throws {
-        guard !values.isEmpty else { throw ValidationError("give at least one VALUE") }
         if let index, index < 0 { throw ValidationError("--index must not be negative") }
-        _ = try ValueArgument.parse(values)
+        _ = try values.values(try parts.values)
     }
 
     func run() async throws {
-        let values = try ValueArgument.parse(values)
-        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
+        let (object, keyPath, texts) = try parts
+        let values = try values.fileValue().map { [$0] } ?? values.values(texts)
+        let (index, ifModSeq, ifValue) = (index, conditions.ifModSeq, try conditions.parsedIfValue)
         let seq = try await connection.run { connection throws(KVOClientError) in
             try await connection.insert(object, keyPath, values, at: index, ifModSeq: ifModSeq, ifValue: ifValue)
         }

@@ -4,23 +4,29 @@ import KVOEngine
 
 /// `kvoctl`: kvod from a shell, built on KVOClient.
 @main
-struct KVOCtl: AsyncParsableCommand {
+struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "kvoctl",
         abstract: "Set, get and observe values in kvod from a shell.",
         discussion: """
-            VALUE arguments are JSON (42, true, null, "text", [1,2], {"a":1}); a bare word that is not JSON \
-            is taken as a string, so `kvoctl set person/1 name xsc` sets the string "xsc". Text that starts \
-            like JSON ({, [ or ") but does not parse is a usage error.
+            VALUE arguments are JSON (42, -5, true, null, "text", [1,2], {"a":1}); a bare word that is not \
+            JSON is taken as a string, so `kvoctl set person/1 name xsc` sets the string "xsc". Text that \
+            starts like JSON ({, [ or ") but does not parse, and a word that looks like a number or a JSON \
+            literal but is not JSON (1e400, 01, +1, NaN, True), are usage errors: quote the value ('"01"') or \
+            pass --string (every VALUE verbatim as a string). --json-file PATH (- for standard input) reads \
+            the value from a file instead. After --, every word is a value (kvoctl set o k -- -rf).
 
             The socket is --socket, else $KVOD_SOCKET, else kvod's default path (/run/kvod/kvod.sock for root, \
             $XDG_RUNTIME_DIR/kvod.sock, or /tmp/kvod-<uid>/kvod.sock), falling back to /run/kvod/kvod.sock \
-            when the per-user socket does not exist.
+            when the per-user socket does not exist. --socket and --quiet go before or after the command name.
 
-            Exit status: 0 ok; 1 the daemon refused the request (not_found, bad_request, ...); 2 usage; \
-            3 cannot connect, or the connection was lost; 4 observe --count timed out before enough events; \
-            5 an --if-mod-seq or --if-value condition did not hold (nothing changed). \
-            Errors go to standard error with the daemon's code and message.
+            Exit status: 0 ok; 1 the daemon refused the request (not_found, bad_request, ...; for raw, any \
+            error reply); 2 usage, or a --json-file or --resume-file that cannot be read or written; \
+            3 cannot connect, the connection was lost, or no reply within 30 s; 4 observe --count timed out \
+            before enough events; 5 an --if-mod-seq or --if-value condition did not hold (nothing changed); \
+            6 observe cannot resume from --since or --resume-file (compacted; --resync goes on instead). \
+            Every non-zero status prints one line on standard error that says why (kvoctl: CODE: MESSAGE \
+            for the daemon's errors); --quiet leaves it out, except for usage errors.
             """,
         version: kvodVersion,
         subcommands: [
@@ -29,22 +35,30 @@ struct KVOCtl: AsyncParsableCommand {
             RawCommand.self,
         ])
 
+    @OptionGroup var connection: ConnectionOptions
+
     /// Without a subcommand: the help, on standard error, and the usage status.
     func run() async throws {
         Output.error(Self.helpMessage())
-        throw ExitStatus.usage
+        throw CommandFailure.usage("give a command")
     }
 
     /// ArgumentParser's own `main`, except that usage errors exit with 2
-    /// (scripts branch on 1 for the daemon's errors), not EX_USAGE's 64.
+    /// (scripts branch on 1 for the daemon's errors), not EX_USAGE's 64, and
+    /// that every failure prints one line that says why (unless `--quiet`).
     static func main() async {
+        var quiet = false
         do {
             var command = try parseAsRoot()
+            quiet = Self.isQuiet(command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            if !quiet || failure.status == ExitStatus.usage { Output.error("kvoctl: " + failure.reason) }
+            exit(withError: failure.status)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 Output.error(fullMessage(for: error))
@@ -52,5 +66,10 @@ struct KVOCtl: AsyncParsableCommand {
             }
             exit(withError: error)
         }
+    }
+
+    /// Whether the command was given `--quiet`.
+    private nonisolated static func isQuiet(_ command: any ParsableCommand) -> Bool {
+        (command as? any ConnectingCommand)?.connection.quiet ?? false
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl list [PREFIX]`: the names of the existing objects under PREFIX, one a line.
-struct ListCommand: AsyncParsableCommand {
+struct ListCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Print the names of the objects whose name starts with PREFIX, one a line.",
         discussion: """

@@ -2,10 +2,10 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl observe OBJECT [KEYPATH…]` or `kvoctl observe --prefix PREFIX [KEYPATH…]`
-/// `[--new --old --initial --prior] [--since SEQ] [--count N] [--timeout S]`:
-/// one JSON event per line, as kvod sends them (docs/PROTOCOL.md, "Events").
-/// Without a key path, the whole document is observed.
-struct ObserveCommand: AsyncParsableCommand {
+/// `[--new --old --initial --prior] [--since EPOCH:SEQ | --resume-file PATH [--resync]]`
+/// `[--print-resume] [--count N] [--timeout S]`: one JSON event per line, as kvod sends
+/// them (docs/PROTOCOL.md, "Events"). Without a key path, the whole document is observed.
+struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "observe",
         abstract: "Print each change of the key paths (or whole documents) as one JSON line, ready for jq.",
@@ -17,8 +17,15 @@ struct ObserveCommand: AsyncParsableCommand {
             Runs until interrupted, until --count events were printed (exit 0), or until --timeout \
             seconds pass (exit 0; with --count, exit 4 when fewer events came).
             Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
-            With --since SEQ, the changes after SEQ come first (kvod keeps a bounded history; \
-            exit 1 with compacted when it no longer holds them), then live ones.
+            Resuming: with --since EPOCH:SEQ (as kvoctl info and --print-resume print it), the changes after \
+            that point come first, then live ones. kvod keeps a bounded history, and an in-memory kvod \
+            starts a new epoch at each start: when it cannot replay, exit 6 (compacted), or with --resync \
+            print the current values as initial events and go on. A bare SEQ is taken without an epoch: \
+            after a restart of kvod without its data it names other changes (a warning says so).
+            With --resume-file PATH, kvoctl keeps the point itself: it starts from the point in PATH (no \
+            file: from now, and writes one at once) and rewrites PATH atomically after each event it prints. \
+            A script runs it in a loop: while :; do kvoctl observe o k --new --resume-file o.k.resume; \
+            [ $? = 6 ] && break; sleep 1; done
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -32,7 +39,15 @@ struct ObserveCommand: AsyncParsableCommand {
     @Flag(help: "Events carry the value before the change.") var old = false
     @Flag(help: "Print the current value first.") var initial = false
     @Flag(help: "Print an extra event before each change is applied.") var prior = false
-    @Option(help: "First print the changes after this seq (a seq printed earlier).") var since: UInt64?
+    @Option(help: ArgumentHelp("First print the changes after this point (EPOCH:SEQ; a bare SEQ trusts the seq alone).",
+                               valueName: "epoch:seq"))
+    var since: String?
+    @Option(help: ArgumentHelp("Start from the point in this file (none: from now); rewrite it after each event.",
+                               valueName: "path"))
+    var resumeFile: String?
+    @Flag(help: "When kvod cannot replay from --since or --resume-file, print the current values and go on.")
+    var resync = false
+    @Flag(help: "Add \"resume\":\"EPOCH:SEQ\" to each event: where to resume after it.") var printResume = false
     @Option(help: "Exit after this many events.") var count: Int?
     @Option(help: "Exit after this many seconds.") var timeout: Double?
 
@@ -40,12 +55,37 @@ struct ObserveCommand: AsyncParsableCommand {
         if prefix == nil && arguments.isEmpty { throw ValidationError("give an OBJECT, or --prefix PREFIX") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if since != nil && initial { throw ValidationError("--since and --initial exclude each other") }
+        _ = try sincePoint
+        if since != nil && resumeFile != nil { throw ValidationError("--since and --resume-file exclude each other") }
+        if initial && (since != nil || resumeFile != nil) {
+            throw ValidationError("--initial excludes --since and --resume-file: the replay brings the output up to date")
+        }
+        if resync && since == nil && resumeFile == nil { throw ValidationError("--resync goes with --since or --resume-file") }
+        if keyPaths.count > 1 && (resumeFile != nil || printResume) {
+            throw ValidationError("""
+                --resume-file and --print-resume follow one key path or a whole document: one change can reach \
+                several key paths with one seq, so no single point says where a stream of several stopped; \
+                run one kvoctl per key path
+                """)
+        }
     }
 
-    private enum Outcome: Sendable { case counted, timedOut, ended }
+    /// `--since` read; nil without it.
+    var sincePoint: ResumePoint? {
+        get throws(ValidationError) {
+            guard let since else { return nil }
+            guard let point = ResumePoint(since) else {
+                throw ValidationError("--since takes EPOCH:SEQ, as kvoctl info and observe --print-resume print it "
+                                          + "(or a bare SEQ), not \(since)")
+            }
+            return point
+        }
+    }
 
-    private var options: ObservationOptions {
+    /// The observed key paths (none: whole documents).
+    var keyPaths: [String] { Array(arguments.dropFirst(prefix == nil ? 1 : 0)) }
+
+    var options: ObservationOptions {
         var options: ObservationOptions = []
         if new { options.insert(.new) }
         if old { options.insert(.old) }
@@ -55,51 +95,27 @@ struct ObserveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outcome = try await connection.run { connection throws(KVOClientError) in try await watch(connection) }
-        if outcome == .timedOut && count != nil { throw ExitStatus.timedOut }
-    }
-
-    /// The stream of what the arguments name: an object's or a prefix's key paths, or whole documents.
-    private func changes(_ connection: KVOConnection) -> ChangeStream {
-        if let prefix {
-            return arguments.isEmpty
-                ? connection.changes(prefix: prefix, options: options, since: since)
-                : connection.changes(prefix: prefix, keyPaths: arguments, options: options, since: since)
+        let file = resumeFile.map(ResumeFile.init)
+        let start = try file?.read() ?? sincePoint
+        if let start, start.epoch == nil {
+            connection.note("""
+                warning: \(file.map { "--resume-file \($0.path) holds" } ?? "--since") \(start.seq) without an epoch: \
+                if kvod restarted without its data, that seq counts another history; give EPOCH:SEQ (kvoctl info)
+                """)
         }
-        let object = arguments[0], keyPaths = Array(arguments.dropFirst())
-        return keyPaths.isEmpty
-            ? connection.changes(of: object, options: options, since: since)
-            : connection.changes(of: object, keyPaths: keyPaths, options: options, since: since)
-    }
-
-    /// Prints events until the count is reached, the time is up, or the stream fails.
-    private func watch(_ connection: KVOConnection) async throws(KVOClientError) -> Outcome {
-        let stream = changes(connection)
-        let (count, timeout) = (count, timeout)
-        let first = await withTaskGroup(of: Result<Outcome, KVOClientError>.self) { group in
-            group.addTask {
-                var printed = 0
-                do throws(KVOClientError) {
-                    for try await change in stream {
-                        Output.line(ChangeLine.json(change))
-                        printed += 1
-                        if let count, printed >= count { return .success(.counted) }
-                    }
-                    return .success(.ended)
-                } catch {
-                    return .failure(error)
-                }
-            }
-            if let timeout {
-                group.addTask {
-                    try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                    return .success(.timedOut)
-                }
-            }
-            let first = await group.next() ?? .success(.ended)
-            group.cancelAll()
-            return first
+        let session = ObserveSession(
+            prefix: prefix, object: arguments.first ?? "", keyPaths: keyPaths, options: options, count: count,
+            timeout: timeout, printResume: printResume, resync: resync, file: file, quiet: connection.quiet)
+        let outcome = try await connection.run { connection throws(KVOClientError) in
+            try await session.watch(connection, from: start)
         }
-        return try first.get()
+        switch outcome {
+        case .counted, .ended: return
+        case .timedOut(let printed):
+            if let count, let timeout {
+                throw CommandFailure(ExitStatus.timedOut, "timed out: \(printed) of \(count) events within \(timeout) s")
+            }
+        case .failed(let failure): throw failure
+        }
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl ping`: prints `ok` when the daemon answers.
-struct PingCommand: AsyncParsableCommand {
+struct PingCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "ping", abstract: "Check that kvod answers; prints ok.")
 

@@ -1,10 +1,9 @@
 import ArgumentParser
 import KVOClient
 import KVOEngine
-import Synchronization
 
 /// `kvoctl raw`: protocol lines from standard input, kvod's lines to standard output.
-struct RawCommand: AsyncParsableCommand {
+struct RawCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "raw",
         abstract: "Send protocol lines from standard input; print kvod's replies and events.",
@@ -18,7 +17,7 @@ struct RawCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let refusals = Tally()
+        let (refusals, replies) = (Tally(), Tally())
         try await connection.run(configure: { $0.onUnroutedEvent = { Output.line($0) } }) {
             connection throws(KVOClientError) in
             while let line = readLine(strippingNewline: true) {
@@ -26,13 +25,16 @@ struct RawCommand: AsyncParsableCommand {
                     // A failure means the connection broke: the ping below reports it.
                     guard case .success(let reply) = result else { return }
                     Output.line(reply)
+                    replies.add()
                     if Self.isErrorReply(reply) { refusals.add() }
                 }
             }
             // Replies come in order: once this one is back, every line's reply has been printed.
             try await connection.ping()
         }
-        if refusals.value > 0 { throw ExitStatus.daemonError }
+        if refusals.value > 0 {
+            throw CommandFailure(ExitStatus.daemonError, "\(refusals.value) of \(replies.value) replies were errors")
+        }
     }
 
     private static func isErrorReply(_ reply: String) -> Bool {
@@ -40,11 +42,4 @@ struct RawCommand: AsyncParsableCommand {
         guard case .object(let members)? = parsed else { return false }
         return members["ok"] == .bool(false)
     }
-}
-
-/// A count shared with the connection's reader thread.
-private final class Tally: Sendable {
-    private let count = Atomic<Int>(0)
-    func add() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import KVOClient
 
 /// `kvoctl remove OBJECT KEYPATH INDEX…`: prints the seq.
-struct RemoveCommand: AsyncParsableCommand {
+struct RemoveCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Remove elements from the array at a key path; prints the seq.")
 

@@ -4,12 +4,16 @@ import KVOEngine
 
 /// `kvoctl set OBJECT [KEYPATH] VALUE`: prints the change's seq. Without
 /// KEYPATH, VALUE (a JSON object) replaces the whole document.
-struct SetCommand: AsyncParsableCommand {
+struct SetCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
         commandName: "set", abstract: "Set the value at a key path; prints the change's seq.",
         discussion: """
             With two arguments, VALUE replaces the whole document and must be a JSON object: \
             kvoctl set person/1 '{"name":"x"}'
+            VALUE is JSON (-5 works too); a bare word is a string, but a word that looks like JSON and is not \
+            (1e400, True, NaN, 01, +1) is a usage error: quote it ('"01"') or pass --string. \
+            With --json-file PATH (- for standard input) the value comes from there and VALUE is left out. \
+            After --, every argument is taken as given: kvoctl set --string o k -- --not-an-option
             With --ephemeral the value goes when kvoctl's connection closes; add --hold to keep it \
             open until SIGINT or SIGTERM (then exit 0, and the value goes): how a script holds a presence. \
             Example: kvoctl set --ephemeral --hold --if-mod-seq 0 election/web leader '"host-a"'
@@ -17,43 +21,63 @@ struct SetCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
+    @OptionGroup var values: ValueOptions
     @Flag(help: "The value belongs to this connection: kvod deletes it when the connection closes.")
     var ephemeral = false
     @Option(help: ArgumentHelp("kvod deletes the value this many seconds after the set (at most a year).",
                                valueName: "seconds"))
     var ttl: Double?
     @Flag(help: "After the set, stay connected until SIGINT or SIGTERM, then exit 0.") var hold = false
-    @Argument(help: "The object's name, e.g. person/1.") var object: String
-    @Argument(help: ArgumentHelp("A dotted key path, e.g. address.city; leave out to replace the whole document.",
-                                 valueName: "keypath"))
-    var keyPathOrValue: String
-    @Argument(help: "JSON, or a bare word taken as a string.") var value: String?
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
+        "The object's name (e.g. person/1), a dotted key path (e.g. address.city; leave out to replace the "
+            + "whole document), and the value (JSON, or a bare word taken as a string; none with --json-file).",
+        valueName: "object [keypath] value"))
+    var words: [String] = []
 
-    /// The key path, or nil for the whole document.
-    private var keyPath: String? { value == nil ? nil : keyPathOrValue }
-    private var valueText: String { value ?? keyPathOrValue }
+    /// The object, the key path (nil for the whole document), and VALUE's text (nil with --json-file).
+    private var parts: (object: String, keyPath: String?, value: String?) {
+        get throws(ValidationError) {
+            let words = try PositionalWords.values(words)
+            let valueCount = values.jsonFile == nil ? 1 : 0
+            guard (1 + valueCount...2 + valueCount).contains(words.count) else {
+                throw ValidationError(values.jsonFile == nil
+                    ? "give OBJECT KEYPATH VALUE, or OBJECT VALUE for the whole document"
+                    : "with --json-file, give OBJECT KEYPATH, or OBJECT for the whole document")
+            }
+            let keyPath = words.count == 2 + valueCount ? words[1] : nil
+            return (words[0], keyPath, valueCount == 1 ? words.last : nil)
+        }
+    }
 
     func validate() throws {
-        let value = try ValueArgument.parse(valueText)
-        // Without KEYPATH only an object will do: `set OBJECT WORD` is likelier a forgotten VALUE.
-        if keyPath == nil, case .object = value {} else if keyPath == nil {
-            throw ValidationError("without KEYPATH, VALUE replaces the whole document and must be a JSON object")
-        }
+        let (_, keyPath, text) = try parts
+        if let text { try Self.check(try values.value(text), replacesDocument: keyPath == nil) }
         if let ttl, !(ttl > 0 && ttl <= 31_536_000) {
             throw ValidationError("--ttl must be a number of seconds over 0 and at most 31536000 (a year)")
         }
     }
 
+    /// Without KEYPATH only an object will do: `set OBJECT WORD` is likelier a forgotten VALUE.
+    private static func check(_ value: JSONValue, replacesDocument: Bool) throws(ValidationError) {
+        guard replacesDocument else { return }
+        guard case .object = value else {
+            throw ValidationError("without KEYPATH, the value replaces the whole document and must be a JSON object")
+        }
+    }
+
     func run() async throws {
+        let (object, keyPath, text) = try parts
+        guard let value = try text.map(values.value) ?? values.fileValue() else {
+            throw ValidationError("give VALUE or --json-file")
+        }
+        try Self.check(value, replacesDocument: keyPath == nil)
         let operation = WriteOperation.set(
-            object, keyPath, to: try ValueArgument.parse(valueText), ifModSeq: conditions.ifModSeq,
+            object, keyPath, to: value, ifModSeq: conditions.ifModSeq,
             ifValue: try conditions.parsedIfValue, ephemeral: ephemeral, ttl: ttl.map { .seconds($0) })
-        let (object, keyPath) = (object, keyPath)
-        // Taken before the set: a SIGTERM that comes as soon as the value is there still ends kvoctl with 0.
-        let interrupt = hold ? InterruptSignal() : nil
+        let interruption = hold ? Hold.Interruption() : nil
         try await connection.run { connection throws(KVOClientError) in
             Output.line(String(try await connection.perform(operation)))
-            if let interrupt { try await Hold.untilInterrupted(interrupt, connection, watching: object, keyPath) }
+            if let interruption { try await Hold.untilInterrupted(connection, watching: object, keyPath, interruption) }
         }
     }
 }

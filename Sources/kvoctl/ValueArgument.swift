@@ -5,19 +5,30 @@ import KVOEngine
 /// A VALUE argument: JSON, or a bare word taken as a string.
 enum ValueArgument {
     /// `42` → 42, `"42"` → "42", `xsc` → "xsc", `hello world` → "hello world".
-    /// Text that starts like JSON (`{`, `[`, `"`) but does not parse is an
-    /// error rather than a string: it was surely meant as JSON.
-    static func parse(_ text: String) throws -> JSONValue {
+    /// Text that is not JSON but was surely meant as JSON is an error rather
+    /// than a string: it starts like JSON (`{`, `[`, `"`), or looks like a
+    /// number or a JSON literal (`1e400`, `01`, `+1`, `NaN`, `True`).
+    static func parse(_ text: String) throws(ValidationError) -> JSONValue {
         do {
             return try JSONReader.parse(text)
         } catch {
-            let start = text.drop { $0 == " " || $0 == "\t" }.first
-            if let start, "{[\"".contains(start) {
+            let word = text.trimmingPrefix { $0 == " " || $0 == "\t" }
+            if let start = word.first, "{[\"".contains(start) {
                 throw ValidationError("VALUE \(text) is not valid JSON: \(error.message)")
+            }
+            if JSONLookalike.matches(word) {
+                throw ValidationError("""
+                    VALUE \(text) looks like JSON but is not (\(error.message)); quote it as a JSON string \
+                    ('"\(text)"') or pass --string to take it as text
+                    """)
             }
             return .string(text)
         }
     }
 
-    static func parse(_ texts: [String]) throws -> [JSONValue] { try texts.map(parse) }
+    static func parse(_ texts: [String]) throws(ValidationError) -> [JSONValue] {
+        var values: [JSONValue] = []
+        for text in texts { values.append(try parse(text)) }
+        return values
+    }
 }

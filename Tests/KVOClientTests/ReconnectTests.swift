@@ -70,7 +70,9 @@ import Testing
         let first = try await connection.set("o", "a.b", to: 1)
         try await connection.set("o", "x", to: 0)
         try await connection.set("o", "a.c", to: 2)
-        let stream = StreamRecorder(connection.changes(of: "o", keyPath: "a", options: [.new, .old], since: first))
+        let epoch = try await connection.info().epoch
+        let point = ResumePoint(seq: first, epoch: epoch)
+        let stream = StreamRecorder(connection.changes(of: "o", keyPath: "a", options: [.new, .old], since: point))
         let replayed = try await stream.changes.waitForCount(1)
         #expect(replayed.first?.old == ["b": 1])
         #expect(replayed.first?.new == ["b": 1, "c": 2])
@@ -78,9 +80,10 @@ import Testing
         try await connection.set("o", "a.b", to: 3)
         #expect(try await stream.changes.waitForCount(2).last?.new == ["b": 3, "c": 2])
 
-        let future = StreamRecorder(connection.changes(of: "o", keyPath: "x", since: first + 100))
+        let future = StreamRecorder(connection.changes(of: "o", keyPath: "x",
+                                                           since: ResumePoint(seq: first + 100, epoch: epoch)))
         #expect(try await future.errors.waitForCount(1).first?.code == .badRequest)
-        let twice = StreamRecorder(connection.changes(of: "o", keyPath: "a", since: first))
+        let twice = StreamRecorder(connection.changes(of: "o", keyPath: "a", since: point))
         #expect(try await twice.errors.waitForCount(1).first?.code == .badRequest)
     }
 
@@ -88,7 +91,8 @@ import Testing
         let kvod = try await KVODProcess(arguments: ["--history", "2"])
         let connection = try connect(kvod)
         for value in 1...4 { try await connection.set("o", "k", to: value) }
-        let stream = StreamRecorder(connection.changes(of: "o", keyPath: "k", since: 1))
+        let point = ResumePoint(seq: 1, epoch: try await connection.info().epoch)
+        let stream = StreamRecorder(connection.changes(of: "o", keyPath: "k", since: point))
         let error = try await stream.errors.waitForCount(1).first
         #expect(error?.code == .compacted)
         #expect(error?.message.contains("oldest: 3") == true, "\(String(describing: error))")

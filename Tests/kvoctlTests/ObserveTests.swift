@@ -46,13 +46,14 @@ import Testing
         ])
     }
 
-    @Test func observeTimeoutExitsZeroAloneAndFourWhenTheCountIsNotReached() async throws {
+    @Test func observeTimeoutExitsZeroAloneAndFourWithAReasonWhenTheCountIsNotReached() async throws {
         let kvod = try await KVODProcess()
         let quiet = try await KVOCtl.run(kvod, ["observe", "o", "k", "--timeout", "0.2"])
-        #expect(quiet.status == 0 && quiet.stdout.isEmpty)
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
         let short = try await KVOCtl.run(kvod, ["observe", "o", "k", "--initial", "--count", "2", "--timeout", "0.2"])
         #expect(short.status == 4)
         #expect(short.lines.count == 1, "the initial event was printed")
+        #expect(short.stderr == "kvoctl: timed out: 1 of 2 events within 0.2 s\n")
     }
 
     @Test func observeOfAKilledDaemonExitsThree() async throws {
@@ -65,7 +66,7 @@ import Testing
         #expect(run.stderr.contains("connection_lost"), "\(run.stderr)")
     }
 
-    @Test func observeSincePrintsTheMissedChangesThenLiveOnesAndCompactedExitsOne() async throws {
+    @Test func observeSincePrintsTheMissedChangesThenLiveOnesAndCompactedExitsSix() async throws {
         let kvod = try await KVODProcess(arguments: ["--history", "3"])
         for value in 1...4 { _ = try await KVOCtl.run(kvod, ["set", "o", "k", String(value)]) }
         let resumed = try RunningCommand(
@@ -79,7 +80,7 @@ import Testing
             == [#""seq":3}"#, #""seq":4}"#, #""seq":5}"#])
 
         let compacted = try await KVOCtl.run(kvod, ["observe", "o", "k", "--since", "1", "--timeout", "5"])
-        #expect(compacted.status == 1)
+        #expect(compacted.status == 6)
         #expect(compacted.stderr.contains("compacted"), "\(compacted.stderr)")
         #expect(try await KVOCtl.run(kvod, ["observe", "o", "k", "--since", "1", "--initial"]).status == 2)
     }

@@ -77,6 +77,10 @@ import Testing
         try await waitUntil("host-b leads", timeout: 30) { () async -> Bool in
             (try? await connection.get("election/web", "leader")) == "host-b"
         }
+        // The observer's kvoctl prints host-b's event in its own time, maybe after the get's reply came.
+        try await waitUntil("the observer saw host-b", timeout: 10) { () async -> Bool in
+            Self.events(observer).count >= 3
+        }
         let seen = Self.events(observer).map { [$0["new"], $0["cause"]] }
         #expect(seen == [["host-a", nil], [.null, "disconnect"], ["host-b", nil]], "\(observer.linesSoFar)")
         #expect(try await hostA.wait().status == 1, "a candidate whose kvoctl was killed gives up")

@@ -10,9 +10,9 @@ import KVOEngine
 /// before that reply predates it, everything after is news to it.
 extension ConnectionCore {
     /// Starts delivering the changes of `key` to `sink`; with `since`, first
-    /// the changes after that seq. On a closed connection the subscription
+    /// the changes after that point. On a closed connection the subscription
     /// is ended at once and `sink` finished.
-    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?, since: UInt64? = nil,
+    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?, since: ResumePoint? = nil,
                    sink: any ChangeSink) -> Subscription {
         let subscription = Subscription(key: key, options: options, context: context, sink: sink, phase: .ended)
         let failure = state.withLock { state -> KVOClientError? in
@@ -58,7 +58,7 @@ extension ConnectionCore {
     /// Registers `subscription` as a new entry that resumes after `since`:
     /// kvod replays the missed changes before its reply, so the subscription
     /// is live at once. Call with the lock held.
-    private func resume(_ subscription: Subscription, since: UInt64, in state: inout State) -> KVOClientError? {
+    private func resume(_ subscription: Subscription, since: ResumePoint, in state: inout State) -> KVOClientError? {
         let key = subscription.key
         guard state.entries[key] == nil else {
             return KVOClientError(.badRequest, "\(key.description) is already observed on this connection; "
@@ -69,12 +69,13 @@ extension ConnectionCore {
                                   "since and .initial exclude each other: the replay brings the observer up to date")
         }
         let entry = ObservationEntry(key: key)
-        entry.lastSeq = since
+        entry.lastSeq = since.seq
+        entry.epoch = since.epoch
         entry.subscriptions.append(subscription)
         state.entries[key] = entry
         subscription.phase = .live
         if state.isConnected {
-            _ = enqueue(entry.observeRequest(initial: false, resume: ResumePoint(seq: since)).finished,
+            _ = enqueue(entry.observeRequest(initial: false, resume: since).finished,
                         .registration(entry, initialFor: nil), in: &state)
         }
         return nil
@@ -111,11 +112,14 @@ extension ConnectionCore {
             if event.isInitial { return Self.initialEvent(event, key, in: &state) }
             guard let entry = state.entries[key] else { return nil }
             if !event.isPrior { entry.lastSeq = event.seq }
+            // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
+            let epoch = entry.epoch ?? state.epoch
             return entry.subscriptions.compactMap { subscription in
                 guard subscription.phase == .live, !event.isPrior || subscription.options.contains(.prior) else {
                     return nil
                 }
-                return (subscription.sink, event.change(options: subscription.options, context: subscription.context))
+                return (subscription.sink,
+                        event.change(options: subscription.options, context: subscription.context, epoch: epoch))
             }
         }
         guard let deliveries else {
@@ -128,14 +132,20 @@ extension ConnectionCore {
     /// An initial event comes just before the reply to the `observe` that
     /// asked for it, which is therefore the oldest request awaiting. A prefix
     /// observation gets one per object under it, so its registrant stays
-    /// owed initial events until the reply.
+    /// owed initial events until the reply. Before the first reply on a
+    /// socket its epoch is unknown, so the change waits for that reply.
     private static func initialEvent(_ event: WireEvent, _ key: ObservationKey,
                                      in state: inout State) -> [(any ChangeSink, Change)]? {
         guard case .registration(let entry, let registrant?)? = state.awaiting.first, entry.key == key,
               registrant.phase == .awaitingRegistration(wantsInitialEvent: true)
         else { return state.entries[key] == nil ? nil : [] }
         if !key.isPrefix { registrant.phase = .awaitingRegistration(wantsInitialEvent: false) }
-        return [(registrant.sink, event.change(options: registrant.options, context: registrant.context))]
+        let change = event.change(options: registrant.options, context: registrant.context, epoch: state.epoch)
+        guard state.epoch != nil else {
+            entry.heldInitialChanges.append((registrant, change))
+            return []
+        }
+        return [(registrant.sink, change)]
     }
 
     // MARK: Replies to the connection's own requests
@@ -143,7 +153,9 @@ extension ConnectionCore {
     /// The daemon answered an entry's `observe`: its subscriptions go live, or
     /// all fail with the daemon's error.
     func registrationAnswered(_ entry: ObservationEntry, _ result: Result<JSONObject, KVOClientError>) {
-        let failed = state.withLock { state -> [Subscription] in
+        let (failed, held) = state.withLock { state -> ([Subscription], [(any ChangeSink, Change)]) in
+            let held = entry.heldInitialChanges
+            entry.heldInitialChanges.removeAll()
             guard case .failure = result else {
                 entry.isRegistered = true
                 if case .success(let fields) = result {
@@ -151,22 +163,35 @@ extension ConnectionCore {
                     if case .number(let number)? = fields["seq"], let seq = UInt64(number.literal) {
                         entry.lastSeq = max(entry.lastSeq ?? 0, seq)
                     }
-                    if case .string(let epoch)? = fields["epoch"] { state.epoch = epoch }
+                    if case .string(let epoch)? = fields["epoch"] {
+                        state.epoch = epoch
+                        entry.epoch = epoch
+                    }
                 }
                 for subscription in entry.subscriptions {
                     if case .awaitingRegistration = subscription.phase { subscription.phase = .live }
                 }
-                return []
+                let epoch = state.epoch
+                return ([], held.compactMap { subscription, change in
+                    subscription.phase == .ended ? nil : (subscription.sink, Self.change(change, epoch: epoch))
+                })
             }
             let failed = entry.subscriptions
             for subscription in failed { subscription.phase = .ended }
             entry.subscriptions.removeAll()
             if state.entries[entry.key] === entry { state.entries[entry.key] = nil }
-            return failed
+            return (failed, [])
         }
+        for (sink, change) in held { sink.deliver(change) }
         if case .failure(let error) = result {
             for subscription in failed { subscription.sink.finish(error) }
         }
+    }
+
+    private static func change(_ change: Change, epoch: String?) -> Change {
+        var change = change
+        change.epoch = epoch
+        return change
     }
 
     /// A subscription's initial `get` was answered: it receives its initial
@@ -189,7 +214,7 @@ extension ConnectionCore {
             return .success(Change(
                 object: subscription.key.object, keyPath: subscription.key.keyPath, kind: .setting,
                 new: subscription.options.contains(.new) ? .some(value) : .none, isInitial: true,
-                seq: seq ?? state.latestSeq, context: subscription.context))
+                seq: seq ?? state.latestSeq, context: subscription.context, epoch: state.epoch))
         }
         switch outcome {
         case .success(let change): subscription.sink.deliver(change)

@@ -18,6 +18,7 @@ extension ConnectionCore {
             state.deadlines.removeAll()  // while connected, every caller with a deadline is awaiting
             if reconnects {
                 state.phase = .reconnecting
+                state.epoch = nil  // the next socket may reach another kvod
                 Self.prepareForRegistrationAgain(&state)
                 return (failed, [], true)
             }
@@ -97,7 +98,7 @@ extension ConnectionCore {
     /// subscription still owed its initial change.
     ///
     /// An entry that was registered resumes with `since` = the seq of the last
-    /// change it delivered (or of its registration) and the daemon's epoch,
+    /// change it delivered (or of its registration) and that seq's epoch,
     /// so kvod replays what was missed: each change arrives exactly once. If
     /// kvod no longer holds those changes (`compacted`, also after it
     /// restarted without its data), the entry's subscriptions end with that error.
@@ -113,7 +114,7 @@ extension ConnectionCore {
                                  .registration(entry, initialFor: registrant)))
                 continue
             }
-            let resume = entry.lastSeq.map { ResumePoint(seq: $0, epoch: state.epoch) }
+            let resume = entry.lastSeq.map { ResumePoint(seq: $0, epoch: entry.epoch) }
             requests.append((entry.observeRequest(initial: false, resume: resume).finished,
                              .registration(entry, initialFor: nil)))
             for subscription in entry.subscriptions where subscription.phase == .awaitingInitialValue {

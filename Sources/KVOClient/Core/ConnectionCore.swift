@@ -36,8 +36,8 @@ final class ConnectionCore: Sendable {
         /// The highest seq seen in any event or reply: a later subscriber's
         /// initial seq when a `get` reply carries none (an older kvod).
         var latestSeq: UInt64 = 0
-        /// The daemon's epoch, from the last `observe` reply: a resume point's
-        /// seq counts in it.
+        /// The epoch of the kvod on the current socket, from an `observe`
+        /// reply on it; nil until one came (and again after the socket ended).
         var epoch: String?
         /// Callers with a deadline, in the order of their requests, so by
         /// deadline; answered ones leave from the front (ConnectionCore+Deadlines.swift).

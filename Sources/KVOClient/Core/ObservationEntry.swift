@@ -22,6 +22,12 @@ final class ObservationEntry: @unchecked Sendable {
     /// The seq of the last change routed to this entry, or of the reply that
     /// registered it: where a registration on a new socket resumes (`since`).
     var lastSeq: UInt64?
+    /// The epoch ``lastSeq`` counts in: from the reply that registered the
+    /// entry, or from the resume point it was made with.
+    var epoch: String?
+    /// Initial changes that came before the registration's reply on a socket
+    /// whose epoch was not known yet: delivered, with the reply's epoch, at that reply.
+    var heldInitialChanges: [(subscription: Subscription, change: Change)] = []
 
     init(key: ObservationKey) {
         self.key = key

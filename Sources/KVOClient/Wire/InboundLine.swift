@@ -111,11 +111,12 @@ struct WireEvent {
         }
     }
 
-    /// The change as one observation sees it: only the values it asked for, and its own context.
-    func change(options: ObservationOptions, context: JSONValue?) -> Change {
+    /// The change as one observation sees it: only the values it asked for,
+    /// its own context, and the epoch its seq counts in.
+    func change(options: ObservationOptions, context: JSONValue?, epoch: String?) -> Change {
         Change(object: object, keyPath: keyPath, kind: kind,
                new: options.contains(.new) ? new : .none, old: options.contains(.old) ? old : .none,
                indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context,
-               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause)
+               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause, epoch: epoch)
     }
 }

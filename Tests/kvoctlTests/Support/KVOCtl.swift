@@ -24,4 +24,11 @@ enum KVOCtl {
     {
         try CommandRun.run(binaryURL, arguments, environment: environment, stdin: stdin)
     }
+
+    /// `kvoctl ARGUMENTS` with `environment`, suspending while it runs.
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) async throws
+        -> CommandRun
+    {
+        try await CommandRun.run(binaryURL, arguments, environment: environment, stdin: stdin)
+    }
 }
