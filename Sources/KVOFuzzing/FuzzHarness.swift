@@ -45,8 +45,8 @@ public enum FuzzHarness {
         let sender = engine.makeClient()
         sender.credentials = PeerCredentials(pid: 2, uid: 1000, gid: 1000)
         if setup.senderHasSmallAllowance { sender.outputAllowance = 256 }
-        var watcherSeq = 0
-        var senderSeq = 0
+        var watcherSeq = SeqOrder()
+        var senderSeq = SeqOrder()
         watch(with: watcher, setup, engine, &watcherSeq)
         var framer = LineFramer(maxLineBytes: setup.maxLineBytes)
         var frames = 0
@@ -57,8 +57,12 @@ public enum FuzzHarness {
             framer.feed(UnsafeRawBufferPointer(rebasing: stream[offset..<end])) { frame in
                 frames += 1
                 switch frame {
-                case .line(let line): engine.handle(line: line, from: sender)
-                case .tooLarge: engine.handleLineTooLarge(maxLineBytes: setup.maxLineBytes, from: sender)
+                case .line(let line):
+                    senderSeq.expectReply(to: line)
+                    engine.handle(line: line, from: sender)
+                case .tooLarge:
+                    senderSeq.expectReply(to: nil)
+                    engine.handleLineTooLarge(maxLineBytes: setup.maxLineBytes, from: sender)
                 }
             }
             replies += checkedReplies(from: sender, &senderSeq)
@@ -80,7 +84,7 @@ public enum FuzzHarness {
     }
 
     private static func watch(with watcher: ClientController, _ setup: Setup, _ engine: Engine,
-                              _ lastSeq: inout Int) {
+                              _ lastSeq: inout SeqOrder) {
         let policy = setup.watcherPolicy.rawValue
         for line in [
             #"{"op":"observe","object":"a","keyPaths":["x","x.y","z"],"options":["new","old","prior","initial"],"policy":"\#(policy)"}"#,
@@ -96,8 +100,8 @@ public enum FuzzHarness {
     }
 
     /// Takes the client's output, checks every line, and counts the replies.
-    /// `lastSeq` is the seq of the last event the client got before.
-    private static func checkedReplies(from client: ClientController, _ lastSeq: inout Int) -> Int {
+    /// `lastSeq` holds the seq of the last event of each observation the client got before.
+    private static func checkedReplies(from client: ClientController, _ lastSeq: inout SeqOrder) -> Int {
         var bytes: [UInt8] = []
         client.takeOutput(into: &bytes)
         guard !bytes.isEmpty else { return 0 }
@@ -112,13 +116,13 @@ public enum FuzzHarness {
                       members["object"] != nil else {
                     fatalError("event without seq or object: \(String(decoding: line, as: UTF8.self))")
                 }
-                require(seq >= lastSeq, "event seq \(seq) after seq \(lastSeq)")
                 if case .string(let prefix)? = members["prefix"], case .string(let object)? = members["object"] {
                     require(object.utf8.starts(with: prefix.utf8), "event of \(object) for prefix \(prefix)")
                 }
-                lastSeq = seq
+                lastSeq.check(seq, of: members)
             } else {
                 require(members["ok"] == .bool(true) || members["error"] != nil, "neither event nor reply")
+                lastSeq.replied()
                 replies += 1
             }
         }
@@ -127,5 +131,46 @@ public enum FuzzHarness {
 
     private static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
         if !condition { fatalError("invariant broken: \(message())") }
+    }
+}
+
+/// Events of one observation come in seq order. Across observations a client
+/// may see an older seq later: an observation made with `since` replays the
+/// changes it missed, older than what the client's other observations sent;
+/// and after an `unobserve`, a new observation of the same key path may
+/// replay changes its predecessor had sent already.
+private struct SeqOrder {
+    private var last: [String: Int] = [:]
+    /// Whether each request awaiting its reply was an unobserve, in request order.
+    private var awaited: [Bool] = []
+    private var answered = 0
+
+    mutating func check(_ seq: Int, of event: JSONObject) {
+        var key = ""
+        for name in ["prefix", "object", "keyPath"] {
+            if case .string(let part)? = event[name] { key += part }
+            key += "\u{0}"
+        }
+        if let before = last[key], seq < before {
+            fatalError("invariant broken: event seq \(seq) after seq \(before) for \(key.debugDescription)")
+        }
+        last[key] = seq
+    }
+
+    /// A request line (nil: one over the size limit) whose reply is to come.
+    mutating func expectReply(to line: UnsafeRawBufferPointer?) {
+        guard let line, case .object(let members)? = try? JSONReader.parse(line, maxDepth: DocumentDepth.readerLimit),
+              case .string(let op)? = members["op"] else {
+            awaited.append(false)
+            return
+        }
+        awaited.append(op == "unobserve" || op == "unobserveAll")
+    }
+
+    /// A reply came: after an unobserve's, the observations' order starts anew.
+    mutating func replied() {
+        guard answered < awaited.count else { return }
+        if awaited[answered] { last = [:] }
+        answered += 1
     }
 }

@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""A hostile client mix against a running kvod, for a bounded time (docs/RELIABILITY.md, "Soak").
+
+Every client is a plain socket and json.dumps (Python's spacing and member order, ids first or
+last), as a script on the host would write them. Together they do what issue 17 lists:
+many observers, huge values, deep paths, slow and stuck readers, reconnect storms and junk
+lines, while writers record every change kvod acknowledged. The script samples kvod's RSS
+(VmRSS, and VmHWM at the end) and writes a JSON summary: the acknowledged values to check
+after a restart, the peak RSS, and counts of what each client did.
+
+Only the Unix socket given is ever contacted; every loop stops at the deadline.
+"""
+
+import argparse
+import json
+import os
+import random
+import socket
+import threading
+import time
+
+MIB = 1 << 20
+
+
+class Line:
+    """One connection: send lines, read lines (or not)."""
+
+    def __init__(self, path, timeout=30.0):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buffer = b""
+
+    def send(self, obj):
+        self.sock.sendall((json.dumps(obj) + "\n").encode())
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def read(self):
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise ConnectionError("kvod closed the connection")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def reply(self):
+        """The next reply, skipping events."""
+        while True:
+            message = self.read()
+            if "event" not in message:
+                return message
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class Mix:
+    def __init__(self, args):
+        self.args = args
+        self.deadline = time.monotonic() + args.seconds
+        self.lock = threading.Lock()
+        self.acknowledged = {}  # "object\tkeyPath" -> value last acknowledged
+        self.counts = {}
+        self.errors = []
+        self.peak_rss = 0
+
+    def running(self):
+        return time.monotonic() < self.deadline
+
+    def count(self, what, n=1):
+        with self.lock:
+            self.counts[what] = self.counts.get(what, 0) + n
+
+    def fail(self, what):
+        with self.lock:
+            self.errors.append(what)
+
+    # -- the clients ---------------------------------------------------------------------------
+
+    def writer(self, index):
+        """Sets small values at its own keys and records what kvod acknowledged."""
+        rng = random.Random(index)
+        client = Line(self.args.socket)
+        n = 0
+        while self.running():
+            key = f"w{index}/k{rng.randrange(50)}"
+            value = {"n": n, "pad": "x" * rng.randrange(200)}
+            request = {"op": "set", "object": key, "keyPath": "v", "value": value, "id": n}
+            if n % 2:
+                request = dict(reversed(list(request.items())))  # members in another order
+            client.send(request)
+            reply = client.reply()
+            if reply.get("ok"):
+                with self.lock:
+                    self.acknowledged[f"{key}\tv"] = value
+                self.count("acknowledged sets")
+            else:
+                self.fail(f"writer {index}: {reply}")
+            n += 1
+        client.close()
+
+    def huge_values(self):
+        """1 MiB values at a few keys, observed at every ancestor by a reader that keeps up."""
+        client = Line(self.args.socket)
+        big = "y" * (MIB - 4096)  # the value and the rest of the line within kvod's 1 MiB line limit
+        n = 0
+        while self.running():
+            key = f"huge/{n % 4}"
+            client.send({"op": "set", "object": key, "keyPath": "a.b.c.d", "value": {"blob": big, "n": n}})
+            reply = client.reply()
+            if reply.get("ok"):
+                with self.lock:
+                    self.acknowledged[f"{key}\ta.b.c.d"] = {"blob": big, "n": n}
+                self.count("huge sets")
+            else:
+                self.fail(f"huge: {reply}")
+            n += 1
+        client.close()
+
+    def stuck_reader(self, index):
+        """Observes the huge values at every ancestor, with initial, then never reads again."""
+        client = Line(self.args.socket)
+        key_paths = ["a", "a.b", "a.b.c", "a.b.c.d"]
+        for k in range(4):
+            client.send({"id": k, "op": "observe", "object": f"huge/{k}", "keyPaths": key_paths,
+                         "options": ["new", "old", "initial"]})
+        client.send({"op": "observe", "prefix": "huge/", "options": ["new", "old", "initial"]})
+        self.count("stuck readers")
+        while self.running():
+            time.sleep(0.2)  # holding the connection open, reading nothing: that is the point
+        client.close()
+
+    def slow_reader(self, index):
+        """Reads a little, now and then."""
+        client = Line(self.args.socket)
+        client.send({"op": "observe", "prefix": "", "options": ["new"]})
+        client.sock.settimeout(1.0)
+        while self.running():
+            try:
+                client.sock.recv(4096)
+                self.count("slow reads")
+            except socket.timeout:
+                pass
+            except OSError:
+                break
+            time.sleep(0.05)
+        client.close()
+
+    def many_observers(self, index):
+        """Thousands of observations on one connection, read as they come."""
+        client = Line(self.args.socket)
+        for k in range(self.args.observations_per_connection):
+            client.send({"op": "observe", "object": f"w{k % 8}/k{k % 50}", "keyPath": f"v.x{k}",
+                         "options": ["new"]})
+        self.count("observations", self.args.observations_per_connection)
+        client.sock.settimeout(1.0)
+        while self.running():
+            try:
+                if not client.sock.recv(1 << 16):
+                    self.fail(f"observer {index}: closed by kvod")
+                    break
+            except socket.timeout:
+                pass
+        client.close()
+
+    def deep_paths(self):
+        """The deepest accepted key path, and one deeper (refused)."""
+        client = Line(self.args.socket)
+        n = 0
+        while self.running():
+            depth = 512 if n % 2 == 0 else 513
+            client.send({"op": "set", "object": f"deep/{n % 3}", "keyPath": ".".join(["d"] * depth), "value": n})
+            reply = client.reply()
+            if depth == 512 and reply.get("ok"):
+                with self.lock:
+                    self.acknowledged[f"deep/{n % 3}\t" + ".".join(["d"] * depth)] = n
+                self.count("deep sets")
+            elif depth == 513 and not reply.get("ok"):
+                self.count("deep refusals")
+            else:
+                self.fail(f"deep {depth}: {reply}")
+            n += 1
+        client.close()
+
+    def reconnect_storm(self, index):
+        """Connect, observe, own an ephemeral value, go; over and over."""
+        n = 0
+        while self.running():
+            try:
+                client = Line(self.args.socket, timeout=10)
+                client.send({"op": "observe", "prefix": "storm/", "options": ["new", "initial"]})
+                client.send({"op": "set", "object": f"storm/{index}", "keyPath": "here", "value": n,
+                             "ephemeral": True})
+                if n % 3 == 0:
+                    client.reply()
+                client.close()
+                self.count("reconnects")
+            except (OSError, ConnectionError) as error:
+                self.fail(f"storm {index}: {error}")
+                time.sleep(0.1)
+            n += 1
+
+    def junk(self):
+        """Lines that are not requests: kvod answers each with an error and goes on."""
+        rng = random.Random(7)
+        client = Line(self.args.socket)
+        while self.running():
+            kind = rng.randrange(4)
+            if kind == 0:
+                # Never only blanks: kvod ignores a line of spaces, tabs and carriage returns without a reply.
+                data = b"x" + bytes(rng.randrange(1, 256) for _ in range(rng.randrange(300))).replace(b"\n", b" ")
+            elif kind == 1:
+                data = b"{" * 2000
+            elif kind == 2:
+                data = b'{"op":"set","object":"j","keyPath":"","value":1}'
+            else:
+                data = b'{"op": "nope", "id": 1}'
+            client.send_raw(data + b"\n")
+            reply = client.reply()
+            if reply.get("ok"):
+                self.fail(f"junk accepted: {data[:80]!r}")
+            self.count("junk lines")
+        client.close()
+
+    def sample_rss(self):
+        while self.running():
+            try:
+                with open(f"/proc/{self.args.pid}/status") as status:
+                    for line in status:
+                        if line.startswith("VmRSS:"):
+                            self.peak_rss = max(self.peak_rss, int(line.split()[1]) * 1024)
+            except OSError:
+                self.fail("kvod is gone")
+                return
+            time.sleep(0.1)
+
+    def run(self):
+        a = self.args
+        plan = [self.sample_rss, self.huge_values, self.deep_paths, self.junk]
+        plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
+        plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
+        plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
+        plan += [lambda i=i: self.many_observers(i) for i in range(a.observers)]
+        plan += [lambda i=i: self.reconnect_storm(i) for i in range(a.storms)]
+        threads = [threading.Thread(target=self.guard(step), daemon=True) for step in plan]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(a.seconds + 120)
+        with open(f"/proc/{a.pid}/status") as status:
+            hwm = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
+        return {"acknowledged": [[k.split("\t")[0], k.split("\t")[1], v] for k, v in self.acknowledged.items()],
+                "peakRSS": self.peak_rss, "hwm": hwm, "counts": self.counts, "errors": self.errors[:50],
+                "errorCount": len(self.errors)}
+
+    def guard(self, step):
+        def run():
+            try:
+                step()
+            except Exception as error:  # a client that dies is a finding, not a crash of the soak
+                self.fail(f"{getattr(step, '__name__', 'client')}: {error!r}")
+        return run
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--pid", type=int, required=True, help="kvod's pid, for its RSS")
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--stuck-readers", type=int, default=4)
+    parser.add_argument("--slow-readers", type=int, default=2)
+    parser.add_argument("--observers", type=int, default=4)
+    parser.add_argument("--observations-per-connection", type=int, default=5000)
+    parser.add_argument("--storms", type=int, default=2)
+    parser.add_argument("--summary", required=True, help="where to write the JSON summary")
+    args = parser.parse_args()
+    summary = Mix(args).run()
+    with open(args.summary, "w") as out:
+        json.dump(summary, out)
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items()))
+    print(f"soak: {counts}; peak RSS {summary['peakRSS'] / MIB:.1f} MiB (VmHWM {summary['hwm'] / MIB:.1f} MiB); "
+          f"{summary['errorCount']} client errors")
+
+
+if __name__ == "__main__":
+    main()
