@@ -249,18 +249,19 @@ struct Fields {
             return .insert(object: try objectName(), keyPath: try requiredKeyPath(), index: index,
                            values: try valueOrValues())
         case .remove:
+            let positions = try indexOrIndexes()
             return .remove(object: try objectName(), keyPath: try requiredKeyPath(),
-                           indexes: try indexOrIndexes().sorted())
+                           indexes: try Self.ascendingOrder(of: positions).map { positions[$0] })
         case .replace:
             let positions = try indexOrIndexes()
+            let order = try Self.ascendingOrder(of: positions)
             let replacements = try valueOrValues()
             guard positions.count == replacements.count else {
                 throw .badRequest("replace needs as many values (\(replacements.count)) as indexes (\(positions.count))")
             }
             // Ascending indexes, each value kept with the index it was given for.
-            let pairs = zip(positions, replacements).sorted { $0.0 < $1.0 }
-            return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: pairs.map(\.0),
-                            values: pairs.map(\.1))
+            return .replace(object: try objectName(), keyPath: try requiredKeyPath(),
+                            indexes: order.map { positions[$0] }, values: order.map { replacements[$0] })
         case .observe:
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try keyPathList() ?? [.wholeDocument],
@@ -470,7 +471,7 @@ struct Fields {
         }
     }
 
-    /// `index` or `indexes`, in the order given; duplicates are refused.
+    /// `index` or `indexes`, in the order given (``ascendingOrder(of:)`` refuses duplicates).
     private func indexOrIndexes() throws(KVOEngineError) -> [Int] {
         switch (index, indexes) {
         case (.some(let one), nil): return [try Self.integer(one, "index")]
@@ -480,16 +481,25 @@ struct Fields {
                 throw KVOEngineError(.limitExceeded, "more than \(RequestDecoder.maxListCount) indexes")
             }
             var positions: [Int] = []
+            positions.reserveCapacity(many.count)
             for element in many { positions.append(try Self.integer(element, "indexes")) }
-            let ascending = positions.sorted()
-            for i in ascending.indices.dropFirst() where ascending[i] == ascending[i - 1] {
-                throw .badRequest("field \"indexes\" repeats \(ascending[i])")
-            }
             return positions
         case (nil, .some): throw .badRequest("field \"indexes\" must be an array of integers")
         case (nil, nil): throw .badRequest("missing field \"index\" or \"indexes\"")
         default: throw .badRequest("give \"index\" or \"indexes\", not both")
         }
+    }
+
+    /// The positions of `indexes` in ascending order of index, found with one
+    /// sort (none when they come ascending, as most clients send them);
+    /// a repeated index is `bad_request`.
+    private static func ascendingOrder(of indexes: [Int]) throws(KVOEngineError) -> [Int] {
+        let isAscending = zip(indexes, indexes.dropFirst()).allSatisfy { $0 < $1 }
+        let order = isAscending ? Array(indexes.indices) : indexes.indices.sorted { indexes[$0] < indexes[$1] }
+        for (previous, next) in zip(order, order.dropFirst()) where indexes[previous] == indexes[next] {
+            throw .badRequest("field \"indexes\" repeats \(indexes[next])")
+        }
+        return order
     }
 
     private func observationOptions() throws(KVOEngineError) -> ObservationOptions {
