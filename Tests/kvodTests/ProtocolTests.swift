@@ -66,6 +66,24 @@ import Testing
         #expect(try client.request(#"{"op":"ping","id":9}"#).reply == ["id": 9, "ok": true])
     }
 
+    @Test func badEntryOfAListFieldIsNamedWithItsPosition() throws {
+        let kvod = try KVODProcess()
+        let client = try LineClient(path: kvod.socketPath)
+        let cases: [(String, String)] = [
+            (#"{"op":"observe","object":"o","keyPaths":["a","b","c",4]}"#, #"field "keyPaths[3]" must be a string"#),
+            (#"{"op":"unobserve","object":"o","keyPaths":[null]}"#, #"field "keyPaths[0]" must be a string"#),
+            (#"{"op":"observe","object":"o","keyPaths":["a","b..c"]}"#, #"field "keyPaths[1]": keyPath "b..c""#),
+            (#"{"op":"remove","object":"o","keyPath":"l","indexes":[0,"1"]}"#,
+             #"field "indexes[1]" must be a non-negative integer"#),
+        ]
+        for (line, message) in cases {
+            let reply = try client.request(line).reply
+            #expect(reply["error"]?["code"] == "bad_request", "\(line) → \(reply)")
+            #expect(reply["error"]?["message"]?.stringValue?.contains(message) == true, "\(line) → \(reply)")
+        }
+        #expect(try client.request(#"{"op":"observations"}"#).reply["observations"] == [])
+    }
+
     @Test func observeWithEveryOptionSeesPriorThenChangeAndInitial() throws {
         let kvod = try KVODProcess()
         let observer = try LineClient(path: kvod.socketPath)

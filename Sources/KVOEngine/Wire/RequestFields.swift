@@ -445,12 +445,12 @@ struct Fields {
             var paths: [ObservedPath] = []
             for (position, element) in many.enumerated() {
                 guard case .string(let text) = element else {
-                    throw .badRequest("field \"keyPaths\": element \(position) must be a string")
+                    throw .badRequest("field \"keyPaths[\(position)]\" must be a string")
                 }
                 do throws(KVOEngineError) {
                     paths.append(try ObservedPath(parsing: text))
                 } catch {
-                    throw KVOEngineError(error.code, "field \"keyPaths\": element \(position): \(error.message)")
+                    throw KVOEngineError(error.code, "field \"keyPaths[\(position)]\": \(error.message)")
                 }
             }
             return paths
@@ -482,7 +482,12 @@ struct Fields {
             }
             var positions: [Int] = []
             positions.reserveCapacity(many.count)
-            for element in many { positions.append(try Self.integer(element, "indexes")) }
+            for (position, element) in many.enumerated() {
+                guard case .number(let number) = element, let integer = number.intValue, integer >= 0 else {
+                    throw .badRequest("field \"indexes[\(position)]\" must be a non-negative integer")
+                }
+                positions.append(integer)
+            }
             return positions
         case (nil, .some): throw .badRequest("field \"indexes\" must be an array of integers")
         case (nil, nil): throw .badRequest("missing field \"index\" or \"indexes\"")
