@@ -112,17 +112,35 @@ public final class ClientController: CustomStringConvertible {
     /// Stops observing every key path of a scope (the whole document's
     /// included); does nothing if none is.
     public func unobserve(_ scope: ObservationScope) {
-        // A scan of this client's observations: rarer than a change, and it
-        // spares every observation a second index by object.
-        var matching: [ObservationInfo] = []
-        infos.forEach { info in
-            if info.node!.scope == scope { matching.append(info) }
-        }
+        var matching = observations(in: scope)
         for info in matching {
             infos.remove(info.tableKey)
             held.drop(info)
         }
         unregister(&matching)
+    }
+
+    /// This client's observations in `scope`, found in whichever is smaller:
+    /// the scope's tree in the shared index (each key path observed there, by
+    /// any client, looked up in this client's table), or this client's table.
+    /// The cost is the lesser of the two, so unobserving one object of a
+    /// million observations does not read the million; and no observation
+    /// pays for a second index by scope.
+    private func observations(in scope: ObservationScope) -> [ObservationInfo] {
+        guard observationCount > 0, let root = shared.node(scope, .wholeDocument) else { return [] }
+        var found: [ObservationInfo] = []
+        var budget = observationCount
+        let walkedAll = root.visitSubtree { node in
+            budget -= 1
+            if let info = infos.find(ObjectIdentifier(node)) { found.append(info) }
+            return budget > 0
+        }
+        if walkedAll { return found }
+        found.removeAll()
+        infos.forEach { info in
+            if info.node!.root === root { found.append(info) }
+        }
+        return found
     }
 
     /// Stops observing everything.
