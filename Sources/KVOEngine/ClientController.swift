@@ -32,7 +32,7 @@ public final class ClientController: CustomStringConvertible {
     private let shared: SharedController
     /// This client's observations, found by their node in the shared index
     /// (which stands for object and key path): one 8-byte slot each.
-    private var infos = ReferenceTable<ObservationInfo>()
+    private(set) var infos = ReferenceTable<ObservationInfo>()
     /// How many observations this client holds.
     public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
@@ -55,6 +55,11 @@ public final class ClientController: CustomStringConvertible {
     /// met congestion; no output is produced after that.
     public private(set) var disconnectReason: String?
     private var held = HeldEvents()
+    /// The ``ObservationInfo/serial`` of the next observation.
+    private var nextSerial: UInt64 = 0
+    /// This client's observations in the order they were made, while they
+    /// are many (see ``ClientController/observations(after:limit:)``).
+    var creationOrder: CreationOrder?
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -87,8 +92,11 @@ public final class ClientController: CustomStringConvertible {
         let node = shared.nodeCreating(scope, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
         let info = ObservationInfo(node: node, options: options, context: context, policy: policy, controller: self)
+        info.serial = nextSerial
+        nextSerial += 1
         shared.register(info, at: node)
         infos.insert(info)
+        noteMade(info)
         return info
     }
 
@@ -101,6 +109,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
         guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
+        noteEnded(info)
         shared.unregister(info)
     }
 
@@ -117,6 +126,7 @@ public final class ClientController: CustomStringConvertible {
             infos.remove(info.tableKey)
             held.drop(info)
         }
+        noteEnded(matching)
         unregister(&matching)
     }
 
@@ -148,6 +158,7 @@ public final class ClientController: CustomStringConvertible {
         var all = infos.elements
         infos = ReferenceTable()
         held = HeldEvents()
+        creationOrder = nil
         unregister(&all)
     }
 

@@ -174,8 +174,8 @@ public final class Engine {
             break
         case .info:
             writeInfo(into: &reply)
-        case .observations:
-            reply.field("observations", .array(client.observations.map(Self.describe)))
+        case .observations(let after, let limit):
+            writeObservationsPage(after: after, limit: limit, for: client, into: &reply)
         }
     }
 }
@@ -342,19 +342,5 @@ extension Engine {
         reply.field("seq", integer: store.seq)
         reply.field("oldestSeq", integer: oldestSeqHeld)
         reply.field("epoch", .string(epoch))
-    }
-
-    static func describe(_ info: ObservationInfo) -> JSONValue {
-        var members: JSONObject = [:]
-        switch info.scope {
-        case .object(let object): members["object"] = .string(object)
-        case .prefix(let prefix): members["prefix"] = .string(prefix)
-        }
-        let keyPath = info.keyPath
-        if !keyPath.isWholeDocument { members["keyPath"] = .string(keyPath.description) }
-        members["options"] = .array(info.options.wireNames.map(JSONValue.string))
-        members["policy"] = .string(info.policy.rawValue)
-        if let context = info.context { members["context"] = context }
-        return .object(members)
     }
 }

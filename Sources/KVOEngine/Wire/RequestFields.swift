@@ -208,7 +208,8 @@ struct Fields {
             if prefix != nil, !scoped.contains(opCode) {
                 throw .badRequest("unknown field \"prefix\" for op \"\(opCode.rawValue)\"")
             }
-            for (field, name) in [(after, "after"), (limit, "limit")] where field != nil && opCode != .list {
+            for (field, name) in [(after, "after"), (limit, "limit")]
+            where field != nil && opCode != .list && opCode != .observations {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
             let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
@@ -277,7 +278,7 @@ struct Fields {
         case .unobserveAll: return .unobserveAll
         case .ping: return .ping
         case .info: return .info
-        case .observations: return .observations
+        case .observations: return .observations(after: try observationCursor(), limit: try limitField())
         }
     }
 
@@ -410,6 +411,17 @@ struct Fields {
         guard let after else { return nil }
         guard case .string(let text) = after else { throw .badRequest("field \"after\" must be a string") }
         return text
+    }
+
+    /// An `observations` request's `after`: the `next` of an earlier reply, a
+    /// string of decimal digits (an observation's serial), kept opaque to clients.
+    private func observationCursor() throws(KVOEngineError) -> UInt64? {
+        guard let after else { return nil }
+        guard case .string(let text) = after, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              let serial = UInt64(text) else {
+            throw .badRequest("field \"after\" must be the \"next\" of an earlier observations reply")
+        }
+        return serial
     }
 
     private func limitField() throws(KVOEngineError) -> Int {
