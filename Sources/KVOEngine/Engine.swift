@@ -79,7 +79,8 @@ public final class Engine {
                 }
                 client.appendOKReply(seq: try set(object, keyPath, value))
             } catch {
-                client.append(reply: ReplyEncoder.failure(id: nil, error))
+                let told = concealing(error, of: .set(object: object, keyPath: keyPath, value: value), for: client)
+                client.append(reply: ReplyEncoder.failure(id: nil, told))
             }
         case .outcome(.request(let request)):
             handle(request, from: client)
@@ -103,7 +104,7 @@ public final class Engine {
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
         do throws(KVOEngineError) {
-            try authorize(request.operation, for: client)
+            try authorize(request.operation, condition: request.condition, for: client)
             var reply = ReplyEncoder(okFor: request.id)
             if let condition = request.condition {
                 try check(condition, of: request.operation)
@@ -111,7 +112,8 @@ public final class Engine {
             try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
             client.append(reply: reply.finish())
         } catch {
-            client.append(reply: ReplyEncoder.failure(id: request.id, error))
+            client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
+                                                                                for: client)))
         }
     }
 

@@ -196,6 +196,12 @@ struct Fields {
         case _?: throw .badRequest("field \"keyPath\" must be a string")
         }
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
+        // Told from the request alone, before anyone's rights or the store are looked at.
+        if path.isWholeDocument {
+            guard case .object = value else {
+                throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
+            }
+        }
         return (name, path, value)
     }
 
