@@ -42,6 +42,14 @@ final class PingProbe: @unchecked Sendable {
         return lock.withLock { longest }
     }
 
+    /// How long a request may hold the loop: `budget`; or, on a machine so
+    /// loaded that the same request against a small state (`reference`)
+    /// already holds it more than half of that, twice the reference. A
+    /// request whose cost grows with the state, not with itself, exceeds both.
+    static func allowance(_ budget: Duration, reference: Duration) -> Duration {
+        max(budget, reference * 2)
+    }
+
     /// Ends the probe's thread (after its ping in flight).
     func stop() {
         let wasRunning = lock.withLock {
