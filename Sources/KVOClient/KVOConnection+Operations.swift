@@ -139,19 +139,6 @@ extension KVOConnection {
         return info
     }
 
-    /// This connection's observations as the daemon holds them (one per
-    /// observed key path, however many local observers share it).
-    public func observations() async throws(KVOClientError) -> [ObservationRecord] {
-        let reply = try await request(RequestLine(op: "observations"))
-        guard case .array(let list)? = reply["observations"] else { throw Self.malformed("observations", reply) }
-        var records: [ObservationRecord] = []
-        for element in list {
-            guard let record = ObservationRecord(element) else { throw Self.malformed("observations", reply) }
-            records.append(record)
-        }
-        return records
-    }
-
     static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
         guard case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) else {
             throw malformed("a change", reply)

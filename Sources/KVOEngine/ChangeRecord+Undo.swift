@@ -64,21 +64,49 @@ extension ChangeRecord {
         return value
     }
 
-    /// Turns the array after a collection change back into the array before it.
+    /// Turns the array after a collection change back into the array before
+    /// it, in one pass however many indexes the change had (one `insert(at:)`
+    /// or `remove(at:)` per index would cost the array's length each).
     private func undoCollection(on elements: inout [JSONValue]) {
         let previous: [JSONValue]
         if case .array(let values)? = old { previous = values } else { previous = [] }
         switch kind {
         case .insertion:
-            for index in indexes.reversed() where index < elements.count { elements.remove(at: index) }
+            elements.removeElements(atSortedIndexes: Self.ascending(indexes, below: elements.count))
         case .removal:
-            // Ascending positions in the array before: inserting in order rebuilds it.
-            for (index, value) in zip(indexes, previous) { elements.insert(value, at: min(index, elements.count)) }
+            elements = Self.merging(previous, at: indexes, into: elements)
         case .replacement:
-            for (index, value) in zip(indexes, previous) where index < elements.count { elements[index] = value }
+            for (index, value) in zip(indexes, previous) where elements.indices.contains(index) {
+                elements[index] = value
+            }
         case .setting:
             break
         }
+    }
+
+    /// The distinct indexes in `0..<count`, ascending: what kvod recorded, or
+    /// made so from a history row that was not.
+    private static func ascending(_ indexes: [Int], below count: Int) -> [Int] {
+        let valid = indexes.filter { (0..<count).contains($0) }
+        if zip(valid, valid.dropFirst()).allSatisfy({ $0 < $1 }) { return valid }
+        return Array(Set(valid)).sorted()
+    }
+
+    /// `elements` with each of `values` put back at its position in `indexes`
+    /// (ascending positions in the result), as inserting them one by one in
+    /// that order would; a position past the end appends.
+    private static func merging(_ values: [JSONValue], at indexes: [Int], into elements: [JSONValue]) -> [JSONValue] {
+        var merged: [JSONValue] = []
+        merged.reserveCapacity(elements.count + values.count)
+        var taken = elements.startIndex
+        for (index, value) in zip(indexes, values) {
+            let next = min(taken + max(0, index - merged.count), elements.endIndex)
+            merged.append(contentsOf: elements[taken..<next])
+            taken = next
+            merged.append(value)
+        }
+        merged.append(contentsOf: elements[taken...])
+        return merged
     }
 }
 

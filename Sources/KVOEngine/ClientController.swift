@@ -32,7 +32,7 @@ public final class ClientController: CustomStringConvertible {
     let shared: SharedController
     /// This client's observations, found by their node in the shared index
     /// (which stands for object and key path): one 8-byte slot each.
-    private var infos = ReferenceTable<ObservationInfo>()
+    private(set) var infos = ReferenceTable<ObservationInfo>()
     /// How many observations this client holds.
     public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
@@ -56,6 +56,11 @@ public final class ClientController: CustomStringConvertible {
     public private(set) var disconnectReason: String?
     /// What congestion keeps back, in the order it goes out (see ``markDrained()``).
     var held = HeldEvents()
+    /// The ``ObservationInfo/serial`` of the next observation.
+    private var nextSerial: UInt64 = 0
+    /// This client's observations in the order they were made, while they
+    /// are many (see ``ClientController/observations(after:limit:)``).
+    var creationOrder: CreationOrder?
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -88,8 +93,11 @@ public final class ClientController: CustomStringConvertible {
         let node = shared.nodeCreating(scope, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
         let info = ObservationInfo(node: node, options: options, context: context, policy: policy, controller: self)
+        info.serial = nextSerial
+        nextSerial += 1
         shared.register(info, at: node)
         infos.insert(info)
+        noteMade(info)
         return info
     }
 
@@ -102,6 +110,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
         guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
+        noteEnded(info)
         shared.unregister(info)
     }
 
@@ -113,17 +122,36 @@ public final class ClientController: CustomStringConvertible {
     /// Stops observing every key path of a scope (the whole document's
     /// included); does nothing if none is.
     public func unobserve(_ scope: ObservationScope) {
-        // A scan of this client's observations: rarer than a change, and it
-        // spares every observation a second index by object.
-        var matching: [ObservationInfo] = []
-        infos.forEach { info in
-            if info.node!.scope == scope { matching.append(info) }
-        }
+        var matching = observations(in: scope)
         for info in matching {
             infos.remove(info.tableKey)
             held.drop(info)
         }
+        noteEnded(matching)
         unregister(&matching)
+    }
+
+    /// This client's observations in `scope`, found in whichever is smaller:
+    /// the scope's tree in the shared index (each key path observed there, by
+    /// any client, looked up in this client's table), or this client's table.
+    /// The cost is the lesser of the two, so unobserving one object of a
+    /// million observations does not read the million; and no observation
+    /// pays for a second index by scope.
+    private func observations(in scope: ObservationScope) -> [ObservationInfo] {
+        guard observationCount > 0, let root = shared.node(scope, .wholeDocument) else { return [] }
+        var found: [ObservationInfo] = []
+        var budget = observationCount
+        let walkedAll = root.visitSubtree { node in
+            budget -= 1
+            if let info = infos.find(ObjectIdentifier(node)) { found.append(info) }
+            return budget > 0
+        }
+        if walkedAll { return found }
+        found.removeAll()
+        infos.forEach { info in
+            if info.node!.root === root { found.append(info) }
+        }
+        return found
     }
 
     /// Stops observing everything.
@@ -131,6 +159,7 @@ public final class ClientController: CustomStringConvertible {
         var all = infos.elements
         infos = ReferenceTable()
         held = HeldEvents()
+        creationOrder = nil
         unregister(&all)
     }
 

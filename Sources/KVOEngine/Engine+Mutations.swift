@@ -86,11 +86,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
                             old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keys.count)
         return commit(change) {
-            store.modifyArray(object, at: keys, create: false) { array in
-                // One pass, however many indexes (one remove(at:) each was
-                // count × indexes moves).
-                array.removeSubranges(RangeSet(indexes, within: array))
-            }
+            store.modifyArray(object, at: keys, create: false) { $0.removeElements(atSortedIndexes: indexes) }
         }
     }
 

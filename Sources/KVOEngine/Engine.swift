@@ -87,7 +87,8 @@ public final class Engine {
                 }
                 client.appendOKReply(seq: try set(object, keyPath, value))
             } catch {
-                client.append(reply: ReplyEncoder.failure(id: nil, error))
+                let told = concealing(error, of: .set(object: object, keyPath: keyPath, value: value), for: client)
+                client.append(reply: ReplyEncoder.failure(id: nil, told))
             }
         case .outcome(.request(let request)):
             handle(request, from: client)
@@ -111,7 +112,7 @@ public final class Engine {
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
         do throws(KVOEngineError) {
-            try authorize(request.operation, for: client)
+            try authorize(request.operation, condition: request.condition, for: client)
             var reply = ReplyEncoder(okFor: request.id)
             if let condition = request.condition {
                 try check(condition, of: request.operation)
@@ -119,7 +120,8 @@ public final class Engine {
             try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
             client.append(reply: reply.finish())
         } catch {
-            client.append(reply: ReplyEncoder.failure(id: request.id, error))
+            client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
+                                                                                for: client)))
         }
     }
 
@@ -182,8 +184,8 @@ public final class Engine {
             break
         case .info:
             writeInfo(into: &reply)
-        case .observations:
-            reply.field("observations", .array(client.observations.map(Self.describe)))
+        case .observations(let after, let limit):
+            writeObservationsPage(after: after, limit: limit, for: client, into: &reply)
         }
     }
 }
@@ -289,19 +291,5 @@ extension Engine {
         reply.field("oldestSeq", integer: oldestSeqHeld)
         reply.field("epoch", .string(epoch))
         writeResourceInfo(into: &reply)
-    }
-
-    static func describe(_ info: ObservationInfo) -> JSONValue {
-        var members: JSONObject = [:]
-        switch info.scope {
-        case .object(let object): members["object"] = .string(object)
-        case .prefix(let prefix): members["prefix"] = .string(prefix)
-        }
-        let keyPath = info.keyPath
-        if !keyPath.isWholeDocument { members["keyPath"] = .string(keyPath.description) }
-        members["options"] = .array(info.options.wireNames.map(JSONValue.string))
-        members["policy"] = .string(info.policy.rawValue)
-        if let context = info.context { members["context"] = context }
-        return .object(members)
     }
 }

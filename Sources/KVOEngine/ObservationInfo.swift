@@ -5,7 +5,8 @@
 /// Two infos are equal when their key paths are equal: that is the rule by
 /// which a ``ClientController`` keeps one observation per key path.
 ///
-/// Kept small, because there may be millions: 49 bytes, one allocation. While
+/// Kept small, because there may be millions: 56 bytes, one allocation (of
+/// malloc's 64-byte size, as when it was 49). While
 /// it observes, its object and key path are its node's in the shared index,
 /// not copies, and a context lives in a side object only when there is one.
 public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeyed {
@@ -38,14 +39,31 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// The node's list of observations runs through its infos, unretained.
     var nextInNode: Unmanaged<ObservationInfo>?
     var previousInNode: Unmanaged<ObservationInfo>?
-    /// The options (low four bits), the state (bits 4–5) and the policy (bit 6), in one byte.
-    private var flags: UInt8
+    /// The options (low four bits), the state (bits 4–5) and the policy (bit
+    /// 6) in the low byte; the ``serial`` above them. One word, in what was
+    /// the allocation's padding after a one-byte field.
+    private var bits: UInt64
+
+    private var flags: UInt8 {
+        get { UInt8(truncatingIfNeeded: bits) }
+        set { bits = bits & ~0xFF | UInt64(newValue) }
+    }
+
+    /// Its number among its client's observations, in the order they were
+    /// made: what `observations` pages by. At most 2⁵⁶ − 1.
+    var serial: UInt64 {
+        get { bits >> 8 }
+        set {
+            precondition(newValue < 1 << 56, "observation serial out of range")
+            bits = bits & 0xFF | newValue << 8
+        }
+    }
 
     init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
          policy: ObservationPolicy = .default, controller: ClientController) {
         owner = controller
         place = .detached(DetachedPlace(scope: .object(object), keyPath: keyPath, context: context))
-        flags = options.rawValue & 0x0F | Self.policyBits(policy)
+        bits = UInt64(options.rawValue & 0x0F | Self.policyBits(policy))
     }
 
     /// An info for `node`, to be registered there (no detached copy of its
@@ -58,7 +76,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         } else {
             place = .registered(node)
         }
-        flags = options.rawValue & 0x0F | Self.policyBits(policy)
+        bits = UInt64(options.rawValue & 0x0F | Self.policyBits(policy))
     }
 
     private static func policyBits(_ policy: ObservationPolicy) -> UInt8 {

@@ -126,12 +126,21 @@ final class PathNode: TableKeyed {
         }
     }
 
-    /// The object (or prefix) this node's tree indexes: the root's key.
-    var object: String {
+    /// Calls `body` for this node and every node below it, depth first, while
+    /// it returns true; returns whether it visited them all.
+    func visitSubtree(_ body: (PathNode) -> Bool) -> Bool {
+        body(self) && children.allSatisfy { $0.visitSubtree(body) }
+    }
+
+    /// The root of this node's tree: its object's (or prefix's) node.
+    var root: PathNode {
         var node = self
         while let parent = node.parent { node = parent }
-        return node.key
+        return node
     }
+
+    /// The object (or prefix) this node's tree indexes: the root's key.
+    var object: String { root.key }
 
     /// The key path from the object's root down to this node.
     var path: [String] {

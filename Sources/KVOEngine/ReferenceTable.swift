@@ -74,6 +74,13 @@ struct ReferenceTable<Element: TableKeyed> {
         for case let element? in slots { try body(element) }
     }
 
+    /// Whether `predicate` holds for every element, asking until it does not
+    /// (in no particular order).
+    func allSatisfy(_ predicate: (Element) -> Bool) -> Bool {
+        for case let element? in slots where !predicate(element) { return false }
+        return true
+    }
+
     /// Every element, in no particular order.
     var elements: [Element] { slots.compactMap { $0 } }
 

@@ -32,6 +32,8 @@ public enum FuzzHarness {
     static let policy = AccessPolicy(grants: [
         .init(.user(1000), objectPrefix: "a", rights: .all),
         .init(.anyone, objectPrefix: "b", rights: .read),
+        // Write-only: the failures the sender may not be told the reason of.
+        .init(.user(1000), objectPrefix: "c", rights: .write),
     ])
 
     /// Runs one input. Traps (the fuzzer's "crash") when an invariant breaks.

@@ -131,10 +131,11 @@ import Testing
         engine.handle(#"{"op":"observations"}"#, from: observer)
         let lines = try observer.takeLines()
         #expect(lines[2]["error"]?["code"] == "bad_request")
+        // In the order they were made.
         let listed = lines[3]["observations"]
         #expect(listed == [
-            ["object": "o", "keyPath": "j", "options": [], "policy": "coalesce"],
             ["object": "o", "keyPath": "k", "options": [], "policy": "disconnect"],
+            ["object": "o", "keyPath": "j", "options": [], "policy": "coalesce"],
         ])
     }
 }

@@ -97,6 +97,40 @@ import Testing
         #expect(objects == ["p"])
     }
 
+    /// Unobserving a scope finds the client's observations through the
+    /// scope's shared tree when it is small, and through the client's own
+    /// table when another client made that tree larger: the same ones either way.
+    @Test(arguments: [0, 500])
+    func unobserveScopeTakesExactlyThatScopesObservationsOfThatClient(othersKeyPaths: Int) {
+        let client = fixture.makeClient()
+        let other = fixture.makeClient()
+        for path in ["a", "b.c", "b.c.d.e"] {
+            client.observe("o", keyPath: keyPath(path), options: [], context: nil)
+            client.observe(.prefix("o"), keyPath: keyPath(path), options: [], context: nil)
+            other.observe("o", keyPath: keyPath(path), options: [], context: nil)
+        }
+        client.observe("o", keyPath: .wholeDocument, options: [], context: nil)
+        for index in 0..<100 { client.observe("p\(index)", keyPath: keyPath("a"), options: [], context: nil) }
+        for index in 0..<othersKeyPaths { other.observe("o", keyPath: keyPath("x.k\(index)"), options: [], context: nil) }
+        let othersCount = other.observationCount
+
+        client.unobserve("o")
+        #expect(client.observationCount == 103)
+        #expect(!client.observations.contains { $0.scope == .object("o") })
+        #expect(client.observations.filter { $0.scope == .prefix("o") }.count == 3)
+        #expect(other.observationCount == othersCount)
+        #expect(fixture.shared.observationCount == 103 + othersCount)
+
+        // Heard by the observers of b.c and b.c.d.e: the client's prefix ones only.
+        set("o", "b.c.d.e", 1)
+        #expect(fixture.take(from: client).events.map { $0.member("prefix") } == ["o", "o"])
+        #expect(fixture.take(from: other).events.count == 2)
+        client.unobserve(.prefix("o"))
+        client.unobserve("p7")
+        #expect(client.observationCount == 99)
+        #expect(!client.observations.contains { $0.object == "p7" || $0.scope.isPrefix })
+    }
+
     @Test func unobserveAllStopsEveryObservation() {
         let client = fixture.makeClient()
         client.observe("o", keyPath: keyPath("a"), options: [], context: nil)

@@ -497,6 +497,7 @@ import Testing
         expectJSON(fixture.ok(["op": "observations"], from: client).reply, [
             "ok": true,
             "observations": [["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 1]],
+            "more": false,
         ])
     }
 
@@ -701,21 +702,23 @@ import Testing
         fixture.ok(["op": "observe", "object": "o", "keyPaths": ["b", "a.c"], "options": ["old"]], from: client)
         fixture.ok(["op": "observe", "object": "o", "keyPath": "z", "context": "w"], from: watcher)
         let reply = fixture.ok(["op": "observations", "id": 2], from: client).reply
+        // In the order they were made.
         expectJSON(reply, [
             "id": 2, "ok": true,
             "observations": [
-                ["object": "o", "keyPath": "a.c", "options": ["old"], "policy": "coalesce"],
-                ["object": "o", "keyPath": "b", "options": ["old"], "policy": "coalesce"],
                 ["object": "p", "keyPath": "x", "options": ["new", "old", "initial", "prior"], "policy": "coalesce",
                  "context": ["c": 1]],
+                ["object": "o", "keyPath": "b", "options": ["old"], "policy": "coalesce"],
+                ["object": "o", "keyPath": "a.c", "options": ["old"], "policy": "coalesce"],
             ],
+            "more": false,
         ])
         // Order of options is part of the listing.
         #expect(reply.member("observations")?.jsonString.contains(#"["new","old","initial","prior"]"#) == true)
     }
 
     @Test func observationsWhenNoneListsEmptyArray() {
-        expectJSON(fixture.ok(["op": "observations"], from: client).reply, ["ok": true, "observations": []])
+        expectJSON(fixture.ok(["op": "observations"], from: client).reply, ["ok": true, "observations": [], "more": false])
     }
 
     // MARK: Event rules

@@ -77,10 +77,11 @@ import Testing
         fixture.ok(["op": "observe", "prefix": "s/"], from: client)
         #expect(client.observationCount == 3)
         let listed = fixture.ok(["op": "observations"], from: client).reply.member("observations")
+        // In the order they were made; the second observe of `a` made none.
         expectJSON(listed, [
-            ["prefix": "s/", "options": [], "policy": "coalesce"],
             ["prefix": "s/", "keyPath": "a", "options": [], "policy": "coalesce"],
             ["prefix": "s/", "keyPath": "b", "options": [], "policy": "coalesce"],
+            ["prefix": "s/", "options": [], "policy": "coalesce"],
         ])
         fixture.ok(["op": "unobserve", "prefix": "s/", "keyPath": "a"], from: client)
         #expect(client.observationCount == 2)

@@ -18,6 +18,11 @@ extension JSONValue {
         return nil
     }
 
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
     public var boolValue: Bool? {
         if case .bool(let flag) = self { return flag }
         return nil

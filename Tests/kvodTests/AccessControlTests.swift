@@ -67,6 +67,48 @@ struct AccessControlTests {
         #expect(try root.request(#"{"op":"get","object":"shared/1","keyPath":"k"}"#).reply["value"] == "both")
     }
 
+    @Test func writeOnlyGranteeLearnsWhetherItsChangeWasAppliedAndNothingOfTheValue() throws {
+        let kvod = try startKVOD(policy: #"{"grants": [{"user": "nobody", "prefix": "drop/", "allow": ["write"]}]}"#)
+        let root = try LineClient(path: kvod.socketPath)
+        _ = try root.request(#"{"op":"set","object":"drop/box","value":{"list":[1,2,3],"text":"secret"}}"#)
+        let nobody = try ForeignClient(socketPath: kvod.socketPath, user: "nobody", group: "nogroup")
+        // Each fails for a reason the stored value gives: an index past the
+        // array's length, a kind, a key that is missing, an object that is.
+        let failing = [
+            #"{"op":"remove","object":"drop/box","keyPath":"list","index":3}"#,
+            #"{"op":"replace","object":"drop/box","keyPath":"list","indexes":[0,7],"values":[0,0]}"#,
+            #"{"op":"insert","object":"drop/box","keyPath":"list","index":4,"value":0}"#,
+            #"{"op":"insert","object":"drop/box","keyPath":"text","value":0}"#,
+            #"{"op":"remove","object":"drop/box","keyPath":"missing","index":0}"#,
+            #"{"op":"set","object":"drop/box","keyPath":"text.inner","value":0}"#,
+            #"{"op":"batch","ops":[{"op":"remove","object":"drop/box","keyPath":"list","index":9}]}"#,
+        ]
+        var errors: Set<JSONValue> = []
+        for line in failing {
+            let reply = try nobody.request(line)
+            #expect(reply["error"]?["code"] == "forbidden", "\(line) → \(reply)")
+            // A batch's error names its op, as every batch error does.
+            guard case .object(var error)? = reply["error"], let message = error["message"]?.stringValue else { continue }
+            error["index"] = nil
+            error["message"] = .string(message.replacingOccurrences(of: "ops[0]: ", with: ""))
+            errors.insert(.object(error))
+        }
+        #expect(errors.count == 1, "one and the same error whatever the reason: \(errors)")
+        #expect(errors.first?["message"]?.stringValue?.contains("the change was not applied") == true)
+        // A condition reads the value: refused, whether it would hold or not.
+        for condition in [#""ifModSeq":1"#, #""ifValue":"secret""#, #""ifValue":"guess""#] {
+            let reply = try nobody.request(#"{"op":"set","object":"drop/box","keyPath":"text","value":"x",\#(condition)}"#)
+            #expect(reply["error"]?["code"] == "forbidden", "\(condition) → \(reply)")
+        }
+        // What it may do is done; the value is otherwise as root left it.
+        #expect(try nobody.request(#"{"op":"remove","object":"drop/box","keyPath":"list","index":0}"#)["ok"] == true)
+        #expect(try root.request(#"{"op":"get","object":"drop/box"}"#).reply["value"]
+            == ["list": [2, 3], "text": "secret"])
+        // Root, who may read, is told why.
+        let precise = try root.request(#"{"op":"remove","object":"drop/box","keyPath":"list","index":3}"#).reply
+        #expect(precise["error"]?["code"] == "index_out_of_range")
+    }
+
     @Test func supplementaryGroupOfTheClientProcessCounts() throws {
         let kvod = try startKVOD(policy: Self.policy)
         let member = try ForeignClient(socketPath: kvod.socketPath, user: "nobody", group: "nogroup",

@@ -66,6 +66,24 @@ import Testing
         #expect(try client.request(#"{"op":"ping","id":9}"#).reply == ["id": 9, "ok": true])
     }
 
+    @Test func badEntryOfAListFieldIsNamedWithItsPosition() throws {
+        let kvod = try KVODProcess()
+        let client = try LineClient(path: kvod.socketPath)
+        let cases: [(String, String)] = [
+            (#"{"op":"observe","object":"o","keyPaths":["a","b","c",4]}"#, #"field "keyPaths[3]" must be a string"#),
+            (#"{"op":"unobserve","object":"o","keyPaths":[null]}"#, #"field "keyPaths[0]" must be a string"#),
+            (#"{"op":"observe","object":"o","keyPaths":["a","b..c"]}"#, #"field "keyPaths[1]": keyPath "b..c""#),
+            (#"{"op":"remove","object":"o","keyPath":"l","indexes":[0,"1"]}"#,
+             #"field "indexes[1]" must be a non-negative integer"#),
+        ]
+        for (line, message) in cases {
+            let reply = try client.request(line).reply
+            #expect(reply["error"]?["code"] == "bad_request", "\(line) → \(reply)")
+            #expect(reply["error"]?["message"]?.stringValue?.contains(message) == true, "\(line) → \(reply)")
+        }
+        #expect(try client.request(#"{"op":"observations"}"#).reply["observations"] == [])
+    }
+
     @Test func observeWithEveryOptionSeesPriorThenChangeAndInitial() throws {
         let kvod = try KVODProcess()
         let observer = try LineClient(path: kvod.socketPath)
@@ -138,6 +156,46 @@ import Testing
         #expect(info["connections"] == 1)
         #expect(info["objects"] == 1)
         #expect(info["version"]?.stringValue?.isEmpty == false)
+    }
+
+    @Test func observationsComeInPagesEachOnceOldestFirst() throws {
+        let kvod = try KVODProcess()
+        let client = try LineClient(path: kvod.socketPath)
+        // 2,500: objects and prefixes, 5 key paths each, and one more made while paging.
+        try client.pipeline(count: 500) { index in
+            let scope = index % 2 == 0 ? #""object":"o\#(index)""# : #""prefix":"p\#(index)/""#
+            return #"{"op":"observe",\#(scope),"keyPaths":["a","b","c","d","e"]}"#
+        }
+        var seen: [String] = []
+        var after = ""
+        var pages = 0
+        while true {
+            let reply = try client.request(#"{"op":"observations"\#(after)}"#).reply
+            let entries = reply["observations"]?.arrayValue ?? []
+            seen += entries.map { "\($0["object"] ?? $0["prefix"] ?? nil) \($0["keyPath"] ?? nil)" }
+            pages += 1
+            if pages == 1 {
+                #expect(entries.count == 1000, "the default page is 1000")
+                #expect(try client.request(#"{"op":"observe","object":"late","keyPath":"z"}"#).reply["ok"] == true)
+            }
+            guard reply["more"] == true else {
+                #expect(reply["next"] == nil)
+                break
+            }
+            guard let next = reply["next"]?.stringValue else {
+                Issue.record("more without next: \(reply)")
+                break
+            }
+            after = #","after":"\#(next)""#
+        }
+        #expect(pages == 3)
+        #expect(seen.count == 2_501 && Set(seen).count == 2_501, "each exactly once")
+        #expect(seen.last?.contains("late") == true, "the one made while paging comes last")
+
+        let over = try client.request(#"{"op":"observations","limit":10001}"#).reply
+        #expect(over["error"]?["code"] == "limit_exceeded", "\(over)")
+        let bad = try client.request(#"{"op":"observations","after":{"object":"o0"}}"#).reply
+        #expect(bad["error"]?["code"] == "bad_request", "\(bad)")
     }
 
     @Test func deleteOfNothingChangesNothingAndDeleteOfObjectNotifies() throws {

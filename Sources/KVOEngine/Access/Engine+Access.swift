@@ -2,14 +2,16 @@
 /// so a forbidden request changes nothing and learns nothing (not even
 /// whether the object exists).
 extension Engine {
-    /// Throws `forbidden` when the policy does not let `client` do `operation`.
-    /// Without a policy everything is allowed.
-    func authorize(_ operation: Operation, for client: ClientController) throws(KVOEngineError) {
+    /// Throws `forbidden` when the policy does not let `client` do `operation`
+    /// (with `condition`: a condition reads the value, so it needs the right
+    /// to read too). Without a policy everything is allowed.
+    func authorize(_ operation: Operation, condition: WriteCondition? = nil,
+                   for client: ClientController) throws(KVOEngineError) {
         if case .batch(let operations) = operation {
             // Refused whole when any op is, naming the first one.
             for (index, change) in operations.enumerated() {
                 do throws(KVOEngineError) {
-                    try authorize(change.operation, for: client)
+                    try authorize(change.operation, condition: change.condition, for: client)
                 } catch {
                     throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)",
                                          details: ["index": .number(JSONNumber(index))])
@@ -18,11 +20,21 @@ extension Engine {
             return
         }
         guard let policy = configuration.accessPolicy,
-              let (needed, object) = Self.rightsNeeded(by: operation),
-              !policy.allows(needed, on: object, for: client.credentials) else { return }
-        let who = client.credentials.map { "uid \($0.uid)" } ?? "a client of unknown uid"
-        let verb = needed == .write ? "write" : "read or observe"
-        throw KVOEngineError(.forbidden, "\(who) may not \(verb) \(object)")
+              let (needed, object) = Self.rightsNeeded(by: operation) else { return }
+        let rights = policy.rights(of: client.credentials, on: object)
+        if !rights.isSuperset(of: needed) {
+            let verb = needed == .write ? "write" : "read or observe"
+            throw KVOEngineError(.forbidden, "\(Self.name(of: client)) may not \(verb) \(object)")
+        }
+        if condition != nil, !rights.contains(.read) {
+            throw KVOEngineError(.forbidden, "\(Self.name(of: client)) may not read \(object), so its changes there "
+                + "take no ifModSeq or ifValue (a condition reads the value)")
+        }
+    }
+
+    /// How a refusal names the client.
+    static func name(of client: ClientController) -> String {
+        client.credentials.map { "uid \($0.uid)" } ?? "a client of unknown uid"
     }
 
     /// What an operation needs, and on which object; nil for those that only

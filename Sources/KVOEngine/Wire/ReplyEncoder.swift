@@ -24,6 +24,14 @@ struct ReplyEncoder {
         JSONWriter.write(value, into: &bytes)
     }
 
+    /// A field whose value `write` appends as JSON itself.
+    mutating func field(_ name: StaticString, writing write: (inout [UInt8]) -> Void) {
+        bytes.append(literal: #",""#)
+        bytes.append(literal: name)
+        bytes.append(literal: #"":"#)
+        write(&bytes)
+    }
+
     mutating func field(_ name: StaticString, integer: some BinaryInteger) {
         bytes.append(literal: #",""#)
         bytes.append(literal: name)

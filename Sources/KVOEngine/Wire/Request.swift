@@ -44,7 +44,9 @@ public enum Operation {
     case unobserveAll
     case ping
     case info
-    case observations
+    /// The client's observations made after the one numbered `after` (nil:
+    /// from the first), oldest first, at most `limit`.
+    case observations(after: UInt64?, limit: Int)
 
     /// The `op` names, as the wire spells them.
     public static let names = [

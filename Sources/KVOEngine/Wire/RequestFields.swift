@@ -196,6 +196,12 @@ struct Fields {
         case _?: throw .badRequest("field \"keyPath\" must be a string")
         }
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
+        // Told from the request alone, before anyone's rights or the store are looked at.
+        if path.isWholeDocument {
+            guard case .object = value else {
+                throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
+            }
+        }
         return (name, path, value)
     }
 
@@ -208,7 +214,8 @@ struct Fields {
             if prefix != nil, !scoped.contains(opCode) {
                 throw .badRequest("unknown field \"prefix\" for op \"\(opCode.rawValue)\"")
             }
-            for (field, name) in [(after, "after"), (limit, "limit")] where field != nil && opCode != .list {
+            for (field, name) in [(after, "after"), (limit, "limit")]
+            where field != nil && opCode != .list && opCode != .observations {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
             let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
@@ -249,18 +256,19 @@ struct Fields {
             return .insert(object: try objectName(), keyPath: try requiredKeyPath(), index: index,
                            values: try valueOrValues())
         case .remove:
+            let positions = try indexOrIndexes()
             return .remove(object: try objectName(), keyPath: try requiredKeyPath(),
-                           indexes: try indexOrIndexes().sorted())
+                           indexes: try Self.ascendingOrder(of: positions).map { positions[$0] })
         case .replace:
             let positions = try indexOrIndexes()
+            let order = try Self.ascendingOrder(of: positions)
             let replacements = try valueOrValues()
             guard positions.count == replacements.count else {
                 throw .badRequest("replace needs as many values (\(replacements.count)) as indexes (\(positions.count))")
             }
             // Ascending indexes, each value kept with the index it was given for.
-            let pairs = zip(positions, replacements).sorted { $0.0 < $1.0 }
-            return .replace(object: try objectName(), keyPath: try requiredKeyPath(), indexes: pairs.map(\.0),
-                            values: pairs.map(\.1))
+            return .replace(object: try objectName(), keyPath: try requiredKeyPath(),
+                            indexes: order.map { positions[$0] }, values: order.map { replacements[$0] })
         case .observe:
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try keyPathList() ?? [.wholeDocument],
@@ -276,7 +284,7 @@ struct Fields {
         case .unobserveAll: return .unobserveAll
         case .ping: return .ping
         case .info: return .info
-        case .observations: return .observations
+        case .observations: return .observations(after: try observationCursor(), limit: try limitField())
         }
     }
 
@@ -411,6 +419,17 @@ struct Fields {
         return text
     }
 
+    /// An `observations` request's `after`: the `next` of an earlier reply, a
+    /// string of decimal digits (an observation's serial), kept opaque to clients.
+    private func observationCursor() throws(KVOEngineError) -> UInt64? {
+        guard let after else { return nil }
+        guard case .string(let text) = after, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              let serial = UInt64(text) else {
+            throw .badRequest("field \"after\" must be the \"next\" of an earlier observations reply")
+        }
+        return serial
+    }
+
     private func limitField() throws(KVOEngineError) -> Int {
         guard let limit else { return Self.defaultListLimit }
         guard case .number(let number) = limit, let count = number.intValue, count > 0 else {
@@ -444,12 +463,12 @@ struct Fields {
             var paths: [ObservedPath] = []
             for (position, element) in many.enumerated() {
                 guard case .string(let text) = element else {
-                    throw .badRequest("field \"keyPaths\": element \(position) must be a string")
+                    throw .badRequest("field \"keyPaths[\(position)]\" must be a string")
                 }
                 do throws(KVOEngineError) {
                     paths.append(try ObservedPath(parsing: text))
                 } catch {
-                    throw KVOEngineError(error.code, "field \"keyPaths\": element \(position): \(error.message)")
+                    throw KVOEngineError(error.code, "field \"keyPaths[\(position)]\": \(error.message)")
                 }
             }
             return paths
@@ -470,7 +489,7 @@ struct Fields {
         }
     }
 
-    /// `index` or `indexes`, in the order given; duplicates are refused.
+    /// `index` or `indexes`, in the order given (``ascendingOrder(of:)`` refuses duplicates).
     private func indexOrIndexes() throws(KVOEngineError) -> [Int] {
         switch (index, indexes) {
         case (.some(let one), nil): return [try Self.integer(one, "index")]
@@ -480,16 +499,30 @@ struct Fields {
                 throw KVOEngineError(.limitExceeded, "more than \(RequestDecoder.maxListCount) indexes")
             }
             var positions: [Int] = []
-            for element in many { positions.append(try Self.integer(element, "indexes")) }
-            let ascending = positions.sorted()
-            for i in ascending.indices.dropFirst() where ascending[i] == ascending[i - 1] {
-                throw .badRequest("field \"indexes\" repeats \(ascending[i])")
+            positions.reserveCapacity(many.count)
+            for (position, element) in many.enumerated() {
+                guard case .number(let number) = element, let integer = number.intValue, integer >= 0 else {
+                    throw .badRequest("field \"indexes[\(position)]\" must be a non-negative integer")
+                }
+                positions.append(integer)
             }
             return positions
         case (nil, .some): throw .badRequest("field \"indexes\" must be an array of integers")
         case (nil, nil): throw .badRequest("missing field \"index\" or \"indexes\"")
         default: throw .badRequest("give \"index\" or \"indexes\", not both")
         }
+    }
+
+    /// The positions of `indexes` in ascending order of index, found with one
+    /// sort (none when they come ascending, as most clients send them);
+    /// a repeated index is `bad_request`.
+    private static func ascendingOrder(of indexes: [Int]) throws(KVOEngineError) -> [Int] {
+        let isAscending = zip(indexes, indexes.dropFirst()).allSatisfy { $0 < $1 }
+        let order = isAscending ? Array(indexes.indices) : indexes.indices.sorted { indexes[$0] < indexes[$1] }
+        for (previous, next) in zip(order, order.dropFirst()) where indexes[previous] == indexes[next] {
+            throw .badRequest("field \"indexes\" repeats \(indexes[next])")
+        }
+        return order
     }
 
     private func observationOptions() throws(KVOEngineError) -> ObservationOptions {

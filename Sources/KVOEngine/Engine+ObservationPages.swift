@@ -1,0 +1,56 @@
+/// The reply to `observations`: one page of the client's observations,
+/// bounded in entries (`limit`) and in bytes.
+extension Engine {
+    /// A page stops after the entry that takes it past this many bytes of
+    /// JSON (contexts may be large): a reply stays near the size of a request line.
+    public static let observationsPageBytes = 1 << 20
+
+    func writeObservationsPage(after: UInt64?, limit: Int, for client: ClientController,
+                               into reply: inout ReplyEncoder) {
+        let (page, more) = client.observations(after: after, limit: limit)
+        var written = 0
+        reply.field("observations") { bytes in
+            let start = bytes.count
+            bytes.append(UInt8(ascii: "["))
+            for info in page where bytes.count - start < Self.observationsPageBytes {
+                if written > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeEntry(info, into: &bytes)
+                written += 1
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        let cut = more || written < page.count
+        reply.field("more", .bool(cut))
+        if cut, written > 0 {
+            reply.field("next", .string(String(page[written - 1].serial)))
+        }
+    }
+
+    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"context":…]}`,
+    /// written straight from the observation (its context's bytes are ready).
+    static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
+        let scope = info.scope
+        bytes.append(contentsOf: scope.isPrefix ? #"{"prefix":"#.utf8 : #"{"object":"#.utf8)
+        JSONWriter.writeString(scope.name, into: &bytes)
+        let keyPath = info.keyPath
+        if !keyPath.isWholeDocument {
+            bytes.append(contentsOf: #","keyPath":"#.utf8)
+            JSONWriter.writeString(keyPath.description, into: &bytes)
+        }
+        bytes.append(contentsOf: optionsAndPolicy[Int(info.options.rawValue) | (info.policy == .disconnect ? 16 : 0)])
+        if let context = info.contextFragment { bytes.append(contentsOf: context) }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `,"options":[…],"policy":…` for each set of options (low four bits)
+    /// and policy (bit 4), encoded once.
+    private static let optionsAndPolicy: [[UInt8]] = (0..<32).map { bits in
+        let options = ObservationOptions(rawValue: UInt8(bits & 0x0F))
+        let policy: ObservationPolicy = bits & 16 != 0 ? .disconnect : .coalesce
+        var bytes = Array(#","options":"#.utf8)
+        JSONWriter.write(.array(options.wireNames.map(JSONValue.string)), into: &bytes)
+        bytes += Array(#","policy":"#.utf8)
+        JSONWriter.writeString(policy.rawValue, into: &bytes)
+        return bytes
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import KVOTestSupport
+
+/// How long kvod's one loop is held, seen from outside: a thread of its own
+/// sends a `ping` on a connection of its own as soon as the previous one is
+/// answered. A request that keeps the loop busy for t delays the ping in
+/// flight by up to t, so the longest round trip over a request bounds how
+/// long that request held every other client.
+///
+/// @unchecked Sendable: the client is used by the probe's thread only; the
+/// figures are read and written with `lock` held.
+final class PingProbe: @unchecked Sendable {
+    private let client: LineClient
+    private let lock = NSLock()
+    private var longest: Duration = .zero
+    private var completed = 0
+    private var failure: (any Error)?
+    private var stopped = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(socketPath: String) throws {
+        client = try LineClient(path: socketPath)
+        Thread { [self] in run() }.start()
+    }
+
+    deinit { stop() }
+
+    /// Runs `body` and returns the longest round trip of the pings sent
+    /// meanwhile (also the one that overlapped its start, and one sent after
+    /// it ended, which waits for anything `body` left kvod busy with).
+    func longestRoundTrip(during body: () throws -> Void) throws -> Duration {
+        lock.withLock { longest = .zero }
+        try body()
+        let after = lock.withLock { completed }
+        // Two more: the one in flight when `body` ended, and one sent after.
+        try waitUntil("two pings answered after the request", timeout: 30) {
+            try lock.withLock {
+                if let failure { throw failure }
+                return completed >= after + 2
+            }
+        }
+        return lock.withLock { longest }
+    }
+
+    /// How long a request may hold the loop: `budget`; or, on a machine so
+    /// loaded that the same request against a small state (`reference`)
+    /// already holds it more than half of that, twice the reference. A
+    /// request whose cost grows with the state, not with itself, exceeds both.
+    static func allowance(_ budget: Duration, reference: Duration) -> Duration {
+        max(budget, reference * 2)
+    }
+
+    /// Ends the probe's thread (after its ping in flight).
+    func stop() {
+        let wasRunning = lock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        if wasRunning { finished.wait() }
+    }
+
+    private func run() {
+        defer { finished.signal() }
+        let clock = ContinuousClock()
+        while !lock.withLock({ stopped }) {
+            do {
+                let start = clock.now
+                try client.send(#"{"op":"ping"}"#)
+                _ = try client.readJSON(timeout: 30)
+                let roundTrip = clock.now - start
+                lock.withLock {
+                    longest = max(longest, roundTrip)
+                    completed += 1
+                }
+                // A millisecond apart: fine enough, and it leaves kvod the CPU.
+                usleep(1_000)
+            } catch {
+                lock.withLock { failure = error }
+                return
+            }
+        }
+    }
+}
