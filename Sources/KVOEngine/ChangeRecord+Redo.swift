@@ -51,17 +51,7 @@ extension ChangeRecord {
     /// The store's write: `value` at `keys`, creating missing objects on the
     /// way (not for a removal); nothing where a value on the way is not an object.
     private static func write(_ value: JSONValue?, at keys: ArraySlice<String>, into members: inout JSONObject) {
-        let key = keys.first!
-        if keys.count == 1 {
-            members[key] = value
-            return
-        }
-        if members[key] == nil {
-            guard value != nil else { return }
-            members[key] = .object([:])
-        }
-        let index = members.index(forKey: key)!
-        _ = members.values[index].withObjectMembers { write(value, at: keys.dropFirst(), into: &$0) }
+        Store.write(into: &members, keys, value)
     }
 
     /// Runs `body` on the array at `keys`, in place; nothing when there is none.

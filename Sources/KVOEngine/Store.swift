@@ -173,7 +173,9 @@ public final class Store {
         }
     }
 
-    private static func write(into members: inout JSONObject, _ keys: ArraySlice<String>, _ value: JSONValue?) {
+    /// `value` (nil: removed) at `keys` of `members`, creating missing objects on the way (not
+    /// for a removal); nothing where a value on the way is not an object. Also the redo of a change.
+    static func write(into members: inout JSONObject, _ keys: ArraySlice<String>, _ value: JSONValue?) {
         let key = keys.first!
         if keys.count == 1 {
             members[key] = value
