@@ -38,8 +38,10 @@ import Testing
         ("KVOD_HISTORY", "lots"), ("KVOD_HISTORY", "20000000"), ("KVOD_LOG_LEVEL", "loud"), ("KVOD_SYNC", "sometimes"),
     ])
     func aBadValueIsRefusedWithAMessageNamingItsVariable(variable: String, value: String) throws {
-        let run = try CommandRun.run(KVODProcess.binaryURL, ["--socket", "/nonexistent/kvod.sock"],
-                                     environment: [variable: value])
+        // Should the value be taken, kvod would listen there until the timeout (not litter /).
+        let folder = try TemporaryDirectory()
+        let run = try CommandRun.run(KVODProcess.binaryURL, ["--socket", folder.path + "/kvod.sock"],
+                                     environment: [variable: value], timeout: 10)
         #expect(run.status == 64)
         #expect(run.stderr.hasPrefix("kvod: \(variable)=\(value): "), "\(run.stderr)")
     }
