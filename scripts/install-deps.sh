@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
-# Installs the Debian packages kvod builds and tests with, when they are missing.
-# Usage: scripts/install-deps.sh [extra-package[=version] ...]
+# Installs the Debian packages kvod needs, when they are missing, in three
+# nested sets:
+#   --run    what the installed kvod runs with: libuv1, libsqlite3-0
+#            (the Swift runtime is linked in by scripts/install.sh)
+#   --build  what building it needs besides the Swift toolchain: --run's, the
+#            -dev packages and pkg-config (scripts/run.sh, scripts/install.sh)
+#   --test   (the default) what the tests and benchmarks use besides: socat,
+#            netcat-openbsd, jq, redis-server, systemd (scripts/test.sh, CI)
+# Usage: scripts/install-deps.sh [--run|--build|--test] [extra-package[=version] ...]
 # A package given as name=version is installed at that version if it is missing.
 set -euo pipefail
+set_name=test
+case "${1:-}" in
+  --run|--build|--test) set_name=${1#--}; shift ;;
+esac
+run=(libuv1 libsqlite3-0)
+build=("${run[@]}" libuv1-dev libsqlite3-dev pkg-config)
 # systemd: the tests run kvod under systemd-socket-activate.
-packages=(libuv1-dev libsqlite3-dev pkg-config socat netcat-openbsd jq redis-server systemd "$@")
+test=("${build[@]}" socat netcat-openbsd jq redis-server systemd)
+case "$set_name" in
+  run) packages=("${run[@]}") ;;
+  build) packages=("${build[@]}") ;;
+  test) packages=("${test[@]}") ;;
+esac
+packages+=("$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "${p%%=*}" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

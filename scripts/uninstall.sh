@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Removes what scripts/install.sh installed, as listed in its manifest
 # ($PREFIX/share/kvod/install-manifest): stops and disables the units, deletes
-# the files, and deletes the user and group kvod if install.sh created them.
+# the files (/etc/default/kvod only if unchanged), and deletes the user and group kvod if install.sh created them.
 # /var/lib/kvod and /run/kvod, which systemd made for the service, go too if
 # they are empty; anything kvod left in them stays, and is named.
 #
@@ -34,6 +34,13 @@ fi
 for entry in "${entries[@]}"; do
   case "$entry" in
     "file "*) rm -f "$root${entry#file }" && echo "removed ${entry#file }" ;;
+    # "config PATH SHA256": the settings file goes only as install.sh left it.
+    "config "*)
+      read -r _ path sum <<<"$entry"
+      if [ ! -e "$root$path" ]; then :
+      elif [ "$(sha256sum <"$root$path" | cut -d' ' -f1)" == "$sum" ]; then rm -f "$root$path" && echo "removed $path"
+      else echo "kept $path: changed since install"
+      fi ;;
   esac
 done
 for dir in "$prefix/share/kvod" "$prefix/share/doc/kvod" "$prefix/lib/sysusers.d"; do

@@ -10,7 +10,7 @@ struct KVODCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kvod",
         abstract: "Key-Value Observing over a Unix socket: set values, observe key paths, hear every change.",
-        discussion: "The wire protocol is line-delimited JSON; see docs/PROTOCOL.md.",
+        discussion: "The wire protocol is line-delimited JSON; see docs/PROTOCOL.md.\n\n" + EnvironmentOptions.helpText,
         version: kvodVersion)
 
     @Option(help: ArgumentHelp(
@@ -91,6 +91,32 @@ struct KVODCommand: ParsableCommand {
         discussion: "Changes that arrive meanwhile then leave in the same writes; see docs/PERFORMANCE.md.",
         valueName: "µs"))
     var fanoutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
+
+    /// Parses the options set in the environment, then the command line's
+    /// (which win), and runs; a refused variable is named in the error.
+    static func main() {
+        let environment = EnvironmentOptions(ProcessInfo.processInfo.environment)
+        let commandLine = Array(CommandLine.arguments.dropFirst())
+        let command: KVODCommand
+        do {
+            command = try parse(environment.arguments + commandLine)
+        } catch {
+            // --help and --version answer whatever the environment holds.
+            do { _ = try parse(commandLine) } catch where exitCode(for: error) == .success { exit(withError: error) }
+            catch {}
+            if let refused = environment.firstRefused(by: { _ = try parse($0) }) {
+                let line = "kvod: \(refused.variable)=\(refused.value): \(message(for: refused.error))\n"
+                FileHandle.standardError.write(Data(line.utf8))
+                Foundation.exit(ExitCode.validationFailure.rawValue)
+            }
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 
     func validate() throws {
         guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {

@@ -27,12 +27,12 @@ public final class KVODProcess: @unchecked Sendable {
     public static var binaryURL: URL { productsDirectory.appendingPathComponent("kvod") }
 
     /// The test runner's environment without what would change kvod's (or
-    /// kvoctl's) behaviour: the socket path, and what systemd sets when the
-    /// tests themselves run under it (CI in a service).
+    /// kvoctl's) behaviour: the socket path and every other `KVOD_` setting,
+    /// and what systemd sets when the tests themselves run under it (CI in a service).
     public static var inheritedEnvironment: [String: String] {
-        let ignored = ["KVOD_SOCKET", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
+        let ignored = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID",
                        "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "INVOCATION_ID", "JOURNAL_STREAM"]
-        return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) }
+        return ProcessInfo.processInfo.environment.filter { !ignored.contains($0.key) && !$0.key.hasPrefix("KVOD_") }
     }
 
     /// Starts kvod and, unless `waitForSocket` is false, waits until its

@@ -2,7 +2,7 @@
 # kvod under a real systemd: boots a minimal Debian in systemd-nspawn, installs
 # kvod there with scripts/install.sh, and checks the service end to end:
 # socket activation, a set/observe round trip, its own user, who may connect,
-# a clean journal, a hung kvod restarted by the watchdog, and a stop that
+# a log level set in /etc/default/kvod, data kept across a restart, a clean journal, a hung kvod restarted by the watchdog, and a stop that
 # leaves nothing behind. Any failed check fails the script, loudly.
 #
 # The container's root comes from scripts/ci/nspawn-rootfs.sh (debootstrap,
@@ -95,6 +95,22 @@ say "installing kvod into the container's tree with scripts/install.sh --root"
 scripts/install.sh --root "$machine" >"$log.install" 2>&1 || { cat "$log.install" >&2; fail "scripts/install.sh --root failed"; }
 grep -E '^  /|user kvod|group kvod' "$log.install" || true
 rm -f "$log.install"
+# kvod's settings, as an admin sets them: the unit reads /etc/default/kvod.
+printf 'KVOD_LOG_LEVEL=debug\n' >"$machine/etc/default/kvod"
+# Into a tree without accounts (an image before its first boot): the files,
+# and no user yet (systemd-sysusers makes it at boot).
+empty=$(mktemp -d /var/tmp/kvod-empty-root.XXXXXX)
+scripts/install.sh --root "$empty" --skip-build >/dev/null 2>&1 || { rm -rf "$empty"; fail "scripts/install.sh --root into an empty tree failed"; }
+for path in /usr/local/bin/kvod /usr/local/bin/kvoctl /usr/local/share/man/man8/kvod.8 /etc/default/kvod \
+            /usr/local/share/bash-completion/completions/kvoctl /usr/local/lib/sysusers.d/kvod.conf; do
+  [ -s "$empty$path" ] || { rm -rf "$empty"; fail "install.sh --root into an empty tree did not install $path"; }
+done
+[ ! -e "$empty/etc/passwd" ] || { rm -rf "$empty"; fail "install.sh --root made an /etc/passwd in an empty tree"; }
+[ ! -e "$empty/usr/local/bin/kvod-bench" ] || { rm -rf "$empty"; fail "install.sh installed kvod-bench"; }
+scripts/uninstall.sh --root "$empty" >/dev/null
+[ -z "$(find "$empty" -type f)" ] || { rm -rf "$empty"; fail "uninstall.sh left files in the empty tree: $(find "$empty" -type f)"; }
+rm -rf "$empty"
+ok "install.sh --root into an empty tree installs kvod and kvoctl, makes no account; uninstall.sh removes it all"
 # The installed units, checked in the tree they were installed into (their
 # ExecStart binary exists there). verify exits 0 on unknown keys: any output fails.
 verify=$(systemd-analyze verify --root="$machine" kvod.service kvod.socket 2>&1)
@@ -175,6 +191,15 @@ unit_warnings=$(inside journalctl -b --no-pager -o cat | grep -E 'kvod\.(service
 expect "no journal line about kvod's unit files" "" "$unit_warnings"
 warnings=$(inside journalctl -b --no-pager -o cat -p warning | grep -i kvod || true)
 expect "no warning in the journal mentions kvod" "" "$warnings"
+
+# ---------------------------------------------------------------- settings from /etc/default/kvod
+say "settings from /etc/default/kvod"
+# kvoctl, installed beside kvod, reads what the previous round trips wrote.
+logged_disconnect() { inside journalctl -b --no-pager -o cat -u kvod.service | grep -q "disconnected"; }
+wait_for "KVOD_LOG_LEVEL=debug in /etc/default/kvod: kvod logs disconnects (a debug line)" 20 logged_disconnect
+inside systemctl restart kvod.service
+expect "after systemctl restart, the value set before is still there" 42 \
+  "$(inside timeout 20 /usr/local/bin/kvoctl --socket /run/kvod/kvod.sock get ci answer)"
 
 # ---------------------------------------------------------------- journal priorities
 say "journal priorities"
@@ -300,4 +325,6 @@ ok "uninstall removed every installed file and kvod's empty directories"
 ok "uninstall kept kvod's data, /var/lib/kvod/kvod.db"
 ! grep -q '^kvod:' "$machine/etc/passwd" "$machine/etc/group" || fail "uninstall left the user or group kvod"
 ok "uninstall removed the user and group kvod"
+[ -e "$machine/etc/default/kvod" ] || fail "uninstall removed the edited /etc/default/kvod"
+ok "uninstall kept the edited /etc/default/kvod"
 say "all checks passed"

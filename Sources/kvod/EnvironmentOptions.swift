@@ -1,0 +1,57 @@
+import Foundation
+
+/// kvod's options taken from `KVOD_<OPTION>` environment variables, so that
+/// containers and `/etc/default/kvod` configure kvod without a command line.
+///
+/// They become arguments placed before the command line's, and ArgumentParser
+/// keeps an option's last value: an option on the command line wins.
+struct EnvironmentOptions {
+    /// Every option that has a variable, by its long name. `--socket` is not
+    /// here: `KVOD_SOCKET` already chooses the default socket path.
+    static let optionNames = [
+        "socket-mode", "max-line-bytes", "data-dir", "sync", "history", "history-bytes", "log-level",
+        "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
+        "max-connections-per-uid", "max-observations-per-connection", "max-memory", "policy",
+        "fanout-pause-microseconds",
+    ]
+
+    /// `log-level` → `KVOD_LOG_LEVEL`.
+    static func variableName(_ option: String) -> String {
+        "KVOD_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// The variables set (and not empty, as in a Debian defaults file's
+    /// `KVOD_HISTORY=`), in ``optionNames``' order, with their option.
+    let settings: [(variable: String, option: String, value: String)]
+
+    init(_ environment: [String: String]) {
+        settings = Self.optionNames.compactMap { option in
+            let variable = Self.variableName(option)
+            guard let value = environment[variable], !value.isEmpty else { return nil }
+            return (variable, option, value)
+        }
+    }
+
+    /// The settings as command-line arguments.
+    var arguments: [String] { settings.flatMap { ["--\($0.option)", $0.value] } }
+
+    /// The first setting that `parse` refuses on its own, with the reason, so
+    /// that an error can name the variable rather than a flag nobody typed.
+    func firstRefused(by parse: ([String]) throws -> Void) -> (variable: String, value: String, error: any Error)? {
+        for setting in settings {
+            do {
+                try parse(["--\(setting.option)", setting.value])
+            } catch {
+                return (setting.variable, setting.value, error)
+            }
+        }
+        return nil
+    }
+
+    /// The `--help` paragraph that names every variable.
+    static var helpText: String {
+        "Every option but --socket can also be set by a variable named for it: "
+            + optionNames.map { "\(variableName($0)) (--\($0))" }.joined(separator: ", ")
+            + ". An empty variable counts as unset; an option on the command line wins over its variable."
+    }
+}
