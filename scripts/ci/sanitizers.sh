@@ -15,7 +15,7 @@
 # that is not kvod's (scripts/ci/*.supp). gold warns "Cannot export local
 # symbol '__asan_…'" about the toolchain's ASan runtime at every ASan link
 # (about 140 lines, nothing of kvod's); those lines are filtered out. A suite
-# that hangs is killed after SANITIZER_TEST_TIMEOUT seconds (default 900),
+# that hangs is killed after SANITIZER_TEST_TIMEOUT seconds (default 1800),
 # which fails the step instead of the whole CI run's time limit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,7 +40,7 @@ for s in "${sanitizers[@]}"; do
     ASAN_OPTIONS="suppressions=$here/asan.supp:detect_leaks=1" \
     LSAN_OPTIONS="suppressions=$here/lsan.supp" \
     TSAN_OPTIONS="halt_on_error=1" \
-      timeout --kill-after=30 "${SANITIZER_TEST_TIMEOUT:-900}" \
+      timeout --kill-after=30 "${SANITIZER_TEST_TIMEOUT:-1800}" \
       swift test --skip-build --no-parallel --sanitize="$s" --scratch-path "$scratch"
     echo "== $s sanitizer: suite took $((SECONDS - start)) s"
 done
