@@ -81,7 +81,7 @@ import Testing
         let owner = try connect(kvod)
         try await owner.set("services/web", "addr", to: "10.0.0.5:80", ephemeral: true, ttl: .seconds(3600))
         let held = try await watcher.getVersioned("services/web", "addr")
-        #expect(held.isEphemeral && held.expiresIn == 3600)
+        #expect(held.isEphemeral && held.expiresIn.map { (3590...3600).contains($0) } == true, "\(held)")
         owner.close()
         let changes = try await seen.changes.waitForCount(2)
         #expect(changes.map(\.cause) == [nil, .disconnect])
@@ -96,7 +96,8 @@ import Testing
             try await connection.info().observations == 1
         }
         try await connection.set("session/1", "user", to: "xsc", ttl: .milliseconds(1500))
-        #expect(try await connection.getVersioned("session/1", "user").expiresIn == 2, "1.5 s, rounded up")
+        let left = try await connection.getVersioned("session/1", "user").expiresIn
+        #expect(left.map { (1...2).contains($0) } == true, "1.5 s, rounded up, less what has passed: \(left as Any)")
         let changes = try await seen.changes.waitForCount(2, timeout: 10)
         #expect(changes.map(\.cause) == [nil, .ttl])
     }
