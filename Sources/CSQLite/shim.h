@@ -9,4 +9,10 @@
 /// cannot import: "copy the bytes before returning from the bind call".
 static inline sqlite3_destructor_type kvod_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 
+/// sqlite3_db_config is variadic, which Swift cannot call: closing this
+/// connection leaves the WAL as it is instead of copying it into the database.
+static inline int kvod_sqlite_no_checkpoint_on_close(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
+
 #endif

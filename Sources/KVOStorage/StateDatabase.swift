@@ -53,6 +53,7 @@ public final class StateDatabase {
         self.syncMode = syncMode
         historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
         historyRows = HistoryRows(limits: historyLimits)
+        try DataFormatVersion.refuseNewer(path)
         try DataDirectoryFiles.prepareDatabaseFile(path, in: directory)
         do {
             connection = try SQLiteConnection(path: path)
@@ -94,7 +95,9 @@ public final class StateDatabase {
             case schemaVersion:
                 break
             default:
-                throw StorageError("\(path) has schema version \(version); this kvod reads version \(schemaVersion)")
+                // A newer kvod's WAL: closing must not copy it into the database file.
+                connection.keepWALOnClose()
+                throw DataFormatVersion.refusal(path, version: version)
             }
         } catch let error as StorageError {
             throw error

@@ -24,6 +24,12 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// Closing leaves the WAL file as it is: without this, the last connection
+    /// to close copies the WAL into the database file (a checkpoint).
+    func keepWALOnClose() {
+        _ = kvod_sqlite_no_checkpoint_on_close(handle)
+    }
+
     /// Runs one or more statements that return no rows worth reading.
     func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# kvod's Debian package under a real systemd, as an admin uses it: builds
+# kvod_<version>_<arch>.deb with scripts/package-deb.sh (reusing the release
+# build scripts/install.sh made in .build-install), repackages the same build as
+# a newer version, and in a systemd-nspawn container made from the same cached
+# root file system as systemd-nspawn-test.sh:
+#   apt-get install ./kvod_….deb   the user kvod, kvod.socket enabled and listening,
+#                                  a set observed through kvoctl
+#   apt-get install ./kvod_…+ci1   the upgrade: the running kvod restarted with its data
+#                                  (the value and the epoch), the admin's /etc/default/kvod kept
+#   apt-get remove                 kvod stopped, its files gone, its data kept
+#   apt-get purge                  the data gone and nothing named kvod left
+# Any failed check fails the script, loudly.
+# Usage: scripts/ci/deb-nspawn-test.sh   (as root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# Booting a container and apt need root.
+[ "$(id -u)" -eq 0 ] || exec sudo "$0" "$@"
+
+nspawn_name=deb-test
+# shellcheck source=scripts/ci/nspawn-container.sh
+source scripts/ci/nspawn-container.sh
+
+# ---------------------------------------------------------------- packages
+say "packages: systemd-container, debootstrap, dpkg-dev"
+scripts/install-deps.sh "systemd-container=$(dpkg-query -W -f='${Version}' systemd)" debootstrap dpkg-dev
+tarball=$(scripts/ci/nspawn-rootfs.sh)
+machine=$(mktemp -d /var/tmp/kvod-deb.XXXXXX)
+tar -C "$machine" -xf "$tarball"
+say "building the package (the release build is install.sh's, when it made one)"
+# /srv in the container: apt's _apt user may read it.
+first=$(scripts/package-deb.sh --gzip --output "$machine/srv" | tail -n 1)
+version=$(dpkg-deb -f "$first" Version)
+second=$(scripts/package-deb.sh --gzip --skip-build --version "$version+ci1" --output "$machine/srv" | tail -n 1)
+ok "built $(basename "$first") ($(du -k "$first" | cut -f1) KiB) and $(basename "$second")"
+# The binaries need no Swift toolchain: only Debian's libraries.
+dpkg-deb -x "$first" "$machine/var/tmp/unpacked"
+for exe in kvod kvoctl; do
+  missing=$(ldd "$machine/var/tmp/unpacked/usr/bin/$exe" | grep -E 'not found|swift|Foundation' || true)
+  expect "$exe links no Swift library (ldd)" "" "$missing"
+done
+rm -rf "$machine/var/tmp/unpacked"
+
+boot_container
+
+# apt_get ARGS...: apt-get in the container, without questions.
+apt_get() { inside env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Use-Pty=0 "$@"; }
+installed_version() { inside dpkg-query -W -f='${Status} ${Version}' kvod 2>/dev/null || true; }
+kvoctl() { inside timeout 20 /usr/bin/kvoctl "$@"; }
+epoch() { kvoctl info | grep -o '"epoch":"[0-9a-f]*"'; }
+
+# ---------------------------------------------------------------- install
+say "apt-get install ./$(basename "$first")"
+apt_get install "/srv/$(basename "$first")" | sed 's/^/      /'
+expect "kvod is installed at $version" "install ok installed $version" "$(installed_version)"
+inside id kvod >/dev/null || fail "the postinst made no user kvod"
+ok "the postinst made the user kvod: $(inside id kvod)"
+expect "kvod.socket is enabled and listening" "enabled active" \
+  "$(inside systemctl is-enabled kvod.socket || true) $(inside systemctl is-active kvod.socket || true)"
+expect "kvod.service waits for a first connection" inactive "$(inside systemctl is-active kvod.service || true)"
+expect "socket file owner, group, mode" "kvod:kvod 660 socket" "$(inside stat -c '%U:%G %a %F' /run/kvod/kvod.sock)"
+for path in /usr/share/man/man8/kvod.8.gz /usr/share/man/man1/kvoctl.1.gz /usr/share/bash-completion/completions/kvoctl \
+            /usr/share/doc/kvod/OPERATIONS.md /usr/share/doc/kvod/copyright /usr/lib/sysusers.d/kvod.conf; do
+  inside test -s "$path" || fail "the package did not install $path"
+done
+ok "man pages, completions, docs and sysusers.d installed"
+
+# Set and observe through kvoctl: an observer waits for one change.
+observed=$(mktemp)
+inside timeout 30 /usr/bin/kvoctl observe ci answer --new --count 1 >"$observed" &
+observer=$!
+observing() { kvoctl info | grep -q '"observations":1,'; }
+wait_for "kvoctl observe is observing" 20 observing
+expect "kvoctl set prints the change's seq" 1 "$(kvoctl set ci answer 42)"
+wait "$observer" || fail "kvoctl observe failed: $(cat "$observed")"
+grep -q '"new":42' "$observed" || fail "kvoctl observe printed no change to 42: $(cat "$observed")"
+ok "kvoctl observe printed the change: $(cat "$observed")"
+rm -f "$observed"
+before_epoch=$(epoch)
+# The admin's settings, which the upgrade must keep (a conffile).
+inside sh -c 'echo KVOD_LOG_LEVEL=debug >>/etc/default/kvod'
+pid=$(show MainPID kvod.service)
+
+# ---------------------------------------------------------------- upgrade
+say "upgrade: apt-get install ./$(basename "$second")"
+apt_get install "/srv/$(basename "$second")" | sed 's/^/      /'
+expect "kvod is upgraded to $version+ci1" "install ok installed $version+ci1" "$(installed_version)"
+now=$(show MainPID kvod.service)
+[ "$now" != 0 ] && [ "$now" != "$pid" ] || fail "the running kvod was not restarted (MainPID $pid, then $now)"
+ok "the running kvod was restarted by the postinst (pid $pid, then $now)"
+expect "after the upgrade, the value set before is there" 42 "$(kvoctl get ci answer)"
+expect "after the upgrade, the epoch is the same (observers resume)" "$before_epoch" "$(epoch)"
+inside grep -qx KVOD_LOG_LEVEL=debug /etc/default/kvod || fail "the upgrade lost the admin's /etc/default/kvod"
+ok "the admin's /etc/default/kvod is kept"
+expect "kvod.socket is still enabled and listening" "enabled active" \
+  "$(inside systemctl is-enabled kvod.socket || true) $(inside systemctl is-active kvod.socket || true)"
+
+# ---------------------------------------------------------------- remove
+say "apt-get remove kvod"
+apt_get remove kvod | sed 's/^/      /'
+expect "kvod.service and kvod.socket are stopped" "inactive inactive" \
+  "$(inside systemctl is-active kvod.service || true) $(inside systemctl is-active kvod.socket || true)"
+inside test ! -e /usr/bin/kvod || fail "remove left /usr/bin/kvod"
+inside test -s /var/lib/kvod/kvod.db || fail "remove deleted kvod's data"
+ok "remove deleted the binaries and kept /var/lib/kvod/kvod.db"
+
+# ---------------------------------------------------------------- purge
+say "apt-get purge kvod"
+apt_get purge kvod | sed 's/^/      /'
+expect "kvod is gone from dpkg's database" "" "$(installed_version)"
+inside test ! -e /var/lib/kvod || fail "purge left /var/lib/kvod"
+ok "purge deleted /var/lib/kvod"
+left=$(inside find / \( -path /proc -o -path /sys -o -path /dev -o -path /srv \) -prune -o -name '*kvod*' -print)
+expect "nothing named kvod is left (in /usr, /etc, /var, /run...)" "" "$left"
+kvod_uid=$(inside id -u kvod)
+left=$(inside sh -c "grep -l '^Uid:[[:space:]]*$kvod_uid[[:space:]]' /proc/[0-9]*/status 2>/dev/null" || true)
+expect "no process of the user kvod is left" "" "$left"
+# Debian keeps system users on purge: their uid may still own files elsewhere.
+ok "the user kvod stays, as Debian keeps system users: $(inside id kvod)"
+
+poweroff_container
+say "all checks passed"
