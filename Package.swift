@@ -92,6 +92,9 @@ let package = Package(
         .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
         .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
         .executableTarget(name: "RegistryExample", dependencies: ["KVOClient"], path: "Examples/RegistryExample"),
+        // docs/CLIENT.md's shorter snippets (onError, reconnecting, isolation, …), each in a file whose
+        // shown part the guide holds verbatim; those that need only a kvod are run by ExamplesTests.
+        .executableTarget(name: "ClientSnippets", dependencies: ["KVOClient"], path: "Examples/ClientSnippets"),
         // Fuzzing: the harness (framing + decoding + engine, with invariant
         // checks) and its executable. See scripts/ci/fuzz.sh.
         .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
