@@ -8,6 +8,12 @@
 #   ```sh                 must exit 0 within 20 s
 #   ```sh long-running    a watcher or a holder: must still run after 2 s
 #                         (a failing command before it ends the block early)
+#   ```sh each-line       a list of commands to pick from (kvoctl's cheat
+#                         sheet): each line runs on its own, for at most 2 s,
+#                         and must not be refused as usage (exit 2 with
+#                         ArgumentParser's `Error: ` line: an unknown command
+#                         or option, a missing argument); other failures
+#                         (no such value, a condition) are the line's business
 #   ```sh example         not run (it needs the host's systemd or root, a
 #                         release build, minutes, or state set up first, or
 #                         a test already runs it); only checked by bash -n
@@ -47,7 +53,7 @@ for page in "$@"; do
       split(substr($0, 4), words, " ")
       if (words[1] != "sh" && words[1] != "bash" && words[1] != "console") { other = 1; next }
       mode = "run"
-      for (i = 2; i in words; i++) if (words[i] == "example" || words[i] == "long-running") mode = words[i]
+      for (i = 2; i in words; i++) if (words[i] ~ /^(example|long-running|each-line)$/) mode = words[i]
       file = sprintf("%s%04d.sh", prefix, NR); language = words[1]; open = 1
       printf "" > file
       printf "%s\t%s:%d\t%s\n", file, page, NR, mode >> index_file
@@ -85,7 +91,37 @@ ended_within() {
   done
 }
 
-ran=0 kept=0 shown=0 broken=0
+# Runs `bash -e -o pipefail ARGS` in $folder with kvod and kvoctl on PATH, as a
+# process group of its own (setsid), so that what it leaves in the background ends with it.
+launch() {
+  (cd "$folder" && PATH="$bin:$PATH" KVOD_SOCKET="$work/kvod.sock" \
+    exec setsid bash -e -o pipefail "$@" </dev/null >"$work/out" 2>&1) &
+  block_pid=$!
+}
+
+end_group() {
+  kill -KILL -- "-$block_pid" 2>/dev/null || true
+  wait "$block_pid" 2>/dev/null || true
+  block_pid=""
+}
+
+# The first line of an each-line block that is refused as usage, with its output in $work/refused.
+first_refused_line() {
+  local line status
+  while IFS= read -r line; do
+    case "$line" in '' | '#'*) continue ;; esac
+    launch -c "$line"
+    if ended_within "$block_pid" "$running_seconds"; then
+      status=0; wait "$block_pid" || status=$?
+      if [ "$status" -eq 2 ] && grep -q '^Error: ' "$work/out"; then
+        end_group; cp "$work/out" "$work/refused"; echo "$line"; return
+      fi
+    fi
+    end_group
+  done <"$1"
+}
+
+ran=0 kept=0 lines=0 shown=0 broken=0
 while IFS=$'\t' read -r file where mode; do
   if [ "$mode" = example ]; then
     if ! bash -n "$file" 2>"$work/syntax"; then
@@ -96,12 +132,19 @@ while IFS=$'\t' read -r file where mode; do
   fi
   folder=$(mktemp -d "$work/run.XXXXXX")
   grep -qE '^[[:space:]]*kvod([[:space:]]|$)' "$file" || start_kvod
-  # setsid: the block and everything it started in the background form one group, ended together.
-  (cd "$folder" && PATH="$bin:$PATH" KVOD_SOCKET="$work/kvod.sock" \
-    exec setsid bash -e -o pipefail "$file" </dev/null >"$work/out" 2>&1) &
-  block_pid=$!
   failure=""
-  if [ "$mode" = long-running ]; then
+  if [ "$mode" = each-line ]; then
+    refused=$(first_refused_line "$file")
+    if [ -n "$refused" ]; then
+      failure="refused as usage: $refused"; cp "$work/refused" "$work/out"
+    fi
+    lines=$((lines + 1))
+  else
+    launch "$file"
+  fi
+  if [ "$mode" = each-line ]; then
+    :
+  elif [ "$mode" = long-running ]; then
     if ended_within "$block_pid" "$running_seconds"; then
       status=0; wait "$block_pid" || status=$?
       failure="ended (status $status) within $running_seconds s; a long-running block must keep running"
@@ -116,9 +159,7 @@ while IFS=$'\t' read -r file where mode; do
     fi
     ran=$((ran + 1))
   fi
-  kill -KILL -- "-$block_pid" 2>/dev/null || true
-  wait "$block_pid" 2>/dev/null || true
-  block_pid=""
+  [ -z "$block_pid" ] || end_group
   stop_kvod
   if [ -n "$failure" ]; then
     broken=$((broken + 1))
@@ -130,5 +171,5 @@ while IFS=$'\t' read -r file where mode; do
   fi
 done <"$work/index"
 
-echo "doc commands: $ran ran to the end, $kept kept running, $shown shown as examples; $broken broken"
+echo "doc commands: $ran ran to the end, $kept kept running, $lines run line by line, $shown shown as examples; $broken broken"
 [ "$broken" -eq 0 ]
