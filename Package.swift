@@ -94,6 +94,8 @@ let package = Package(
         .executableTarget(name: "RegistryExample", dependencies: ["KVOClient"], path: "Examples/RegistryExample"),
         // docs/CLIENT.md's shorter snippets (onError, reconnecting, isolation, …), each in a file whose
         // shown part the guide holds verbatim; those that need only a kvod are run by ExamplesTests.
+        // Files the build compiles anyway, rather than blocks extracted into a scratch package that
+        // CI would resolve and build KVOClient for a second time.
         .executableTarget(name: "ClientSnippets", dependencies: ["KVOClient"], path: "Examples/ClientSnippets"),
         // Fuzzing: the harness (framing + decoding + engine, with invariant
         // checks) and its executable. See scripts/ci/fuzz.sh.
