@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // `swift package generate-documentation --target KVOClient`: the client's DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // libuv from Debian's libuv1-dev, found through pkg-config.
@@ -90,6 +92,11 @@ let package = Package(
         .executableTarget(name: "AsyncExample", dependencies: ["KVOClient"], path: "Examples/AsyncExample"),
         .executableTarget(name: "ControllerExample", dependencies: ["KVOClient"], path: "Examples/ControllerExample"),
         .executableTarget(name: "RegistryExample", dependencies: ["KVOClient"], path: "Examples/RegistryExample"),
+        // docs/CLIENT.md's shorter snippets (onError, reconnecting, isolation, …), each in a file whose
+        // shown part the guide holds verbatim; those that need only a kvod are run by ExamplesTests.
+        // Files the build compiles anyway, rather than blocks extracted into a scratch package that
+        // CI would resolve and build KVOClient for a second time.
+        .executableTarget(name: "ClientSnippets", dependencies: ["KVOClient"], path: "Examples/ClientSnippets"),
         // Fuzzing: the harness (framing + decoding + engine, with invariant
         // checks) and its executable. See scripts/ci/fuzz.sh.
         .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),

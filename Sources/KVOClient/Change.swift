@@ -15,6 +15,7 @@ public struct Change: Sendable, Hashable {
     /// whose ``new`` and ``old`` are the whole document (`null` when the
     /// object does not exist).
     public var keyPath: String?
+    /// What happened: a setting, or an insertion, removal or replacement in an array.
     public var kind: ChangeKind
     /// The value after the change; for insertions and replacements, the array of new elements.
     public var new: JSONValue?
@@ -56,6 +57,7 @@ public struct Change: Sendable, Hashable {
         isPrior ? nil : ResumePoint(seq: seq, epoch: epoch)
     }
 
+    /// A change with these fields, for tests and for code that stands in for a connection.
     public init(object: String, keyPath: String?, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
                 indexes: [Int]? = nil, isPrior: Bool = false, isInitial: Bool = false, seq: UInt64,
                 context: JSONValue? = nil, changedKeyPath: String? = nil, prefix: String? = nil,

@@ -6,7 +6,9 @@
 public struct ChangeCause: Sendable, Hashable, CustomStringConvertible {
     /// The spelling on the wire, e.g. `disconnect`.
     public let rawValue: String
+    /// A cause by its spelling; the named ones below are those kvod sends.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The spelling on the wire.
     public var description: String { rawValue }
 
     /// The connection that owned an ephemeral value closed.

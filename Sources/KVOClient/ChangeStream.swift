@@ -1,5 +1,5 @@
 /// The changes of one or more key paths of an object, as an `AsyncSequence`
-/// (from ``KVOConnection/changes(of:keyPath:options:context:)``).
+/// (from ``KVOConnection/changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``).
 ///
 /// Observing starts when the stream is made, so a change requested on the
 /// same connection afterwards is in it. The stream keeps its connection
@@ -9,21 +9,26 @@
 /// connection is lost or closed. Changes are buffered without limit until
 /// they are consumed.
 public struct ChangeStream: AsyncSequence, Sendable {
+    /// Each element is one change.
     public typealias Element = Change
+    /// The stream ends by throwing only a ``KVOClientError``.
     public typealias Failure = KVOClientError
 
     let base: AsyncThrowingStream<Change, any Error>
     /// Keeps the connection open for as long as the stream exists.
     let connection: KVOConnection
 
+    /// The iterator `for try await` uses; iterate a stream from one task at a time.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), connection: connection)
     }
 
+    /// Gives the stream's changes in order; not `Sendable`: it belongs to the task that iterates.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<Change, any Error>.AsyncIterator
         let connection: KVOConnection
 
+        /// The next change; nil once the stream ended without an error (the task was cancelled).
         public mutating func next() async throws(KVOClientError) -> Change? {
             do {
                 return try await base.next()
@@ -32,6 +37,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
             }
         }
 
+        /// The next change, waited for on `actor` (what `for try await` calls).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(KVOClientError) -> Change? {
             do {
                 return try await base.next(isolation: actor)

@@ -2,6 +2,7 @@ import KVOEngine
 
 /// The reply to `info`: the daemon's version and counters.
 public struct DaemonInfo: Sendable, Hashable {
+    /// kvod's version.
     public var version: String
     /// Seconds since the daemon started.
     public var uptime: Int

@@ -11,7 +11,9 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         /// The spelling, e.g. `not_found`.
         public let rawValue: String
+        /// A code by its spelling; the named ones below are the codes kvod and KVOClient use.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The spelling, as kvod sends it.
         public var description: String { rawValue }
 
         // The daemon's codes (docs/PROTOCOL.md, "Errors").
@@ -67,6 +69,7 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         ]
     }
 
+    /// What kind of failure: the protocol's code, or the client's own.
     public let code: Code
     /// What went wrong, for people (the daemon's message for its errors).
     public let message: String
@@ -76,6 +79,7 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     /// For an error of a ``KVOConnection/batch(_:)``: the position in the batch of the op that failed.
     public let index: Int?
 
+    /// An error with `code` and `message`, for code that wraps KVOClient or stands in for it in tests.
     public init(_ code: Code, _ message: String, modSeq: UInt64? = nil, index: Int? = nil) {
         self.code = code
         self.message = message
@@ -91,5 +95,6 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     /// was closed, or kvod did not answer in time.
     public var isConnectionError: Bool { [.cannotConnect, .connectionLost, .closed, .timedOut].contains(code) }
 
+    /// `code: message`, as kvoctl prints it.
     public var description: String { "\(code): \(message)" }
 }

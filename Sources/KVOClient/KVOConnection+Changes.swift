@@ -8,6 +8,8 @@ extension KVOConnection {
     /// ```
     ///
     /// - Parameters:
+    ///   - object: the object's name.
+    ///   - keyPath: the dot-separated key path, e.g. `address.city`.
     ///   - options: `.new` and `.old` put the values in each change, `.initial`
     ///     sends the current value first, `.prior` adds a change before each one
     ///     is applied (KVO's options).

@@ -12,7 +12,7 @@ extension KVOConnection {
     /// }
     /// ```
     ///
-    /// Options, `context` and `since` as in ``changes(of:keyPath:options:context:since:)``.
+    /// Options, `context` and `since` as in ``changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``.
     public func changes(of object: String, options: ObservationOptions = [], context: JSONValue? = nil,
                         since: ResumePoint? = nil) -> ChangeStream {
         changes(of: [ObservationKey(object: object, keyPath: nil)], options: options, context: context, since: since)
@@ -25,7 +25,7 @@ extension KVOConnection {
     /// Each change is exactly the one an observation of that single object
     /// would get (``Change/object`` names it), with ``Change/prefix`` set.
     /// With `.initial`, first one change per object that exists under the
-    /// prefix, in ``list(prefix:)`` order (`new` is `null` for an object
+    /// prefix, in ``list(prefix:pageSize:)`` order (`new` is `null` for an object
     /// without a value at the key path).
     ///
     /// ```swift

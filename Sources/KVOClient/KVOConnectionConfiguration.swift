@@ -54,16 +54,19 @@ extension KVOConnection {
 
     /// Whether and how a connection reconnects after it breaks.
     ///
-    /// When it reconnects, every observation is registered again, so streams
-    /// and controllers go on; changes made while it was disconnected are not
-    /// delivered. Requests in flight when it broke fail with `connectionLost`
-    /// (they may or may not have been applied); requests made while it is
-    /// reconnecting wait and are sent once it is back.
+    /// When it reconnects, every observation is registered again, resuming
+    /// from the last change it delivered, so streams and controllers go on
+    /// and get the changes made meanwhile, each once; where kvod cannot replay
+    /// them, the observation ends with `compacted`. Requests in flight when
+    /// it broke fail with `connectionLost` (they may or may not have been
+    /// applied); requests made while it is reconnecting wait, at most their
+    /// ``Configuration/requestTimeout``, and are sent once it is back.
     public struct ReconnectPolicy: Sendable, Equatable {
         /// Whether to reconnect at all.
         public var isEnabled: Bool
         /// The wait before the second attempt (the first is immediate); it doubles up to ``maximumDelay``.
         public var initialDelay: Duration
+        /// The longest wait between two attempts.
         public var maximumDelay: Duration
         /// Give up after this many failed attempts in a row (nil: never give up);
         /// then everything fails with `connectionLost`.

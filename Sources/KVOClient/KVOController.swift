@@ -34,9 +34,11 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
 
     /// A block gets the observer, the object's name and the change.
     public typealias Block = (_ observer: Observer, _ object: String, _ change: Change) -> Void
-    /// Called on `queue` when an observation ends without being unobserved.
+    /// Called on `queue` when an observation ends without being unobserved
+    /// (see ``init(observer:connection:queue:onError:)``).
     public typealias ErrorHandler = (_ observer: Observer, _ error: KVOClientError) -> Void
 
+    /// The connection the observations are made on; the controller keeps it open.
     public let connection: KVOConnection
     /// Where callbacks run.
     public let queue: DispatchQueue
@@ -51,12 +53,18 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
         var sink: ControllerSink<Observer>
     }
 
+    /// Makes a controller for `observer`'s observations on `connection`; it observes nothing yet.
+    ///
     /// - Parameters:
     ///   - observer: receives the callbacks; held weakly.
+    ///   - connection: where the observations are made; kept open while the controller exists.
     ///   - queue: where callbacks run (`.main` for an observer confined to the main thread).
-    ///   - onError: told when observations end on their own: the daemon refused one
-    ///     (e.g. a malformed key path), or the connection was lost or closed (once).
-    ///     Without it, such errors are written to standard error.
+    ///   - onError: called on `queue` when an observation ends without `unobserve`:
+    ///     kvod refused it (`bad_request`, `forbidden`, `limit_exceeded`: once per
+    ///     observation), could not replay it after a reconnect (`compacted`: once per
+    ///     observation), or the connection was lost or closed (once for the controller).
+    ///     The observation is forgotten by then, so it may be observed again. Without
+    ///     `onError`, such errors are written to standard error.
     public init(observer: Observer, connection: KVOConnection, queue: DispatchQueue? = nil,
                 onError: ErrorHandler? = nil) {
         weakObserver = observer
@@ -90,7 +98,7 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     /// Observes `keyPath` (nil: the whole document) of every object whose
     /// name starts with `prefix`, also of objects created later; `block` gets
     /// the changed object's name. With `.initial`, one change per object
-    /// under the prefix first (see ``KVOConnection/changes(prefix:keyPath:options:context:since:)``).
+    /// under the prefix first (see ``KVOConnection/changes(prefix:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``).
     public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
                         context: JSONValue? = nil, block: @escaping Block) {
         observe(ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true), options: options, context: context,
@@ -213,6 +221,7 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
         }
     }
 
+    /// The observer's type and what the controller observes, for the debugger.
     public var debugDescription: String {
         let keys = registrations.withLock { $0.keys.map(\.description).sorted() }
         let name = weakObserver.map { "\(type(of: $0))" } ?? "nil"

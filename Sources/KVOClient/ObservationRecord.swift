@@ -8,7 +8,9 @@ public struct ObservationRecord: Sendable, Hashable {
     public var keyPath: String?
     /// Whether this is a prefix observation (``object`` is then the prefix).
     public var isPrefix: Bool
+    /// The options kvod holds for it (KVOClient registers `new`, `old` and `prior`; see docs/CLIENT.md).
     public var options: ObservationOptions
+    /// The context kvod holds for it (KVOClient keeps contexts on the client and sends none).
     public var context: JSONValue?
 
     /// The prefix of a prefix observation; nil for an observation of one object.

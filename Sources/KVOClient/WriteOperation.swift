@@ -29,6 +29,11 @@ public struct WriteOperation: Sendable {
     /// must then be a JSON object for), creating missing intermediate objects.
     ///
     /// - Parameters:
+    ///   - object: the object's name.
+    ///   - keyPath: where in the document; nil for the whole document.
+    ///   - value: the JSON value, sent exactly as given.
+    ///   - ifModSeq: apply only if the key path's modSeq is this (`0`: only if nothing is there).
+    ///   - ifValue: apply only if the current value equals this JSON.
     ///   - ephemeral: the value belongs to this connection: kvod deletes it
     ///     (``ChangeCause/disconnect``) when the connection closes, for any reason.
     ///   - ttl: kvod deletes the value (``ChangeCause/ttl``) this long after the set,

@@ -46,15 +46,62 @@ import Testing
         ])
     }
 
-    @Test(arguments: ["AsyncExample", "ControllerExample", "RegistryExample"])
-    func guideShowsTheExampleAsItIsBuilt(_ name: String) throws {
+    @Test func clientSnippetsThatNeedOnlyAKvodPrintWhatTheirCommentsSay() throws {
+        let run = try runExample("ClientSnippets")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "ended: bad_request (one observation)",
+            "status: idle",
+            "ended: closed (every observation)",
+            "status: idle",
+            "followed: done",
+        ])
+    }
+
+    /// Every ```swift block of docs/CLIENT.md is the shown part of a file under Examples/, which
+    /// the build compiles, and every such file is in the guide; a block whose fence says
+    /// `swift example` (a fragment, such as a Package.swift excerpt) is exempt.
+    @Test func everySwiftBlockOfTheGuideIsAnExampleTheBuildCompiles() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("docs/CLIENT.md"), encoding: .utf8)
-        let example = root.appendingPathComponent("Examples/\(name)/\(name).swift")
-        let source = try String(contentsOf: example, encoding: .utf8)
-        // The file's first line says where it is shown; the rest is shown verbatim.
-        let shown = source.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)[1]
-        #expect(guide.contains("```swift\n" + shown + "```"), "docs/CLIENT.md's copy of \(name) is out of date")
+        let blocks = guide.components(separatedBy: "\n```swift\n").dropFirst()
+            .compactMap { $0.components(separatedBy: "```").first }
+        let examples = root.appendingPathComponent("Examples")
+        var shown: [String: String] = [:]
+        for folder in try FileManager.default.contentsOfDirectory(atPath: examples.path) {
+            let directory = examples.appendingPathComponent(folder)
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".swift")
+                && file != "ClientSnippets.swift" {
+                let source = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                shown["Examples/\(folder)/\(file)"] = Self.shownPart(of: source)
+            }
+        }
+        #expect(blocks.count >= 8, "docs/CLIENT.md has its Swift blocks")
+        let parts = Set(shown.values)
+        for block in blocks where !parts.contains(block) {
+            Issue.record("docs/CLIENT.md's block starting \"\(block.prefix(60))\" is no file's shown part under Examples/")
+        }
+        for (path, part) in shown.sorted(by: { $0.key < $1.key }) where !blocks.contains(part) {
+            Issue.record("docs/CLIENT.md does not show \(path) as it is")
+        }
+    }
+
+    /// What the guide shows of an example file: all but its first line (which says where it is
+    /// shown) and the lines from `// snippet.hide` to `// snippet.show`, indented as the least
+    /// indented shown line.
+    static func shownPart(of source: String) -> String {
+        var lines: [Substring] = []
+        var hidden = false
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+            switch line.trimmingCharacters(in: .whitespaces) {
+            case "// snippet.hide": hidden = true
+            case "// snippet.show": hidden = false
+            default: if !hidden { lines.append(line) }
+            }
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        let indent = lines.filter { !$0.isEmpty }.map { $0.prefix { $0 == " " }.count }.min() ?? 0
+        return lines.map { $0.dropFirst(min(indent, $0.count)) }.joined(separator: "\n") + "\n"
     }
 }

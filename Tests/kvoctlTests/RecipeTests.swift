@@ -14,8 +14,9 @@ import Testing
         let page = try String(contentsOf: root.appendingPathComponent("docs/RECIPES.md"), encoding: .utf8)
         let section = try #require(page.components(separatedBy: "## \(heading)\n").dropFirst().first?
             .components(separatedBy: "\n## ").first, "docs/RECIPES.md has a section \(heading)")
-        let blocks = section.components(separatedBy: "```sh\n").dropFirst()
-            .compactMap { $0.components(separatedBy: "```").first }
+        // The fence may say more after `sh` (`long-running`, `example`: scripts/ci/doc-commands.sh).
+        let blocks = section.components(separatedBy: "\n```sh").dropFirst()
+            .compactMap { $0.split(separator: "\n", maxSplits: 1).last?.components(separatedBy: "```").first }
         return try #require(blocks.dropFirst(index).first, "\(heading) has an sh block \(index)")
     }
 
