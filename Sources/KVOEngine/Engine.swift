@@ -142,7 +142,8 @@ public final class Engine {
                 details["modSeq"] = 0
                 throw KVOEngineError(error.code, error.message, details: details)
             }
-            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.components ?? []))
+            // A computed value changes with its array.
+            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.readPath ?? []))
             if let lease = lease(of: object, at: keyPath) {
                 if lease.ephemeral { reply.field("ephemeral", .bool(true)) }
                 if let deadline = lease.deadline {

@@ -74,8 +74,10 @@ struct Replay {
         over changes: Changes, including: (String) -> Bool, documentNow: (String) -> JSONValue?
     ) {
         var needed: Set<String> = []
+        // A computed key path reads its array as of each change.
+        let computes = observations.values.contains { $0.node?.computed != nil }
         for change in changes where !needed.contains(change.object) && including(change.object) {
-            if hasObservationAbove(change) { needed.insert(change.object) }
+            if computes || hasObservationAbove(change) { needed.insert(change.object) }
         }
         guard !needed.isEmpty else { return }
         for change in changes.reversed() where needed.contains(change.object) {
@@ -144,8 +146,12 @@ struct Replay {
                 new = after?.value(at: keys)
                 if info.options.contains(.old) { old = change.valueBefore(at: keys, after: new) }
             case .descendant(let depth):
-                // Under a replaced value; nothing lies under an array.
-                if change.kind == .setting {
+                if let computed = node.computed?.path {
+                    let keyPath = node.path
+                    let arrayAfter = JSONValue.value(in: after, at: keyPath.prefix(computed.baseCount))
+                    (old, new) = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
+                } else if change.kind == .setting {
+                    // Under a replaced value; nothing lies under an array.
                     let rest = node.path.suffix(depth)
                     (old, new) = (change.old?.value(at: rest), change.new?.value(at: rest))
                 }
