@@ -68,7 +68,7 @@ extension ComputedKeyPath {
             keyPath.writeRefusal
         case .get(_, let keyPath?):
             keyPath.readRefusal
-        case .observe(_, let keyPaths, _, _, _, _):
+        case .observe(_, let keyPaths, _, _, _, _, _):
             keyPaths.lazy.compactMap(\.readRefusal).first
         case .batch(let operations):
             operations.lazy.compactMap { refusal($0.operation) }.first

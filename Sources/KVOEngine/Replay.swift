@@ -130,8 +130,29 @@ struct Replay {
         }
     }
 
+    /// Whether a quiet observation's filter let this event out live: the
+    /// same rule as ``SharedController``'s, from the same values.
+    private func passes(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: Relation,
+                        after: JSONValue?) -> Bool {
+        let node = info.node!
+        let kind: ChangeKind = if case .exact = relation { change.kind } else { .setting }
+        return info.filter.passes(kind: kind) {
+            guard case .descendant(let depth) = relation else { return change.changesValue }
+            if let computed = node.computed?.path {
+                let keyPath = node.path
+                let arrayAfter = JSONValue.value(in: after, at: keyPath.prefix(computed.baseCount))
+                let values = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
+                return valuesDiffer(values.old, values.new)
+            }
+            guard change.kind == .setting else { return false }
+            let rest = node.path.suffix(depth)
+            return valuesDiffer(change.old?.value(at: rest), change.new?.value(at: rest))
+        }
+    }
+
     private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: Relation,
                          after: JSONValue?, prior: Bool, _ client: ClientController) {
+        if info.isQuiet, !passes(change, info, relation, after: after) { return }
         client.deliverReplayed(change, for: info, isPrior: prior) { output in
             let node = info.node!
             var exact = false

@@ -398,6 +398,7 @@ public final class SharedController {
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
+                if info.isQuiet, !passes(info, change, group, prior: prior) { return }
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
@@ -413,6 +414,26 @@ public final class SharedController {
             }
         }
         lastChangeVisits += visits
+    }
+
+    /// Whether a quiet observation's filter lets this group's event out: its
+    /// kind as the observation sees it, and for `distinct` whether the value
+    /// at its key path changed (the change's own value decides for the path
+    /// and what lies above it; a descendant compares its own values).
+    @inline(never)
+    private func passes(_ info: ObservationInfo, _ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
+                        prior: Bool) -> Bool {
+        let isExact = group.pointee.isExact
+        return info.filter.passes(kind: isExact ? change.kind : .setting) {
+            switch group.pointee.relation {
+            case .exact, .ancestor:
+                return change.changesValue
+            case .descendant:
+                // A computed value after an insert, remove or replace is known only once it is applied.
+                if prior, change.kind != .setting, group.pointee.node.computed != nil { return true }
+                return valuesDiffer(group.pointee.old, group.pointee.new)
+            }
+        }
     }
 
     /// The encodings of one group's event, one per new/old combination that
