@@ -1,10 +1,17 @@
 /// What a node of a computed key path (`orders.@sum.amount`) keeps for its
-/// observations: the split path, and between ``SharedController/willChange``
+/// observations: the split path; between ``SharedController/willChange``
 /// and ``SharedController/didChange`` the aggregate of the array before an
 /// insert, remove or replace, so that the value after it comes from the
-/// change's elements instead of a second pass over the array.
+/// change's elements instead of a second pass over the array; and, for an
+/// object's tree, the aggregate after it, kept up to date from change to
+/// change while the node is observed (every change of the array reaches it
+/// then), so that the next change makes no pass at all.
 final class ComputedNode {
     let path: ComputedKeyPath
+    /// The array's aggregate now, while it is known without a pass. Dropped
+    /// when the array is set as a whole, and when the node gains an
+    /// observation (changes made while it had none did not reach it).
+    var maintained: CollectionAggregate?
     /// The array's aggregate before the change being dispatched, when the
     /// operator needs one (not `@count`: an array's count costs nothing).
     var aggregateBefore: CollectionAggregate?
@@ -32,7 +39,11 @@ final class ComputedNode {
         case .replacement: (removed, added) = (change.old?.arrayElements ?? [], change.new?.arrayElements ?? [])
         case .setting: return after()
         }
-        guard let updated = before.updated(removing: removed, adding: added, for: path.op) else { return after() }
+        guard let updated = before.updated(removing: removed, adding: added, for: path.op) else {
+            maintained = nil
+            return after()
+        }
+        maintained = updated
         return updated.value(of: path.op)
     }
 }

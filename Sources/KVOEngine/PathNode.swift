@@ -86,6 +86,7 @@ final class PathNode: TableKeyed {
         first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
         first = link
         if info.options.contains(.prior) { priorObservers += 1 }
+        computed?.maintained = nil
     }
 
     /// Unlinks `info`, in O(1).

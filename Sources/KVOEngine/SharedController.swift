@@ -221,6 +221,7 @@ public final class SharedController {
                                 valueBefore: (ArraySlice<String>) -> JSONValue?) -> (JSONValue?, JSONValue?) {
         let rest = node.path.suffix(depth)
         guard change.kind != .setting else {
+            computed.maintained = nil
             return (JSONValue.value(in: change.old, at: rest), JSONValue.value(in: change.new, at: rest))
         }
         let path = computed.path
@@ -231,6 +232,11 @@ public final class SharedController {
         }
         computed.awaitsNew = true
         guard path.op != .count else { return (valueBefore(node.path[...]), nil) }
+        // A prefix's node serves many objects: only an object's keeps its aggregate.
+        if !node.isPrefixScope, let aggregate = computed.maintained {
+            computed.aggregateBefore = aggregate
+            return (aggregate.value(of: path.op), nil)
+        }
         let base = valueBefore(node.path.prefix(path.baseCount))
         guard case .array(let elements)? = base else { return (path.evaluate(over: base), nil) }
         let aggregate = CollectionAggregate(elements: elements, elementPath: path.elementPath)
@@ -390,6 +396,8 @@ public final class SharedController {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
+        // Whether the value here changed, for `distinct`: found once per group.
+        var changed: Bool?
         // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
         eventBytes.withUnsafeBytes { all in
@@ -398,7 +406,7 @@ public final class SharedController {
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
-                if info.isQuiet, !passes(info, change, group, prior: prior) { return }
+                if info.isQuiet, !passes(info, change, group, prior: prior, changed: &changed) { return }
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
@@ -419,20 +427,28 @@ public final class SharedController {
     /// Whether a quiet observation's filter lets this group's event out: its
     /// kind as the observation sees it, and for `distinct` whether the value
     /// at its key path changed (the change's own value decides for the path
-    /// and what lies above it; a descendant compares its own values).
+    /// and what lies above it; a descendant compares its own values), found
+    /// once per group into `changed`.
     @inline(never)
     private func passes(_ info: ObservationInfo, _ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
-                        prior: Bool) -> Bool {
+                        prior: Bool, changed: inout Bool?) -> Bool {
         let isExact = group.pointee.isExact
         return info.filter.passes(kind: isExact ? change.kind : .setting) {
-            switch group.pointee.relation {
-            case .exact, .ancestor:
-                return change.changesValue
-            case .descendant:
-                // A computed value after an insert, remove or replace is known only once it is applied.
-                if prior, change.kind != .setting, group.pointee.node.computed != nil { return true }
-                return valuesDiffer(group.pointee.old, group.pointee.new)
-            }
+            if let known = changed { return known }
+            let found = Self.valueChanged(change, group, prior: prior)
+            changed = found
+            return found
+        }
+    }
+
+    private static func valueChanged(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, prior: Bool) -> Bool {
+        switch group.pointee.relation {
+        case .exact, .ancestor:
+            return change.changesValue
+        case .descendant:
+            // A computed value after an insert, remove or replace is known only once it is applied.
+            if prior, change.kind != .setting, group.pointee.node.computed != nil { return true }
+            return valuesDiffer(group.pointee.old, group.pointee.new)
         }
     }
 
