@@ -52,8 +52,11 @@ extension ClientController {
         case .atOrUnder where exact:
             (old, new) = (change.old, change.new)
         case .atOrUnder:
-            // Under a replaced value; nothing lies under an array.
-            if change.kind == .setting {
+            if let computed = node.computed?.path {
+                let arrayAfter = shared.value(change.object, at: Array(keyPath.prefix(computed.baseCount)))
+                (old, new) = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
+            } else if change.kind == .setting {
+                // Under a replaced value; nothing lies under an array.
                 let rest = keyPath[change.path.count...]
                 (old, new) = (change.old?.value(at: rest), change.new?.value(at: rest))
             }

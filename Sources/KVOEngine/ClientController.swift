@@ -87,12 +87,14 @@ public final class ClientController: CustomStringConvertible {
     /// path in that scope (the first one is kept).
     @discardableResult
     public func observe(_ scope: ObservationScope, keyPath: ObservedPath, options: ObservationOptions,
-                        context: JSONValue?, policy: ObservationPolicy = .default) -> ObservationInfo? {
+                        context: JSONValue?, policy: ObservationPolicy = .default,
+                        filter: ObservationFilter = .none) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
         let node = shared.nodeCreating(scope, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
-        let info = ObservationInfo(node: node, options: options, context: context, policy: policy, controller: self)
+        let info = ObservationInfo(node: node, options: options, context: context, policy: policy, filter: filter,
+                                   controller: self)
         info.serial = nextSerial
         nextSerial += 1
         shared.register(info, at: node)

@@ -26,7 +26,7 @@ extension Engine {
         }
     }
 
-    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"context":…]}`,
+    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"context":…]}`,
     /// written straight from the observation (its context's bytes are ready).
     static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
         let scope = info.scope
@@ -38,6 +38,14 @@ extension Engine {
             JSONWriter.writeString(keyPath.description, into: &bytes)
         }
         bytes.append(contentsOf: optionsAndPolicy[Int(info.options.rawValue) | (info.policy == .disconnect ? 16 : 0)])
+        if info.isQuiet {
+            let filter = info.filter
+            if filter.distinct { bytes.append(contentsOf: #","distinct":true"#.utf8) }
+            if let kinds = filter.kinds {
+                bytes.append(contentsOf: #","kinds":"#.utf8)
+                JSONWriter.write(.array(kinds.map { .string($0.rawValue) }), into: &bytes)
+            }
+        }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
         bytes.append(UInt8(ascii: "}"))
     }

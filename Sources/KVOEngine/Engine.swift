@@ -142,7 +142,8 @@ public final class Engine {
                 details["modSeq"] = 0
                 throw KVOEngineError(error.code, error.message, details: details)
             }
-            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.components ?? []))
+            // A computed value changes with its array.
+            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.readPath ?? []))
             if let lease = lease(of: object, at: keyPath) {
                 if lease.ephemeral { reply.field("ephemeral", .bool(true)) }
                 if let deadline = lease.deadline {
@@ -159,8 +160,8 @@ public final class Engine {
             reply.field("seq", integer: try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let scope, let keyPaths, let options, let context, let since, let policy):
-            try observe(scope, keyPaths, options, context, since: since, policy: policy, for: client)
+        case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter):
+            try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter, for: client)
             reply.field("seq", integer: store.seq)
             reply.field("epoch", .string(epoch))
         case .unobserve(let scope, let keyPaths):
@@ -209,7 +210,7 @@ extension Engine {
     /// the client continues without a gap or a duplicate.
     func observe(_ scope: ObservationScope, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
                  _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
-                 for client: ClientController) throws(KVOEngineError) {
+                 filter: ObservationFilter = .none, for client: ClientController) throws(KVOEngineError) {
         // The usual request names one key path: no array, no set for it.
         let added = keyPaths.count == 1
             ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
@@ -218,7 +219,8 @@ extension Engine {
         if let since { try checkResumable(since) }
         var made: [ObservationInfo] = []
         for keyPath in keyPaths {
-            if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy) {
+            if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy,
+                                         filter: filter) {
                 made.append(info)
             }
         }

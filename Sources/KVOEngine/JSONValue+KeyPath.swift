@@ -1,13 +1,34 @@
 extension JSONValue {
     /// The value at `keys` under this one, following object members only; nil
-    /// when a key is missing or runs into a value that is not an object.
+    /// when a key is missing or runs into a value that is not an object. A
+    /// collection operator (`tags.@count`) computes its value over the array
+    /// it follows, which is then never nil.
     func value<Keys: Collection<String>>(at keys: Keys) -> JSONValue? {
         var current = self
-        for key in keys {
-            guard case .object(let members) = current, let next = members[key] else { return nil }
+        var index = keys.startIndex
+        while index != keys.endIndex {
+            let key = keys[index]
+            keys.formIndex(after: &index)
+            if let op = CollectionOperator(key: key) { return op.evaluate(over: current, elementPath: keys[index...]) }
+            guard case .object(let members) = current, let next = members[key] else {
+                return Self.computedDefault(keys[index...])
+            }
             current = next
         }
         return current
+    }
+
+    /// The value at `keys` of `root`, which may be missing: nil, unless the
+    /// path is computed, whose value over a missing array is defined.
+    static func value<Keys: Collection<String>>(in root: JSONValue?, at keys: Keys) -> JSONValue? {
+        guard let root else { return computedDefault(keys[...]) }
+        return root.value(at: keys)
+    }
+
+    /// What a computed path among `rest` gives when its array is missing.
+    private static func computedDefault<Keys: Collection<String>>(_ rest: Keys) -> JSONValue? {
+        guard let index = rest.firstIndex(where: { CollectionOperator(key: $0) != nil }) else { return nil }
+        return CollectionOperator(key: rest[index])!.evaluate(over: nil, elementPath: EmptyCollection<String>())
     }
 
     /// Runs `body` on this value's object members in place. Setting `self` to

@@ -39,8 +39,8 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// The node's list of observations runs through its infos, unretained.
     var nextInNode: Unmanaged<ObservationInfo>?
     var previousInNode: Unmanaged<ObservationInfo>?
-    /// The options (low four bits), the state (bits 4–5) and the policy (bit
-    /// 6) in the low byte; the ``serial`` above them. One word, in what was
+    /// The options (low four bits), the state (bits 4–5), the policy (bit
+    /// 6) and whether a filter drops events (bit 7) in the low byte; the ``serial`` above them. One word, in what was
     /// the allocation's padding after a one-byte field.
     private var bits: UInt64
 
@@ -69,14 +69,14 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// An info for `node`, to be registered there (no detached copy of its
     /// object and key path is made only to be dropped at registration).
     init(node: PathNode, options: ObservationOptions, context: JSONValue?,
-         policy: ObservationPolicy = .default, controller: ClientController) {
+         policy: ObservationPolicy = .default, filter: ObservationFilter = .none, controller: ClientController) {
         owner = controller
-        if let context {
-            place = .registeredWithContext(ContextPlace(node: node, context: context))
+        if context != nil || filter.isQuiet {
+            place = .registeredWithContext(ContextPlace(node: node, context: context, filter: filter))
         } else {
             place = .registered(node)
         }
-        bits = UInt64(options.rawValue & 0x0F | Self.policyBits(policy))
+        bits = UInt64(options.rawValue & 0x0F | Self.policyBits(policy) | (filter.isQuiet ? 0x80 : 0))
     }
 
     private static func policyBits(_ policy: ObservationPolicy) -> UInt8 {
@@ -102,7 +102,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
             case .observing: 1
             case .notObserving: 2
             }
-            flags = flags & 0x4F | bits << 4
+            flags = flags & 0xCF | bits << 4
         }
     }
 
@@ -139,6 +139,19 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         }
     }
 
+    /// Whether its ``filter`` may drop events (bit 7): the one test a
+    /// delivery of an unfiltered observation pays.
+    var isQuiet: Bool { flags & 0x80 != 0 }
+
+    /// Which of its events are sent (`distinct`, `kinds`).
+    public var filter: ObservationFilter {
+        switch place {
+        case .detached(let detached): detached.filter
+        case .registered: .none
+        case .registeredWithContext(let context): context.filter
+        }
+    }
+
     /// Its node in the shared index, while registered.
     var node: PathNode? {
         switch place {
@@ -160,8 +173,8 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
 
     /// Moves it to `node`: the shared controller registers it.
     func place(at node: PathNode) {
-        if case .detached(let detached) = place, let context = detached.context {
-            place = .registeredWithContext(ContextPlace(node: node, context: context))
+        if case .detached(let detached) = place, detached.context != nil || detached.filter.isQuiet {
+            place = .registeredWithContext(ContextPlace(node: node, context: detached.context, filter: detached.filter))
         } else {
             place = .registered(node)
         }
@@ -172,7 +185,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     func detach() {
         guard let node else { return }
         place = .detached(DetachedPlace(scope: node.scope, keyPath: ObservedPath(components: node.path),
-                                        context: context))
+                                        context: context, filter: filter))
     }
 
     public static func == (lhs: ObservationInfo, rhs: ObservationInfo) -> Bool {
@@ -193,23 +206,32 @@ private final class DetachedPlace {
     let scope: ObservationScope
     let keyPath: ObservedPath
     let context: JSONValue?
+    let filter: ObservationFilter
 
-    init(scope: ObservationScope, keyPath: ObservedPath, context: JSONValue?) {
+    init(scope: ObservationScope, keyPath: ObservedPath, context: JSONValue?, filter: ObservationFilter = .none) {
         self.scope = scope
         self.keyPath = keyPath
         self.context = context
+        self.filter = filter
     }
 }
 
-/// A registered info's node and context, for the infos that have a context.
+/// A registered info's node, context and filter, for the infos that have a
+/// context or a filter.
 private final class ContextPlace {
     let node: PathNode
-    let context: JSONValue
-    let fragment: [UInt8]
+    let context: JSONValue?
+    let fragment: [UInt8]?
+    let filter: ObservationFilter
 
-    init(node: PathNode, context: JSONValue) {
+    init(node: PathNode, context: JSONValue?, filter: ObservationFilter = .none) {
         self.node = node
         self.context = context
+        self.filter = filter
+        guard let context else {
+            fragment = nil
+            return
+        }
         var fragment: [UInt8] = []
         fragment.append(literal: #","context":"#)
         JSONWriter.write(context, into: &fragment)

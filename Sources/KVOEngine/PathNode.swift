@@ -28,11 +28,18 @@ final class PathNode: TableKeyed {
     /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events
     /// of this node (no `keyPath` at a root). An object's tree only.
     private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: keyPathText)
+    /// Set for a computed key path's nodes (`tags.@count`): their values are
+    /// computed over an array.
+    private(set) var computed: ComputedNode?
 
     init(key: String, parent: PathNode?, isPrefixScope: Bool = false) {
         self.key = key
         self.parent = parent
         self.isPrefixScope = parent?.isPrefixScope ?? isPrefixScope
+        if let parent, parent.computed != nil || CollectionOperator(key: key) != nil,
+           let computedPath = ComputedKeyPath(components: path) {
+            computed = ComputedNode(computedPath)
+        }
     }
 
     /// The key path as the wire writes it; nil at a root (the whole document).
@@ -79,6 +86,7 @@ final class PathNode: TableKeyed {
         first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
         first = link
         if info.options.contains(.prior) { priorObservers += 1 }
+        computed?.maintained = nil
     }
 
     /// Unlinks `info`, in O(1).

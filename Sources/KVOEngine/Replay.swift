@@ -74,8 +74,10 @@ struct Replay {
         over changes: Changes, including: (String) -> Bool, documentNow: (String) -> JSONValue?
     ) {
         var needed: Set<String> = []
+        // A computed key path reads its array as of each change.
+        let computes = observations.values.contains { $0.node?.computed != nil }
         for change in changes where !needed.contains(change.object) && including(change.object) {
-            if hasObservationAbove(change) { needed.insert(change.object) }
+            if computes || hasObservationAbove(change) { needed.insert(change.object) }
         }
         guard !needed.isEmpty else { return }
         for change in changes.reversed() where needed.contains(change.object) {
@@ -128,8 +130,29 @@ struct Replay {
         }
     }
 
+    /// Whether a quiet observation's filter let this event out live: the
+    /// same rule as ``SharedController``'s, from the same values.
+    private func passes(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: Relation,
+                        after: JSONValue?) -> Bool {
+        let node = info.node!
+        let kind: ChangeKind = if case .exact = relation { change.kind } else { .setting }
+        return info.filter.passes(kind: kind) {
+            guard case .descendant(let depth) = relation else { return change.changesValue }
+            if let computed = node.computed?.path {
+                let keyPath = node.path
+                let arrayAfter = JSONValue.value(in: after, at: keyPath.prefix(computed.baseCount))
+                let values = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
+                return valuesDiffer(values.old, values.new)
+            }
+            guard change.kind == .setting else { return false }
+            let rest = node.path.suffix(depth)
+            return valuesDiffer(change.old?.value(at: rest), change.new?.value(at: rest))
+        }
+    }
+
     private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: Relation,
                          after: JSONValue?, prior: Bool, _ client: ClientController) {
+        if info.isQuiet, !passes(change, info, relation, after: after) { return }
         client.deliverReplayed(change, for: info, isPrior: prior) { output in
             let node = info.node!
             var exact = false
@@ -144,8 +167,12 @@ struct Replay {
                 new = after?.value(at: keys)
                 if info.options.contains(.old) { old = change.valueBefore(at: keys, after: new) }
             case .descendant(let depth):
-                // Under a replaced value; nothing lies under an array.
-                if change.kind == .setting {
+                if let computed = node.computed?.path {
+                    let keyPath = node.path
+                    let arrayAfter = JSONValue.value(in: after, at: keyPath.prefix(computed.baseCount))
+                    (old, new) = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
+                } else if change.kind == .setting {
+                    // Under a replaced value; nothing lies under an array.
                     let rest = node.path.suffix(depth)
                     (old, new) = (change.old?.value(at: rest), change.new?.value(at: rest))
                 }

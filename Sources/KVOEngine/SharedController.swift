@@ -27,6 +27,9 @@ public final class SharedController {
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
+    /// Passes over an array the last change made for computed key paths
+    /// (`@sum` and the like): what tests hold to one per change.
+    private(set) var lastChangeArrayPasses = 0
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes = ByteBuffer()
 
@@ -133,7 +136,7 @@ public final class SharedController {
     /// The value at `keys` of `object` now (the store's documents are in the
     /// same table): what a held or initial event reads when it goes out.
     func value(_ object: String, at keys: [String]) -> JSONValue? {
-        guard let members = objects.entry(object)?.members else { return nil }
+        guard let members = objects.entry(object)?.members else { return JSONValue.value(in: nil, at: keys) }
         return JSONValue.object(members).value(at: keys)
     }
 
@@ -179,6 +182,7 @@ public final class SharedController {
     /// store as it is now, before the change. Returns nil when nobody observes.
     func willChange(_ change: ChangeRecord, valueBefore: (ArraySlice<String>) -> JSONValue?) -> PendingChange? {
         lastChangeVisits = 0
+        lastChangeArrayPasses = 0
         let root = objects.entry(change.object)?.observers
         guard root != nil || !prefixRoots.isEmpty else { return nil }
         let pending = self.pending
@@ -190,7 +194,13 @@ public final class SharedController {
         guard !pending.groups.isEmpty else { return nil }
         for index in pending.groups.indices {
             if case .descendant(let depth) = pending.groups[index].relation {
-                let rest = pending.groups[index].node.path.suffix(depth)
+                let node = pending.groups[index].node
+                if let computed = node.computed {
+                    (pending.groups[index].old, pending.groups[index].new) =
+                        computedValues(computed, node, depth: depth, of: change, valueBefore: valueBefore)
+                    continue
+                }
+                let rest = node.path.suffix(depth)
                 let collection = change.kind != .setting
                 pending.groups[index].old = collection ? nil : change.old?.value(at: rest)
                 pending.groups[index].new = collection ? nil : change.new?.value(at: rest)
@@ -199,6 +209,40 @@ public final class SharedController {
         pending.change = change
         if pending.groups.contains(where: { $0.node.priorObservers > 0 }) { send(pending, prior: true) }
         return pending
+    }
+
+    /// The values before and after `change` of a computed key path that lies
+    /// `depth` keys under the changed path: from the change's own values for
+    /// a setting; for an insert, remove or replace of its array, the value
+    /// before from one pass over the array (shared by every observation of
+    /// the path), the value after in ``didChange(_:valueAfter:)``, from the
+    /// change's elements (``ComputedNode``).
+    private func computedValues(_ computed: ComputedNode, _ node: PathNode, depth: Int, of change: ChangeRecord,
+                                valueBefore: (ArraySlice<String>) -> JSONValue?) -> (JSONValue?, JSONValue?) {
+        let rest = node.path.suffix(depth)
+        guard change.kind != .setting else {
+            computed.maintained = nil
+            return (JSONValue.value(in: change.old, at: rest), JSONValue.value(in: change.new, at: rest))
+        }
+        let path = computed.path
+        // An array under an array does not exist: its value stays the empty one's.
+        guard path.baseCount == change.path.count else {
+            let value = path.evaluate(over: nil)
+            return (value, value)
+        }
+        computed.awaitsNew = true
+        guard path.op != .count else { return (valueBefore(node.path[...]), nil) }
+        // A prefix's node serves many objects: only an object's keeps its aggregate.
+        if !node.isPrefixScope, let aggregate = computed.maintained {
+            computed.aggregateBefore = aggregate
+            return (aggregate.value(of: path.op), nil)
+        }
+        let base = valueBefore(node.path.prefix(path.baseCount))
+        guard case .array(let elements)? = base else { return (path.evaluate(over: base), nil) }
+        let aggregate = CollectionAggregate(elements: elements, elementPath: path.elementPath)
+        lastChangeArrayPasses += 1
+        computed.aggregateBefore = aggregate
+        return (aggregate.value(of: path.op), nil)
     }
 
     /// Adds to ``pending`` the groups of one tree (an object's, or a prefix's
@@ -286,8 +330,17 @@ public final class SharedController {
     /// Sends the change events, once the store has applied the change.
     /// `valueAfter` reads the store as it is now.
     func didChange(_ pending: PendingChange, valueAfter: (ArraySlice<String>) -> JSONValue?) {
-        for index in pending.groups.indices where pending.groups[index].isAncestor {
-            pending.groups[index].new = valueAfter(pending.groups[index].node.path[...])
+        for index in pending.groups.indices {
+            let node = pending.groups[index].node
+            if pending.groups[index].isAncestor {
+                pending.groups[index].new = valueAfter(node.path[...])
+            } else if let computed = node.computed, computed.awaitsNew {
+                pending.groups[index].new = computed.valueAfter(pending.change!) {
+                    // An array's count is no pass.
+                    if computed.path.op != .count { lastChangeArrayPasses += 1 }
+                    return valueAfter(node.path[...])
+                }
+            }
         }
         send(pending, prior: false)
         // The list and the change are dropped by the next willChange, which
@@ -343,6 +396,8 @@ public final class SharedController {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
+        // Whether the value here changed, for `distinct`: found once per group.
+        var changed: Bool?
         // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
         eventBytes.withUnsafeBytes { all in
@@ -351,6 +406,7 @@ public final class SharedController {
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
+                if info.isQuiet, !passes(info, change, group, prior: prior, changed: &changed) { return }
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
@@ -366,6 +422,34 @@ public final class SharedController {
             }
         }
         lastChangeVisits += visits
+    }
+
+    /// Whether a quiet observation's filter lets this group's event out: its
+    /// kind as the observation sees it, and for `distinct` whether the value
+    /// at its key path changed (the change's own value decides for the path
+    /// and what lies above it; a descendant compares its own values), found
+    /// once per group into `changed`.
+    @inline(never)
+    private func passes(_ info: ObservationInfo, _ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
+                        prior: Bool, changed: inout Bool?) -> Bool {
+        let isExact = group.pointee.isExact
+        return info.filter.passes(kind: isExact ? change.kind : .setting) {
+            if let known = changed { return known }
+            let found = Self.valueChanged(change, group, prior: prior)
+            changed = found
+            return found
+        }
+    }
+
+    private static func valueChanged(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, prior: Bool) -> Bool {
+        switch group.pointee.relation {
+        case .exact, .ancestor:
+            return change.changesValue
+        case .descendant:
+            // A computed value after an insert, remove or replace is known only once it is applied.
+            if prior, change.kind != .setting, group.pointee.node.computed != nil { return true }
+            return valuesDiffer(group.pointee.old, group.pointee.new)
+        }
     }
 
     /// The encodings of one group's event, one per new/old combination that

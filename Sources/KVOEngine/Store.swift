@@ -38,7 +38,7 @@ public final class Store {
     /// The value at `keys` of `object` (the whole document when `keys` is
     /// empty), or nil when there is none.
     public func value<Keys: Collection<String>>(_ object: String, at keys: Keys) -> JSONValue? {
-        guard let members = objects.entry(object)?.members else { return nil }
+        guard let members = objects.entry(object)?.members else { return JSONValue.value(in: nil, at: keys) }
         return JSONValue.object(members).value(at: keys)
     }
 

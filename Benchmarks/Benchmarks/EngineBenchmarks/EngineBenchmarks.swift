@@ -84,6 +84,20 @@ let benchmarks: @Sendable () -> Void = {
             },
             teardown: { leases.tearDown() })
     }
+    // Issue 15: a replace of one element of a 100,000-element array, observed
+    // with `@sum` (kept up to date: one pass before the change, shared) and,
+    // for reference, observed as the array itself.
+    for keyPath in ["v.@sum", "v"] {
+        let computed = ComputedFixture(count: 100_000, observers: 100, keyPath: keyPath)
+        Benchmark(
+            "computed: replace 1 of 100,000 elements, 100 observations of \(keyPath)",
+            configuration: .init(scalingFactor: .one),
+            closure: { benchmark in
+                for _ in benchmark.scaledIterations { computed.change() }
+            },
+            setup: { computed.build() },
+            teardown: { computed.tearDown() })
+    }
     let listing = ListFixture(objects: 1_000_000)
     Benchmark(
         "list 1,000 names from the middle of 1,000,000 objects",

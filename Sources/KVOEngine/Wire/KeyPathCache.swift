@@ -34,6 +34,8 @@ struct KeyPathCache {
             return entry.path
         }
         let path = try ObservedPath(parsing: String(decoding: bytes, as: UTF8.self))
+        // A set's path: checked here, once per path kept, not once per set.
+        if let refusal = path.writeRefusal { throw refusal }
         if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
         entries[slot] = (Array(bytes), path)
         return path

@@ -34,7 +34,8 @@ public enum Operation {
     /// document) of one object or of every object under a prefix; with
     /// `since`, first replays the changes after that point.
     case observe(scope: ObservationScope, keyPaths: [ObservedPath], options: ObservationOptions,
-                 context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy)
+                 context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy,
+                 filter: ObservationFilter = .none)
     /// Unobserves `keyPaths` in `scope`, or everything observed there when nil.
     case unobserve(scope: ObservationScope, keyPaths: [ObservedPath]?)
     /// The names of the objects that start with `prefix`, after `after`, at most `limit`.

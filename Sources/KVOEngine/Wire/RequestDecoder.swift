@@ -70,7 +70,7 @@ public enum RequestDecoder {
                 return .plainSet(object: object, keyPath: keyPath, value: value)
             }
             let operation = try fields.operation()
-            if let refusal = DocumentDepth.refusal(operation) { throw refusal }
+            if let refusal = DocumentDepth.refusal(operation) ?? ComputedKeyPath.refusal(operation) { throw refusal }
             return .outcome(.request(Request(id: fields.id, operation: operation,
                                              condition: try fields.writeCondition(),
                                              lifetime: try fields.valueLifetime())))

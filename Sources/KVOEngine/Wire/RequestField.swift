@@ -8,7 +8,7 @@ import Darwin
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
-         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl
+         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds
 
     var name: String { staticName.description }
 
@@ -44,6 +44,8 @@ enum Field: Int, CaseIterable {
         case (9, UInt8(ascii: "e")): field = .ephemeral
         case (3, UInt8(ascii: "t")): field = .ttl
         case (8, UInt8(ascii: "k")): field = .keyPaths
+        case (8, UInt8(ascii: "d")): field = .distinct
+        case (5, UInt8(ascii: "k")): field = .kinds
         default: return nil
         }
         // Length and first byte pick the only candidate; the bytes must still match it.
@@ -75,6 +77,8 @@ enum Field: Int, CaseIterable {
         case .ops: "ops"
         case .ephemeral: "ephemeral"
         case .ttl: "ttl"
+        case .distinct: "distinct"
+        case .kinds: "kinds"
         }
     }
 }

@@ -34,6 +34,8 @@ struct Fields {
         var ops: JSONValue?
         var ephemeral: JSONValue?
         var ttl: JSONValue?
+        var distinct: JSONValue?
+        var kinds: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -127,6 +129,14 @@ struct Fields {
     var hasChangeModifiers: Bool {
         rare.map { $0.ifModSeq != nil || $0.ifValue != nil || $0.ephemeral != nil || $0.ttl != nil } ?? false
     }
+    var distinct: JSONValue? {
+        get { rare?.distinct }
+        set { rareFields.distinct = newValue }
+    }
+    var kinds: JSONValue? {
+        get { rare?.kinds }
+        set { rareFields.kinds = newValue }
+    }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -180,6 +190,8 @@ struct Fields {
         case .ops: ops = value
         case .ephemeral: ephemeral = value
         case .ttl: ttl = value
+        case .distinct: distinct = value
+        case .kinds: kinds = value
         }
     }
 
@@ -224,6 +236,9 @@ struct Fields {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
             for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")] where field != nil && opCode != .set {
+                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
+            for (field, name) in [(distinct, "distinct"), (kinds, "kinds")] where field != nil && opCode != .observe {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
             if ops != nil, opCode != .batch {
@@ -273,7 +288,7 @@ struct Fields {
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try keyPathList() ?? [.wholeDocument],
                             options: try observationOptions(), context: context, since: try resumePoint(),
-                            policy: try observationPolicy())
+                            policy: try observationPolicy(), filter: try observationFilter())
         case .unobserve:
             return .unobserve(scope: try scope(), keyPaths: try keyPathList())
         case .batch:
@@ -539,6 +554,29 @@ struct Fields {
             result.insert(option)
         }
         return result
+    }
+
+    /// `distinct` (a boolean) and `kinds` (a non-empty list of kind names).
+    private func observationFilter() throws(KVOEngineError) -> ObservationFilter {
+        var distinctFlag = false
+        switch distinct {
+        case nil: break
+        case .bool(let flag)?: distinctFlag = flag
+        default: throw .badRequest("field \"distinct\" must be a boolean")
+        }
+        guard let kinds else { return ObservationFilter(distinct: distinctFlag) }
+        let names = "\"setting\", \"insertion\", \"removal\", \"replacement\""
+        guard case .array(let elements) = kinds, !elements.isEmpty else {
+            throw .badRequest("field \"kinds\" must be a non-empty array of \(names)")
+        }
+        var chosen: [ChangeKind] = []
+        for (position, element) in elements.enumerated() {
+            guard case .string(let name) = element, let kind = ChangeKind(rawValue: name) else {
+                throw .badRequest("field \"kinds[\(position)]\" must be one of \(names)")
+            }
+            chosen.append(kind)
+        }
+        return ObservationFilter(distinct: distinctFlag, kinds: chosen)
     }
 
     private func observationPolicy() throws(KVOEngineError) -> ObservationPolicy {

@@ -84,6 +84,8 @@ struct RequestScanner {
             case .ops: fields.ops = value
             case .ephemeral: fields.ephemeral = value
             case .ttl: fields.ttl = value
+            case .distinct: fields.distinct = value
+            case .kinds: fields.kinds = value
             case .op, .object, .keyPath, .options: return false
             }
         }

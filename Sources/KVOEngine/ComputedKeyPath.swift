@@ -1,0 +1,79 @@
+/// A key path that ends in a collection operator (`orders.@sum.amount`),
+/// split into the array's path, the operator and the element path; and the
+/// rules for where such a path may appear: it may be read (`get`) and
+/// observed, never written.
+struct ComputedKeyPath {
+    /// How many keys name the array (`orders`: 1).
+    let baseCount: Int
+    let op: CollectionOperator
+    /// What selects the number in each element (`amount`); empty for `@count`
+    /// and for arrays of numbers.
+    let elementPath: [String]
+
+    /// Nil when `components` hold no operator.
+    init?<Keys: Collection<String>>(components: Keys) where Keys.Index == Int {
+        guard let index = components.firstIndex(where: { CollectionOperator(key: $0) != nil }),
+              let op = CollectionOperator(key: components[index]) else { return nil }
+        baseCount = index - components.startIndex
+        self.op = op
+        elementPath = Array(components[(index + 1)...])
+    }
+
+    /// The value over `base`, the array's value (nil: missing).
+    func evaluate(over base: JSONValue?) -> JSONValue {
+        op.evaluate(over: base, elementPath: elementPath)
+    }
+}
+
+extension ObservedPath {
+    /// The operator and what surrounds it, when this path ends in one.
+    var computed: ComputedKeyPath? { ComputedKeyPath(components: components) }
+
+    /// The path of the array a computed path reads (itself when it is not computed).
+    var readPath: [String] {
+        guard let computed else { return components }
+        return Array(components.prefix(computed.baseCount))
+    }
+
+    /// Why this path cannot be read or observed: a second operator, or keys after `@count`.
+    var readRefusal: KVOEngineError? {
+        guard let computed else { return nil }
+        if let second = computed.elementPath.first(where: { CollectionOperator(key: $0) != nil }) {
+            return .badRequest("keyPath \"\(self)\" has two collection operators (\(computed.op.rawValue), \(second)); "
+                + "a key path may end in one")
+        }
+        if computed.op == .count, !computed.elementPath.isEmpty {
+            return .badRequest("keyPath \"\(self)\": @count ends a key path")
+        }
+        return nil
+    }
+
+    /// Why this path cannot be written: it is computed.
+    var writeRefusal: KVOEngineError? {
+        guard let computed else { return nil }
+        return .badRequest("keyPath \"\(self)\" is computed (\(computed.op.rawValue)) and cannot be written; "
+            + "change the array it reads")
+    }
+}
+
+extension ComputedKeyPath {
+    /// Refuses a request that writes a computed key path, or reads or
+    /// observes a malformed one (also inside a `batch`); nil for every other.
+    static func refusal(_ operation: Operation) -> KVOEngineError? {
+        switch operation {
+        case .set(_, let keyPath, _), .insert(_, let keyPath, _, _), .remove(_, let keyPath, _),
+             .replace(_, let keyPath, _, _):
+            keyPath.writeRefusal
+        case .delete(_, let keyPath?):
+            keyPath.writeRefusal
+        case .get(_, let keyPath?):
+            keyPath.readRefusal
+        case .observe(_, let keyPaths, _, _, _, _, _):
+            keyPaths.lazy.compactMap(\.readRefusal).first
+        case .batch(let operations):
+            operations.lazy.compactMap { refusal($0.operation) }.first
+        default:
+            nil
+        }
+    }
+}
