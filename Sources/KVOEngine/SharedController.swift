@@ -27,6 +27,8 @@ public final class SharedController {
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
+    /// Change events made, coalesced and dropped, for `metrics`.
+    public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes = ByteBuffer()
 
@@ -343,6 +345,7 @@ public final class SharedController {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
         var visits = 0
+        var made = 0
         // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
         eventBytes.withUnsafeBytes { all in
@@ -351,6 +354,7 @@ public final class SharedController {
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
+                made += 1
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
@@ -366,6 +370,7 @@ public final class SharedController {
             }
         }
         lastChangeVisits += visits
+        eventCounts.add(made, of: change.kind)
     }
 
     /// The encodings of one group's event, one per new/old combination that
