@@ -11,7 +11,7 @@ struct MetricsCommand: AsyncParsableCommand, ConnectingCommand {
             kvod's text as it rendered it, nothing added: ready for node_exporter's textfile collector. \
             Write it to a temporary file and rename it into the collector's directory, so that the \
             collector never reads half a file (docs/OPERATIONS.md has a systemd timer that does).
-            Example: kvoctl metrics > /var/lib/node_exporter/kvod.prom.$$ && mv /var/lib/node_exporter/kvod.prom.$$ /var/lib/node_exporter/kvod.prom
+            Example (Debian's directory): cd /var/lib/prometheus/node-exporter && kvoctl metrics > kvod.prom.$$ && mv kvod.prom.$$ kvod.prom
             """)
 
     @OptionGroup var connection: ConnectionOptions
