@@ -6,7 +6,8 @@
 #   --build  what building it needs besides the Swift toolchain: --run's, the
 #            -dev packages and pkg-config (scripts/run.sh, scripts/install.sh)
 #   --test   (the default) what the tests and benchmarks use besides: socat,
-#            netcat-openbsd, jq, redis-server, systemd (scripts/test.sh, CI)
+#            netcat-openbsd, jq, redis-server, systemd, python3-prometheus-client
+#            (scripts/test.sh, CI)
 # Usage: scripts/install-deps.sh [--run|--build|--test] [extra-package[=version] ...]
 # A package given as name=version is installed at that version if it is missing.
 set -euo pipefail
@@ -17,7 +18,8 @@ esac
 run=(libuv1 libsqlite3-0)
 build=("${run[@]}" libuv1-dev libsqlite3-dev pkg-config)
 # systemd: the tests run kvod under systemd-socket-activate.
-test=("${build[@]}" socat netcat-openbsd jq redis-server systemd)
+# python3-prometheus-client: its parser reads the metrics op's text in the tests.
+test=("${build[@]}" socat netcat-openbsd jq redis-server systemd python3-prometheus-client)
 case "$set_name" in
   run) packages=("${run[@]}") ;;
   build) packages=("${build[@]}") ;;

@@ -4,6 +4,7 @@
 #   docs/man/kvod.8, docs/man/kvoctl.1            -> $PREFIX/share/man/man8, man1
 #   kvoctl's completions (bash, zsh, fish)        -> $PREFIX/share/{bash-completion/completions,zsh/site-functions,fish/vendor_completions.d}
 #   systemd/kvod.service, kvod.socket             -> $PREFIX/lib/systemd/system
+#   systemd/kvod-metrics.service, .timer (not enabled: docs/OPERATIONS.md, "Metrics") -> the same
 #   systemd/kvod.sysusers (user and group kvod)   -> $PREFIX/lib/sysusers.d/kvod.conf
 #   systemd/kvod.default, where none exists yet   -> /etc/default/kvod
 #   docs/OPERATIONS.md, docs/PROTOCOL.md          -> $PREFIX/share/doc/kvod
@@ -117,7 +118,7 @@ done
 put "$generated/kvoctl.bash" "$prefix/share/bash-completion/completions/kvoctl" 0644
 put "$generated/kvoctl.zsh" "$prefix/share/zsh/site-functions/_kvoctl" 0644
 put "$generated/kvoctl.fish" "$prefix/share/fish/vendor_completions.d/kvoctl.fish" 0644
-for unit in kvod.service kvod.socket; do
+for unit in kvod.service kvod.socket kvod-metrics.service kvod-metrics.timer; do
   sed "s|/usr/local/|$prefix/|g" "systemd/$unit" >"$generated/$unit"
   put "$generated/$unit" "$prefix/lib/systemd/system/$unit" 0644
 done

@@ -29,7 +29,7 @@ mapfile -t entries <"$manifest"
 live=0
 [ -z "$root" ] && [ -d /run/systemd/system ] && live=1
 if [ "$live" -eq 1 ]; then
-  systemctl disable --now kvod.socket kvod.service 2>/dev/null || true
+  systemctl disable --now kvod-metrics.timer kvod.socket kvod.service 2>/dev/null || true
 fi
 for entry in "${entries[@]}"; do
   case "$entry" in

@@ -139,6 +139,14 @@ extension KVOConnection {
         return info
     }
 
+    /// The daemon's metrics in Prometheus's text format (exposition format
+    /// 0.0.4), as kvod rendered them: one metric a line, ending with a newline.
+    public func metrics() async throws(KVOClientError) -> String {
+        let reply = try await request(RequestLine(op: "metrics"))
+        guard case .string(let text)? = reply["text"] else { throw Self.malformed("metrics", reply) }
+        return text
+    }
+
     static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
         guard case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) else {
             throw malformed("a change", reply)

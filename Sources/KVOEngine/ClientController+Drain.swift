@@ -20,7 +20,7 @@ extension ClientController {
         guard isCongested else { return }
         guard !isClosed, disconnectReason == nil else {
             isCongested = false
-            held = HeldEvents()
+            discardHeld()
             return
         }
         let wasEmpty = output.isEmpty
@@ -117,7 +117,10 @@ extension ClientController {
             guard whileRoom ? hasRoom : output.isEmpty || hasRoom else { return false }
             initial.removeNext()
             guard info.state == .observing, let node = info.node else { continue }
-            if held.foldInitial(into: info, object: object, scoped: node.isPrefixScope) { continue }
+            if held.foldInitial(into: info, object: object, scoped: node.isPrefixScope) {
+                shared.eventCounts.coalesced += 1
+                continue
+            }
             let current: JSONValue?? = info.options.contains(.new) ? .some(shared.value(object, at: node.path)) : .none
             EventEncoder.change(to: &output, head: node.head(forObject: object), kind: .setting, new: current,
                                 old: .none, indexes: nil, seq: initial.seq, initial: true, changedKeyPath: nil)

@@ -160,7 +160,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserveAll() {
         var all = infos.elements
         infos = ReferenceTable()
-        held = HeldEvents()
+        discardHeld()
         creationOrder = nil
         unregister(&all)
     }
@@ -242,8 +242,13 @@ public final class ClientController: CustomStringConvertible {
     func hold(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
         switch info.policy {
         case .coalesce:
-            guard !isPrior else { return }
-            held.hold(change, for: info, scoped: info.node?.isPrefixScope ?? false)
+            guard !isPrior else {
+                shared.eventCounts.dropped += 1
+                return
+            }
+            if held.hold(change, for: info, scoped: info.node?.isPrefixScope ?? false) {
+                shared.eventCounts.coalesced += 1
+            }
         case .disconnect:
             disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
                 + "\(LogText.quoted("\(info.keyPath)")), "
@@ -285,6 +290,13 @@ public final class ClientController: CustomStringConvertible {
         becomeCongested()
     }
 
+    /// Forgets what is held (the client closed, was disconnected or unobserved
+    /// everything), counting it as dropped.
+    func discardHeld() {
+        shared.eventCounts.dropped += held.count
+        held = HeldEvents()
+    }
+
     func becomeCongested() {
         isCongested = true
         outputDelegate?.clientControllerBecameCongested(self)
@@ -293,7 +305,7 @@ public final class ClientController: CustomStringConvertible {
     func disconnect(because reason: String) {
         disconnectReason = reason
         output = ByteBuffer()
-        held = HeldEvents()
+        discardHeld()
         outputDelegate?.clientController(self, mustDisconnectBecause: reason)
     }
 

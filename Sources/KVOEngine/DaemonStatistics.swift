@@ -9,6 +9,8 @@ public struct DaemonStatistics: Sendable, Equatable {
     public var loopLagMaxMicroseconds: UInt64 = 0
     /// The longest turn since start.
     public var loopLagPeakMicroseconds: UInt64 = 0
+    /// The longest turn since the previous `metrics` (or since start).
+    public var loopLagScrapeMaxMicroseconds: UInt64 = 0
     /// Clients refused because kvod already served `--max-connections`.
     public var refusedConnections = 0
     /// Clients refused because their uid already had `--max-connections-per-uid`.
@@ -21,5 +23,6 @@ public struct DaemonStatistics: Sendable, Equatable {
         loopLagLastMicroseconds = microseconds
         loopLagMaxMicroseconds = max(loopLagMaxMicroseconds, microseconds)
         loopLagPeakMicroseconds = max(loopLagPeakMicroseconds, microseconds)
+        loopLagScrapeMaxMicroseconds = max(loopLagScrapeMaxMicroseconds, microseconds)
     }
 }

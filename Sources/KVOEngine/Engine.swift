@@ -30,6 +30,11 @@ public final class Engine {
     public var daemonStatistics = DaemonStatistics()
     /// Requests refused for a limit on resources, for `info`.
     public internal(set) var refusals = EngineRefusals()
+    /// Requests answered, by op, for `metrics`.
+    public private(set) var requestCounts = RequestCounts()
+    /// Writes the `metrics` op's text: the daemon's, which keeps the metrics
+    /// (the engine only counts). Nil: the op fails.
+    public var metricsText: (() -> String)?
     /// Set while a batch that passed the memory check as a whole is applied
     /// op by op: one of its ops alone may grow what the others shrink.
     var admitsEveryChange = false
@@ -81,6 +86,7 @@ public final class Engine {
         switch RequestDecoder.decodeForEngine(line, keyPaths: &keyPaths) {
         case .plainSet(let object, let keyPath, let value):
             // The most common request: a set without an id, whose reply is fixed.
+            requestCounts.countSet()
             do throws(KVOEngineError) {
                 if configuration.accessPolicy != nil {
                     try authorize(.set(object: object, keyPath: keyPath, value: value), for: client)
@@ -93,6 +99,7 @@ public final class Engine {
         case .outcome(.request(let request)):
             handle(request, from: client)
         case .outcome(.failure(let id, let error)):
+            requestCounts.invalid += 1
             client.append(reply: ReplyEncoder.failure(id: id, error))
         }
     }
@@ -105,12 +112,14 @@ public final class Engine {
 
     /// Answers a line that was over the size limit.
     public func handleLineTooLarge(maxLineBytes: Int, from client: ClientController) {
+        requestCounts.invalid += 1
         let error = KVOEngineError(.tooLarge, "line longer than \(maxLineBytes) bytes; the rest of it is discarded")
         client.append(reply: ReplyEncoder.failure(id: nil, error))
     }
 
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
+        requestCounts.count(request.operation)
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
             var reply = ReplyEncoder(okFor: request.id)
@@ -187,6 +196,9 @@ public final class Engine {
             writeInfo(into: &reply)
         case .observations(let after, let limit):
             writeObservationsPage(after: after, limit: limit, for: client, into: &reply)
+        case .metrics:
+            guard let metricsText else { throw KVOEngineError(.badRequest, "this kvod keeps no metrics") }
+            reply.field("text", .string(metricsText()))
         }
     }
 }
@@ -259,7 +271,7 @@ extension Engine {
     }
 
     /// The oldest seq held in the history, or the next seq when none is.
-    var oldestSeqHeld: UInt64 { history.oldestSeq ?? store.seq + 1 }
+    public var oldestSeqHeld: UInt64 { history.oldestSeq ?? store.seq + 1 }
 
     /// Refuses a resume point of another epoch or older than the history
     /// (`compacted`, with the oldest seq still held), or in the future (`bad_request`).

@@ -52,8 +52,9 @@ struct HeldEvents {
 
     /// Keeps `change` as the observation's pending event (of the changed
     /// object, for a prefix observation, `scoped`), replacing (and counting)
-    /// the one held before.
-    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool) {
+    /// the one held before. Returns whether it replaced one.
+    @discardableResult
+    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool) -> Bool {
         let key = ObjectIdentifier(info)
         var folded = 0
         let previous = scoped ? scopedPositions[key]?[change.object] : eventPositions[key]
@@ -72,6 +73,7 @@ struct HeldEvents {
         }
         skipTakenItems()
         compactIfSparse()
+        return folded > 0
     }
 
     /// Adds the initial events that did not fit, after everything held.

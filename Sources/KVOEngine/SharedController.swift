@@ -30,6 +30,8 @@ public final class SharedController {
     /// Passes over an array the last change made for computed key paths
     /// (`@sum` and the like): what tests hold to one per change.
     private(set) var lastChangeArrayPasses = 0
+    /// Change events made, coalesced and dropped, for `metrics`.
+    public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes = ByteBuffer()
 
@@ -398,6 +400,7 @@ public final class SharedController {
         var visits = 0
         // Whether the value here changed, for `distinct`: found once per group.
         var changed: Bool?
+        var made = 0
         // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
         eventBytes.withUnsafeBytes { all in
@@ -407,6 +410,7 @@ public final class SharedController {
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
                 if info.isQuiet, !passes(info, change, group, prior: prior, changed: &changed) { return }
+                made += 1
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
@@ -422,6 +426,7 @@ public final class SharedController {
             }
         }
         lastChangeVisits += visits
+        eventCounts.add(made, of: change.kind)
     }
 
     /// Whether a quiet observation's filter lets this group's event out: its

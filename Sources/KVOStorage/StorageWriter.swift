@@ -36,6 +36,8 @@ public final class StorageWriter: @unchecked Sendable {
 
     private let database: StateDatabase
     private let onProgress: @Sendable () -> Void
+    /// Told how long each sync to the disk took (`metrics`' fsync latency).
+    private let onSync: @Sendable (Duration) -> Void
     private let condition = NSCondition()
     private var queue: [CommitBatch] = []
     private var published = Progress(committed: 0, failure: nil)
@@ -46,15 +48,20 @@ public final class StorageWriter: @unchecked Sendable {
 
     /// `onProgress` is called from the writer thread after each commit and on
     /// failure (also from the WAL syncer's thread, for a failed sync).
-    public init(database: StateDatabase, onProgress: @escaping @Sendable () -> Void) {
+    /// `onSync` is told how long each sync took, from the thread that synced:
+    /// in `always` mode a whole commit (SQLite syncs the WAL before it
+    /// returns), in `batch` mode the WAL syncer's `fdatasync`; `off` never syncs.
+    public init(database: StateDatabase, onSync: @escaping @Sendable (Duration) -> Void = { _ in },
+                onProgress: @escaping @Sendable () -> Void) {
         self.database = database
+        self.onSync = onSync
         self.onProgress = onProgress
     }
 
     /// Starts the thread (and in `batch` mode the WAL syncer's).
     public func start() {
         if database.syncMode == .batch {
-            let syncer = WALSyncer(walPath: database.path + "-wal", interval: Self.batchInterval) {
+            let syncer = WALSyncer(walPath: database.path + "-wal", interval: Self.batchInterval, onSync: onSync) {
                 [weak self] failure in self?.publish(failure: failure)
             }
             syncer.start()
@@ -96,11 +103,15 @@ public final class StorageWriter: @unchecked Sendable {
     private func run() {
         let interval = Self.checkpointInterval
         var firstUncheckpointed: Date?
+        let clock = ContinuousClock()
+        let commitsSync = database.syncMode == .always
         while true {
             let (batches, stop) = nextBatches(checkpointDeadline: firstUncheckpointed?.addingTimeInterval(interval))
             do {
                 if !batches.isEmpty {
+                    let started = clock.now
                     try database.write(batches)
+                    if commitsSync { onSync(clock.now - started) }
                     syncer?.noteCommit()
                     if firstUncheckpointed == nil { firstUncheckpointed = Date() }
                     publish(committed: batches.last!.id)

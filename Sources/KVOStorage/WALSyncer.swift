@@ -18,6 +18,7 @@ final class WALSyncer: @unchecked Sendable {
     private let walPath: String
     private let interval: Double
     private let onFailure: @Sendable (String) -> Void
+    private let onSync: @Sendable (Duration) -> Void
     private let condition = NSCondition()
     /// When the oldest commit not yet synced was made; nil: all synced.
     private var firstUnsynced: Date?
@@ -25,10 +26,12 @@ final class WALSyncer: @unchecked Sendable {
     private var finished = false
 
     /// `onFailure` is called once, from the syncer thread, if a sync fails;
-    /// the syncer stops then.
-    init(walPath: String, interval: Double, onFailure: @escaping @Sendable (String) -> Void) {
+    /// the syncer stops then. `onSync` is told how long each sync took.
+    init(walPath: String, interval: Double, onSync: @escaping @Sendable (Duration) -> Void = { _ in },
+         onFailure: @escaping @Sendable (String) -> Void) {
         self.walPath = walPath
         self.interval = interval
+        self.onSync = onSync
         self.onFailure = onFailure
     }
 
@@ -64,10 +67,12 @@ final class WALSyncer: @unchecked Sendable {
         var descriptor: Int32 = -1
         while waitForDueSync() {
             if descriptor < 0 { descriptor = open(walPath, O_RDONLY | O_CLOEXEC) }
+            let started = ContinuousClock.now
             if descriptor < 0 || fdatasync(descriptor) != 0 {
                 onFailure("cannot sync \(walPath): \(String(cString: strerror(errno)))")
                 break
             }
+            onSync(ContinuousClock.now - started)
         }
         if descriptor >= 0 { close(descriptor) }
         condition.lock()

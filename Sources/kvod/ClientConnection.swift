@@ -99,7 +99,7 @@ final class ClientConnection: ClientOutputDelegate {
     /// Output written or held for a commit, not yet taken by the client.
     private var queuedOutputBytes: Int { stream.queuedBytes + heldBytes }
     /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
-    private var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
+    var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
     private var isOverHardLimit: Bool { pendingOutputBytes > limits.hardBytes }
 
     private func pauseInput() {

@@ -27,7 +27,8 @@ extension Daemon {
         engine.restore(state)
         let wakeup = UVAsync(loop: loop)
         let waker = wakeup.waker
-        let writer = StorageWriter(database: database) { waker.wake() }
+        let fsync = metrics.fsync
+        let writer = StorageWriter(database: database, onSync: { fsync.record($0) }) { waker.wake() }
         wakeup.setHandler { [unowned self] in self.writerProgressed() }
         let groupCommit = GroupCommit(store: engine.store, writer: writer)
         engine.changeLog = groupCommit

@@ -43,7 +43,11 @@ final class Daemon {
     let engine: Engine
     let loop: UVLoop
     private var server: UVPipeServer?
-    private var connections: [Int: ClientConnection] = [:]
+    private(set) var connections: [Int: ClientConnection] = [:]
+    /// Clients accepted since start (refused ones not included), for `metrics`.
+    private(set) var acceptedConnections = 0
+    /// What the `metrics` op reports.
+    let metrics = DaemonMetrics()
     private var flushQueue: [ClientConnection] = []
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
     private var heapTrim = HeapTrim()
@@ -88,6 +92,7 @@ final class Daemon {
         } catch {
             throw .cannotListen("cannot start the event loop: \(error)")
         }
+        self.engine.metricsText = { [unowned self] in self.metricsText() }
     }
 
     /// Listens and serves until a shutdown signal has been handled.
@@ -245,6 +250,7 @@ final class Daemon {
         }
         let connection = ClientConnection(stream: stream, credentials: credentials, daemon: self)
         connections[connection.controller.id] = connection
+        acceptedConnections += 1
         if let uid = credentials?.uid { connectionsPerUID.opened(by: uid) }
         logger.info("client #\(connection.controller.id) connected (\(connection.peer))")
         connection.start()

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks kvod's unit files with systemd's own tools:
-# - systemd-analyze verify on kvod.service and kvod.socket, installed into a
-#   scratch root with the built kvod (verify wants the ExecStart binary) and a
-#   copy of the host's units (sysinit.target...). verify exits 0 even on
-#   unknown keys and misspelt values, so any output at all fails.
+# - systemd-analyze verify on kvod.service, kvod.socket, kvod-metrics.service
+#   and kvod-metrics.timer, installed into a scratch root with the built kvod
+#   and kvoctl and /bin/sh (verify wants the ExecStart binaries) and a copy of
+#   the host's units (sysinit.target...). verify exits 0 even on unknown keys
+#   and misspelt values, so any output at all fails.
 # - systemd-analyze security --offline=yes on kvod.service: fails when the
 #   exposure score is above the one docs/OPERATIONS.md states.
 # Usage: scripts/ci/systemd-units.sh
@@ -11,19 +12,24 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 kvod=.build/debug/kvod
-if [ ! -x "$kvod" ]; then
-  echo "systemd-units: building kvod for verify"
+kvoctl=.build/debug/kvoctl
+if [ ! -x "$kvod" ] || [ ! -x "$kvoctl" ]; then
+  echo "systemd-units: building kvod and kvoctl for verify"
   swift build --product kvod
+  swift build --product kvoctl
 fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/usr/lib/systemd" "$root/usr/local/lib/systemd/system" "$root/usr/local/bin"
+units=(kvod.service kvod.socket kvod-metrics.service kvod-metrics.timer)
+mkdir -p "$root/usr/lib/systemd" "$root/usr/local/lib/systemd/system" "$root/usr/local/bin" "$root/bin"
 cp -a /lib/systemd/system "$root/usr/lib/systemd/"
-cp systemd/kvod.service systemd/kvod.socket "$root/usr/local/lib/systemd/system/"
+for unit in "${units[@]}"; do cp "systemd/$unit" "$root/usr/local/lib/systemd/system/"; done
 cp "$kvod" "$root/usr/local/bin/kvod"
+cp "$kvoctl" "$root/usr/local/bin/kvoctl"
+cp /bin/sh "$root/bin/sh"
 
-echo "systemd-units: systemd-analyze verify kvod.service kvod.socket"
-output=$(systemd-analyze verify --root="$root" kvod.service kvod.socket 2>&1) || true
+echo "systemd-units: systemd-analyze verify ${units[*]}"
+output=$(systemd-analyze verify --root="$root" "${units[@]}" 2>&1) || true
 if [ -n "$output" ]; then
   echo "$output" >&2
   echo "systemd-units: FAIL: systemd-analyze verify printed the lines above" >&2

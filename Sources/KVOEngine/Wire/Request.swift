@@ -48,10 +48,12 @@ public enum Operation {
     /// The client's observations made after the one numbered `after` (nil:
     /// from the first), oldest first, at most `limit`.
     case observations(after: UInt64?, limit: Int)
+    /// The daemon's figures in Prometheus's text format (the daemon writes them).
+    case metrics
 
     /// The `op` names, as the wire spells them.
     public static let names = [
         "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations", "list", "batch",
+        "info", "observations", "list", "batch", "metrics",
     ]
 }

@@ -86,7 +86,7 @@ enum Field: Int, CaseIterable {
 /// The `op` names, matched on their bytes.
 enum OpCode: String, CaseIterable {
     case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list,
-         batch
+         batch, metrics
 
     init?(_ text: JSONText) {
         switch text {
@@ -121,6 +121,7 @@ enum OpCode: String, CaseIterable {
         case .observations: "observations"
         case .list: "list"
         case .batch: "batch"
+        case .metrics: "metrics"
         }
     }
 }

@@ -299,6 +299,7 @@ struct Fields {
         case .unobserveAll: return .unobserveAll
         case .ping: return .ping
         case .info: return .info
+        case .metrics: return .metrics
         case .observations: return .observations(after: try observationCursor(), limit: try limitField())
         }
     }
