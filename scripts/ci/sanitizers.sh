@@ -27,7 +27,7 @@ sanitizers=("$@")
 # syncer (kvod with --data-dir), and the daemon suites that start kvod with a
 # data directory. The engine and the in-memory daemon run on one loop thread,
 # which ASan's whole-suite run covers; TSan over all of it took 638 s.
-thread_suites='KVOClientTests\.|KVOStorageTests\.|kvoctlTests\.|kvodTests\.(DurabilityTests|LeaseDaemonTests|DataDirectoryModeTests|CanonicalNameTests|DocumentDepthTests|HistoryBytesTests|ConditionalWriteTests|LifecycleTests)'
+thread_suites='KVOClientTests\.|KVOStorageTests\.|kvoctlTests\.|kvodTests\.(DurabilityTests|LeaseDaemonTests|DataDirectoryModeTests|CanonicalNameTests|DocumentDepthTests|HistoryBytesTests|ConditionalWriteTests|LifecycleTests|MetricsTests)'
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 for s in "${sanitizers[@]}"; do
     case "$s" in
