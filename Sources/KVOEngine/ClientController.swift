@@ -256,7 +256,7 @@ public final class ClientController: CustomStringConvertible {
     }
 
     /// A set's reply, written straight into the output.
-    func appendOKReply(seq: UInt64, id: JSONValue? = nil) {
+    func appendOKReply(seq: UInt64, id: RequestID? = nil) {
         if let id {
             appendReply { ReplyEncoder.appendOK(id: id, seq: seq, to: &$0) }
         } else {

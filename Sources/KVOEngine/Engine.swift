@@ -89,7 +89,7 @@ public final class Engine {
                 client.appendOKReply(seq: try set(object, keyPath, value), id: id)
             } catch {
                 let told = concealing(error, of: .set(object: object, keyPath: keyPath, value: value), for: client)
-                client.append(reply: ReplyEncoder.failure(id: id, told))
+                client.append(reply: ReplyEncoder.failure(id: id?.value, told))
             }
         case .outcome(.request(let request)):
             handle(request, from: client)

@@ -15,7 +15,7 @@ import Testing
         var cache = KeyPathCache()
         switch line.withUnsafeBytes({ RequestDecoder.decodeForEngine($0, keyPaths: &cache, scanning: scanning) }) {
         case .set(let id, let object, let keyPath, let value):
-            return "set \(id?.jsonString ?? "-") \(object) \(keyPath.components) \(value.jsonString)"
+            return "set \(id?.value.jsonString ?? "-") \(object) \(keyPath.components) \(value.jsonString)"
         case .outcome(.request(let request)):
             return "request \(request)"
         case .outcome(.failure(let id, let error)):
@@ -70,7 +70,7 @@ import Testing
             #expect(keyPath.components == (path ?? .wholeDocument).components, "\(text)")
             switch (id, members["id"]) {
             case (nil, nil): break
-            case (let ours?, let theirs?): #expect(ObjCAgreement.agrees(ours, theirs), "\(text)")
+            case (let ours?, let theirs?): #expect(ObjCAgreement.agrees(ours.value, theirs), "\(text)")
             default: Issue.record("id read by one side only: \(text)")
             }
         }

@@ -53,9 +53,9 @@ struct ReplyEncoder {
 
     /// Appends `{"id":…,"ok":true,"seq":N}\n`, a set's reply, straight into
     /// `bytes`: the same bytes as ``init(okFor:)`` with its `seq` field.
-    static func appendOK(id: JSONValue, seq: UInt64, to bytes: inout ByteBuffer) {
+    static func appendOK(id: RequestID, seq: UInt64, to bytes: inout ByteBuffer) {
         bytes.append(literal: #"{"id":"#)
-        JSONWriter.write(id, to: &bytes)
+        id.write(to: &bytes)
         EventEncoder.appendLine(endingWithSeq: seq, after: #","ok":true,"seq":"#, to: &bytes)
     }
 

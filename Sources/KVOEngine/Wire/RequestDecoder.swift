@@ -26,7 +26,7 @@ public enum RequestDecoder {
         var uncached = KeyPathCache()
         switch decodeForEngine(line, keyPaths: &uncached) {
         case .set(let id, let object, let keyPath, let value):
-            return .request(Request(id: id, operation: .set(object: object, keyPath: keyPath, value: value)))
+            return .request(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)))
         case .outcome(let outcome):
             return outcome
         }
@@ -38,7 +38,7 @@ public enum RequestDecoder {
         var uncached = KeyPathCache()
         switch decodeForEngine(line, keyPaths: &uncached, scanning: false) {
         case .set(let id, let object, let keyPath, let value):
-            return .request(Request(id: id, operation: .set(object: object, keyPath: keyPath, value: value)))
+            return .request(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)))
         case .outcome(let outcome):
             return outcome
         }
@@ -48,7 +48,7 @@ public enum RequestDecoder {
     /// `set` without a condition or a lifetime, apart and unwrapped (building
     /// and taking apart a ``Request`` for it cost a tenth of a set).
     enum EngineOutcome {
-        case set(id: JSONValue?, object: String, keyPath: ObservedPath, value: JSONValue)
+        case set(id: RequestID?, object: String, keyPath: ObservedPath, value: JSONValue)
         case outcome(Outcome)
     }
 
@@ -73,7 +73,7 @@ public enum RequestDecoder {
             if fields.opCode == .set, !fields.hasChangeModifiers {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
                 if let refusal = DocumentDepth.refusal(object, keyPath, value) { throw refusal }
-                return .set(id: fields.id, object: object, keyPath: keyPath, value: value)
+                return .set(id: fields.id.map(RequestID.value), object: object, keyPath: keyPath, value: value)
             }
             let operation = try fields.operation()
             if let refusal = DocumentDepth.refusal(operation) { throw refusal }
@@ -100,7 +100,7 @@ public enum RequestDecoder {
             if let refusal = DocumentDepth.refusal(object, path, set.value) { throw refusal }
             return .set(id: set.id, object: object, keyPath: path, value: set.value)
         } catch {
-            return .outcome(.failure(id: set.id, error: error))
+            return .outcome(.failure(id: set.id?.value, error: error))
         }
     }
 

@@ -212,7 +212,7 @@ struct Fields {
 
     /// Fills these (empty) fields with a plain set's members, as reading them one by one would.
     mutating func put(_ set: RequestScanner.PlainSet) {
-        id = set.id
+        id = set.id?.value
         opCode = .set
         object = .string(RequestScanner.string(set.object))
         keyPath = set.keyPath.map { .string(RequestScanner.string($0)) }

@@ -23,7 +23,7 @@ struct RequestScanner {
     /// `keyPath`, `object` and `keyPath` strings: the usual request, whatever
     /// its spelling. Plain texts are bytes of the line, valid while it is.
     struct PlainSet {
-        var id: JSONValue?
+        var id: RequestID?
         var object: JSONText
         /// Nil: the whole document.
         var keyPath: JSONText?
@@ -39,9 +39,13 @@ struct RequestScanner {
         case needsFullReader
     }
 
-    /// The members a ``PlainSet`` may have.
-    private static let plainSetMembers: UInt32 = [Field.id, .op, .object, .keyPath, .value]
-        .reduce(0) { $0 | UInt32(1) << $1.rawValue }
+    /// The members a ``PlainSet`` may have, a bit per ``Field`` (a constant
+    /// expression: a `static let` cost a `swift_once` check per request).
+    @inline(__always)
+    private static var plainSetMembers: UInt32 {
+        UInt32(1) << Field.id.rawValue | UInt32(1) << Field.op.rawValue | UInt32(1) << Field.object.rawValue
+            | UInt32(1) << Field.keyPath.rawValue | UInt32(1) << Field.value.rawValue
+    }
 
     /// Reads a request; `fields` is empty on entry. (Filled in place: `Fields`
     /// is a dozen optional values, and copying it in and out of an optional
@@ -65,7 +69,7 @@ struct RequestScanner {
 
     private mutating func scanObject(into fields: inout Fields) -> Scan {
         // The members a plain set has, kept here until it is known to be one.
-        var id: JSONValue?
+        var id: RequestID?
         var opCode: OpCode?
         var object: JSONText?
         var keyPath: JSONText?
@@ -85,8 +89,12 @@ struct RequestScanner {
                 skipWhitespace()
                 switch field {
                 case .id:
-                    guard let read = anyValue() else { return .needsFullReader }
-                    id = read
+                    if let text = plainIDText() {
+                        id = .text(text)
+                    } else {
+                        guard let read = anyValue() else { return .needsFullReader }
+                        id = .value(read)
+                    }
                 case .op:
                     if let code = commonOp() {
                         opCode = code
@@ -125,7 +133,7 @@ struct RequestScanner {
            fields.object == nil, fields.keyPath == nil {
             return .plainSet(PlainSet(id: id, object: object, keyPath: keyPath, value: value))
         }
-        fields.id = id
+        fields.id = id?.value
         fields.opCode = opCode
         if let object { fields.object = .string(Self.string(object)) }
         if let keyPath { fields.keyPath = .string(Self.string(keyPath)) }
@@ -271,11 +279,36 @@ struct RequestScanner {
         return readValue()
     }
 
-    /// `-?(0|[1-9][0-9]{0,17})` followed by a byte that cannot continue a
-    /// number: valid JSON, well inside a double's range. Anything else
-    /// (fractions, exponents, long literals) is left to the full reader.
+    /// An id whose JSON text ``RequestID`` keeps: a small integer or a plain
+    /// string, quotes included; nil, position unchanged, for anything else.
+    private mutating func plainIDText() -> UnsafeRawBufferPointer? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        if bytes[position] == UInt8(ascii: "\"") {
+            guard plainString() != nil else {
+                position = start
+                return nil
+            }
+        } else {
+            guard let end = smallIntegerEnd() else { return nil }
+            position = end
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+    }
+
     private mutating func smallInteger() -> JSONNumber? {
         let start = position
+        guard let end = smallIntegerEnd() else { return nil }
+        position = end
+        return JSONNumber(validatedLiteral: Self.string(UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+    }
+
+    /// Where `-?(0|[1-9][0-9]{0,17})` starting here ends, if a byte that
+    /// cannot continue a number follows it: valid JSON, well inside a
+    /// double's range. Anything else (fractions, exponents, long literals)
+    /// is left to the full reader.
+    private func smallIntegerEnd() -> Int? {
+        guard position < bytes.count else { return nil }
         var cursor = position
         if bytes[cursor] == UInt8(ascii: "-") { cursor += 1 }
         let digitsStart = cursor
@@ -288,8 +321,7 @@ struct RequestScanner {
             default: break
             }
         }
-        position = cursor
-        return JSONNumber(validatedLiteral: Self.string(UnsafeRawBufferPointer(rebasing: bytes[start..<cursor])))
+        return cursor
     }
 
     /// Consumes `literal` if the bytes spell it (what follows is checked by the caller).
