@@ -142,6 +142,7 @@ struct RequestScanner {
     }
 
     /// A member name, as a field; nil for a name that is none (or bad JSON).
+    @inline(__always)
     private mutating func memberName() -> Field? {
         if let field = commonMemberName() { return field }
         let start = position
@@ -348,6 +349,7 @@ struct RequestScanner {
 
     /// A string, as bytes of the line when it is plain, else decoded; nil
     /// (position unchanged) when no string starts here, or a bad one does.
+    @inline(__always)
     private mutating func stringText() -> JSONText? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         let start = position
@@ -387,8 +389,14 @@ struct RequestScanner {
         return true
     }
 
+    /// Compact lines have no whitespace at all: one comparison tells.
     @inline(__always)
     mutating func skipWhitespace() {
+        guard position < bytes.count, bytes[position] <= 0x20 else { return }
+        skipWhitespaceRun()
+    }
+
+    private mutating func skipWhitespaceRun() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
