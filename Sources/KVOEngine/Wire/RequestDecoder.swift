@@ -22,21 +22,21 @@ public enum RequestDecoder {
         line.withUnsafeBytes { decode($0) }
     }
 
+    /// The request in `line` (one line, without its newline), or the error to reply with.
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
         var uncached = KeyPathCache()
-        switch decodeForEngine(line, keyPaths: &uncached) {
-        case .set(let id, let object, let keyPath, let value):
-            return .request(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)))
-        case .outcome(let outcome):
-            return outcome
-        }
+        return outcome(of: decodeForEngine(line, keyPaths: &uncached))
     }
 
     /// ``decode(_:)`` by the full reader alone, without the one pass: the
     /// fuzzer holds the two to the same result on every line.
     @_spi(Fuzzing) public static func decodeWithFullReader(_ line: UnsafeRawBufferPointer) -> Outcome {
         var uncached = KeyPathCache()
-        switch decodeForEngine(line, keyPaths: &uncached, scanning: false) {
+        return outcome(of: decodeForEngine(line, keyPaths: &uncached, scanning: false))
+    }
+
+    private static func outcome(of decoded: EngineOutcome) -> Outcome {
+        switch decoded {
         case .set(let id, let object, let keyPath, let value):
             return .request(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)))
         case .outcome(let outcome):
