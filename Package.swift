@@ -80,12 +80,18 @@ let package = Package(
             dependencies: ["CEpoll", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: releaseSpeed
         ),
+        // Runs one request spelling through the decoder or the engine N times, for
+        // callgrind's instruction counts (docs/PERFORMANCE.md).
+        .executableTarget(name: "kvod-decode-profile", dependencies: ["KVOEngine"], swiftSettings: releaseSpeed),
         // The Swift client: KVOController's interface and async/await over one
         // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
         .target(
             name: "KVOClient",
             dependencies: ["KVOEngine", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // One observer of kvod-bench's fan-out through KVOClient, run as a process per
+        // observer: the events/s a Swift program gets, its decoding included.
+        .executableTarget(name: "kvod-bench-observer", dependencies: ["KVOClient"]),
         // The command line for shells, built on KVOClient.
         .executableTarget(
             name: "kvoctl",

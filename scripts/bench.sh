@@ -12,9 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 started=$(date +%s)
-echo "== building kvod and kvod-bench (release)"
+echo "== building kvod, kvod-bench and its KVOClient observer (release)"
 swift build -c release --product kvod
 swift build -c release --product kvod-bench
+swift build -c release --product kvod-bench-observer
 document=docs/PERFORMANCE.md
 echo "== kvod-bench load (kvod and Redis alternately)"
 # A failed load run (lost or out-of-order events, errors) still writes its

@@ -262,9 +262,13 @@ public final class ClientController: CustomStringConvertible {
         appendReply { $0.append(contentsOf: bytes) }
     }
 
-    /// A set's reply without an id, written straight into the output.
-    func appendOKReply(seq: UInt64) {
-        appendReply { ReplyEncoder.appendOK(seq: seq, to: &$0) }
+    /// A set's reply, written straight into the output.
+    func appendOKReply(seq: UInt64, id: RequestID? = nil) {
+        if let id {
+            appendReply { ReplyEncoder.appendOK(id: id, seq: seq, to: &$0) }
+        } else {
+            appendReply { ReplyEncoder.appendOK(seq: seq, to: &$0) }
+        }
     }
 
     @inline(__always)

@@ -84,17 +84,18 @@ public final class Engine {
     /// Answers one line from `client`: its events and reply go to the client's output.
     public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
         switch RequestDecoder.decodeForEngine(line, keyPaths: &keyPaths) {
-        case .plainSet(let object, let keyPath, let value):
-            // The most common request: a set without an id, whose reply is fixed.
+        case .set(let id, let object, let keyPath, let value):
+            // The most common request: a set without a condition or a lifetime,
+            // whose reply is its id (if any) and seq.
             requestCounts.countSet()
             do throws(KVOEngineError) {
                 if configuration.accessPolicy != nil {
                     try authorize(.set(object: object, keyPath: keyPath, value: value), for: client)
                 }
-                client.appendOKReply(seq: try set(object, keyPath, value))
+                client.appendOKReply(seq: try set(object, keyPath, value), id: id)
             } catch {
                 let told = concealing(error, of: .set(object: object, keyPath: keyPath, value: value), for: client)
-                client.append(reply: ReplyEncoder.failure(id: nil, told))
+                client.append(reply: ReplyEncoder.failure(id: id?.value, told))
             }
         case .outcome(.request(let request)):
             handle(request, from: client)

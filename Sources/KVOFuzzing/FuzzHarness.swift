@@ -1,4 +1,4 @@
-import KVOEngine
+@_spi(Fuzzing) import KVOEngine
 
 /// One fuzz input run through everything a client's bytes reach: the line
 /// framer, the request decoder and the engine, with a second client watching
@@ -12,7 +12,8 @@ import KVOEngine
 /// exactly one reply (unless the client was disconnected by policy); the
 /// registry counts exactly the clients' observations; closing both clients
 /// leaves nothing registered; a prefix observation's event is of an object
-/// under its prefix. The watcher observes key paths, whole documents and
+/// under its prefix; the decoder's one pass reads every line as its full
+/// reader does. The watcher observes key paths, whole documents and
 /// prefixes; `Fuzz/kvod.dict` gives libFuzzer every field and op name.
 public enum FuzzHarness {
     /// What byte 0 selects.
@@ -61,6 +62,7 @@ public enum FuzzHarness {
                 switch frame {
                 case .line(let line):
                     senderSeq.expectReply(to: line)
+                    requireOnePassAgreesWithTheFullReader(line)
                     engine.handle(line: line, from: sender)
                 case .tooLarge:
                     senderSeq.expectReply(to: nil)
@@ -83,6 +85,14 @@ public enum FuzzHarness {
         _ = checkedReplies(from: watcher, &watcherSeq)
         engine.closeClient(watcher)
         require(engine.shared.observationCount == 0 && engine.clientCount == 0, "closed clients left observations")
+    }
+
+    /// The decoder's one pass (what every line takes) and its full reader
+    /// (what explains a bad line) must decode every line alike.
+    private static func requireOnePassAgreesWithTheFullReader(_ line: UnsafeRawBufferPointer) {
+        let onePass = String(describing: RequestDecoder.decode(line))
+        let fullReader = String(describing: RequestDecoder.decodeWithFullReader(line))
+        require(onePass == fullReader, "one pass \(onePass), full reader \(fullReader)")
     }
 
     private static func watch(with watcher: ClientController, _ setup: Setup, _ engine: Engine,

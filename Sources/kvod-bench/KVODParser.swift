@@ -21,11 +21,24 @@ enum KVODParser {
     private static let eventStart = Array(#"{"event":"change","object":""#.utf8)
     private static let newMember = Array(#""new":""#.utf8)
     private static let okTrue = Array(#"{"ok":true"#.utf8)
+    private static let idStart = Array(#"{"id":"#.utf8)
+    private static let okTrueAfterID = Array(#","ok":true"#.utf8)
+
+    /// Whether a reply is a success: `{"ok":true…`, or `{"id":N,"ok":true…`
+    /// for the shapes whose requests carry an (integer) id.
+    @inline(__always)
+    private static func isOK(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard hasPrefix(line, idStart) else { return hasPrefix(line, okTrue) }
+        var position = idStart.count
+        _ = readNumber(line, &position)
+        let rest = UnsafeRawBufferPointer(rebasing: line[position...])
+        return hasPrefix(rest, okTrueAfterID)
+    }
 
     @inline(__always)
     private static func line<H: InboundHandler>(_ line: UnsafeRawBufferPointer, _ handler: H) {
         guard line.count > 2, line[2] == UInt8(ascii: "e") else {
-            handler.reply(ok: hasPrefix(line, okTrue), line: line)
+            handler.reply(ok: isOK(line), line: line)
             return
         }
         guard hasPrefix(line, eventStart) else {

@@ -11,7 +11,8 @@ struct LoadCommand: ParsableCommand {
         abstract: "Measure kvod beside Redis on this machine: throughput, fan-out, latency, memory.",
         discussion: """
             Scenarios: set-throughput, fanout (with fanout-latency), many-keys, memory, durability \
-            (set throughput with kvod's --data-dir beside Redis's AOF). See docs/PERFORMANCE.md.
+            (set throughput with kvod's --data-dir beside Redis's AOF). set-throughput and fanout run \
+            with each client shape (--shape). See docs/PERFORMANCE.md.
             """)
 
     @Option(help: "standard (the reported figures) or tiny (a quick check that every scenario works).")
@@ -22,6 +23,9 @@ struct LoadCommand: ParsableCommand {
 
     @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): set-throughput, fanout, fanout-latency, many-keys, memory, durability.")
     var scenarios: [String] = []
+
+    @Option(name: .customLong("shape"), help: "Run set-throughput and fanout only with these client shapes (repeatable): kvoclient ({\"op\":\"set\",…}, no id, no space), id-first ({\"id\":N,\"op\":…}, as typed into socat), json-dumps (Python's spacing, the id last). Default: all.")
+    var shapes: [String] = []
 
     @Option(help: "Run only this peer: kvod or redis (default: both).")
     var peer: String?
@@ -51,6 +55,9 @@ struct LoadCommand: ParsableCommand {
         for name in scenarios where !known.contains(name) {
             throw ValidationError("unknown scenario \(name); known: \(known.sorted().joined(separator: ", "))")
         }
+        for name in shapes where ClientShape(rawValue: name) == nil {
+            throw ValidationError("unknown shape \(name); known: \(ClientShape.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
         if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
         if attach != nil && scenarios.contains(Scenario.durabilityFamily) {
@@ -65,6 +72,9 @@ struct LoadCommand: ParsableCommand {
             // An attached server keeps its data however it was started: durability's pairs would be mislabelled.
             scenarios.isEmpty ? attach == nil || scenario.family != Scenario.durabilityFamily
                 : scenarios.contains(scenario.family)
+        }.filter { scenario in
+            shapes.isEmpty || !["set-throughput", "fanout"].contains(scenario.family)
+                || shapes.contains(scenario.shape.rawValue)
         }
         let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.allCases
         let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer)
@@ -75,7 +85,7 @@ struct LoadCommand: ParsableCommand {
             for scenario in selected {
                 // Alternate who goes first, so that a drift in the machine's load favours neither.
                 let order = round % 2 == 1 ? peers : peers.reversed()
-                for peer in order {
+                for peer in order where scenario.runs(on: peer) {
                     do {
                         report.addLoadAverage(Machine.oneMinuteLoad(), scenario: scenario)
                         let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
@@ -142,7 +152,7 @@ struct LoadCommand: ParsableCommand {
         \(header)
         Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
 
-        ### Targets (issue 5)
+        ### Targets (issues 5 and 16)
 
         \(report.targets())
 

@@ -99,7 +99,7 @@ struct Report {
         return lines.joined(separator: "\n")
     }
 
-    /// Figures with a target in issue 5, and whether this run meets it.
+    /// Figures with a target in issues 5 and 16, and whether this run meets it.
     func targets() -> String {
         let rows = rows { $0 != Scenario.durabilityFamily }
         var lines = ["| target | this run | met |", "|---|---|---|"]
@@ -117,6 +117,19 @@ struct Report {
         add("fanout p99 latency ≤ Redis's", rows.first { $0.hasPrefix("fanout latency") && $0.hasSuffix("p99") },
             { $0 <= 1 })
         add("≤ 256 B resident per observation", rows.first { $0.hasPrefix("memory") }, { $0 <= 256 }, ratio: false)
+        // Issue 16: every client's spelling as fast as KVOClient's (kvod's own medians compared).
+        let kvoclient = rows.first { $0.hasPrefix("set-throughput") }
+        for shape in ClientShape.allCases where shape != .kvoclient {
+            let row = rows.first { $0.hasPrefix("set-throughput") && $0.hasSuffix(shape.rowSuffix) }
+            let what = "set-throughput, \(shape.label) ≥ 0.9× KVOClient's lines"
+            guard let row, let kvoclient, let mine = median(row, .kvod), let theirs = median(kvoclient, .kvod) else {
+                lines.append("| \(what) | not measured | – |")
+                continue
+            }
+            let share = mine / theirs
+            lines.append("| \(what) | \(String(format: "%.2f×", share)) (\(ratio(row).map { String(format: "%.2f× Redis", $0) } ?? "–")) "
+                + "| \(share >= 0.9 ? "yes" : "**no**") |")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -21,8 +21,11 @@ struct ScenarioResult: Sendable {
 
 /// The load scenarios of issue 5, each run against one server.
 enum Scenario: Sendable, Hashable {
-    case setThroughput
-    case fanout(observers: Int)
+    /// Sets as `ClientShape`'s client spells them (issue 16).
+    case setThroughput(ClientShape)
+    case fanout(observers: Int, ClientShape)
+    /// Fan-out to observers that are KVOClient processes (kvod only).
+    case kvoclientFanout(observers: Int)
     case fanoutLatency
     case manyKeys
     case memory
@@ -30,14 +33,24 @@ enum Scenario: Sendable, Hashable {
     case durability(Persistence, SetShape)
 
     static func all(_ sizes: Sizes) -> [Scenario] {
-        [.setThroughput] + sizes.fanoutObservers.map { .fanout(observers: $0) } + [.fanoutLatency, .manyKeys, .memory]
-            + sizes.durabilityShapes.flatMap { shape in Persistence.allCases.map { .durability($0, shape) } }
+        var all: [Scenario] = ClientShape.allCases.map { Scenario.setThroughput($0) }
+        all += sizes.fanoutObservers.map { Scenario.fanout(observers: $0, .kvoclient) }
+        // The other shapes at the fan-outs the targets name (the largest two), to keep a run short.
+        for shape in ClientShape.allCases where shape != .kvoclient {
+            all += sizes.fanoutObservers.suffix(2).map { Scenario.fanout(observers: $0, shape) }
+        }
+        all += [.kvoclientFanout(observers: sizes.kvoclientObservers), .fanoutLatency, .manyKeys, .memory]
+        for shape in sizes.durabilityShapes {
+            all += Persistence.allCases.map { Scenario.durability($0, shape) }
+        }
+        return all
     }
 
     var name: String {
         switch self {
-        case .setThroughput: "set-throughput"
-        case .fanout(let observers): "fanout-\(observers)"
+        case .setThroughput(let shape): "set-throughput" + shape.nameSuffix
+        case .fanout(let observers, let shape): "fanout-\(observers)" + shape.nameSuffix
+        case .kvoclientFanout(let observers): "fanout-\(observers)-kvoclient-processes"
         case .fanoutLatency: "fanout-latency"
         case .manyKeys: "many-keys"
         case .memory: "memory"
@@ -49,7 +62,8 @@ enum Scenario: Sendable, Hashable {
     /// The scenario family, for `--scenario` filters.
     var family: String {
         switch self {
-        case .fanout: "fanout"
+        case .setThroughput: "set-throughput"
+        case .fanout, .kvoclientFanout: "fanout"
         case .durability: Self.durabilityFamily
         default: name
         }
@@ -58,6 +72,19 @@ enum Scenario: Sendable, Hashable {
     /// The durability scenarios' family, which docs/PERFORMANCE.md reports in a section of its own.
     static let durabilityFamily = "durability"
 
+    /// How its kvod client spells requests.
+    var shape: ClientShape {
+        switch self {
+        case .setThroughput(let shape), .fanout(_, let shape): shape
+        default: .kvoclient
+        }
+    }
+
+    /// Whether it runs against `peer` (Redis has no KVOClient observers).
+    func runs(on peer: Peer) -> Bool {
+        if case .kvoclientFanout = self { peer == .kvod } else { true }
+    }
+
     /// How the servers keep their data while this scenario runs.
     var persistence: Persistence {
         if case .durability(let persistence, _) = self { persistence } else { .none }
@@ -65,8 +92,9 @@ enum Scenario: Sendable, Hashable {
 
     func run(on server: ServerProcess, sizes: Sizes) throws(BenchError) -> ScenarioResult {
         switch self {
-        case .setThroughput: try Self.setThroughput(server, sizes)
-        case .fanout(let observers): try Self.fanout(server, sizes, observers: observers, rate: nil)
+        case .setThroughput(let shape): try Self.setThroughput(server, sizes, shape)
+        case .fanout(let observers, let shape): try Self.fanout(server, sizes, observers: observers, rate: nil, shape)
+        case .kvoclientFanout(let observers): try KVOClientFanout.run(server, sizes, observers: observers)
         case .fanoutLatency: try Self.fanout(server, sizes, observers: sizes.latencyObservers, rate: sizes.latencyRate)
         case .manyKeys: try Self.manyKeys(server, sizes)
         case .memory: try Self.memory(server, sizes)
@@ -80,10 +108,12 @@ enum Scenario: Sendable, Hashable {
 extension Scenario {
     /// C connections × P pipelined sets, each connection on its own key, with
     /// one observer of all C keys attached (Redis: `SET` + keyspace events).
-    static func setThroughput(_ server: ServerProcess, _ sizes: Sizes) throws(BenchError) -> ScenarioResult {
+    static func setThroughput(_ server: ServerProcess, _ sizes: Sizes,
+                              _ client: ClientShape) throws(BenchError) -> ScenarioResult {
         let shape = SetShape(connections: sizes.setConnections, pipeline: sizes.setPipeline)
-        let outcome = try sets(server, sizes, shape)
+        let outcome = try sets(server, sizes, shape, client: client)
         let row = "set-throughput (\(shape.connections) conn × \(shape.pipeline) pipelined, 1 observer)"
+            + client.rowSuffix
         return ScenarioResult(
             figures: [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)],
             problems: outcome.problems)
@@ -92,8 +122,8 @@ extension Scenario {
     /// set-throughput's load in `shape`: one setter connection per key, one
     /// observer of every key; and a ``Bystander`` pinging throughout, if asked.
     static func sets(_ server: ServerProcess, _ sizes: Sizes, _ shape: SetShape, seconds: Double? = nil,
-                     bystander: Bool = false) throws(BenchError) -> ChangeLoad.Outcome {
-        let wire = Wire(peer: server.peer, flavour: .keyspace)
+                     bystander: Bool = false, client: ClientShape = .kvoclient) throws(BenchError) -> ChangeLoad.Outcome {
+        let wire = Wire(peer: server.peer, flavour: .keyspace, shape: client)
         let keys = (0..<shape.connections).map { BenchKey(object: "set/\($0)", keyPath: "v") }
         let observer = try Connection(path: server.socketPath, wire: wire)
         observer.lastIndex = [Int](repeating: -1, count: keys.count)
@@ -113,8 +143,8 @@ extension Scenario {
     /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
     /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
     static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
-                       rate: Double?) throws(BenchError) -> ScenarioResult {
-        let wire = Wire(peer: server.peer, flavour: .pubSub)
+                       rate: Double?, _ client: ClientShape = .kvoclient) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
         let key = BenchKey(object: "fan/0", keyPath: "v")
         var observers: [Connection] = []
         for _ in 0..<count {
@@ -134,7 +164,7 @@ extension Scenario {
         let problems = outcome.problems
         var notes: [String] = []
         guard let rate else {
-            let row = "fanout, \(count) observer\(count == 1 ? "" : "s") of one key"
+            let row = "fanout, \(count) observer\(count == 1 ? "" : "s") of one key" + client.rowSuffix
             return ScenarioResult(
                 figures: [Figure(row: row, unit: "events/s", higherIsBetter: true, value: outcome.eventsPerSecond)],
                 problems: problems)

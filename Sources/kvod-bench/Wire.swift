@@ -4,15 +4,27 @@
 /// index, from which observers detect lost and out-of-order events, and the
 /// time it was (or was scheduled to be) sent, from which they measure latency.
 /// kvod gets it as a JSON string value, Redis as the `PUBLISH`/`SET` argument.
+///
+/// kvod's requests are spelled as `shape`'s client spells them; each request
+/// that carries an id carries the setter's running index.
 struct Wire: Sendable {
     let peer: Peer
     let flavour: RedisFlavour
+    var shape: ClientShape = .kvoclient
 
     /// The bytes of a change request to `key` up to its payload, precomputed per key.
     func changePrefix(_ key: BenchKey) -> [UInt8] {
         switch peer {
         case .kvod:
-            return Array(#"{"op":"set","object":"\#(key.object)","keyPath":"\#(key.keyPath)","value":""#.utf8)
+            switch shape {
+            case .kvoclient:
+                return Array(#"{"op":"set","object":"\#(key.object)","keyPath":"\#(key.keyPath)","value":""#.utf8)
+            case .idFirst:
+                // After `{"id":N`, which ``appendChange(prefix:index:sentAt:into:)`` writes.
+                return Array(#","op":"set","object":"\#(key.object)","keyPath":"\#(key.keyPath)","value":""#.utf8)
+            case .jsonDumps:
+                return Array(#"{"op": "set", "object": "\#(key.object)", "keyPath": "\#(key.keyPath)", "value": ""#.utf8)
+            }
         case .redis:
             let command = flavour == .pubSub ? "PUBLISH" : "SET"
             let name = key.redisKey
@@ -23,14 +35,25 @@ struct Wire: Sendable {
     /// Appends a whole change request: `prefix` from ``changePrefix(_:)``, then the payload.
     @inline(__always)
     func appendChange(prefix: [UInt8], index: Int, sentAt: UInt64, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: prefix)
         switch peer {
         case .kvod:
+            if shape == .idFirst {
+                bytes.append(contentsOf: Self.idFirstStart)
+                appendDecimal(UInt64(index), to: &bytes)
+            }
+            bytes.append(contentsOf: prefix)
             appendDecimal(UInt64(index), to: &bytes)
             bytes.append(UInt8(ascii: ","))
             appendDecimal(sentAt, to: &bytes)
-            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "}"), UInt8(ascii: "\n")])
+            if shape == .jsonDumps {
+                bytes.append(contentsOf: Self.jsonDumpsIDStart)
+                appendDecimal(UInt64(index), to: &bytes)
+                bytes.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+            } else {
+                bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "}"), UInt8(ascii: "\n")])
+            }
         case .redis:
+            bytes.append(contentsOf: prefix)
             let length = decimalDigitCount(UInt64(index)) + 1 + decimalDigitCount(sentAt)
             appendDecimal(UInt64(length), to: &bytes)
             bytes.append(contentsOf: [13, 10])
@@ -45,13 +68,25 @@ struct Wire: Sendable {
     func observeRequest(_ key: BenchKey) -> [UInt8] {
         switch peer {
         case .kvod:
-            return Array(#"{"op":"observe","object":"\#(key.object)","keyPath":"\#(key.keyPath)","options":["new"]}"#.utf8)
-                + [10]
+            let (object, keyPath) = (key.object, key.keyPath)
+            switch shape {
+            case .kvoclient:
+                return Array(#"{"op":"observe","object":"\#(object)","keyPath":"\#(keyPath)","options":["new"]}"#.utf8) + [10]
+            case .idFirst:
+                return Array(#"{"id":0,"op":"observe","object":"\#(object)","keyPath":"\#(keyPath)","options":["new"]}"#.utf8)
+                    + [10]
+            case .jsonDumps:
+                return Array(#"{"op": "observe", "object": "\#(object)", "keyPath": "\#(keyPath)", "options": ["new"], "id": 0}"#.utf8)
+                    + [10]
+            }
         case .redis:
             let channel = flavour == .pubSub ? key.redisKey : "__keyspace@0__:" + key.redisKey
             return Array("*2\r\n$9\r\nSUBSCRIBE\r\n$\(channel.utf8.count)\r\n\(channel)\r\n".utf8)
         }
     }
+
+    private static let idFirstStart = Array(#"{"id":"#.utf8)
+    private static let jsonDumpsIDStart = Array(#"", "id": "#.utf8)
 
     /// Parses every complete reply and event in `bytes`; returns how many
     /// bytes that took (the rest is an incomplete frame, to be completed by

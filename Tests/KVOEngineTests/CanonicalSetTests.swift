@@ -1,25 +1,17 @@
 @testable import KVOEngine
 import Testing
 
-/// The canonical `set` path (literal parts matched, no fields) against the
-/// decoder's other paths: for every line, the same request or the same error.
+/// Sets as KVOClient writes them (`{"op":"set","object","keyPath","value"}`,
+/// no id, no space), and the same sets spelled otherwise: all of them are
+/// plain sets of the one pass (no ``Fields``), decoded as the full reader
+/// decodes them. (A special path for the canonical layout alone was removed
+/// in issue 16: one pass reads every spelling.)
 @Suite struct CanonicalSetTests {
-    private static func decoded(_ line: [UInt8], canonical: Bool, cache: inout KeyPathCache) -> String {
-        let outcome = line.withUnsafeBytes {
-            RequestDecoder.decodeForEngine($0, keyPaths: &cache, canonicalSets: canonical)
-        }
-        switch outcome {
-        case .plainSet(let object, let keyPath, let value):
-            return "set \(object) \(keyPath.components) \(value.jsonString)"
-        case .outcome(.request(let request)):
-            return "request \(request)"
-        case .outcome(.failure(let id, let error)):
-            return "failure \(String(describing: id)) \(error.code) \(error.message)"
-        }
-    }
-
-    private static func takesTheCanonicalPath(_ line: [UInt8]) -> Bool {
-        line.withUnsafeBytes { RequestScanner.scanCanonicalSet($0) } != nil
+    private static func isPlainSet(_ line: [UInt8]) -> Bool {
+        var fields = Fields()
+        guard case .plainSet = line.withUnsafeBytes({ RequestScanner.scan($0, into: &fields) as RequestScanner.Scan })
+        else { return false }
+        return true
     }
 
     static let corpus: [String] = [
@@ -37,41 +29,50 @@ import Testing
         "{\"op\":\"set\",\"object\":\"o\",\"keyPath\":\"" + String(repeating: "k", count: 4097) + "\",\"value\":1}",
     ]
 
-    @Test func canonicalSetsTakeTheShortPathAndDecodeAsTheOthersDo() {
-        var fast = KeyPathCache()
-        var slow = KeyPathCache()
+    @Test func canonicalSetsTakeThePlainSetPathAndDecodeAsTheFullReaderDoes() {
         for line in Self.corpus {
             let bytes = Array(line.utf8)
-            #expect(Self.takesTheCanonicalPath(bytes), "\(line.prefix(80))")
-            #expect(Self.decoded(bytes, canonical: true, cache: &fast) == Self.decoded(bytes, canonical: false, cache: &slow),
+            #expect(Self.isPlainSet(bytes), "\(line.prefix(80))")
+            #expect(RequestSpellingTests.outcome(bytes) == RequestSpellingTests.outcome(bytes, scanning: false),
                     "\(line.prefix(80))")
         }
     }
 
-    @Test func otherShapesAreLeftToTheOtherPaths() {
+    @Test func otherSpellingsOfASetArePlainSetsToo() {
         for line in [#"{"object":"o","op":"set","keyPath":"a","value":1}"#,
                      #"{"op":"set","object":"o","keyPath":"a","value":1,"id":1}"#,
-                     #"{"op":"set", "object":"o","keyPath":"a","value":1}"#,
-                     #"{"op":"set","object":"\u006f","keyPath":"a","value":1}"#,
-                     #"{"op":"set","object":"o","keyPath":"a","value":1"#] {
-            #expect(!Self.takesTheCanonicalPath(Array(line.utf8)), "\(line)")
+                     #"{"id":"r1","op":"set","object":"o","keyPath":"a","value":1}"#,
+                     #"{"op": "set", "object": "o", "keyPath": "a", "value": 1, "id": 7}"#,
+                     #"{"op":"set","object":"\u006f","keyPath":"\u0061","value":1}"#,
+                     #"{"op":"set","object":"o","value":{"a":1}}"#] {
+            let bytes = Array(line.utf8)
+            #expect(Self.isPlainSet(bytes), "\(line)")
+            #expect(RequestSpellingTests.outcome(bytes) == RequestSpellingTests.outcome(bytes, scanning: false), "\(line)")
         }
     }
 
-    @Test func canonicalPathAgreesWithTheOthersOnMutatedLines() {
+    @Test func setsWithConditionsOrLifetimesOrBadMembersAreNot() {
+        for line in [#"{"op":"set","object":"o","keyPath":"a","value":1,"ttl":5}"#,
+                     #"{"op":"set","object":"o","keyPath":"a","value":1,"ifModSeq":0}"#,
+                     #"{"op":"set","object":1,"keyPath":"a","value":1}"#,
+                     #"{"op":"set","object":"o","keyPath":["a"],"value":1}"#,
+                     #"{"op":"set","object":"o","keyPath":"a","value":1"#] {
+            #expect(!Self.isPlainSet(Array(line.utf8)), "\(line)")
+        }
+    }
+
+    @Test func plainSetsAgreeWithTheFullReaderOnMutatedLines() {
         var mutator = LineMutator(seed: 0xca70_71ca)
-        var fast = KeyPathCache()
-        var slow = KeyPathCache()
-        var canonicalTaken = 0
+        var plainSets = 0
         for round in 0..<50_000 {
             let bytes = mutator.mutated(Self.corpus[round % Self.corpus.count])
-            if Self.takesTheCanonicalPath(bytes) { canonicalTaken += 1 }
-            let viaCanonical = Self.decoded(bytes, canonical: true, cache: &fast)
-            let viaOthers = Self.decoded(bytes, canonical: false, cache: &slow)
-            #expect(viaCanonical == viaOthers, "\(String(decoding: bytes, as: UTF8.self).prefix(120))")
-            if viaCanonical != viaOthers { return }
+            if Self.isPlainSet(bytes) { plainSets += 1 }
+            let viaOnePass = RequestSpellingTests.outcome(bytes)
+            let viaFullReader = RequestSpellingTests.outcome(bytes, scanning: false)
+            #expect(viaOnePass == viaFullReader, "\(String(decoding: bytes, as: UTF8.self).prefix(120))")
+            if viaOnePass != viaFullReader { return }
         }
-        // The comparison means something only if many mutated lines took the canonical path.
-        #expect(canonicalTaken > 5_000)
+        // The comparison means something only if many mutated lines were plain sets.
+        #expect(plainSets > 5_000)
     }
 }

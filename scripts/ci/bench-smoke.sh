@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI: proves the benchmark still works, without timing anything. Runs every
-# load scenario once at a tiny size against kvod and a redis-server it starts
+# load scenario once at a tiny size (set-throughput and fan-out in each client
+# shape, and fan-out to KVOClient observer processes) against kvod and a redis-server it starts
 # (debug binaries, already built by scripts/test.sh; any lost, out-of-order or
 # failed request fails the step), durability included (kvod --data-dir with
 # --sync always|batch, Redis appendonly), then builds the engine micro-benchmarks
@@ -11,11 +12,16 @@ cd "$(dirname "$0")/../.."
 scripts/install-deps.sh
 swift build --product kvod
 swift build --product kvod-bench
+swift build --product kvod-bench-observer
 echo "-- kvod-bench load --size tiny --rounds 1"
 output=$(mktemp)
 trap 'rm -f "$output"' EXIT
 .build/debug/kvod-bench load --size tiny --rounds 1 --kvod .build/debug/kvod \
   --redis-server "$(command -v redis-server)" | tee "$output"
+# Every client shape (issue 16) and the KVOClient observers must have been measured.
+for row in 'socat-style lines, id first' 'Python json.dumps lines' 'KVOClient observers of one key'; do
+  grep -qF "$row" "$output" || { echo "no row for $row"; exit 1; }
+done
 # The durability scenario's pairs must have been measured, not skipped.
 for pair in '`--sync always` / `appendfsync always`' '`--sync batch` / `appendfsync everysec`'; do
   grep -qF "$pair" "$output" || { echo "no durability row for $pair"; exit 1; }

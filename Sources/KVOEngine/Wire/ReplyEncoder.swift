@@ -51,6 +51,14 @@ struct ReplyEncoder {
         EventEncoder.appendLine(endingWithSeq: seq, after: #"{"ok":true,"seq":"#, to: &bytes)
     }
 
+    /// Appends `{"id":…,"ok":true,"seq":N}\n`, a set's reply, straight into
+    /// `bytes`: the same bytes as ``init(okFor:)`` with its `seq` field.
+    static func appendOK(id: RequestID, seq: UInt64, to bytes: inout ByteBuffer) {
+        bytes.append(literal: #"{"id":"#)
+        id.write(to: &bytes)
+        EventEncoder.appendLine(endingWithSeq: seq, after: #","ok":true,"seq":"#, to: &bytes)
+    }
+
     /// A complete error reply.
     static func failure(id: JSONValue?, _ error: KVOEngineError) -> [UInt8] {
         var bytes: [UInt8] = []

@@ -22,52 +22,58 @@ public enum RequestDecoder {
         line.withUnsafeBytes { decode($0) }
     }
 
+    /// The request in `line` (one line, without its newline), or the error to reply with.
     public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
         var uncached = KeyPathCache()
-        switch decodeForEngine(line, keyPaths: &uncached) {
-        case .plainSet(let object, let keyPath, let value):
-            return .request(Request(id: nil, operation: .set(object: object, keyPath: keyPath, value: value)))
+        return outcome(of: decodeForEngine(line, keyPaths: &uncached))
+    }
+
+    /// ``decode(_:)`` by the full reader alone, without the one pass: the
+    /// fuzzer holds the two to the same result on every line.
+    @_spi(Fuzzing) public static func decodeWithFullReader(_ line: UnsafeRawBufferPointer) -> Outcome {
+        var uncached = KeyPathCache()
+        return outcome(of: decodeForEngine(line, keyPaths: &uncached, scanning: false))
+    }
+
+    private static func outcome(of decoded: EngineOutcome) -> Outcome {
+        switch decoded {
+        case .set(let id, let object, let keyPath, let value):
+            return .request(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)))
         case .outcome(let outcome):
             return outcome
         }
     }
 
     /// What ``Engine`` acts on: ``Outcome``, with the most common request, a
-    /// `set` without an id, apart and unwrapped (building and taking apart a
-    /// ``Request`` for it cost a tenth of a set).
+    /// `set` without a condition or a lifetime, apart and unwrapped (building
+    /// and taking apart a ``Request`` for it cost a tenth of a set).
     enum EngineOutcome {
-        case plainSet(object: String, keyPath: ObservedPath, value: JSONValue)
+        case set(id: RequestID?, object: String, keyPath: ObservedPath, value: JSONValue)
         case outcome(Outcome)
     }
 
+    /// `scanning` false reads with the full reader alone (tests hold the one pass to it).
     static func decodeForEngine(_ line: UnsafeRawBufferPointer, keyPaths: inout KeyPathCache,
-                                canonicalSets: Bool = true) -> EngineOutcome {
-        // A set as clients write it takes the shortest path (`canonicalSets`
-        // false: tests hold it to the others).
-        if canonicalSets, let set = RequestScanner.scanCanonicalSet(line) {
-            do throws(KVOEngineError) {
-                let object = try Fields.objectName(.string(String(decoding: set.object, as: UTF8.self)))
-                let keyPath = try keyPaths.path(forBytes: set.keyPath)
-                if let refusal = DocumentDepth.refusal(object, keyPath, set.value) { throw refusal }
-                return .plainSet(object: object, keyPath: keyPath, value: set.value)
-            } catch {
-                return .outcome(.failure(id: nil, error: error))
-            }
-        }
-        // Most other requests take the fast path; the full reader handles the
-        // rest and explains what is wrong with a bad line.
+                                scanning: Bool = true) -> EngineOutcome {
+        // One pass reads the request, whatever its spelling; the full reader
+        // handles what it gives up on and explains what is wrong with a bad line.
         var fields = Fields()
-        if !RequestScanner.scan(line, into: &fields) {
+        switch scanning ? RequestScanner.scan(line, into: &fields) as RequestScanner.Scan : .needsFullReader {
+        case .plainSet(let set):
+            return plainSet(set, keyPaths: &keyPaths)
+        case .fields:
+            break
+        case .needsFullReader:
             fields = Fields()
             if let error = readFields(line, into: &fields) {
                 return .outcome(.failure(id: fields.id, error: KVOEngineError(.badJSON, error.message)))
             }
         }
         do throws(KVOEngineError) {
-            if fields.id == nil, fields.opCode == .set, !fields.hasChangeModifiers {
+            if fields.opCode == .set, !fields.hasChangeModifiers {
                 let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
                 if let refusal = DocumentDepth.refusal(object, keyPath, value) { throw refusal }
-                return .plainSet(object: object, keyPath: keyPath, value: value)
+                return .set(id: fields.id.map(RequestID.value), object: object, keyPath: keyPath, value: value)
             }
             let operation = try fields.operation()
             if let refusal = DocumentDepth.refusal(operation) ?? ComputedKeyPath.refusal(operation) { throw refusal }
@@ -76,6 +82,25 @@ public enum RequestDecoder {
                                              lifetime: try fields.valueLifetime())))
         } catch {
             return .outcome(.failure(id: fields.id, error: error))
+        }
+    }
+
+    /// A plain set's operands, checked as ``Fields/takeSetOperands(keyPaths:)``
+    /// checks them, in the same order; its key path found in the cache by its bytes.
+    private static func plainSet(_ set: RequestScanner.PlainSet, keyPaths: inout KeyPathCache) -> EngineOutcome {
+        do throws(KVOEngineError) {
+            let object = try Fields.objectName(.string(RequestScanner.string(set.object)))
+            let path: ObservedPath
+            switch set.keyPath {
+            case nil: path = .wholeDocument
+            case .plain(let bytes)?: path = try keyPaths.path(forBytes: bytes)
+            case .decoded(let text)?: path = try keyPaths.path(for: text)
+            }
+            try Fields.checkWholeDocument(set.value, at: path)
+            if let refusal = DocumentDepth.refusal(object, path, set.value) { throw refusal }
+            return .set(id: set.id, object: object, keyPath: path, value: set.value)
+        } catch {
+            return .outcome(.failure(id: set.id?.value, error: error))
         }
     }
 

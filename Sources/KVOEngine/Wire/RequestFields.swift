@@ -208,13 +208,27 @@ struct Fields {
         case _?: throw .badRequest("field \"keyPath\" must be a string")
         }
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
-        // Told from the request alone, before anyone's rights or the store are looked at.
+        try Self.checkWholeDocument(value, at: path)
+        return (name, path, value)
+    }
+
+    /// A set of the whole document must set an object: told from the request
+    /// alone, before anyone's rights or the store are looked at.
+    static func checkWholeDocument(_ value: JSONValue, at path: ObservedPath) throws(KVOEngineError) {
         if path.isWholeDocument {
             guard case .object = value else {
                 throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
             }
         }
-        return (name, path, value)
+    }
+
+    /// Fills these (empty) fields with a plain set's members, as reading them one by one would.
+    mutating func put(_ set: RequestScanner.PlainSet) {
+        id = set.id?.value
+        opCode = .set
+        object = .string(RequestScanner.string(set.object))
+        keyPath = set.keyPath.map { .string(RequestScanner.string($0)) }
+        value = set.value
     }
 
     /// The checks every op shares: no unknown field, `since` and `epoch` only

@@ -1,13 +1,16 @@
-/// The fast path of ``RequestDecoder``: one pass over a request of the usual
-/// shape, straight into ``Fields``.
+/// The request decoder's one pass: any request, in whatever spelling its
+/// client writes it (members in any order, an `id` anywhere, whitespace
+/// between tokens as `json.dumps` puts it, escapes in strings), straight into
+/// ``Fields``, or, for a `set` with nothing but `id`, `op`, `object`,
+/// `keyPath` and `value`, into a ``PlainSet`` that skips ``Fields`` entirely.
 ///
-/// It takes a flat object whose member names are known fields written in
-/// plain ASCII; `op`, `object` and `keyPath` plain ASCII strings; `options`
-/// an array of option names; any other value is read by ``JSONReader``. On
-/// anything else (an escape, a non-ASCII or unknown name, a repeat, bad JSON)
-/// it gives up and returns nil, and the full reader decodes the line and
-/// explains what is wrong with it: for every line, either both paths give the
-/// same fields or the scanner gives none (tested in `RequestScannerTests`).
+/// Printable ASCII strings are taken as bytes of the line; any other string
+/// (escapes, non-ASCII) is decoded by ``JSONReader``, as is any value that is
+/// not a short string, a small integer, `true`, `false` or `null`. What it
+/// does not take (an unknown or repeated member, an unknown op, bad JSON) it
+/// gives up on, and the full reader decodes the line and explains what is
+/// wrong with it: for every line, either both paths give the same request or
+/// the scanner gives none (`RequestScannerTests`, `RequestSpellingTests`).
 struct RequestScanner {
     private let bytes: UnsafeRawBufferPointer
     private(set) var position = 0
@@ -16,78 +19,216 @@ struct RequestScanner {
         self.bytes = bytes
     }
 
-    /// Reads the request's fields into `fields` (empty on entry); false when
-    /// the line needs the full reader, and `fields` holds a part of it.
-    /// (Filled in place: `Fields` is a dozen optional values, and copying it
-    /// in and out of an optional cost a tenth of a decode.)
-    static func scan(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> Bool {
+    /// A `set` whose members are `op`, `object`, `value` and at most `id` and
+    /// `keyPath`, `object` and `keyPath` strings: the usual request, whatever
+    /// its spelling. Plain texts are bytes of the line, valid while it is.
+    struct PlainSet {
+        var id: RequestID?
+        var object: JSONText
+        /// Nil: the whole document.
+        var keyPath: JSONText?
+        var value: JSONValue
+    }
+
+    /// What a scan found.
+    enum Scan {
+        case plainSet(PlainSet)
+        /// Any other request, read into the `fields` passed in.
+        case fields
+        /// The line needs the full reader; the `fields` passed in hold a part of it.
+        case needsFullReader
+    }
+
+    /// The members a ``PlainSet`` may have, a bit per ``Field`` (a constant
+    /// expression: a `static let` cost a `swift_once` check per request).
+    @inline(__always)
+    private static var plainSetMembers: UInt32 {
+        UInt32(1) << Field.id.rawValue | UInt32(1) << Field.op.rawValue | UInt32(1) << Field.object.rawValue
+            | UInt32(1) << Field.keyPath.rawValue | UInt32(1) << Field.value.rawValue
+    }
+
+    /// Reads a request; `fields` is empty on entry. (Filled in place: `Fields`
+    /// is a dozen optional values, and copying it in and out of an optional
+    /// cost a tenth of a decode.)
+    static func scan(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> Scan {
         var scanner = RequestScanner(line)
         return scanner.scanObject(into: &fields)
     }
 
-    private mutating func scanObject(into fields: inout Fields) -> Bool {
+    /// ``scan(_:into:)`` with a plain set put into `fields` too: false when
+    /// the line needs the full reader.
+    static func scan(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> Bool {
+        switch scan(line, into: &fields) as Scan {
+        case .plainSet(let set):
+            fields.put(set)
+            return true
+        case .fields: return true
+        case .needsFullReader: return false
+        }
+    }
+
+    private mutating func scanObject(into fields: inout Fields) -> Scan {
+        // The members a plain set has, kept here until it is known to be one.
+        var id: RequestID?
+        var opCode: OpCode?
+        var object: JSONText?
+        var keyPath: JSONText?
+        var value: JSONValue?
         var seen: UInt32 = 0
-        guard consume(UInt8(ascii: "{")) else { return false }
+        guard consume(UInt8(ascii: "{")) else { return .needsFullReader }
         skipWhitespace()
         if !consume(UInt8(ascii: "}")) {
             repeat {
                 skipWhitespace()
-                guard let name = plainString(), let field = Field(plain: name) else { return false }
+                guard let field = memberName() else { return .needsFullReader }
                 let bit = UInt32(1) << field.rawValue
-                guard seen & bit == 0 else { return false }
+                guard seen & bit == 0 else { return .needsFullReader }
                 seen |= bit
                 skipWhitespace()
-                guard consume(UInt8(ascii: ":")) else { return false }
+                guard consume(UInt8(ascii: ":")) else { return .needsFullReader }
                 skipWhitespace()
-                guard read(field, into: &fields) else { return false }
+                switch field {
+                case .id:
+                    if let text = plainIDText() {
+                        id = .text(text)
+                    } else {
+                        guard let read = anyValue() else { return .needsFullReader }
+                        id = .value(read)
+                    }
+                case .op:
+                    if let code = commonOp() {
+                        opCode = code
+                    } else {
+                        guard let name = stringText(), let code = OpCode(name) else { return .needsFullReader }
+                        opCode = code
+                    }
+                case .object:
+                    // A string stays text; anything else is for ``Fields`` to refuse.
+                    if let text = stringText() {
+                        object = text
+                    } else {
+                        guard let read = anyValue() else { return .needsFullReader }
+                        fields.object = read
+                    }
+                case .keyPath:
+                    if let text = stringText() {
+                        keyPath = text
+                    } else {
+                        guard let read = anyValue() else { return .needsFullReader }
+                        fields.keyPath = read
+                    }
+                case .value:
+                    guard let read = anyValue() else { return .needsFullReader }
+                    value = read
+                default:
+                    guard read(field, into: &fields) else { return .needsFullReader }
+                }
                 skipWhitespace()
             } while consume(UInt8(ascii: ","))
-            guard consume(UInt8(ascii: "}")) else { return false }
+            guard consume(UInt8(ascii: "}")) else { return .needsFullReader }
         }
         skipWhitespace()
-        return position == bytes.count
+        guard position == bytes.count else { return .needsFullReader }
+        if opCode == .set, seen & ~Self.plainSetMembers == 0, let object, let value,
+           fields.object == nil, fields.keyPath == nil {
+            return .plainSet(PlainSet(id: id, object: object, keyPath: keyPath, value: value))
+        }
+        fields.id = id?.value
+        fields.opCode = opCode
+        if let object { fields.object = .string(Self.string(object)) }
+        if let keyPath { fields.keyPath = .string(Self.string(keyPath)) }
+        fields.value = value
+        return .fields
     }
 
-    /// Reads the value of `field`; false to give up.
+    /// A member name, as a field; nil for a name that is none (or bad JSON).
+    @inline(__always)
+    private mutating func memberName() -> Field? {
+        if let field = commonMemberName() { return field }
+        let start = position
+        if let name = plainString() { return Field(plain: name) }
+        position = start
+        guard let name = decodedString() else { return nil }
+        return Field(name)
+    }
+
+    /// The names every set has, told by the eight bytes after the opening
+    /// quote read as one word (the name and its closing quote, little-endian):
+    /// finding the string's end and comparing it cost more than the rest of
+    /// the member. Nil, position unchanged, for any other name.
+    @inline(__always)
+    private mutating func commonMemberName() -> Field? {
+        guard position + 9 <= bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))
+        let field: Field
+        let length: Int
+        if word & 0xFF_FFFF == 0x22_706F {  // op"
+            (field, length) = (.op, 3)
+        } else if word & 0xFF_FFFF_FFFF_FFFF == 0x22_7463_656A_626F {  // object"
+            (field, length) = (.object, 7)
+        } else if word == 0x2268_7461_5079_656B {  // keyPath"
+            (field, length) = (.keyPath, 8)
+        } else if word & 0xFFFF_FFFF_FFFF == 0x2265_756C_6176 {  // value"
+            (field, length) = (.value, 6)
+        } else if word & 0xFF_FFFF == 0x22_6469 {  // id"
+            (field, length) = (.id, 3)
+        } else {
+            return nil
+        }
+        position += 1 + length
+        return field
+    }
+
+    /// `"set"` and `"observe"`, told as ``commonMemberName()`` tells names;
+    /// nil, position unchanged, for anything else.
+    @inline(__always)
+    private mutating func commonOp() -> OpCode? {
+        guard position + 9 <= bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))
+        if word & 0xFFFF_FFFF == 0x2274_6573 {  // set"
+            position += 5
+            return .set
+        }
+        if word == 0x2265_7672_6573_626F {  // observe"
+            position += 9
+            return .observe
+        }
+        return nil
+    }
+
+    /// The value of one of the rarer fields; false to give up.
     private mutating func read(_ field: Field, into fields: inout Fields) -> Bool {
-        switch field {
-        case .op:
-            guard let name = plainString(), let code = OpCode(.plain(name)) else { return false }
-            fields.opCode = code
-        case .object:
-            guard let name = plainString() else { return false }
-            fields.object = .string(Self.string(name))
-        case .keyPath:
-            guard let path = plainString() else { return false }
-            fields.keyPath = .string(Self.string(path))
-        case .options:
-            guard let options = optionList() else { return false }
-            fields.parsedOptions = options
-        default:
-            guard let value = anyValue() else { return false }
-            switch field {
-            case .id: fields.id = value
-            case .keyPaths: fields.keyPaths = value
-            case .value: fields.value = value
-            case .values: fields.values = value
-            case .index: fields.index = value
-            case .indexes: fields.indexes = value
-            case .context: fields.context = value
-            case .since: fields.since = value
-            case .epoch: fields.epoch = value
-            case .policy: fields.policy = value
-            case .prefix: fields.prefix = value
-            case .after: fields.after = value
-            case .limit: fields.limit = value
-            case .ifModSeq: fields.ifModSeq = value
-            case .ifValue: fields.ifValue = value
-            case .ops: fields.ops = value
-            case .ephemeral: fields.ephemeral = value
-            case .ttl: fields.ttl = value
-            case .distinct: fields.distinct = value
-            case .kinds: fields.kinds = value
-            case .op, .object, .keyPath, .options: return false
+        if field == .options {
+            let start = position
+            if let options = optionList() {
+                fields.parsedOptions = options
+                return true
             }
+            // Escaped names, unknown ones, not an array: read whole, for ``Fields`` to judge.
+            position = start
+        }
+        guard let value = anyValue() else { return false }
+        switch field {
+        case .keyPaths: fields.keyPaths = value
+        case .values: fields.values = value
+        case .index: fields.index = value
+        case .indexes: fields.indexes = value
+        case .options: fields.options = value
+        case .context: fields.context = value
+        case .since: fields.since = value
+        case .epoch: fields.epoch = value
+        case .policy: fields.policy = value
+        case .prefix: fields.prefix = value
+        case .after: fields.after = value
+        case .limit: fields.limit = value
+        case .ifModSeq: fields.ifModSeq = value
+        case .ifValue: fields.ifValue = value
+        case .ops: fields.ops = value
+        case .ephemeral: fields.ephemeral = value
+        case .ttl: fields.ttl = value
+        case .distinct: fields.distinct = value
+        case .kinds: fields.kinds = value
+        case .id, .op, .object, .keyPath, .value: return false
         }
         return true
     }
@@ -141,11 +282,36 @@ struct RequestScanner {
         return readValue()
     }
 
-    /// `-?(0|[1-9][0-9]{0,17})` followed by a byte that cannot continue a
-    /// number: valid JSON, well inside a double's range. Anything else
-    /// (fractions, exponents, long literals) is left to the full reader.
+    /// An id whose JSON text ``RequestID`` keeps: a small integer or a plain
+    /// string, quotes included; nil, position unchanged, for anything else.
+    private mutating func plainIDText() -> UnsafeRawBufferPointer? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        if bytes[position] == UInt8(ascii: "\"") {
+            guard plainString() != nil else {
+                position = start
+                return nil
+            }
+        } else {
+            guard let end = smallIntegerEnd() else { return nil }
+            position = end
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+    }
+
     private mutating func smallInteger() -> JSONNumber? {
         let start = position
+        guard let end = smallIntegerEnd() else { return nil }
+        position = end
+        return JSONNumber(validatedLiteral: Self.string(UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+    }
+
+    /// Where `-?(0|[1-9][0-9]{0,17})` starting here ends, if a byte that
+    /// cannot continue a number follows it: valid JSON, well inside a
+    /// double's range. Anything else (fractions, exponents, long literals)
+    /// is left to the full reader.
+    private func smallIntegerEnd() -> Int? {
+        guard position < bytes.count else { return nil }
         var cursor = position
         if bytes[cursor] == UInt8(ascii: "-") { cursor += 1 }
         let digitsStart = cursor
@@ -158,8 +324,7 @@ struct RequestScanner {
             default: break
             }
         }
-        position = cursor
-        return JSONNumber(validatedLiteral: Self.string(UnsafeRawBufferPointer(rebasing: bytes[start..<cursor])))
+        return cursor
     }
 
     /// Consumes `literal` if the bytes spell it (what follows is checked by the caller).
@@ -184,6 +349,30 @@ struct RequestScanner {
         }
     }
 
+    /// A string, as bytes of the line when it is plain, else decoded; nil
+    /// (position unchanged) when no string starts here, or a bad one does.
+    @inline(__always)
+    private mutating func stringText() -> JSONText? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        let start = position
+        if let text = plainString() { return .plain(text) }
+        position = start
+        return decodedString()
+    }
+
+    /// A string with escapes or non-ASCII text, by ``JSONReader`` (which
+    /// validates it); nil (position unchanged) when it is bad.
+    private mutating func decodedString() -> JSONText? {
+        var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[position...]))
+        do throws(JSONError) {
+            let text = try reader.readStringText()
+            position += reader.offset
+            return text
+        } catch {
+            return nil
+        }
+    }
+
     /// A string of printable ASCII without escapes, as the bytes between its
     /// quotes; nil (position unspecified) for anything else.
     mutating func plainString() -> UnsafeRawBufferPointer? {
@@ -202,8 +391,14 @@ struct RequestScanner {
         return true
     }
 
+    /// Compact lines have no whitespace at all: one comparison tells.
     @inline(__always)
     mutating func skipWhitespace() {
+        guard position < bytes.count, bytes[position] <= 0x20 else { return }
+        skipWhitespaceRun()
+    }
+
+    private mutating func skipWhitespaceRun() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x0A, 0x0D, 0x09: position += 1
@@ -213,10 +408,18 @@ struct RequestScanner {
     }
 
     /// A `String` of bytes known to be ASCII.
-    private static func string(_ ascii: UnsafeRawBufferPointer) -> String {
+    static func string(_ ascii: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: ascii.count) { target in
             UnsafeMutableRawBufferPointer(target).copyMemory(from: ascii)
             return ascii.count
+        }
+    }
+
+    /// The text as a `String`.
+    static func string(_ text: JSONText) -> String {
+        switch text {
+        case .plain(let ascii): string(ascii)
+        case .decoded(let string): string
         }
     }
 }
