@@ -3,8 +3,7 @@
 ///
 /// The two share one table so that a change finds its object with one hash of
 /// the name: the store's document and the root of the observation index come
-/// from the same entry. (Each had its own dictionary before, and hashing the
-/// name twice showed in every `set`.)
+/// from the same entry.
 final class ObjectTable {
     /// What is kept for one object name.
     final class Entry {

@@ -6,13 +6,10 @@ import Foundation
 /// long.
 ///
 /// Why not the checkpoint: it also syncs the WAL, but it runs on the writer
-/// thread and copies every page changed since the last one into the database
-/// file, and no commit (so no reply, not even to a ping) could leave while
-/// it ran. Checkpointing every 100 ms made a lone client's ping wait 18 ms at
-/// p99 under a pipelined load; syncing here and checkpointing once a second,
-/// as `always` does, brought it to 1.2 ms (docs/DURABILITY.md). Syncing a
-/// file through a descriptor of its own is the kernel's business: it covers
-/// every write made to that file before it, whoever made them.
+/// thread and copies every changed page into the database file, and no
+/// commit (so no reply) could leave while it ran (the figures:
+/// docs/DURABILITY.md). Syncing a file through a descriptor of its own
+/// covers every write made to that file before it, whoever made them.
 final class WALSyncer: @unchecked Sendable {
     // @unchecked: the mutable state is guarded by `condition`'s lock.
     private let walPath: String

@@ -7,30 +7,22 @@ import Glibc
 /// answer, the loop pauses a moment before it polls again, so that the
 /// changes arriving meanwhile leave in the same writes as each other.
 ///
-/// Why: one change to a key with 100 observers costs 100 `write` calls, and
-/// at 20,000 changes a second those writes would take all of a core and
-/// more; the loop would go from one flush straight into the next, a few
-/// changes each, and the observers it just woke would compete with it for
-/// the CPUs (on a 2-core machine both were saturated, and p99 was set by
-/// stalls of several milliseconds). A short pause gives a CPU up: the
-/// observers read, the changes that came in meanwhile go out together,
-/// fewer writes carry the same events. Measured
-/// with `kvod-bench load --scenario fanout-latency` (100 observers, 20,000
-/// sets/s; docs/PERFORMANCE.md, "Fan-out pacing"): p99 about halved, p50 a
-/// few percent higher.
+/// Why: one change to many observers costs a `write` each, and a loop that
+/// goes from one flush straight into the next sends a few changes per write
+/// while the observers it woke compete with it for the CPUs. A short pause
+/// lets changes gather, so fewer writes carry the same events (the
+/// measurements: docs/PERFORMANCE.md, "Fan-out pacing").
 ///
 /// Request/response traffic never pauses (one request, one reply: the ratio
 /// is 1), nor does a flush to a few connections, nor one that answers many
 /// requests at once: its writes already carry many events each, and a
-/// client waiting for those replies to send more would only be kept waiting
-/// (fan-out throughput fell 20 % when it paused too). A lone change to many
-/// observers is written at once; only what arrives during the pause after
-/// it waits, at most the pause.
+/// client waiting for those replies would only be kept waiting. A lone
+/// change to many observers is written at once; only what arrives during
+/// the pause after it waits, at most the pause.
 struct FanOutPacing {
     /// How long to pause; 0 turns pacing off (`--fanout-pause-microseconds`).
     let pauseMicroseconds: UInt32
-    /// 20 µs asked (about 70 with the default timer slack): 50 cut p99 a
-    /// little more but put p50 above Redis's.
+    /// The shortest pause that helped p99 without costing p50 (docs/PERFORMANCE.md).
     static let defaultPauseMicroseconds: UInt32 = 20
     /// A flush pass counts as fan-out from this many connections written…
     static let minimumConnections = 16

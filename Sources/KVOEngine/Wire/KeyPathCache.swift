@@ -7,7 +7,7 @@ import Darwin
 /// The key paths recently named by `set` requests, parsed: a client that
 /// keeps setting the same few paths (the usual client) gets each one's
 /// ``ObservedPath`` without splitting the text and allocating its components
-/// again. Parsing and allocating them was a twentieth of a `set`.
+/// again (what that saves: docs/PERFORMANCE.md).
 ///
 /// Direct-mapped and small: a miss costs one string comparison, then the
 /// path is parsed as it would be without the cache and replaces the entry.
