@@ -40,7 +40,7 @@ extension ClientController {
     /// Writes a held event, encoded now from its change and the store's
     /// current value at the observed key path. That value is the one the
     /// change left there: a later change to it would have replaced this event.
-    private func write(_ held: HeldEvents.Event) {
+    func write(_ held: HeldEvents.Event) {
         let info = held.info
         let change = held.change
         guard let node = info.node else { return }

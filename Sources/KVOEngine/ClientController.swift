@@ -61,6 +61,9 @@ public final class ClientController: CustomStringConvertible {
     /// This client's observations in the order they were made, while they
     /// are many (see ``ClientController/observations(after:limit:)``).
     var creationOrder: CreationOrder?
+    /// The open intervals of throttled observations, by observation and
+    /// object ("" but for a prefix observation); empty without throttles.
+    var throttles: [ObjectIdentifier: [String: ThrottleWindow]] = [:]
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -112,6 +115,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
         guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
+        dropThrottle(of: info)
         noteEnded(info)
         shared.unregister(info)
     }
@@ -128,6 +132,7 @@ public final class ClientController: CustomStringConvertible {
         for info in matching {
             infos.remove(info.tableKey)
             held.drop(info)
+            dropThrottle(of: info)
         }
         noteEnded(matching)
         unregister(&matching)
@@ -161,6 +166,7 @@ public final class ClientController: CustomStringConvertible {
         var all = infos.elements
         infos = ReferenceTable()
         held = HeldEvents()
+        throttles = [:]
         creationOrder = nil
         unregister(&all)
     }

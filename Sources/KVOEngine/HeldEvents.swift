@@ -52,13 +52,14 @@ struct HeldEvents {
 
     /// Keeps `change` as the observation's pending event (of the changed
     /// object, for a prefix observation, `scoped`), replacing (and counting)
-    /// the one held before.
-    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool) {
+    /// the one held before; `folded` more were dropped for it already (a
+    /// throttled observation's interval).
+    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool, folded alreadyFolded: Int = 0) {
         let key = ObjectIdentifier(info)
-        var folded = 0
+        var folded = alreadyFolded
         let previous = scoped ? scopedPositions[key]?[change.object] : eventPositions[key]
         if let previous, case .event(let event)? = items[previous] {
-            folded = event.folded + 1
+            folded += event.folded + 1
             items[previous] = nil
             count -= 1
         }

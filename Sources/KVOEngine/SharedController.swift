@@ -32,6 +32,8 @@ public final class SharedController {
     private(set) var lastChangeArrayPasses = 0
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes = ByteBuffer()
+    /// The ends of throttled observations' intervals.
+    let throttleSchedule = ThrottleSchedule()
 
     public convenience init() {
         self.init(objects: ObjectTable())
@@ -406,7 +408,10 @@ public final class SharedController {
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
-                if info.isQuiet, !passes(info, change, group, prior: prior, changed: &changed) { return }
+                if info.isQuiet {
+                    if !passes(info, change, group, prior: prior, changed: &changed) { return }
+                    if !admitsThrottled(info, change, prior: prior) { return }
+                }
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
@@ -439,6 +444,16 @@ public final class SharedController {
             changed = found
             return found
         }
+    }
+
+    /// Whether a quiet observation's throttle lets this event out now (it
+    /// has none, or its interval is not open); else the event is folded
+    /// into the one sent when the interval ends.
+    @inline(never)
+    private func admitsThrottled(_ info: ObservationInfo, _ change: ChangeRecord, prior: Bool) -> Bool {
+        guard let interval = info.filter.throttle else { return true }
+        return info.owner.admitThrottled(change, for: info, interval: interval, isPrior: prior,
+                                         now: throttleSchedule.clock())
     }
 
     private static func valueChanged(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, prior: Bool) -> Bool {

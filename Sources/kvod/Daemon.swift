@@ -52,6 +52,7 @@ final class Daemon {
     private var beforeSleep: UVPrepare?
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
+    private var throttleTimer: ThrottleTimer?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
@@ -110,6 +111,7 @@ final class Daemon {
             throw error
         }
         leaseTimer = LeaseTimer(engine: engine, loop: loop)
+        throttleTimer = ThrottleTimer(engine: engine, loop: loop)
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -276,6 +278,7 @@ final class Daemon {
 
     private func flushQueued() {
         leaseTimer?.schedule(now: loop.now)
+        throttleTimer?.schedule()
         groupCommit?.submit()
         guard !flushQueue.isEmpty else { return }
         let queue = flushQueue
@@ -347,6 +350,8 @@ final class Daemon {
         lagMeter = nil
         leaseTimer?.close()
         leaseTimer = nil
+        throttleTimer?.close()
+        throttleTimer = nil
         graceTimer?.close()
         graceTimer = nil
         for signal in signals { signal.close() }

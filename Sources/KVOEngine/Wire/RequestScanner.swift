@@ -86,6 +86,7 @@ struct RequestScanner {
             case .ttl: fields.ttl = value
             case .distinct: fields.distinct = value
             case .kinds: fields.kinds = value
+            case .throttle: fields.throttle = value
             case .op, .object, .keyPath, .options: return false
             }
         }
