@@ -76,6 +76,8 @@ extension ClientController {
     /// Replaces the `}\n` that the encoder ended the event with by what goes
     /// before it: `"coalesced":N` when N > 0, the observation's context.
     private func endEvent(of info: ObservationInfo, coalesced: Int = 0) {
+        shared.eventsSent &+= 1
+        shared.eventsCoalesced &+= UInt64(coalesced)
         let fragment = info.contextFragment
         guard coalesced > 0 || fragment != nil else { return }
         output.removeLast(EventEncoder.eventTerminator.count)

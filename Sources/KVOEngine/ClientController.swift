@@ -50,7 +50,11 @@ public final class ClientController: CustomStringConvertible {
     /// its connection may still queue.
     public var outputAllowance: Int?
     /// Whether events are being held (or end the connection) instead of sent.
-    public internal(set) var isCongested = false
+    public internal(set) var isCongested = false {
+        didSet { countCongestion() }
+    }
+    /// Whether the shared controller counts it among the coalescing clients.
+    private var countedAsCongested = false
     /// Why the client must be disconnected, once a `disconnect` observation
     /// met congestion; no output is produced after that.
     public private(set) var disconnectReason: String?
@@ -72,6 +76,7 @@ public final class ClientController: CustomStringConvertible {
 
     deinit {
         unobserveAll()
+        if countedAsCongested { shared.coalescingClients -= 1 }
     }
 
     // MARK: Observing
@@ -206,6 +211,7 @@ public final class ClientController: CustomStringConvertible {
         isClosed = true
         unobserveAll()
         output = ByteBuffer()
+        countCongestion()
     }
 
     /// Takes the pending output, leaving it empty (and its capacity for reuse).
@@ -235,6 +241,7 @@ public final class ClientController: CustomStringConvertible {
         } else {
             output.append(bytes: line)
         }
+        shared.eventsSent &+= 1
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
@@ -300,7 +307,17 @@ public final class ClientController: CustomStringConvertible {
         disconnectReason = reason
         output = ByteBuffer()
         held = HeldEvents()
+        countCongestion()
         outputDelegate?.clientController(self, mustDisconnectBecause: reason)
+    }
+
+    /// Keeps ``SharedController/coalescingClients`` in step: a client counts
+    /// while it is congested and neither closed nor being disconnected.
+    private func countCongestion() {
+        let counts = isCongested && !isClosed && disconnectReason == nil
+        guard counts != countedAsCongested else { return }
+        countedAsCongested = counts
+        shared.coalescingClients += counts ? 1 : -1
     }
 
     public var description: String {

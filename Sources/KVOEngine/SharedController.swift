@@ -24,6 +24,14 @@ public final class SharedController {
     var accessPolicy: AccessPolicy?
     /// How many observations are registered, across all clients.
     public private(set) var observationCount = 0
+    /// Events written to clients' output, across all clients (`info`'s `eventsSent`).
+    public internal(set) var eventsSent: UInt64 = 0
+    /// Events dropped in favour of a later one that was sent: the sum of the
+    /// `coalesced` counts sent (`info`'s `eventsCoalesced`).
+    public internal(set) var eventsCoalesced: UInt64 = 0
+    /// Clients whose events are being held or folded now, for not keeping
+    /// up (`info`'s `coalescingConnections`).
+    public internal(set) var coalescingClients = 0
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
