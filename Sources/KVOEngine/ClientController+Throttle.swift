@@ -43,6 +43,7 @@ extension ClientController {
         guard let pending = window.pending, let interval = info.filter.throttle else {
             throttles[key]![object] = nil
             if throttles[key]!.isEmpty { throttles[key] = nil }
+            shared.throttleSchedule.openIntervals -= 1
             return
         }
         open(ThrottleWindow(end: now + UInt64(interval)), of: info, object: object)
@@ -50,8 +51,16 @@ extension ClientController {
     }
 
     private func open(_ window: ThrottleWindow, of info: ObservationInfo, object: String) {
-        throttles[ObjectIdentifier(info), default: [:]][object] = window
-        shared.throttleSchedule.add(ThrottleSchedule.Entry(time: window.end, info: info, object: object))
+        let schedule = shared.throttleSchedule
+        if throttles[ObjectIdentifier(info), default: [:]].updateValue(window, forKey: object) == nil {
+            schedule.openIntervals += 1
+        }
+        schedule.add(ThrottleSchedule.Entry(time: window.end, info: info, object: object))
+    }
+
+    /// Whether `entry` is its interval's (which is still open).
+    func isOpen(_ entry: ThrottleSchedule.Entry) -> Bool {
+        throttles[ObjectIdentifier(entry.info)]?[entry.object]?.end == entry.time
     }
 
     /// Sends an interval's folded event, or holds it (with its count) while
@@ -76,6 +85,13 @@ extension ClientController {
 
     /// Forgets the intervals of an observation that ends.
     func dropThrottle(of info: ObservationInfo) {
-        throttles[ObjectIdentifier(info)] = nil
+        guard let windows = throttles.removeValue(forKey: ObjectIdentifier(info)) else { return }
+        shared.throttleSchedule.openIntervals -= windows.count
+    }
+
+    /// Forgets every interval of this client's (it unobserves everything).
+    func dropAllThrottles() {
+        shared.throttleSchedule.openIntervals -= throttles.values.reduce(0) { $0 + $1.count }
+        throttles = [:]
     }
 }

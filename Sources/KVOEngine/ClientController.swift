@@ -171,7 +171,7 @@ public final class ClientController: CustomStringConvertible {
         var all = infos.elements
         infos = ReferenceTable()
         held = HeldEvents()
-        throttles = [:]
+        dropAllThrottles()
         creationOrder = nil
         unregister(&all)
     }

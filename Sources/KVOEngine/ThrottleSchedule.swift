@@ -10,10 +10,10 @@ import HeapModule
 /// for ``nextDeadline`` and says when it is reached
 /// (``Engine/releaseThrottledEvents(at:)``).
 ///
-/// Each open interval has one entry, so the heap holds at most one per
-/// throttled observation (and object, for a prefix) that heard of a change
-/// within its interval's length; entries of intervals that were since
-/// reopened or dropped are skipped when they come due.
+/// Each open interval has one entry; entries of intervals that were since
+/// dropped (their observation ended) are skipped when they come due, and
+/// swept out once they outnumber the open intervals, so that a client that
+/// observes and unobserves with a long throttle cannot pile them up.
 final class ThrottleSchedule {
     struct Entry: Comparable {
         /// Milliseconds on ``clock``.
@@ -29,13 +29,27 @@ final class ThrottleSchedule {
     }
 
     private var entries = Heap<Entry>()
+    /// How many intervals are open, across all clients.
+    var openIntervals = 0
     /// Milliseconds on a monotonic clock; tests set their own.
     var clock: @Sendable () -> UInt64 = monotonicMilliseconds
 
     var nextDeadline: UInt64? { entries.min?.time }
+    /// Entries in the heap, dead ones included (what tests bound).
+    var entryCount: Int { entries.count }
 
     func add(_ entry: Entry) {
         entries.insert(entry)
+        if entries.count > 2 * openIntervals + 64 { sweep() }
+    }
+
+    /// Keeps only the entries of intervals still open: a pass over the heap,
+    /// made when at least half of it is dead, so its cost is shared by the
+    /// entries that made it.
+    private func sweep() {
+        entries = Heap(entries.unordered.filter { entry in
+            entry.info.state == .observing && entry.info.owner.isOpen(entry)
+        })
     }
 
     /// Takes the next entry due at `now`, if any.

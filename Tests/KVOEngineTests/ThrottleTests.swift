@@ -72,6 +72,18 @@ import Testing
         #expect(client.throttles.isEmpty)
     }
 
+    @Test func observingAndUnobservingWithALongThrottleLeavesNoPileOfDeadlines() {
+        for _ in 0..<1_000 {
+            fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "throttle": 3_600_000], from: client)
+            set(1)
+            set(2)
+            fixture.ok(["op": "unobserve", "object": "o", "keyPath": "a"], from: client)
+        }
+        _ = fixture.take(from: client)
+        #expect(fixture.shared.throttleSchedule.openIntervals == 0)
+        #expect(fixture.shared.throttleSchedule.entryCount <= 64 + 1, "\(fixture.shared.throttleSchedule.entryCount)")
+    }
+
     @Test func anUnthrottledObserverOfTheSamePathHearsEveryChange() {
         let other = fixture.makeClient()
         fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "throttle": 1000], from: client)
