@@ -40,7 +40,7 @@ extension ClientController {
     /// Writes a held event, encoded now from its change and the store's
     /// current value at the observed key path. That value is the one the
     /// change left there: a later change to it would have replaced this event.
-    private func write(_ held: HeldEvents.Event) {
+    func write(_ held: HeldEvents.Event) {
         let info = held.info
         let change = held.change
         guard let node = info.node else { return }
@@ -76,6 +76,8 @@ extension ClientController {
     /// Replaces the `}\n` that the encoder ended the event with by what goes
     /// before it: `"coalesced":N` when N > 0, the observation's context.
     private func endEvent(of info: ObservationInfo, coalesced: Int = 0) {
+        shared.eventsSent &+= 1
+        shared.eventsCoalesced &+= UInt64(coalesced)
         let fragment = info.contextFragment
         guard coalesced > 0 || fragment != nil else { return }
         output.removeLast(EventEncoder.eventTerminator.count)

@@ -50,7 +50,11 @@ public final class ClientController: CustomStringConvertible {
     /// its connection may still queue.
     public var outputAllowance: Int?
     /// Whether events are being held (or end the connection) instead of sent.
-    public internal(set) var isCongested = false
+    public internal(set) var isCongested = false {
+        didSet { countCongestion() }
+    }
+    /// Whether the shared controller counts it among the coalescing clients.
+    private var countedAsCongested = false
     /// Why the client must be disconnected, once a `disconnect` observation
     /// met congestion; no output is produced after that.
     public private(set) var disconnectReason: String?
@@ -61,6 +65,9 @@ public final class ClientController: CustomStringConvertible {
     /// This client's observations in the order they were made, while they
     /// are many (see ``ClientController/observations(after:limit:)``).
     var creationOrder: CreationOrder?
+    /// The open intervals of throttled observations, by observation and
+    /// object ("" but for a prefix observation); empty without throttles.
+    var throttles: [ObjectIdentifier: [String: ThrottleWindow]] = [:]
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -69,6 +76,7 @@ public final class ClientController: CustomStringConvertible {
 
     deinit {
         unobserveAll()
+        if countedAsCongested { shared.coalescingClients -= 1 }
     }
 
     // MARK: Observing
@@ -112,6 +120,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
         guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
+        dropThrottle(of: info)
         noteEnded(info)
         shared.unregister(info)
     }
@@ -128,6 +137,7 @@ public final class ClientController: CustomStringConvertible {
         for info in matching {
             infos.remove(info.tableKey)
             held.drop(info)
+            dropThrottle(of: info)
         }
         noteEnded(matching)
         unregister(&matching)
@@ -161,6 +171,7 @@ public final class ClientController: CustomStringConvertible {
         var all = infos.elements
         infos = ReferenceTable()
         discardHeld()
+        dropAllThrottles()
         creationOrder = nil
         unregister(&all)
     }
@@ -200,6 +211,7 @@ public final class ClientController: CustomStringConvertible {
         isClosed = true
         unobserveAll()
         output = ByteBuffer()
+        countCongestion()
     }
 
     /// Takes the pending output, leaving it empty (and its capacity for reuse).
@@ -229,6 +241,7 @@ public final class ClientController: CustomStringConvertible {
         } else {
             output.append(bytes: line)
         }
+        shared.eventsSent &+= 1
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
@@ -310,7 +323,17 @@ public final class ClientController: CustomStringConvertible {
         disconnectReason = reason
         output = ByteBuffer()
         discardHeld()
+        countCongestion()
         outputDelegate?.clientController(self, mustDisconnectBecause: reason)
+    }
+
+    /// Keeps ``SharedController/coalescingClients`` in step: a client counts
+    /// while it is congested and neither closed nor being disconnected.
+    private func countCongestion() {
+        let counts = isCongested && !isClosed && disconnectReason == nil
+        guard counts != countedAsCongested else { return }
+        countedAsCongested = counts
+        shared.coalescingClients += counts ? 1 : -1
     }
 
     public var description: String {

@@ -26,7 +26,7 @@ extension Engine {
         }
     }
 
-    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"context":…]}`,
+    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"context":…]}`,
     /// written straight from the observation (its context's bytes are ready).
     static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
         let scope = info.scope
@@ -44,6 +44,10 @@ extension Engine {
             if let kinds = filter.kinds {
                 bytes.append(contentsOf: #","kinds":"#.utf8)
                 JSONWriter.write(.array(kinds.map { .string($0.rawValue) }), into: &bytes)
+            }
+            if let throttle = filter.throttle {
+                bytes.append(contentsOf: #","throttle":"#.utf8)
+                bytes.append(contentsOf: String(throttle).utf8)
             }
         }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }

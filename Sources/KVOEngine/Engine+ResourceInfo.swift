@@ -11,6 +11,9 @@ extension Engine {
             "limit": Self.number(configuration.maxMemory),
         ]))
         reply.field("historyChanges", integer: history.count)
+        reply.field("eventsSent", integer: shared.eventsSent)
+        reply.field("eventsCoalesced", integer: shared.eventsCoalesced)
+        reply.field("coalescingConnections", integer: shared.coalescingClients)
         let daemon = daemonStatistics
         reply.field("refused", .object([
             "connections": Self.number(daemon.refusedConnections),

@@ -48,6 +48,7 @@ public final class Engine {
         store = Store(objects: objects)
         shared = SharedController(objects: objects)
         shared.accessPolicy = configuration.accessPolicy
+        shared.throttleSchedule.clock = configuration.throttleClock
     }
 
     /// Continues from a saved state: its documents, its seq, its history.

@@ -16,6 +16,8 @@ public struct EngineConfiguration: Sendable {
     public var accessPolicy: AccessPolicy?
     /// The wall clock TTL deadlines are kept in (seconds since 1970); tests set their own.
     public var wallClock: @Sendable () -> Double = wallClockNow
+    /// The monotonic clock throttle intervals are measured on, in milliseconds; tests set their own.
+    public var throttleClock: @Sendable () -> UInt64 = monotonicMilliseconds
 
     /// `--max-observations-per-connection`'s default: about 25 MiB of
     /// observations at ``Engine/observationBytes`` each.

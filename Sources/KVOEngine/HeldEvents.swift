@@ -52,14 +52,15 @@ struct HeldEvents {
 
     /// Keeps `change` as the observation's pending event (of the changed
     /// object, for a prefix observation, `scoped`), replacing (and counting)
-    /// the one held before. Returns whether it replaced one.
+    /// the one held before; `folded` more were dropped for it already (a
+    /// throttled observation's interval). Returns whether it replaced one.
     @discardableResult
-    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool) -> Bool {
+    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool, folded alreadyFolded: Int = 0) -> Bool {
         let key = ObjectIdentifier(info)
-        var folded = 0
+        var folded = alreadyFolded
         let previous = scoped ? scopedPositions[key]?[change.object] : eventPositions[key]
         if let previous, case .event(let event)? = items[previous] {
-            folded = event.folded + 1
+            folded += event.folded + 1
             items[previous] = nil
             count -= 1
         }
@@ -73,7 +74,7 @@ struct HeldEvents {
         }
         skipTakenItems()
         compactIfSparse()
-        return folded > 0
+        return folded > alreadyFolded
     }
 
     /// Adds the initial events that did not fit, after everything held.

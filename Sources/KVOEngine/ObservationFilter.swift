@@ -1,23 +1,30 @@
 /// Which events of an observation are sent (issue 15's quiet observers):
 /// `distinct` drops events whose value did not change, `kinds` keeps only
-/// the listed kinds. The default sends every event, as KVO does.
+/// the listed kinds, `throttle` sends at most one event per interval (the
+/// rest folded into it). The default sends every event, as KVO does.
 public struct ObservationFilter: Sendable, Hashable {
     /// Send an event only when the value at the observed key path changed
     /// (new ≠ old as JSON, numbers by value, members in any order).
     public var distinct: Bool
     /// The kinds sent, by bit (``ChangeKind/filterBit``); nil: every kind.
     private var kindBits: UInt8?
+    /// At most one event per this many milliseconds; nil: no throttle.
+    public var throttle: UInt32?
 
-    public init(distinct: Bool = false, kinds: [ChangeKind]? = nil) {
+    /// The longest `throttle` accepted: one hour, in milliseconds.
+    public static let maxThrottle: UInt32 = 3_600_000
+
+    public init(distinct: Bool = false, kinds: [ChangeKind]? = nil, throttle: UInt32? = nil) {
         self.distinct = distinct
         kindBits = kinds.map { $0.reduce(0) { $0 | $1.filterBit } }
+        self.throttle = throttle
     }
 
     /// Every event goes out.
     public static let none = ObservationFilter()
 
     /// Whether it drops anything at all.
-    public var isQuiet: Bool { distinct || kindBits != nil }
+    public var isQuiet: Bool { distinct || kindBits != nil || throttle != nil }
 
     /// The kinds sent, in KVO's order; nil: every kind.
     public var kinds: [ChangeKind]? {

@@ -152,7 +152,13 @@ struct Replay {
 
     private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: Relation,
                          after: JSONValue?, prior: Bool, _ client: ClientController) {
-        if info.isQuiet, !passes(change, info, relation, after: after) { return }
+        if info.isQuiet {
+            if !passes(change, info, relation, after: after) { return }
+            // A throttle folds the replay too: the first change, then the latest one when its interval ends.
+            if let interval = info.filter.throttle,
+               !client.admitThrottled(change, for: info, interval: interval, isPrior: prior,
+                                      now: client.shared.throttleSchedule.clock()) { return }
+        }
         client.deliverReplayed(change, for: info, isPrior: prior) { output in
             let node = info.node!
             var exact = false

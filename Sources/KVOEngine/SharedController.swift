@@ -24,6 +24,14 @@ public final class SharedController {
     var accessPolicy: AccessPolicy?
     /// How many observations are registered, across all clients.
     public private(set) var observationCount = 0
+    /// Events written to clients' output, across all clients (`info`'s `eventsSent`).
+    public internal(set) var eventsSent: UInt64 = 0
+    /// Events dropped in favour of a later one that was sent: the sum of the
+    /// `coalesced` counts sent (`info`'s `eventsCoalesced`).
+    public internal(set) var eventsCoalesced: UInt64 = 0
+    /// Clients whose events are being held or folded now, for not keeping
+    /// up (`info`'s `coalescingConnections`).
+    public internal(set) var coalescingClients = 0
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
@@ -34,6 +42,8 @@ public final class SharedController {
     public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, reused from change to change.
     private var eventBytes = ByteBuffer()
+    /// The ends of throttled observations' intervals.
+    let throttleSchedule = ThrottleSchedule()
 
     public convenience init() {
         self.init(objects: ObjectTable())
@@ -409,7 +419,10 @@ public final class SharedController {
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
-                if info.isQuiet, !passes(info, change, group, prior: prior, changed: &changed) { return }
+                if info.isQuiet {
+                    if !passes(info, change, group, prior: prior, changed: &changed) { return }
+                    if !admitsThrottled(info, change, prior: prior) { return }
+                }
                 made += 1
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
@@ -444,6 +457,16 @@ public final class SharedController {
             changed = found
             return found
         }
+    }
+
+    /// Whether a quiet observation's throttle lets this event out now (it
+    /// has none, or its interval is not open); else the event is folded
+    /// into the one sent when the interval ends.
+    @inline(never)
+    private func admitsThrottled(_ info: ObservationInfo, _ change: ChangeRecord, prior: Bool) -> Bool {
+        guard let interval = info.filter.throttle else { return true }
+        return info.owner.admitThrottled(change, for: info, interval: interval, isPrior: prior,
+                                         now: throttleSchedule.clock())
     }
 
     private static func valueChanged(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, prior: Bool) -> Bool {

@@ -56,6 +56,7 @@ final class Daemon {
     private var beforeSleep: UVPrepare?
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
+    private var throttleTimer: ThrottleTimer?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
@@ -115,6 +116,7 @@ final class Daemon {
             throw error
         }
         leaseTimer = LeaseTimer(engine: engine, loop: loop)
+        throttleTimer = ThrottleTimer(engine: engine, loop: loop)
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -282,6 +284,7 @@ final class Daemon {
 
     private func flushQueued() {
         leaseTimer?.schedule(now: loop.now)
+        throttleTimer?.schedule()
         groupCommit?.submit()
         guard !flushQueue.isEmpty else { return }
         let queue = flushQueue
@@ -353,6 +356,8 @@ final class Daemon {
         lagMeter = nil
         leaseTimer?.close()
         leaseTimer = nil
+        throttleTimer?.close()
+        throttleTimer = nil
         graceTimer?.close()
         graceTimer = nil
         for signal in signals { signal.close() }

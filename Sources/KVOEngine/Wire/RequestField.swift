@@ -8,7 +8,7 @@ import Darwin
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
-         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds
+         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle
 
     var name: String { staticName.description }
 
@@ -46,6 +46,7 @@ enum Field: Int, CaseIterable {
         case (8, UInt8(ascii: "k")): field = .keyPaths
         case (8, UInt8(ascii: "d")): field = .distinct
         case (5, UInt8(ascii: "k")): field = .kinds
+        case (8, UInt8(ascii: "t")): field = .throttle
         default: return nil
         }
         // Length and first byte pick the only candidate; the bytes must still match it.
@@ -79,6 +80,7 @@ enum Field: Int, CaseIterable {
         case .ttl: "ttl"
         case .distinct: "distinct"
         case .kinds: "kinds"
+        case .throttle: "throttle"
         }
     }
 }

@@ -36,6 +36,7 @@ struct Fields {
         var ttl: JSONValue?
         var distinct: JSONValue?
         var kinds: JSONValue?
+        var throttle: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -137,6 +138,10 @@ struct Fields {
         get { rare?.kinds }
         set { rareFields.kinds = newValue }
     }
+    var throttle: JSONValue? {
+        get { rare?.throttle }
+        set { rareFields.throttle = newValue }
+    }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -192,6 +197,7 @@ struct Fields {
         case .ttl: ttl = value
         case .distinct: distinct = value
         case .kinds: kinds = value
+        case .throttle: throttle = value
         }
     }
 
@@ -252,7 +258,7 @@ struct Fields {
             for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")] where field != nil && opCode != .set {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
-            for (field, name) in [(distinct, "distinct"), (kinds, "kinds")] where field != nil && opCode != .observe {
+            for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
             if ops != nil, opCode != .batch {
@@ -571,7 +577,8 @@ struct Fields {
         return result
     }
 
-    /// `distinct` (a boolean) and `kinds` (a non-empty list of kind names).
+    /// `distinct` (a boolean), `kinds` (a non-empty list of kind names) and
+    /// `throttle` (milliseconds, 1 to ``ObservationFilter/maxThrottle``).
     private func observationFilter() throws(KVOEngineError) -> ObservationFilter {
         var distinctFlag = false
         switch distinct {
@@ -579,7 +586,8 @@ struct Fields {
         case .bool(let flag)?: distinctFlag = flag
         default: throw .badRequest("field \"distinct\" must be a boolean")
         }
-        guard let kinds else { return ObservationFilter(distinct: distinctFlag) }
+        let interval = try throttleInterval()
+        guard let kinds else { return ObservationFilter(distinct: distinctFlag, throttle: interval) }
         let names = "\"setting\", \"insertion\", \"removal\", \"replacement\""
         guard case .array(let elements) = kinds, !elements.isEmpty else {
             throw .badRequest("field \"kinds\" must be a non-empty array of \(names)")
@@ -591,7 +599,17 @@ struct Fields {
             }
             chosen.append(kind)
         }
-        return ObservationFilter(distinct: distinctFlag, kinds: chosen)
+        return ObservationFilter(distinct: distinctFlag, kinds: chosen, throttle: interval)
+    }
+
+    /// `throttle`: a whole number of milliseconds, at least 1, at most ``ObservationFilter/maxThrottle``.
+    private func throttleInterval() throws(KVOEngineError) -> UInt32? {
+        guard let throttle else { return nil }
+        let limit = ObservationFilter.maxThrottle
+        guard case .number(let number) = throttle, let milliseconds = number.intValue, milliseconds >= 1, milliseconds <= Int(limit) else {
+            throw .badRequest("field \"throttle\" must be an integer of milliseconds from 1 to \(limit) (the throttle limit)")
+        }
+        return UInt32(milliseconds)
     }
 
     private func observationPolicy() throws(KVOEngineError) -> ObservationPolicy {

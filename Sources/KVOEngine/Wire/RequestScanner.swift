@@ -228,6 +228,7 @@ struct RequestScanner {
         case .ttl: fields.ttl = value
         case .distinct: fields.distinct = value
         case .kinds: fields.kinds = value
+        case .throttle: fields.throttle = value
         case .id, .op, .object, .keyPath, .value: return false
         }
         return true
