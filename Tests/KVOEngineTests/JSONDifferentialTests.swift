@@ -167,38 +167,6 @@ private func oracle(_ bytes: [UInt8]) -> Any? {
     try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
 }
 
-/// Whether `value` and JSONSerialization's `other` have the same structure and content.
-private func agrees(_ value: JSONValue, _ other: Any) -> Bool {
-    // Foundation's booleans are NSNumbers whose Objective-C type is `c` (char).
-    func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
-    switch value {
-    case .null:
-        return other is NSNull
-    case .bool(let flag):
-        guard let number = other as? NSNumber, isBoolean(number) else { return false }
-        return number.boolValue == flag
-    case .number(let number):
-        guard let theirs = other as? NSNumber, !isBoolean(theirs), let ours = Double(number.literal) else { return false }
-        if ours == theirs.doubleValue { return true }
-        return theirs is NSDecimalNumber && abs(ours - theirs.doubleValue) <= abs(ours) * 1e-14
-    case .string(let string):
-        guard let theirs = other as? String else { return false }
-        return withoutByteOrderMarks(string).unicodeScalars.elementsEqual(withoutByteOrderMarks(theirs).unicodeScalars)
-    case .array(let elements):
-        guard let theirs = other as? [Any], theirs.count == elements.count else { return false }
-        return zip(elements, theirs).allSatisfy { agrees($0, $1) }
-    case .object(let members):
-        guard let theirs = other as? [String: Any], theirs.count == members.count else { return false }
-        return members.allSatisfy { name, member in theirs[name].map { agrees(member, $0) } ?? false }
-    }
-}
-
-private func withoutByteOrderMarks(_ string: String) -> String {
-    var scalars = string.unicodeScalars
-    scalars.removeAll { $0 == "\u{FEFF}" }
-    return String(scalars)
-}
-
 @Suite struct JSONDifferentialTests {
     @Test func roundTripWhenDocumentsAreRandomMatchesItselfAndFoundation() throws {
         var generator = DocumentGenerator(rng: SplitMix64(seed: 0x6B76_6F64), maxDepth: 5)
@@ -209,7 +177,7 @@ private func withoutByteOrderMarks(_ string: String) -> String {
             #expect(try JSONReader.parse(bytes) == value, "iteration \(iteration): \(text)")
             let theirs = oracle(bytes)
             #expect(theirs != nil, "JSONSerialization rejected iteration \(iteration): \(text)")
-            if let theirs { #expect(agrees(value, theirs), "iteration \(iteration): \(text)") }
+            if let theirs { #expect(ObjCAgreement.agrees(value, theirs), "iteration \(iteration): \(text)") }
         }
     }
 
@@ -236,7 +204,7 @@ private func withoutByteOrderMarks(_ string: String) -> String {
             // Both accepted: they must also agree on what the document says.
             if let ours {
                 checked += 1
-                #expect(agrees(ours, theirs), "disagree on \(String(decoding: mutant, as: UTF8.self))")
+                #expect(ObjCAgreement.agrees(ours, theirs), "disagree on \(String(decoding: mutant, as: UTF8.self))")
             }
         }
         #expect(checked > 500, "too few mutants accepted by both to compare structure")
