@@ -17,6 +17,8 @@ final class PingProbe: @unchecked Sendable {
     private var failure: (any Error)?
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled by ``stop()``: the thread waits on it between pings.
+    private let stopRequested = DispatchSemaphore(value: 0)
 
     init(socketPath: String) throws {
         client = try LineClient(path: socketPath)
@@ -58,7 +60,10 @@ final class PingProbe: @unchecked Sendable {
             defer { stopped = true }
             return !stopped
         }
-        if wasRunning { finished.wait() }
+        if wasRunning {
+            stopRequested.signal()
+            finished.wait()
+        }
     }
 
     private func run() {
@@ -74,8 +79,9 @@ final class PingProbe: @unchecked Sendable {
                     longest = max(longest, roundTrip)
                     completed += 1
                 }
-                // A millisecond apart: fine enough, and it leaves kvod the CPU.
-                usleep(1_000)
+                // The next ping a millisecond on, unless stopped meanwhile:
+                // fine enough, and it leaves kvod the CPU.
+                if stopRequested.wait(timeout: .now() + .milliseconds(1)) == .success { return }
             } catch {
                 lock.withLock { failure = error }
                 return
