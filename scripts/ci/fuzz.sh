@@ -29,7 +29,7 @@ SWIFT_BACKTRACE=enable=no .build-fuzz/release/kvod-fuzz \
   -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 -dict=Fuzz/kvod.dict \
   "${parallel[@]}" -print_final_stats=1 \
   -artifact_prefix=.build-fuzz/crashes/ \
-  .build-fuzz/work Fuzz/corpus Fuzz/seeds > "$log" 2>&1 || status=$?
+  .build-fuzz/work Fuzz/corpus Fuzz/seeds Fuzz/regressions > "$log" 2>&1 || status=$?
 grep -h -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|==[0-9]+==" "$log" fuzz-*.log 2>/dev/null || true
 if [ "$status" -ne 0 ]; then
   tail -50 "$log"

@@ -35,7 +35,8 @@ thread_suites='KVOClientTests\.|KVOStorageTests\.|kvoctlTests\.(ObserveTests|Exi
 # ASan runs everything but kvoctl's command-line suites (what it prints for
 # each argument, recipes, resume files: 80 s under ASan). kvoctl's unsafe code
 # is KVOClient's, which KVOClientTests and kvoctl's observe suites run.
-address_skip='kvoctlTests\.(RecipeTests|ValueArgumentTests|ResumeCommandTests|CommandTests|AtomicCommandTests|NamespaceCommandTests)'
+# FuzzCorpusTests too: fuzz.sh runs every input of its folders under ASan first.
+address_skip='kvoctlTests\.(RecipeTests|ValueArgumentTests|ResumeCommandTests|CommandTests|AtomicCommandTests|NamespaceCommandTests)|FuzzCorpusTests'
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 for s in "${sanitizers[@]}"; do
     case "$s" in
