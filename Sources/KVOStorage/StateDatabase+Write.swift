@@ -4,8 +4,9 @@ import KVOEngine
 extension StateDatabase {
     /// Commits `batches` in one transaction: their changes into the history
     /// (trimmed to the history limits) and the top-level members they
-    /// touched, as they are after the last batch. Durable on return in
-    /// `always` mode.
+    /// touched, as they are after the last batch. In the operating system
+    /// on return; on the disk once the WAL is synced (``StorageWriter``'s
+    /// syncers; a checkpoint syncs it too).
     public func write(_ batches: [CommitBatch]) throws(StorageError) {
         guard let lastSeq = batches.last?.changes.last?.seq else { return }
         var edits: [ObjectEdit] = []
