@@ -15,4 +15,11 @@ static inline int kvod_sqlite_no_checkpoint_on_close(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }
 
+/// sqlite3_config is variadic too: no memory-use statistics, whose global
+/// mutex every allocation takes. Only before SQLite initializes (the first
+/// open); later it returns SQLITE_MISUSE and changes nothing.
+static inline int kvod_sqlite_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 #endif

@@ -27,19 +27,32 @@ extension StateDatabase {
     /// or under its key path; a set with a lease starts that one.
     func writeLeases(of change: ChangeRecord) throws(SQLiteError) {
         guard change.kind == .setting else { return }
+        guard change.lease != nil || (!leasedObjects.isEmpty && leasedObjects.contains(change.object)) else { return }
         let object = CanonicalName.of(change.object)
         let path = CanonicalName.of(path: change.path)
         let delete = statements.deleteLeases
         delete.bind(1, object)
         delete.bind(2, path)
         try delete.run()
+        if path.isEmpty { leasedObjects.remove(change.object) }
         guard let lease = change.lease, change.new != nil else { return }
+        leasedObjects.insert(change.object)
         let insert = statements.insertLease
         insert.bind(1, object)
         insert.bind(2, path)
         insert.bind(3, lease.ephemeral ? 1 : 0)
         insert.bind(4, lease.deadline.map { Int(($0 * 1000).rounded(.up)) })
         try insert.run()
+    }
+
+    /// The objects with rows in `leases`, as the engine names them (Swift
+    /// strings compare by canonical equivalence, so the stored NFC spelling
+    /// matches every spelling of the name).
+    static func leasedObjects(_ connection: SQLiteConnection) throws(SQLiteError) -> Set<String> {
+        var objects: Set<String> = []
+        let rows = try connection.prepare("SELECT DISTINCT object FROM leases")
+        while try rows.step() { objects.insert(rows.text(0) ?? "") }
+        return objects
     }
 
     func loadLeases(of documents: [String: JSONObject]) throws -> [SavedLease] {

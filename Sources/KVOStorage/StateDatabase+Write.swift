@@ -4,20 +4,39 @@ import KVOEngine
 extension StateDatabase {
     /// Commits `batches` in one transaction: their changes into the history
     /// (trimmed to the history limits) and the top-level members they
-    /// touched, as they are after the last batch. Durable on return in
-    /// `always` mode.
+    /// touched, as they are after the last batch. In the operating system
+    /// on return; on the disk once the WAL is synced (``StorageWriter``'s
+    /// syncers; a checkpoint syncs it too).
     public func write(_ batches: [CommitBatch]) throws(StorageError) {
         guard let lastSeq = batches.last?.changes.last?.seq else { return }
-        var edits: [String: ObjectEdit] = [:]
+        var edits: [ObjectEdit] = []
         var order: [String] = []
+        var indexOf: [String: Int] = [:]
+        // Changes come in runs on one object: the last one's index saves hashing its name.
+        var last: (name: String, index: Int)?
         for batch in batches {
             for change in batch.changes {
                 historyRows.append(change)
-                if edits[change.object] == nil { order.append(change.object) }
-                edits[change.object, default: ObjectEdit()].add(change)
+                let index: Int
+                if let last, last.name == change.object {
+                    index = last.index
+                } else if let known = indexOf[change.object] {
+                    index = known
+                } else {
+                    index = edits.count
+                    indexOf[change.object] = index
+                    order.append(change.object)
+                    edits.append(ObjectEdit())
+                }
+                last = (change.object, index)
+                edits[index].add(change)
             }
-            for (name, document) in batch.documents { edits[name]?.document = document }
-            for (name, tree) in batch.modSeqs { edits[name]?.modSeqs = tree }
+            for (name, document) in batch.documents {
+                if let index = indexOf[name] { edits[index].document = document }
+            }
+            for (name, tree) in batch.modSeqs {
+                if let index = indexOf[name] { edits[index].modSeqs = tree }
+            }
         }
         // Rows that fell out go in steps, or at once when none is left (then
         // no row may be older than the seq meta says).
@@ -27,11 +46,11 @@ extension StateDatabase {
         do throws(SQLiteError) {
             try statements.begin.run()
             do throws(SQLiteError) {
+                try insertHistory(batches, after: keepAfter)
                 for batch in batches {
-                    for change in batch.changes where change.seq > keepAfter { try insertHistory(change) }
                     for change in batch.changes { try writeLeases(of: change) }
                 }
-                for name in order { try write(name, edits[name]!, lastSeq: lastSeq) }
+                for (name, edit) in zip(order, edits) { try write(name, edit, lastSeq: lastSeq) }
                 if trims {
                     statements.trimHistory.bind(1, Int64(bitPattern: keepAfter))
                     try statements.trimHistory.run()
@@ -54,20 +73,40 @@ extension StateDatabase {
         }
     }
 
-    private func insertHistory(_ change: ChangeRecord) throws(SQLiteError) {
-        let insert = statements.insertHistory
-        insert.bind(1, Int64(bitPattern: change.seq))
-        insert.bind(2, CanonicalName.of(change.object))
-        insert.bind(3, CanonicalName.of(path: change.path))
-        insert.bind(4, change.kind.rawValue)
+    /// Inserts the batches' changes after `keepAfter` as history rows: a
+    /// chunk of rows per statement, and what is left over one row each.
+    private func insertHistory(_ batches: [CommitBatch], after keepAfter: UInt64) throws(SQLiteError) {
+        let chunk = statements.insertHistoryChunk
+        var rows: [ChangeRecord] = []
+        rows.reserveCapacity(Statements.historyChunk)
+        for batch in batches {
+            for change in batch.changes where change.seq > keepAfter {
+                rows.append(change)
+                guard rows.count == Statements.historyChunk else { continue }
+                for (row, change) in rows.enumerated() { bindHistory(change, to: chunk, row: row) }
+                try chunk.run()
+                rows.removeAll(keepingCapacity: true)
+            }
+        }
+        for change in rows {
+            bindHistory(change, to: statements.insertHistory, row: 0)
+            try statements.insertHistory.run()
+        }
+    }
+
+    private func bindHistory(_ change: ChangeRecord, to insert: SQLiteStatement, row: Int) {
+        let base = Int32(row) * Statements.historyColumns
+        insert.bind(base + 1, Int64(bitPattern: change.seq))
+        insert.bind(base + 2, CanonicalName.of(change.object))
+        insert.bind(base + 3, CanonicalName.of(path: change.path))
+        insert.bind(base + 4, change.kind.rawValue)
         let indexes = JSONValue.array(change.indexes.map { .number(JSONNumber($0)) })
-        insert.bind(5, utf8: change.kind == .setting ? nil : indexes.jsonBytes)
-        insert.bind(6, utf8: change.old?.jsonBytes)
-        insert.bind(7, utf8: change.new?.jsonBytes)
-        insert.bind(8, change.existingKeys)
-        insert.bind(9, change.memberIndex)
-        insert.bind(10, utf8: change.cause.map { Array($0.rawValue.utf8) })
-        try insert.run()
+        insert.bind(base + 5, utf8: change.kind == .setting ? nil : indexes.jsonBytes)
+        insert.bind(base + 6, utf8: change.old?.jsonBytes)
+        insert.bind(base + 7, utf8: change.new?.jsonBytes)
+        insert.bind(base + 8, change.existingKeys)
+        insert.bind(base + 9, change.memberIndex)
+        insert.bind(base + 10, utf8: change.cause.map { Array($0.rawValue.utf8) })
     }
 
     /// Brings one object's rows to its document after the batches.
@@ -137,7 +176,7 @@ struct ObjectEdit {
             rewritesAll = true
             return
         }
-        if isTouched.insert(key).inserted { touched.append(key) }
+        if touched.last != key, isTouched.insert(key).inserted { touched.append(key) }
         if change.existingKeys == 0 {
             if removed.contains(key) { rewritesAll = true }
             if created[key] == nil { created[key] = change.seq }

@@ -40,6 +40,9 @@ public final class StateDatabase {
     /// What is wrong with the data directory but does not stop kvod (others
     /// may write in it), one line each, for the log.
     public private(set) var warnings: [String] = []
+    /// Objects that may have rows in `leases` (a superset): a change to any
+    /// other has no lease to end, so its commit skips that delete.
+    var leasedObjects: Set<String> = []
     var trimStep: Int { min(1024, max(1, historyLimits.maxChanges / 8)) }
     var trimStepBytes: Int { max(1, historyLimits.maxBytes / 8) }
 
@@ -63,6 +66,7 @@ public final class StateDatabase {
         try Self.configure(connection, path: path, syncMode: syncMode)
         do {
             statements = try Statements(connection)
+            leasedObjects = try Self.leasedObjects(connection)
         } catch {
             throw StorageError("cannot prepare statements on \(path)", error)
         }
@@ -168,6 +172,11 @@ struct Statements {
     let commit: SQLiteStatement
     let rollback: SQLiteStatement
     let insertHistory: SQLiteStatement
+    /// ``historyChunk`` rows in one statement: a statement's own cost (start,
+    /// cursor, reset) is then paid once for them.
+    let insertHistoryChunk: SQLiteStatement
+    static let historyChunk = 32
+    static let historyColumns: Int32 = 10
     let trimHistory: SQLiteStatement
     let setSeq: SQLiteStatement
     let insertObject: SQLiteStatement
@@ -186,10 +195,12 @@ struct Statements {
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commit = try connection.prepare("COMMIT")
         rollback = try connection.prepare("ROLLBACK")
-        insertHistory = try connection.prepare("""
-            INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insertRows = { (count: Int) in
+            "INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+        }
+        insertHistory = try connection.prepare(insertRows(1))
+        insertHistoryChunk = try connection.prepare(insertRows(Self.historyChunk))
         trimHistory = try connection.prepare("DELETE FROM history WHERE seq <= ?")
         setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
         insertObject = try connection.prepare("INSERT OR IGNORE INTO objects (name) VALUES (?)")

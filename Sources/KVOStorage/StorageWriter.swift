@@ -5,9 +5,11 @@ import Foundation
 /// The loop submits one ``CommitBatch`` per iteration that changed something.
 /// The writer takes every batch queued since its last commit and writes them
 /// in one transaction: while one sync runs, the next group gathers (group
-/// commit). After each commit it publishes the last batch id it committed and
-/// calls `onProgress` (kvod: `uv_async_send`, the one way into the loop), and
-/// the loop releases the replies that waited for those batches.
+/// commit). In `always` mode a ``CommitSyncer`` syncs the WAL on a thread of
+/// its own, so the writer writes the next group while the last one syncs.
+/// Once a batch is committed (in `always` mode: and synced) the last batch id
+/// is published and `onProgress` called (kvod: `uv_async_send`, the one way
+/// into the loop), and the loop releases the replies that waited for it.
 ///
 /// The writer also checkpoints (copies the WAL into the database file) at
 /// most ``checkpointInterval`` after the first commit since the last one,
@@ -45,12 +47,14 @@ public final class StorageWriter: @unchecked Sendable {
     private var finished = false
     /// `batch` mode's sync; nil in the other modes. Set by `start` before the thread exists.
     private var syncer: WALSyncer?
+    /// `always` mode's sync; nil in the other modes. Set by `start` before the thread exists.
+    private var commitSyncer: CommitSyncer?
 
     /// `onProgress` is called from the writer thread after each commit and on
     /// failure (also from the WAL syncer's thread, for a failed sync).
     /// `onSync` is told how long each sync took, from the thread that synced:
-    /// in `always` mode a whole commit (SQLite syncs the WAL before it
-    /// returns), in `batch` mode the WAL syncer's `fdatasync`; `off` never syncs.
+    /// the `fdatasync` of the commit syncer (`always`) or of the WAL syncer
+    /// (`batch`); `off` never syncs.
     public init(database: StateDatabase, onSync: @escaping @Sendable (Duration) -> Void = { _ in },
                 onProgress: @escaping @Sendable () -> Void) {
         self.database = database
@@ -58,7 +62,7 @@ public final class StorageWriter: @unchecked Sendable {
         self.onProgress = onProgress
     }
 
-    /// Starts the thread (and in `batch` mode the WAL syncer's).
+    /// Starts the thread (and the WAL syncer's in `batch` mode, the commit syncer's in `always`).
     public func start() {
         if database.syncMode == .batch {
             let syncer = WALSyncer(walPath: database.path + "-wal", interval: Self.batchInterval, onSync: onSync) {
@@ -66,6 +70,12 @@ public final class StorageWriter: @unchecked Sendable {
             }
             syncer.start()
             self.syncer = syncer
+        } else if database.syncMode == .always {
+            let syncer = CommitSyncer(walPath: database.path + "-wal", onSync: onSync,
+                                      onSynced: { [weak self] batch in self?.publish(committed: batch) },
+                                      onFailure: { [weak self] failure in self?.publish(failure: failure) })
+            syncer.start()
+            commitSyncer = syncer
         }
         let thread = Thread { [self] in run() }
         thread.name = "kvod-storage"
@@ -96,6 +106,7 @@ public final class StorageWriter: @unchecked Sendable {
         condition.unlock()
         // The writer's last checkpoint synced what the syncer had not.
         syncer?.stop()
+        commitSyncer?.stop()
     }
 
     // MARK: The writer thread
@@ -103,18 +114,18 @@ public final class StorageWriter: @unchecked Sendable {
     private func run() {
         let interval = Self.checkpointInterval
         var firstUncheckpointed: Date?
-        let clock = ContinuousClock()
-        let commitsSync = database.syncMode == .always
         while true {
             let (batches, stop) = nextBatches(checkpointDeadline: firstUncheckpointed?.addingTimeInterval(interval))
             do {
                 if !batches.isEmpty {
-                    let started = clock.now
                     try database.write(batches)
-                    if commitsSync { onSync(clock.now - started) }
                     syncer?.noteCommit()
                     if firstUncheckpointed == nil { firstUncheckpointed = Date() }
-                    publish(committed: batches.last!.id)
+                    if let commitSyncer {
+                        commitSyncer.noteCommit(through: batches.last!.id)
+                    } else {
+                        publish(committed: batches.last!.id)
+                    }
                 }
                 if let first = firstUncheckpointed, stop || Date() >= first.addingTimeInterval(interval) {
                     try database.checkpoint()

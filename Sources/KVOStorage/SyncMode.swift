@@ -13,7 +13,9 @@ public enum SyncMode: String, Sendable, CaseIterable {
     /// The `PRAGMA synchronous` value for a WAL database in this mode.
     var synchronousPragma: String {
         switch self {
-        case .always: "FULL"
+        // The WAL is synced after each commit by the writer's CommitSyncer,
+        // so that the next group is written while the last one syncs.
+        case .always: "NORMAL"
         case .batch: "NORMAL"
         case .off: "OFF"
         }

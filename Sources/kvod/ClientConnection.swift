@@ -21,6 +21,13 @@ final class ClientConnection: ClientOutputDelegate {
     private unowned let daemon: Daemon
     private var framer: LineFramer
     private var throttle = InputThrottle()
+    /// This turn's share of the loop, in request lines and bytes.
+    private var budget = TurnBudget()
+    /// Why reading is paused: the replies are over the hard limit (false),
+    /// or this turn's budget is used up (true: read again next turn).
+    private var pausedForTurn = false
+    /// Whether the connection waits in the daemon's list to be read next turn.
+    var isWaitingForTurn = false
     private(set) var isClosing = false
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
@@ -81,15 +88,36 @@ final class ClientConnection: ClientOutputDelegate {
                 throttle.defer(frame)
             } else {
                 handle(frame)
-                if isOverHardLimit { pauseInput() }
+                if isOverHardLimit {
+                    pauseInput()
+                } else if budget.isSpent(turn: daemon.turn) {
+                    throttle.isActive = true
+                    stream.stopReading()
+                    yieldTurn()
+                }
             }
         }
+    }
+
+    /// Stops here for this turn: the rest waits, in order, for the next.
+    private func yieldTurn() {
+        pausedForTurn = true
+        daemon.continueNextTurn(self)
+    }
+
+    /// The next turn began: handles what waited, within the new budget.
+    func continueTurn() {
+        guard pausedForTurn, !isClosing else { return }
+        pausedForTurn = false
+        resumeInput()
     }
 
     private func handle(_ frame: LineFramer.Frame) {
         daemon.noteRequest()
         switch frame {
-        case .line(let line): daemon.engine.handle(line: line, from: controller)
+        case .line(let line):
+            budget.spend(bytes: line.count, turn: daemon.turn)
+            daemon.engine.handle(line: line, from: controller)
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
         case .tooLarge: daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes,
                                                          from: controller)
@@ -112,8 +140,10 @@ final class ClientConnection: ClientOutputDelegate {
     /// Answers what was put aside while paused, then reads again, unless the
     /// replies fill the limit again first.
     private func resumeInput() {
-        guard throttle.isActive else { return }
-        while !isOverHardLimit, throttle.handleNext({ handle($0) }) {}
+        guard throttle.isActive, !pausedForTurn else { return }
+        while !isOverHardLimit, !budget.isSpent(turn: daemon.turn), throttle.handleNext({ handle($0) }) {}
+        // Stopped by the budget (or used it up): the rest, and reading, next turn.
+        if !isOverHardLimit, !isClosing, budget.isSpent(turn: daemon.turn) { return yieldTurn() }
         guard !throttle.hasDeferred, !isOverHardLimit, !isClosing else { return }
         throttle.isActive = false
         if throttle.peerFinished { return close(flush: true) }
@@ -259,6 +289,7 @@ final class ClientConnection: ClientOutputDelegate {
         guard !isClosing else { return }
         isClosing = true
         throttle = InputThrottle()
+        pausedForTurn = false
         daemon.engine.closeClient(controller)
         daemon.logger.debug("\(logName) disconnected")
         if flush && !held.isEmpty {

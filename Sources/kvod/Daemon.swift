@@ -57,6 +57,10 @@ final class Daemon {
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
     private var throttleTimer: ThrottleTimer?
+    /// Connections that used up their turn's budget, continued next turn.
+    private var turnYield: TurnYield?
+    /// Counts the loop's turns (each ends with the prepare hook): what a ``TurnBudget`` is per.
+    private(set) var turn: UInt64 = 0
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
@@ -117,6 +121,7 @@ final class Daemon {
         }
         leaseTimer = LeaseTimer(engine: engine, loop: loop)
         throttleTimer = ThrottleTimer(engine: engine, loop: loop)
+        turnYield = TurnYield(loop: loop)
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -282,7 +287,16 @@ final class Daemon {
         flushQueue.append(connection)
     }
 
+    /// A connection used up this turn's budget: read it again next turn.
+    func continueNextTurn(_ connection: ClientConnection) {
+        turnYield?.continueNextTurn(connection)
+    }
+
     private func flushQueued() {
+        defer {
+            turn &+= 1
+            turnYield?.armIfWaiting()
+        }
         leaseTimer?.schedule(now: loop.now)
         throttleTimer?.schedule()
         groupCommit?.submit()
@@ -358,6 +372,8 @@ final class Daemon {
         leaseTimer = nil
         throttleTimer?.close()
         throttleTimer = nil
+        turnYield?.close()
+        turnYield = nil
         graceTimer?.close()
         graceTimer = nil
         for signal in signals { signal.close() }

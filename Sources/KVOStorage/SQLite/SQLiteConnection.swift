@@ -6,8 +6,12 @@ import CSQLite
 final class SQLiteConnection {
     let handle: OpaquePointer
 
+    /// Process-wide settings, made once before the first open.
+    private static let configured: Void = { _ = kvod_sqlite_disable_memory_statistics() }()
+
     /// Opens (creating if needed) the database file at `path`.
     init(path: String) throws(SQLiteError) {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
