@@ -1,0 +1,80 @@
+import KVOEtcd
+import KVOTestSupport
+import Testing
+
+/// KVOEtcd's watch stream and leases against a real 3-member etcd cluster.
+@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+       .serialized)
+struct EtcdWatchTests {
+    @Test func watchFromAPastRevisionSeesEveryPutAndDeleteInOrderWithPrevKVsAndRevisions() async throws {
+        let cluster = try await EtcdCluster()
+        let session = try EtcdSession(endpoints: cluster.clientURLs)
+        let first = try await session.put("/kvod/a", "1")
+        _ = try await session.put("/kvod/a", "2")
+        _ = try await session.put("/kvod/b", "1")
+        _ = try await session.put("/other/c", "not watched")
+        let deleted = try await session.call("delete") { session.client.delete(EtcdDeleteRequest(.key("/kvod/a")), $0) }
+        #expect(deleted.deleted == 1)
+        let log = WatchLog()
+        let watch = session.client.watch(EtcdWatchRequest(.prefix("/kvod/"), startRevision: first), log.record)
+        try await session.turn(until: "the watch replays four events") { log.events.count >= 4 }
+        // A change made while the watch is open arrives after the replayed ones.
+        let live = try await session.put("/kvod/b", "2")
+        try await session.turn(until: "the watch sees the live put") { log.events.count >= 5 }
+        let events = log.events
+        #expect(events.map(\.kind) == [.put, .put, .put, .delete, .put])
+        #expect(events.map(\.kv.keyText) == ["/kvod/a", "/kvod/a", "/kvod/b", "/kvod/a", "/kvod/b"])
+        #expect(events.map(\.kv.modRevision) == [first, first + 1, first + 2, deleted.header.revision, live])
+        #expect(events.map { $0.prevKV?.valueText } == [nil, "1", nil, "2", "1"])
+        #expect(events.map(\.kv.valueText) == ["1", "2", "1", "", "2"])
+        if case .created? = log.updates.first {} else { Issue.record("the first update is not created: \(log.updates)") }
+        #expect(watch.lastRevision == live && !watch.isFinished)
+        watch.cancel()
+        _ = try await session.put("/kvod/b", "3")
+        #expect(log.events.count == 5 && session.client.activeTransfers == 0, "a cancelled watch reports nothing more")
+    }
+
+    @Test func watchFromACompactedRevisionIsReportedAsCompactionWithTheCompactRevision() async throws {
+        let cluster = try await EtcdCluster()
+        let session = try EtcdSession(endpoints: cluster.clientURLs)
+        let first = try await session.put("/kvod/x", "1")
+        _ = try await session.put("/kvod/x", "2")
+        let last = try await session.put("/kvod/x", "3")
+        _ = try await session.call("compaction") { session.client.compact(revision: last, $0) }
+        let log = WatchLog()
+        let watch = session.client.watch(EtcdWatchRequest(.prefix("/kvod/"), startRevision: first), log.record)
+        try await session.turn(until: "the watch ends") { watch.isFinished }
+        #expect(log.updates.last == .compacted(compactRevision: last), "\(log.updates)")
+        #expect(log.events.isEmpty)
+        // From the compact revision on, the history is whole again.
+        let resumed = WatchLog()
+        _ = session.client.watch(EtcdWatchRequest(.prefix("/kvod/"), startRevision: last), resumed.record)
+        try await session.turn(until: "the watch from the compact revision sees its event") { resumed.events.count == 1 }
+        #expect(resumed.events.first?.kv.modRevision == last)
+    }
+
+    @Test func revokingALeaseDeletesItsKeysInOneRevisionAndTheWatchSeesTheDeletions() async throws {
+        let cluster = try await EtcdCluster()
+        let session = try EtcdSession(endpoints: cluster.clientURLs)
+        let lease = try await session.call("lease grant") { session.client.grantLease(ttl: 60, $0) }
+        #expect(lease.id != 0 && lease.ttl == 60)
+        _ = try await session.put("/kvod/eph/1", "a", lease: lease.id)
+        let second = try await session.put("/kvod/eph/2", "b", lease: lease.id)
+        _ = try await session.put("/kvod/kept", "c")
+        let renewed = try await session.call("keepalive") { session.client.keepAlive(lease: lease.id, $0) }
+        #expect(renewed.id == lease.id && renewed.ttl > 0)
+        let log = WatchLog()
+        _ = session.client.watch(EtcdWatchRequest(.prefix("/kvod/"), startRevision: second + 2), log.record)
+        try await session.turn(until: "the watch is created") { !log.updates.isEmpty }
+        let revoked = try await session.call("lease revoke") { session.client.revokeLease(lease.id, $0) }
+        try await session.turn(until: "the watch sees two deletions") { log.events.count >= 2 }
+        #expect(log.events.map(\.kind) == [.delete, .delete])
+        #expect(log.events.map(\.kv.keyText) == ["/kvod/eph/1", "/kvod/eph/2"])
+        #expect(log.events.allSatisfy { $0.kv.modRevision == revoked.revision }, "one revision for both")
+        #expect(log.events.map { $0.prevKV?.lease } == [lease.id, lease.id])
+        let left = try await session.call("range") { session.client.range(EtcdRangeRequest(.prefix("/kvod/")), $0) }
+        #expect(left.kvs.map(\.keyText) == ["/kvod/kept"])
+        let after = try await session.call("keepalive of the revoked lease") { session.client.keepAlive(lease: lease.id, $0) }
+        #expect(after.ttl <= 0)
+    }
+}
