@@ -77,4 +77,21 @@ struct EtcdWatchTests {
         let after = try await session.call("keepalive of the revoked lease") { session.client.keepAlive(lease: lease.id, $0) }
         #expect(after.ttl <= 0)
     }
+
+    @Test func watchOnAMemberThatLosesItsLeaderEndsWithNoLeaderInsteadOfStayingSilent() async throws {
+        let cluster = try await EtcdCluster()
+        let session = try EtcdSession(endpoints: [cluster.clientURLs[0]])
+        let log = WatchLog()
+        let watch = session.client.watch(EtcdWatchRequest(.prefix("/kvod/")), log.record)
+        try await session.turn(until: "the watch is created") { !log.updates.isEmpty }
+        // Without the two others, member 0 has no quorum and, after an election timeout, no leader.
+        try await cluster.kill(member: 1)
+        try await cluster.kill(member: 2)
+        try await session.turn(until: "the watch ends", timeout: 30) { watch.isFinished }
+        guard case .ended(.server(let code, let message))? = log.updates.last else {
+            Issue.record("the watch did not end with etcd's refusal: \(log.updates)")
+            return
+        }
+        #expect(code == EtcdError.unavailableCode && message.contains("no leader"), "\(code) \(message)")
+    }
 }
