@@ -7,8 +7,11 @@ public final class EtcdWatch {
     public let request: EtcdWatchRequest
     /// The member this watch reads from.
     public let endpoint: String
-    /// The newest revision reported: the watch has seen every change up to it
-    /// (events, or a progress notification). Resume from the one after.
+    /// The revision of the newest event reported (before any: the start revision
+    /// less one). Resume from the one after: nothing is missed or repeated.
+    /// Progress notifications do not move it: etcd 3.4.23 may notify progress
+    /// past events of an unsynced watcher it has not sent yet (fixed in later
+    /// 3.4 releases), and resuming past them would lose those events.
     public private(set) var lastRevision: Int64 = 0
     /// Whether the watch is over (ended, compacted, cancelled by etcd or by ``cancel()``).
     public private(set) var isFinished = false
@@ -115,10 +118,7 @@ public final class EtcdWatch {
         }
         if result.flag("created") { return handler(.created(header)) }
         let events = result.list("events")
-        if events.isEmpty {
-            lastRevision = max(lastRevision, header.revision)
-            return handler(.progress(revision: header.revision))
-        }
+        if events.isEmpty { return handler(.progress(revision: header.revision)) }
         for event in events { fragments.append(try EtcdWatchEvent(event)) }
         fragmentBytes += message.count
         if fragmentBytes > maxMessageBytes { throw .responseTooLarge(limit: maxMessageBytes) }

@@ -25,7 +25,8 @@ public enum EtcdWatchUpdate: Sendable, Equatable {
     /// Changes of one or more revisions, in revision order (a fragmented
     /// response arrives whole, its fragments joined).
     case events(EtcdResponseHeader, [EtcdWatchEvent])
-    /// A progress notification: every change up to `revision` has been sent.
+    /// A progress notification: the store is at `revision` and the watch has
+    /// nothing newer to send (see ``EtcdWatch/lastRevision`` for why it is not a resume point).
     case progress(revision: Int64)
     /// The start revision was compacted away (etcd #9386): the watch is over;
     /// history before `compactRevision` is gone, so the watcher must re-read

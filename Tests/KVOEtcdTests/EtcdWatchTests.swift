@@ -94,4 +94,22 @@ struct EtcdWatchTests {
         }
         #expect(code == EtcdError.unavailableCode && message.contains("no leader"), "\(code) \(message)")
     }
+
+    @Test func idleWatchGetsProgressNotificationsAtTheCurrentRevisionThatDoNotMoveItsResumePoint() async throws {
+        let cluster = try await EtcdCluster(arguments: ["--experimental-watch-progress-notify-interval", "500ms"])
+        let session = try EtcdSession(endpoints: cluster.clientURLs)
+        let first = try await session.put("/kvod/p", "1")
+        let current = try await session.put("/other/q", "outside the watch")
+        let log = WatchLog()
+        let watch = session.client.watch(EtcdWatchRequest(.prefix("/kvod/"), startRevision: first), log.record)
+        try await session.turn(until: "a progress notification arrives", timeout: 20) {
+            log.updates.contains { if case .progress = $0 { true } else { false } }
+        }
+        let progress = log.updates.compactMap { update -> Int64? in
+            if case .progress(let revision) = update { return revision }
+            return nil
+        }
+        #expect(progress.allSatisfy { $0 == current }, "\(progress)")
+        #expect(log.events.map(\.kv.modRevision) == [first] && watch.lastRevision == first)
+    }
 }

@@ -29,9 +29,10 @@ public final class EtcdCluster: @unchecked Sendable {
 
     public static var isInstalled: Bool { binaries != nil }
 
-    /// Starts the members and waits until every one of them is healthy (the
-    /// cluster has a leader and each member serves a quorum read).
-    public init(size: Int = 3, timeout: Double = 30) async throws {
+    /// Starts the members, each with `arguments` added to its command line, and
+    /// waits until every one of them is healthy (the cluster has a leader and
+    /// each member serves a quorum read).
+    public init(size: Int = 3, arguments: [String] = [], timeout: Double = 30) async throws {
         guard let binaries = Self.binaries else { throw TestFailure("etcd and etcdctl are not installed") }
         directory = try TemporaryDirectory.make()
         let ports = try LoopbackPorts.free(size * 2)
@@ -49,7 +50,7 @@ public final class EtcdCluster: @unchecked Sendable {
                 "--listen-peer-urls", peerURLs[index], "--initial-advertise-peer-urls", peerURLs[index],
                 "--initial-cluster", initialCluster, "--initial-cluster-state", "new",
                 "--initial-cluster-token", URL(fileURLWithPath: directory).lastPathComponent,
-            ]
+            ] + arguments
             process.environment = KVODProcess.inheritedEnvironment.filter { !$0.key.hasPrefix("ETCD") }
             let log = "\(directory)/\(names[index]).log"
             _ = FileManager.default.createFile(atPath: log, contents: nil)
