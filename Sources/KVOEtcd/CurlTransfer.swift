@@ -24,7 +24,9 @@ final class CurlTransfer {
     /// `timeoutMilliseconds` bounds the whole transfer (nil: a stream, unbounded).
     init(url: String, body: [UInt8], headers extraHeaders: [String], timeoutMilliseconds: Int?,
          connectTimeoutMilliseconds: Int, maxBytes: Int) throws(EtcdError) {
-        guard let easy = curl_easy_init() else { throw EtcdError.malformedResponse("curl_easy_init failed") }
+        guard let easy = curl_easy_init() else {
+            throw EtcdError.unreachable(endpoint: url, detail: "curl_easy_init failed", mayHaveApplied: false)
+        }
         self.easy = easy
         self.url = url
         self.maxBytes = maxBytes

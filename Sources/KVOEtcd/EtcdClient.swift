@@ -42,7 +42,7 @@ public final class EtcdClient {
         let endpoints = configuration.endpoints.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         guard let first = endpoints.first,
               endpoints.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
-            throw .malformedResponse("etcd endpoints must be http:// or https:// URLs: \(configuration.endpoints)")
+            throw .invalidConfiguration("etcd endpoints must be http:// or https:// URLs, at least one: \(configuration.endpoints)")
         }
         var configuration = configuration
         configuration.endpoints = endpoints

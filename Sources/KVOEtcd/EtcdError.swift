@@ -12,6 +12,8 @@ public enum EtcdError: Error, Sendable, Equatable, CustomStringConvertible {
     case responseTooLarge(limit: Int)
     /// The gateway answered something this client cannot read.
     case malformedResponse(String)
+    /// The client was given endpoints it cannot use.
+    case invalidConfiguration(String)
 
     public var description: String {
         switch self {
@@ -20,6 +22,7 @@ public enum EtcdError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let code, let message): "etcd refused the request (gRPC code \(code)): \(message)"
         case .responseTooLarge(let limit): "etcd's response is larger than maxResponseBytes (\(limit) bytes)"
         case .malformedResponse(let detail): "etcd's response cannot be read: \(detail)"
+        case .invalidConfiguration(let detail): detail
         }
     }
 

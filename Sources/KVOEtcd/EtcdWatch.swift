@@ -8,7 +8,7 @@ public final class EtcdWatch {
     /// The member this watch reads from.
     public let endpoint: String
     /// The revision of the newest event reported (before any: the start revision
-    /// less one). Resume from the one after: nothing is missed or repeated.
+    /// less one, or for a watch from now the revision it was created at). Resume from the one after: nothing is missed or repeated.
     /// Progress notifications do not move it: etcd 3.4.23 may notify progress
     /// past events of an unsynced watcher it has not sent yet (fixed in later
     /// 3.4 releases), and resuming past them would lose those events.
@@ -25,6 +25,8 @@ public final class EtcdWatch {
     private var fragments: [EtcdWatchEvent] = []
     private var fragmentBytes = 0
     private let maxMessageBytes: Int
+    /// Messages read off the stream, fragments counted one by one (for tests).
+    private(set) var messagesReceived = 0
 
     init(request: EtcdWatchRequest, endpoint: String, maxMessageBytes: Int, multi: CurlMulti,
          handler: @escaping (EtcdWatchUpdate) -> Void) {
@@ -100,6 +102,7 @@ public final class EtcdWatch {
     }
 
     private func handle(_ message: [UInt8]) throws(EtcdError) {
+        messagesReceived += 1
         let json: JSONValue
         do {
             json = try JSONReader.parse(message)
@@ -116,7 +119,11 @@ public final class EtcdWatch {
             if case .string(let text)? = result.field("cancel_reason") { reason = text }
             return finish(.cancelled(reason: reason))
         }
-        if result.flag("created") { return handler(.created(header)) }
+        if result.flag("created") {
+            // A watch from now reports the changes after the revision it was created at.
+            if request.startRevision == 0 { lastRevision = header.revision }
+            return handler(.created(header))
+        }
         let events = result.list("events")
         if events.isEmpty { return handler(.progress(revision: header.revision)) }
         for event in events { fragments.append(try EtcdWatchEvent(event)) }

@@ -1,4 +1,4 @@
-import KVOEtcd
+@testable import KVOEtcd
 import KVOTestSupport
 import Testing
 
@@ -82,8 +82,10 @@ struct EtcdWatchTests {
         let cluster = try await EtcdCluster()
         let session = try EtcdSession(endpoints: [cluster.clientURLs[0]])
         let log = WatchLog()
+        let before = try await session.put("/kvod/before", "1")
         let watch = session.client.watch(EtcdWatchRequest(.prefix("/kvod/")), log.record)
         try await session.turn(until: "the watch is created") { !log.updates.isEmpty }
+        #expect(watch.lastRevision == before, "a watch from now resumes after the revision it was created at")
         // Without the two others, member 0 has no quorum and, after an election timeout, no leader.
         try await cluster.kill(member: 1)
         try await cluster.kill(member: 2)
@@ -111,5 +113,26 @@ struct EtcdWatchTests {
         }
         #expect(progress.allSatisfy { $0 == current }, "\(progress)")
         #expect(log.events.map(\.kv.modRevision) == [first] && watch.lastRevision == first)
+    }
+
+    @Test func aResponseEtcdSplitsIntoFragmentsIsReportedWholeInOneUpdate() async throws {
+        // etcd fragments a watch response past --max-request-bytes plus 512 KiB of gRPC
+        // overhead; a watch catching up from history gets up to 1,000 revisions in one
+        // response: 700 puts of 950 bytes (each under the 1 KiB request limit) make one
+        // response of about 680 KB.
+        let cluster = try await EtcdCluster(arguments: ["--max-request-bytes", "1024"])
+        let session = try EtcdSession(endpoints: cluster.clientURLs)
+        let value = String(repeating: "v", count: 950)
+        let first = try await session.put("/kvod/f0", value)
+        for index in 1..<700 { _ = try await session.put("/kvod/f\(index)", value) }
+        let log = WatchLog()
+        let watch = session.client.watch(EtcdWatchRequest(.prefix("/kvod/"), startRevision: first, prevKV: false),
+                                         log.record)
+        try await session.turn(until: "the watch sees 700 events", timeout: 30) { log.events.count >= 700 }
+        #expect(watch.messagesReceived > 2, "etcd fragmented the response (\(watch.messagesReceived) messages)")
+        let updates = log.updates.filter { if case .events = $0 { true } else { false } }
+        #expect(updates.count == 1, "\(updates.count) updates")
+        #expect(log.events.map(\.kv.modRevision) == Array(first..<first + 700))
+        #expect(log.events.allSatisfy { $0.kv.value.count == 950 })
     }
 }
