@@ -5,7 +5,8 @@ import KVOEngine
 /// libcurl's multi interface, driven by an event loop the caller owns (see
 /// ``EtcdEventDriver``). One thread: every call, and every completion, on the
 /// driver's. Completions run from ``socketReady(_:readable:writable:failed:)``
-/// or ``timerFired()``, never from the call that started the request.
+/// or ``timerFired()`` (only a request libcurl cannot allocate a handle for
+/// fails at once, from the call that started it).
 ///
 /// Endpoints: requests go to one endpoint at a time. When it cannot be
 /// connected to, the request moves to the next one at once (nothing was sent);
