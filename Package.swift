@@ -83,6 +83,16 @@ let package = Package(
         // Runs one request spelling through the decoder or the engine N times, for
         // callgrind's instruction counts (docs/PERFORMANCE.md).
         .executableTarget(name: "kvod-decode-profile", dependencies: ["KVOEngine"], swiftSettings: releaseSpeed),
+        // libcurl from Debian's libcurl4-openssl-dev, found through pkg-config; for KVOEtcd only.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // An etcd v3 client (the JSON gateway over libcurl's multi interface, driven by
+        // the caller's event loop) for issue 18's cluster mode. Nothing of kvod imports it
+        // yet, so kvod's own build neither compiles nor links it (docs/CLUSTER.md).
+        .target(name: "KVOEtcd", dependencies: ["KVOEngine", "CCurl"]),
         // The Swift client: KVOController's interface and async/await over one
         // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
         .target(
@@ -124,6 +134,8 @@ let package = Package(
         .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),
         .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
         .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
+        // KVOEtcd against a real 3-member etcd cluster; skipped when etcd is not installed.
+        .testTarget(name: "KVOEtcdTests", dependencies: ["KVOEtcd", "KVOTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

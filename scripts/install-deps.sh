@@ -6,8 +6,8 @@
 #   --build  what building it needs besides the Swift toolchain: --run's, the
 #            -dev packages and pkg-config (scripts/run.sh, scripts/install.sh)
 #   --test   (the default) what the tests and benchmarks use besides: socat,
-#            netcat-openbsd, jq, redis-server, systemd, python3-prometheus-client
-#            (scripts/test.sh, CI)
+#            netcat-openbsd, jq, redis-server, systemd, python3-prometheus-client,
+#            etcd-server, etcd-client and libcurl4-openssl-dev (scripts/test.sh, CI)
 # Usage: scripts/install-deps.sh [--run|--build|--test] [extra-package[=version] ...]
 # A package given as name=version is installed at that version if it is missing.
 set -euo pipefail
@@ -19,7 +19,11 @@ run=(libuv1 libsqlite3-0)
 build=("${run[@]}" libuv1-dev libsqlite3-dev pkg-config)
 # systemd: the tests run kvod under systemd-socket-activate.
 # python3-prometheus-client: its parser reads the metrics op's text in the tests.
-test=("${build[@]}" socat netcat-openbsd jq redis-server systemd python3-prometheus-client)
+# etcd-server, etcd-client: KVOEtcdTests start a 3-member etcd cluster (etcd, etcdctl) on
+# loopback ports of their own. libcurl4-openssl-dev: KVOEtcd, the etcd client, which only the
+# tests build so far (kvod does not link it; docs/CLUSTER.md).
+test=("${build[@]}" socat netcat-openbsd jq redis-server systemd python3-prometheus-client
+  etcd-server etcd-client libcurl4-openssl-dev)
 case "$set_name" in
   run) packages=("${run[@]}") ;;
   build) packages=("${build[@]}") ;;

@@ -1,0 +1,224 @@
+import CCurl
+import KVOEngine
+
+/// An etcd v3 client over etcd's JSON gateway (HTTP/1.1, `/v3/…`), through
+/// libcurl's multi interface, driven by an event loop the caller owns (see
+/// ``EtcdEventDriver``). One thread: every call, and every completion, on the
+/// driver's. Completions run from ``socketReady(_:readable:writable:failed:)``
+/// or ``timerFired()`` (only a request libcurl cannot allocate a handle for
+/// fails at once, from the call that started it).
+///
+/// Endpoints: requests go to one endpoint at a time. When it cannot be
+/// connected to, the request moves to the next one at once (nothing was sent);
+/// when a sent request fails on the way, the next request goes to the next
+/// endpoint and this one fails with `mayHaveApplied`, since etcd may have
+/// applied it: the caller decides whether retrying is safe.
+public final class EtcdClient {
+    /// Where etcd is and how long the client waits for it.
+    public struct Configuration: Sendable {
+        /// Base URLs of etcd members, e.g. `http://10.0.0.1:2379`.
+        public var endpoints: [String]
+        /// The whole of one request, connection included.
+        public var requestTimeoutMilliseconds = 5_000
+        /// Connecting to one endpoint.
+        public var connectTimeoutMilliseconds = 1_000
+        /// The largest response, or watch message, the client accepts: memory is
+        /// bounded in bytes. etcd's own requests are limited to 1.5 MiB
+        /// (`--max-request-bytes`), but a range over a prefix can answer more.
+        public var maxResponseBytes = 64 << 20
+
+        public init(endpoints: [String]) {
+            self.endpoints = endpoints
+        }
+    }
+
+    public let configuration: Configuration
+    /// The endpoint the next request goes to.
+    public private(set) var currentEndpoint: String
+    private var currentIndex = 0
+    private let multi: CurlMulti
+
+    /// A client of the endpoints in `configuration`, driven by `driver` (which it keeps).
+    public init(_ configuration: Configuration, driver: any EtcdEventDriver) throws(EtcdError) {
+        let endpoints = configuration.endpoints.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        guard let first = endpoints.first,
+              endpoints.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
+            throw .invalidConfiguration("etcd endpoints must be http:// or https:// URLs, at least one: \(configuration.endpoints)")
+        }
+        var configuration = configuration
+        configuration.endpoints = endpoints
+        self.configuration = configuration
+        currentEndpoint = first
+        multi = CurlMulti(driver: driver)
+    }
+
+    // MARK: Driven by the event loop
+
+    /// The driver saw `socket` ready for what the client asked.
+    public func socketReady(_ socket: Int32, readable: Bool, writable: Bool, failed: Bool = false) {
+        multi.socketReady(socket, readable: readable, writable: writable, failed: failed)
+    }
+
+    /// The timer the client scheduled is due.
+    public func timerFired() { multi.timerFired() }
+
+    /// Requests and watches in flight.
+    public var activeTransfers: Int { multi.activeTransfers }
+
+    // MARK: Key-value
+
+    public func range(_ request: EtcdRangeRequest, _ done: @escaping (Result<EtcdRangeResponse, EtcdError>) -> Void) {
+        call("/kv/range", request.json, parse: EtcdRangeResponse.init, done)
+    }
+
+    public func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
+        call("/kv/put", request.json, parse: EtcdPutResponse.init, done)
+    }
+
+    public func delete(_ request: EtcdDeleteRequest, _ done: @escaping (Result<EtcdDeleteResponse, EtcdError>) -> Void) {
+        call("/kv/deleterange", request.json, parse: EtcdDeleteResponse.init, done)
+    }
+
+    public func txn(_ request: EtcdTxnRequest, _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) {
+        call("/kv/txn", request.json, parse: EtcdTxnResponse.init, done)
+    }
+
+    /// Discards the history before `revision`: watches from earlier revisions are then compacted.
+    public func compact(revision: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
+        call("/kv/compaction", ["revision": .int64(revision)], parse: { json throws(EtcdError) in
+            try EtcdResponseHeader(json.field("header"))
+        }, done)
+    }
+
+    // MARK: Leases
+
+    /// A new lease that ends `ttl` seconds after its last renewal.
+    public func grantLease(ttl: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void) {
+        call("/lease/grant", ["TTL": .int64(ttl)], parse: EtcdLease.init, done)
+    }
+
+    /// Renews a lease once (the gateway's keepalive stream, one message long).
+    /// A lease that no longer exists answers a ttl of 0 or less.
+    public func keepAlive(lease: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void) {
+        call("/lease/keepalive", ["ID": .int64(lease)], parse: { json throws(EtcdError) in
+            guard let result = json.field("result") else {
+                throw .malformedResponse("a keepalive answer without result")
+            }
+            return try EtcdLease(result)
+        }, done)
+    }
+
+    /// Ends a lease now: etcd deletes every key attached to it, in one revision.
+    public func revokeLease(_ lease: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
+        call("/lease/revoke", ["ID": .int64(lease)], parse: { json throws(EtcdError) in
+            try EtcdResponseHeader(json.field("header"))
+        }, done)
+    }
+
+    // MARK: Cluster
+
+    /// What `endpoint` (by default the current one) says of itself, the leader among it.
+    public func status(of endpoint: String? = nil, _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void) {
+        call("/maintenance/status", .object([:]), pinned: endpoint, parse: EtcdStatus.init, done)
+    }
+
+    // MARK: Watches
+
+    /// Starts a watch on the current endpoint. Its updates go to `handler` until
+    /// it ends (``EtcdWatchUpdate/compacted(compactRevision:)``, `cancelled`,
+    /// `ended`) or ``EtcdWatch/cancel()`` is called. The watch asks that the
+    /// member have a leader (`Grpc-Metadata-hasleader: true`), so a member cut
+    /// off from the cluster ends the watch rather than leaving it silent.
+    @discardableResult
+    public func watch(_ request: EtcdWatchRequest, _ handler: @escaping (EtcdWatchUpdate) -> Void) -> EtcdWatch {
+        let endpoint = currentEndpoint
+        let watch = EtcdWatch(request: request, endpoint: endpoint, maxMessageBytes: configuration.maxResponseBytes,
+                              multi: multi, handler: handler)
+        do {
+            let transfer = try CurlTransfer(url: endpoint + "/v3/watch", body: request.json.jsonBytes,
+                                            headers: ["Grpc-Metadata-hasleader: true"], timeoutMilliseconds: nil,
+                                            connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
+                                            maxBytes: configuration.maxResponseBytes)
+            watch.start(transfer) { [weak self] error in
+                if case .unreachable? = error { self?.moveOn(from: endpoint) }
+            }
+        } catch {
+            watch.fail(error)
+        }
+        return watch
+    }
+
+    // MARK: Requests
+
+    private func call<T>(_ path: String, _ body: JSONValue, pinned: String? = nil, attempt: Int = 0,
+                         parse: @escaping (JSONValue) throws(EtcdError) -> T,
+                         _ done: @escaping (Result<T, EtcdError>) -> Void) {
+        let endpoint = pinned ?? currentEndpoint
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(url: endpoint + "/v3" + path, body: body.jsonBytes, headers: [],
+                                        timeoutMilliseconds: configuration.requestTimeoutMilliseconds,
+                                        connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
+                                        maxBytes: configuration.maxResponseBytes)
+        } catch {
+            done(.failure(error))
+            return
+        }
+        transfer.onDone = { [unowned self, unowned transfer] code, status in
+            switch Self.outcome(of: transfer, code: code, status: status, endpoint: endpoint) {
+            case .success(let json):
+                done(Result { () throws(EtcdError) in try parse(json) })
+            case .failure(let error):
+                guard case .unreachable(_, _, let mayHaveApplied) = error, pinned == nil else {
+                    return done(.failure(error))
+                }
+                moveOn(from: endpoint)
+                if !mayHaveApplied && attempt + 1 < configuration.endpoints.count {
+                    call(path, body, attempt: attempt + 1, parse: parse, done)
+                } else {
+                    done(.failure(error))
+                }
+            }
+        }
+        multi.add(transfer)
+    }
+
+    /// The next request goes to the endpoint after `endpoint`, unless another
+    /// failure already moved on from it.
+    private func moveOn(from endpoint: String) {
+        guard endpoint == currentEndpoint else { return }
+        currentIndex = (currentIndex + 1) % configuration.endpoints.count
+        currentEndpoint = configuration.endpoints[currentIndex]
+    }
+
+    /// A finished unary transfer's JSON answer, or why there is none.
+    static func outcome(of transfer: CurlTransfer, code: CURLcode, status: Int, endpoint: String)
+        -> Result<JSONValue, EtcdError> {
+        if code == CURLE_WRITE_ERROR && transfer.overflowed { return .failure(.responseTooLarge(limit: transfer.maxBytes)) }
+        guard code == CURLE_OK else {
+            // Nothing was sent when the connection itself failed.
+            let unsent = code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST
+            return .failure(.unreachable(endpoint: endpoint, detail: String(cString: curl_easy_strerror(code)),
+                                         mayHaveApplied: !unsent))
+        }
+        let json: JSONValue
+        do {
+            json = try JSONReader.parse(transfer.received)
+        } catch {
+            return .failure(.malformedResponse("HTTP \(status): \(error.message)"))
+        }
+        if status != 200 || json.field("error") != nil { return .failure(gatewayError(json, status: status)) }
+        return .success(json)
+    }
+
+    /// The gateway's error object: `{"error": text, "message": text, "code": n}`,
+    /// or within a stream `{"error": {"grpc_code": n, "message": text, …}}`.
+    static func gatewayError(_ json: JSONValue, status: Int) -> EtcdError {
+        let error = json.field("error")
+        let detail = error?.field("grpc_code") != nil ? error! : json
+        let code = (try? detail.int64(detail.field("grpc_code") != nil ? "grpc_code" : "code")) ?? 0
+        var message = "HTTP \(status)"
+        if case .string(let text)? = detail.field("message") { message = text }
+        return .server(code: Int(code), message: message)
+    }
+}

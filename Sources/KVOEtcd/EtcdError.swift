@@ -1,0 +1,31 @@
+/// Why an etcd request did not get an answer.
+public enum EtcdError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No endpoint could be reached, or the connection failed mid-request:
+    /// `detail` is libcurl's message. A request that failed after it was sent
+    /// may or may not have been applied (`mayHaveApplied`).
+    case unreachable(endpoint: String, detail: String, mayHaveApplied: Bool)
+    /// etcd (through its JSON gateway) refused the request: its gRPC status
+    /// code (14, Unavailable, during an election) and message.
+    case server(code: Int, message: String)
+    /// The response, or one watch message, was larger than the client's
+    /// `maxResponseBytes`.
+    case responseTooLarge(limit: Int)
+    /// The gateway answered something this client cannot read.
+    case malformedResponse(String)
+    /// The client was given endpoints it cannot use.
+    case invalidConfiguration(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let endpoint, let detail, let mayHaveApplied):
+            "etcd at \(endpoint) unreachable: \(detail)\(mayHaveApplied ? " (the request may have been applied)" : "")"
+        case .server(let code, let message): "etcd refused the request (gRPC code \(code)): \(message)"
+        case .responseTooLarge(let limit): "etcd's response is larger than maxResponseBytes (\(limit) bytes)"
+        case .malformedResponse(let detail): "etcd's response cannot be read: \(detail)"
+        case .invalidConfiguration(let detail): detail
+        }
+    }
+
+    /// etcd's gRPC code for a member without a leader or a leader that changed.
+    public static let unavailableCode = 14
+}

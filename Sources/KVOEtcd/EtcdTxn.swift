@@ -1,0 +1,119 @@
+import KVOEngine
+
+/// One condition of a transaction: etcd's `Compare`.
+public struct EtcdCompare: Sendable, Equatable {
+    /// What is compared, with the value it is compared to.
+    public enum Target: Sendable, Equatable {
+        case version(Int64)
+        case createRevision(Int64)
+        case modRevision(Int64)
+        case value([UInt8])
+        case lease(Int64)
+    }
+
+    public enum Result: String, Sendable, Equatable {
+        case equal = "EQUAL", greater = "GREATER", less = "LESS", notEqual = "NOT_EQUAL"
+    }
+
+    public var range: EtcdKeyRange
+    public var target: Target
+    public var result: Result
+
+    public init(_ range: EtcdKeyRange, _ target: Target, _ result: Result = .equal) {
+        self.range = range
+        self.target = target
+        self.result = result
+    }
+
+    /// The key's `mod_revision` is `revision` (0: the key does not exist).
+    public static func modRevision(of key: String, is revision: Int64) -> Self {
+        Self(.key(key), .modRevision(revision))
+    }
+
+    var json: JSONValue {
+        var members: JSONObject = ["key": .bytes(range.key), "result": .string(result.rawValue)]
+        if !range.rangeEnd.isEmpty { members["range_end"] = .bytes(range.rangeEnd) }
+        switch target {
+        case .version(let version): members["target"] = "VERSION"; members["version"] = .int64(version)
+        case .createRevision(let revision):
+            members["target"] = "CREATE"; members["create_revision"] = .int64(revision)
+        case .modRevision(let revision): members["target"] = "MOD"; members["mod_revision"] = .int64(revision)
+        case .value(let value): members["target"] = "VALUE"; members["value"] = .bytes(value)
+        case .lease(let lease): members["target"] = "LEASE"; members["lease"] = .int64(lease)
+        }
+        return .object(members)
+    }
+}
+
+/// One operation of a transaction's branch: etcd's `RequestOp`.
+public enum EtcdRequestOp: Sendable, Equatable {
+    case range(EtcdRangeRequest)
+    case put(EtcdPutRequest)
+    case delete(EtcdDeleteRequest)
+
+    var json: JSONValue {
+        switch self {
+        case .range(let request): ["request_range": request.json]
+        case .put(let request): ["request_put": request.json]
+        case .delete(let request): ["request_delete_range": request.json]
+        }
+    }
+}
+
+/// The answer to one operation of the branch that ran: etcd's `ResponseOp`.
+public enum EtcdResponseOp: Sendable, Equatable {
+    case range(EtcdRangeResponse)
+    case put(EtcdPutResponse)
+    case delete(EtcdDeleteResponse)
+
+    init(_ json: JSONValue) throws(EtcdError) {
+        if let range = json.field("response_range") {
+            self = .range(try EtcdRangeResponse(range))
+        } else if let put = json.field("response_put") {
+            self = .put(try EtcdPutResponse(put))
+        } else if let delete = json.field("response_delete_range") {
+            self = .delete(try EtcdDeleteResponse(delete))
+        } else {
+            throw .malformedResponse("a transaction's response names no operation")
+        }
+    }
+}
+
+/// An atomic if-then-else: etcd's `TxnRequest`. All compares hold: `success`
+/// runs; otherwise `failure`. Either way in one revision.
+public struct EtcdTxnRequest: Sendable, Equatable {
+    public var compare: [EtcdCompare]
+    public var success: [EtcdRequestOp]
+    public var failure: [EtcdRequestOp]
+
+    public init(compare: [EtcdCompare], success: [EtcdRequestOp], failure: [EtcdRequestOp] = []) {
+        self.compare = compare
+        self.success = success
+        self.failure = failure
+    }
+
+    var json: JSONValue {
+        .object([
+            "compare": .array(compare.map(\.json)),
+            "success": .array(success.map(\.json)),
+            "failure": .array(failure.map(\.json)),
+        ])
+    }
+}
+
+/// The answer to a transaction: etcd's `TxnResponse`.
+public struct EtcdTxnResponse: Sendable, Equatable {
+    public var header: EtcdResponseHeader
+    /// Whether every compare held (and `success` ran).
+    public var succeeded: Bool
+    /// One answer per operation of the branch that ran.
+    public var responses: [EtcdResponseOp]
+
+    init(_ json: JSONValue) throws(EtcdError) {
+        header = try EtcdResponseHeader(json.field("header"))
+        succeeded = json.flag("succeeded")
+        var responses: [EtcdResponseOp] = []
+        for response in json.list("responses") { responses.append(try EtcdResponseOp(response)) }
+        self.responses = responses
+    }
+}
