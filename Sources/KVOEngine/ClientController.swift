@@ -254,6 +254,7 @@ public final class ClientController: CustomStringConvertible {
             output.append(bytes: line)
         }
         shared.eventsSent &+= 1
+        info.noteSent(seq: change.seq)
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
