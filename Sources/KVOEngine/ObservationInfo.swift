@@ -8,7 +8,9 @@
 /// Kept small, because there may be millions: 56 bytes, one allocation (of
 /// malloc's 64-byte size, as when it was 49). While
 /// it observes, its object and key path are its node's in the shared index,
-/// not copies, and a context lives in a side object only when there is one.
+/// not copies, and a context lives in a side object only when there is one;
+/// its health counters (`observations`' `eventsSent`…) live in that side
+/// object, or in a 48-byte one made at its first event.
 public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeyed {
     /// The life of an observation. It only moves forward.
     public enum State: Sendable {
