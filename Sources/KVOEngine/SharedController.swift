@@ -418,6 +418,8 @@ public final class SharedController {
         var made = 0
         // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
+        // Read once per group, not per event: nil unless a change with `await` is dispatched.
+        let awaitCollector = prior ? nil : self.awaitCollector
         eventBytes.withUnsafeBytes { all in
             node.forEachObservation { info in
                 visits += 1
@@ -427,11 +429,11 @@ public final class SharedController {
                 if info.isQuiet {
                     if !passes(info, change, group, prior: prior, changed: &changed) { return }
                     if !admitsThrottled(info, change, prior: prior) {
-                        if let awaitCollector, !prior { awaitCollector.note(info, folded: true) }
+                        awaitCollector?.note(info, folded: true)
                         return
                     }
                 }
-                if let awaitCollector, !prior { awaitCollector.note(info, folded: false) }
+                awaitCollector?.note(info, folded: false)
                 made += 1
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
