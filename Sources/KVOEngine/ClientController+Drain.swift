@@ -70,14 +70,15 @@ extension ClientController {
                             indexes: change.indexes, seq: change.seq, exact: exact, old: old, new: new,
                             options: info.options, prior: false, changedKeyPath: exact ? nil : change.changedKeyPathText,
                             cause: change.cause)
-        endEvent(of: info, coalesced: held.folded)
+        endEvent(of: info, seq: change.seq, coalesced: held.folded)
     }
 
     /// Replaces the `}\n` that the encoder ended the event with by what goes
     /// before it: `"coalesced":N` when N > 0, the observation's context.
-    private func endEvent(of info: ObservationInfo, coalesced: Int = 0) {
+    private func endEvent(of info: ObservationInfo, seq: UInt64, coalesced: Int = 0) {
         shared.eventsSent &+= 1
         shared.eventsCoalesced &+= UInt64(coalesced)
+        info.noteSent(seq: seq, coalesced: coalesced)
         let fragment = info.contextFragment
         guard coalesced > 0 || fragment != nil else { return }
         output.removeLast(EventEncoder.eventTerminator.count)
@@ -126,7 +127,7 @@ extension ClientController {
             let current: JSONValue?? = info.options.contains(.new) ? .some(shared.value(object, at: node.path)) : .none
             EventEncoder.change(to: &output, head: node.head(forObject: object), kind: .setting, new: current,
                                 old: .none, indexes: nil, seq: initial.seq, initial: true, changedKeyPath: nil)
-            endEvent(of: info)
+            endEvent(of: info, seq: initial.seq)
         }
         return true
     }
@@ -142,7 +143,7 @@ extension ClientController {
         guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty
         encode(&output)
-        endEvent(of: info)
+        endEvent(of: info, seq: change.seq)
         if let allowance = outputAllowance, output.count > allowance { becomeCongested() }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }

@@ -26,7 +26,7 @@ extension Engine {
         }
     }
 
-    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"context":…]}`,
+    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"ack":true][,"context":…],"eventsSent":N,"eventsCoalesced":N,"lastSeqSent":N[,"lastAckedSeq":N]}`,
     /// written straight from the observation (its context's bytes are ready).
     static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
         let scope = info.scope
@@ -50,7 +50,18 @@ extension Engine {
                 bytes.append(contentsOf: String(throttle).utf8)
             }
         }
+        if info.filter.acknowledges { bytes.append(contentsOf: #","ack":true"#.utf8) }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
+        let health = info.health
+        for (name, value) in [(#","eventsSent":"#, health?.eventsSent), (#","eventsCoalesced":"#, health?.eventsCoalesced),
+                              (#","lastSeqSent":"#, health?.lastSeqSent)] {
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: String(value ?? 0).utf8)
+        }
+        if info.filter.acknowledges {
+            bytes.append(contentsOf: #","lastAckedSeq":"#.utf8)
+            bytes.append(contentsOf: String(info.owner.ackedSeq).utf8)
+        }
         bytes.append(UInt8(ascii: "}"))
     }
 

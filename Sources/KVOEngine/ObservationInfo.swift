@@ -8,7 +8,9 @@
 /// Kept small, because there may be millions: 56 bytes, one allocation (of
 /// malloc's 64-byte size, as when it was 49). While
 /// it observes, its object and key path are its node's in the shared index,
-/// not copies, and a context lives in a side object only when there is one.
+/// not copies, and a context lives in a side object only when there is one;
+/// its health counters (`observations`' `eventsSent`…) live in that side
+/// object, or in a 48-byte one made at its first event.
 public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeyed {
     /// The life of an observation. It only moves forward.
     public enum State: Sendable {
@@ -21,11 +23,13 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     }
 
     /// Where the observation is: its own description before registration
-    /// and after, its node while registered. Three class payloads: the enum
-    /// is one word.
+    /// and after, its node while registered (with its health counters once
+    /// it has sent an event, and its context and filter if it has them).
+    /// Four class payloads: the enum is one word.
     private enum Place {
         case detached(DetachedPlace)
         case registered(PathNode)
+        case registeredWithHealth(HealthPlace)
         case registeredWithContext(ContextPlace)
     }
 
@@ -71,7 +75,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     init(node: PathNode, options: ObservationOptions, context: JSONValue?,
          policy: ObservationPolicy = .default, filter: ObservationFilter = .none, controller: ClientController) {
         owner = controller
-        if context != nil || filter.isQuiet {
+        if context != nil || filter.needsKeeping {
             place = .registeredWithContext(ContextPlace(node: node, context: context, filter: filter))
         } else {
             place = .registered(node)
@@ -118,6 +122,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         switch place {
         case .detached(let detached): detached.scope
         case .registered(let node): node.scope
+        case .registeredWithHealth(let health): health.node.scope
         case .registeredWithContext(let context): context.node.scope
         }
     }
@@ -126,6 +131,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         switch place {
         case .detached(let detached): detached.keyPath
         case .registered(let node): ObservedPath(components: node.path)
+        case .registeredWithHealth(let health): ObservedPath(components: health.node.path)
         case .registeredWithContext(let context): ObservedPath(components: context.node.path)
         }
     }
@@ -134,7 +140,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     public var context: JSONValue? {
         switch place {
         case .detached(let detached): detached.context
-        case .registered: nil
+        case .registered, .registeredWithHealth: nil
         case .registeredWithContext(let context): context.context
         }
     }
@@ -147,7 +153,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     public var filter: ObservationFilter {
         switch place {
         case .detached(let detached): detached.filter
-        case .registered: .none
+        case .registered, .registeredWithHealth: .none
         case .registeredWithContext(let context): context.filter
         }
     }
@@ -157,8 +163,39 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         switch place {
         case .detached: nil
         case .registered(let node): node
+        case .registeredWithHealth(let health): health.node
         case .registeredWithContext(let context): context.node
         }
+    }
+
+    /// Its health counters (`observations`' `eventsSent`, `eventsCoalesced`,
+    /// `lastSeqSent`); nil before its first event, and once unregistered.
+    var health: HealthPlace? {
+        switch place {
+        case .detached, .registered: nil
+        case .registeredWithHealth(let health): health
+        case .registeredWithContext(let context): context
+        }
+    }
+
+    /// Counts an event written to its client: `seq` is the event's, and
+    /// `coalesced` how many earlier events it stands for. The first one
+    /// makes the side object that keeps the counters (48 bytes), so an
+    /// observation that never hears of a change costs nothing more.
+    @inline(__always)
+    func noteSent(seq: UInt64, coalesced: Int = 0) {
+        let health: HealthPlace
+        switch place {
+        case .registeredWithHealth(let kept): health = kept
+        case .registeredWithContext(let kept): health = kept
+        case .registered(let node):
+            health = HealthPlace(node: node)
+            place = .registeredWithHealth(health)
+        case .detached: return
+        }
+        health.eventsSent &+= 1
+        health.eventsCoalesced &+= UInt64(coalesced)
+        health.lastSeqSent = seq
     }
 
     /// The key of the client's table: the node, which stands for (object, key path).
@@ -173,7 +210,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
 
     /// Moves it to `node`: the shared controller registers it.
     func place(at node: PathNode) {
-        if case .detached(let detached) = place, detached.context != nil || detached.filter.isQuiet {
+        if case .detached(let detached) = place, detached.context != nil || detached.filter.needsKeeping {
             place = .registeredWithContext(ContextPlace(node: node, context: detached.context, filter: detached.filter))
         } else {
             place = .registered(node)
@@ -216,25 +253,38 @@ private final class DetachedPlace {
     }
 }
 
-/// A registered info's node, context and filter, for the infos that have a
-/// context or a filter.
-private final class ContextPlace {
+/// A registered info's node and health counters, for the infos that have
+/// sent an event.
+class HealthPlace {
     let node: PathNode
+    /// Events written to its client.
+    var eventsSent: UInt64 = 0
+    /// Earlier events that the ones written stood for (`coalesced`).
+    var eventsCoalesced: UInt64 = 0
+    /// The seq of the last event written; 0 before the first.
+    var lastSeqSent: UInt64 = 0
+
+    init(node: PathNode) {
+        self.node = node
+    }
+}
+
+/// A registered info's node, context and filter (and health counters), for
+/// the infos that have a context or a filter.
+private final class ContextPlace: HealthPlace {
     let context: JSONValue?
     let fragment: [UInt8]?
     let filter: ObservationFilter
 
     init(node: PathNode, context: JSONValue?, filter: ObservationFilter = .none) {
-        self.node = node
         self.context = context
         self.filter = filter
-        guard let context else {
-            fragment = nil
-            return
+        fragment = context.map { context in
+            var fragment: [UInt8] = []
+            fragment.append(literal: #","context":"#)
+            JSONWriter.write(context, into: &fragment)
+            return fragment
         }
-        var fragment: [UInt8] = []
-        fragment.append(literal: #","context":"#)
-        JSONWriter.write(context, into: &fragment)
-        self.fragment = fragment
+        super.init(node: node)
     }
 }

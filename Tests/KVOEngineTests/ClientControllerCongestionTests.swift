@@ -134,8 +134,8 @@ import Testing
         // In the order they were made.
         let listed = lines[3]["observations"]
         #expect(listed == [
-            ["object": "o", "keyPath": "k", "options": [], "policy": "disconnect"],
-            ["object": "o", "keyPath": "j", "options": [], "policy": "coalesce"],
+            ["object": "o", "keyPath": "k", "options": [], "policy": "disconnect", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+            ["object": "o", "keyPath": "j", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
         ])
     }
 }

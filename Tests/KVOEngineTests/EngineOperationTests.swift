@@ -496,7 +496,8 @@ import Testing
         expectJSON(again.lines, [["ok": true, "seq": 0, "epoch": .string(fixture.engine.epoch)]])
         expectJSON(fixture.ok(["op": "observations"], from: client).reply, [
             "ok": true,
-            "observations": [["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 1]],
+            "observations": [["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 1,
+                              "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0]],
             "more": false,
         ])
     }
@@ -565,7 +566,8 @@ import Testing
         #expect(events.count == 3)  // initial, prior, change
         for event in events { #expect(event.member("context") == context, "\(event.jsonString)") }
         #expect(fixture.ok(["op": "observations"], from: client).reply.member("observations") == [
-            ["object": "o", "keyPath": "a", "options": ["initial", "prior"], "policy": "coalesce", "context": context],
+            ["object": "o", "keyPath": "a", "options": ["initial", "prior"], "policy": "coalesce", "context": context,
+             "eventsSent": 3, "eventsCoalesced": 0, "lastSeqSent": 1],
         ])
     }
 
@@ -708,9 +710,9 @@ import Testing
             "id": 2, "ok": true,
             "observations": [
                 ["object": "p", "keyPath": "x", "options": ["new", "old", "initial", "prior"], "policy": "coalesce",
-                 "context": ["c": 1]],
-                ["object": "o", "keyPath": "b", "options": ["old"], "policy": "coalesce"],
-                ["object": "o", "keyPath": "a.c", "options": ["old"], "policy": "coalesce"],
+                 "context": ["c": 1], "eventsSent": 1, "eventsCoalesced": 0, "lastSeqSent": 0],
+                ["object": "o", "keyPath": "b", "options": ["old"], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+                ["object": "o", "keyPath": "a.c", "options": ["old"], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
             ],
             "more": false,
         ])

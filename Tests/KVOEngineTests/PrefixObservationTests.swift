@@ -79,9 +79,9 @@ import Testing
         let listed = fixture.ok(["op": "observations"], from: client).reply.member("observations")
         // In the order they were made; the second observe of `a` made none.
         expectJSON(listed, [
-            ["prefix": "s/", "keyPath": "a", "options": [], "policy": "coalesce"],
-            ["prefix": "s/", "keyPath": "b", "options": [], "policy": "coalesce"],
-            ["prefix": "s/", "options": [], "policy": "coalesce"],
+            ["prefix": "s/", "keyPath": "a", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+            ["prefix": "s/", "keyPath": "b", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+            ["prefix": "s/", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
         ])
         fixture.ok(["op": "unobserve", "prefix": "s/", "keyPath": "a"], from: client)
         #expect(client.observationCount == 2)

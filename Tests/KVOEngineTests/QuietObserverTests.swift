@@ -68,8 +68,8 @@ import Testing
         let listed = fixture.ok(["op": "observations"], from: client).reply.member("observations")
         expectJSON(listed, [
             ["object": "o", "keyPath": "a", "options": [], "policy": "coalesce", "distinct": true,
-             "kinds": ["setting", "replacement"], "context": "c"],
-            ["object": "o", "keyPath": "b", "options": [], "policy": "coalesce"],
+             "kinds": ["setting", "replacement"], "context": "c", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+            ["object": "o", "keyPath": "b", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
         ])
     }
 

@@ -55,8 +55,8 @@ import Testing
         fixture.ok(["op": "observe", "object": "p", "keyPath": "a"], from: client)
         #expect(client.observationCount == 2)
         let listed = fixture.ok(["op": "observations"], from: client).reply.member("observations")
-        expectJSON(listed, [["object": "p", "options": [], "policy": "coalesce"],
-                            ["object": "p", "keyPath": "a", "options": [], "policy": "coalesce"]])
+        expectJSON(listed, [["object": "p", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+                            ["object": "p", "keyPath": "a", "options": [], "policy": "coalesce", "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0]])
         fixture.ok(["op": "unobserve", "object": "p"], from: client)
         #expect(client.observationCount == 0)
         #expect(fixture.shared.observationCount == 0)

@@ -48,4 +48,31 @@ import Testing
             Self.count(try writer.request(#"{"op":"info"}"#).reply["coalescingConnections"]) == 0
         }
     }
+
+    @Test func eachObservationTellsItsEventsAndTheyAddUpToInfosTotals() throws {
+        let kvod = try KVODProcess()
+        let observer = try LineClient(path: kvod.socketPath)
+        let writer = try LineClient(path: kvod.socketPath)
+        _ = try observer.request(#"{"op":"observe","object":"o","keyPath":"k","options":["new"],"throttle":100}"#)
+        _ = try observer.request(#"{"op":"observe","object":"o","keyPath":"quiet","ack":true}"#)
+        try writer.pipeline(count: 300) { #"{"op":"set","object":"o","keyPath":"k","value":\#($0 + 1)}"# }
+        var events = 0
+        while true {
+            let event = try observer.readJSON()
+            events += 1
+            if event["new"] == 300 { break }
+        }
+        #expect(try observer.request(#"{"op":"ack","seq":300}"#).reply["ok"] == true)
+        let listed = try observer.request(#"{"op":"observations"}"#).reply["observations"]?.arrayValue ?? []
+        #expect(listed.count == 2, "\(listed)")
+        let throttled = listed.first ?? .null
+        #expect(Self.count(throttled["eventsSent"]) == events && Self.count(throttled["eventsCoalesced"]) == 300 - events
+            && throttled["lastSeqSent"] == 300 && throttled["lastAckedSeq"] == nil, "\(events) events: \(throttled)")
+        let quiet = listed.last ?? .null
+        #expect(quiet["eventsSent"] == 0 && quiet["lastSeqSent"] == 0 && quiet["ack"] == true
+            && quiet["lastAckedSeq"] == 300, "\(quiet)")
+        let info = try writer.request(#"{"op":"info"}"#).reply
+        #expect(Self.count(info["eventsSent"]) == events && Self.count(info["eventsCoalesced"]) == 300 - events,
+                "\(events) events: \(info)")
+    }
 }

@@ -25,7 +25,8 @@ import Glibc
         #expect(second["new"] == ["name": "x"] && second["changedKeyPath"] == nil && second["keyPath"] == nil)
         #expect(try writer.request(#"{"op":"get","object":"p"}"#).reply["value"] == ["name": "x"])
         let listed = try observer.request(#"{"op":"observations"}"#).reply["observations"]
-        #expect(listed == [["object": "p", "options": ["new", "initial"], "policy": "coalesce"]])
+        #expect(listed == [["object": "p", "options": ["new", "initial"], "policy": "coalesce",
+                           "eventsSent": 3, "eventsCoalesced": 0, "lastSeqSent": 2]])
     }
 
     @Test func prefixObservationFollowsObjectsMadeLaterAndListShowsWhoIsThere() throws {

@@ -142,8 +142,8 @@ import Testing
         _ = try client.request(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"],"context":7}"#)
         let listed = try client.request(#"{"op":"observations"}"#).reply["observations"]
         #expect(listed == [
-            ["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 7],
-            ["object": "o", "keyPath": "b", "options": ["new"], "policy": "coalesce", "context": 7],
+            ["object": "o", "keyPath": "a", "options": ["new"], "policy": "coalesce", "context": 7, "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
+            ["object": "o", "keyPath": "b", "options": ["new"], "policy": "coalesce", "context": 7, "eventsSent": 0, "eventsCoalesced": 0, "lastSeqSent": 0],
         ])
         _ = try client.request(#"{"op":"unobserve","object":"o","keyPath":"a"}"#)
         #expect(try client.request(#"{"op":"set","object":"o","keyPath":"a","value":1}"#).events.isEmpty)
