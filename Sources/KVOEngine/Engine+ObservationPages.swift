@@ -52,11 +52,10 @@ extension Engine {
         }
         if info.filter.acknowledges { bytes.append(contentsOf: #","ack":true"#.utf8) }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
-        let health = info.health
-        for (name, value) in [(#","eventsSent":"#, health?.eventsSent), (#","eventsCoalesced":"#, health?.eventsCoalesced),
-                              (#","lastSeqSent":"#, health?.lastSeqSent)] {
+        for (name, value) in [(#","eventsSent":"#, info.eventsSent), (#","eventsCoalesced":"#, info.eventsCoalesced),
+                              (#","lastSeqSent":"#, info.lastSeqSent)] {
             bytes.append(contentsOf: name.utf8)
-            bytes.append(contentsOf: String(value ?? 0).utf8)
+            bytes.append(contentsOf: String(value).utf8)
         }
         if info.filter.acknowledges {
             bytes.append(contentsOf: #","lastAckedSeq":"#.utf8)

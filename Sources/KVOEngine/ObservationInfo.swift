@@ -5,12 +5,14 @@
 /// Two infos are equal when their key paths are equal: that is the rule by
 /// which a ``ClientController`` keeps one observation per key path.
 ///
-/// Kept small, because there may be millions: 56 bytes, one allocation (of
-/// malloc's 64-byte size, as when it was 49). While
+/// Kept small, because there may be millions: 72 bytes, one allocation (of
+/// malloc's 80-byte size). While
 /// it observes, its object and key path are its node's in the shared index,
-/// not copies, and a context lives in a side object only when there is one;
-/// its health counters (`observations`' `eventsSent`…) live in that side
-/// object, or in a 48-byte one made at its first event.
+/// not copies, and a context lives in a side object only when there is one.
+/// The two health counters every event moves (`eventsSent`, `lastSeqSent`)
+/// are its own fields, because a side object touched per event cost more than
+/// the delivery; the coalesced count, moved only for a slow reader, lives in a
+/// side object made at the first coalesced event.
 public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeyed {
     /// The life of an observation. It only moves forward.
     public enum State: Sendable {
@@ -47,6 +49,10 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// 6) and whether a filter drops events (bit 7) in the low byte; the ``serial`` above them. One word, in what was
     /// the allocation's padding after a one-byte field.
     private var bits: UInt64
+    /// Events written to its client (`observations`' `eventsSent`).
+    private(set) var eventsSent: UInt64 = 0
+    /// The seq of the last event written; 0 before the first.
+    private(set) var lastSeqSent: UInt64 = 0
 
     private var flags: UInt8 {
         get { UInt8(truncatingIfNeeded: bits) }
@@ -168,22 +174,28 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         }
     }
 
-    /// Its health counters (`observations`' `eventsSent`, `eventsCoalesced`,
-    /// `lastSeqSent`); nil before its first event, and once unregistered.
-    var health: HealthPlace? {
+    /// Earlier events that the ones written stood for (`observations`'
+    /// `eventsCoalesced`); 0 until its client was slow or it was throttled.
+    var eventsCoalesced: UInt64 {
         switch place {
-        case .detached, .registered: nil
-        case .registeredWithHealth(let health): health
-        case .registeredWithContext(let context): context
+        case .detached, .registered: 0
+        case .registeredWithHealth(let health): health.eventsCoalesced
+        case .registeredWithContext(let context): context.eventsCoalesced
         }
     }
 
     /// Counts an event written to its client: `seq` is the event's, and
-    /// `coalesced` how many earlier events it stands for. The first one
-    /// makes the side object that keeps the counters (48 bytes), so an
-    /// observation that never hears of a change costs nothing more.
+    /// `coalesced` how many earlier events it stands for.
     @inline(__always)
     func noteSent(seq: UInt64, coalesced: Int = 0) {
+        eventsSent &+= 1
+        lastSeqSent = seq
+        if coalesced > 0 { noteCoalesced(coalesced) }
+    }
+
+    /// The coalesced count, in the side object (made here the first time).
+    @inline(never)
+    private func noteCoalesced(_ coalesced: Int) {
         let health: HealthPlace
         switch place {
         case .registeredWithHealth(let kept): health = kept
@@ -193,9 +205,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
             place = .registeredWithHealth(health)
         case .detached: return
         }
-        health.eventsSent &+= 1
         health.eventsCoalesced &+= UInt64(coalesced)
-        health.lastSeqSent = seq
     }
 
     /// The key of the client's table: the node, which stands for (object, key path).
@@ -253,23 +263,19 @@ private final class DetachedPlace {
     }
 }
 
-/// A registered info's node and health counters, for the infos that have
-/// sent an event.
+/// A registered info's node and coalesced count, for the infos that have
+/// sent a coalesced event.
 class HealthPlace {
     let node: PathNode
-    /// Events written to its client.
-    var eventsSent: UInt64 = 0
     /// Earlier events that the ones written stood for (`coalesced`).
     var eventsCoalesced: UInt64 = 0
-    /// The seq of the last event written; 0 before the first.
-    var lastSeqSent: UInt64 = 0
 
     init(node: PathNode) {
         self.node = node
     }
 }
 
-/// A registered info's node, context and filter (and health counters), for
+/// A registered info's node, context and filter (and coalesced count), for
 /// the infos that have a context or a filter.
 private final class ContextPlace: HealthPlace {
     let context: JSONValue?
