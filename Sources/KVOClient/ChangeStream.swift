@@ -1,5 +1,5 @@
 /// The changes of one or more key paths of an object, as an `AsyncSequence`
-/// (from ``KVOConnection/changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``).
+/// (from ``KVOConnection/changes(of:keyPath:options:delivery:context:since:)``).
 ///
 /// Observing starts when the stream is made, so a change requested on the
 /// same connection afterwards is in it. The stream keeps its connection

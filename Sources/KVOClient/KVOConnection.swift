@@ -4,7 +4,7 @@ import KVOEngine
 ///
 /// Safe from any thread or task. Requests are pipelined: each call writes
 /// its line at once and awaits its reply, which kvod sends in request order.
-/// Changes reach observers through ``changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``
+/// Changes reach observers through ``changes(of:keyPath:options:delivery:context:since:)``
 /// (an `AsyncSequence`) or a ``KVOController`` (callbacks); several observers
 /// of the same key path share one observation on the daemon.
 ///

@@ -10,6 +10,8 @@ public struct ObservationRecord: Sendable, Hashable {
     public var isPrefix: Bool
     /// The options kvod holds for it (KVOClient registers `new`, `old` and `prior`; see docs/CLIENT.md).
     public var options: ObservationOptions
+    /// Which changes kvod sends it (`distinct`, `kinds`, `throttle`); ``DeliveryOptions/all`` when none is set.
+    public var delivery: DeliveryOptions
     /// The context kvod holds for it (KVOClient keeps contexts on the client and sends none).
     public var context: JSONValue?
 
@@ -34,6 +36,8 @@ public struct ObservationRecord: Sendable, Hashable {
             options.insert(option)
         }
         self.options = options
+        guard let delivery = DeliveryOptions(record: members) else { return nil }
+        self.delivery = delivery
         context = members["context"]
     }
 }

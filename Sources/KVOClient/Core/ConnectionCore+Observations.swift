@@ -12,14 +12,21 @@ extension ConnectionCore {
     /// Starts delivering the changes of `key` to `sink`; with `since`, first
     /// the changes after that point. On a closed connection the subscription
     /// is ended at once and `sink` finished.
-    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?, since: ResumePoint? = nil,
-                   sink: any ChangeSink) -> Subscription {
-        let subscription = Subscription(key: key, options: options, context: context, sink: sink, phase: .ended)
+    func subscribe(_ key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions = .all,
+                   context: JSONValue?, since: ResumePoint? = nil, sink: any ChangeSink) -> Subscription {
+        let subscription = Subscription(key: key, options: options, delivery: delivery, context: context, sink: sink,
+                                        phase: .ended)
         let failure = state.withLock { state -> KVOClientError? in
             if case .closed(let error) = state.phase { return error }
             if let since { return resume(subscription, since: since, in: &state) }
             let wantsInitial = options.contains(.initial)
             if let entry = state.entries[key] {
+                guard entry.delivery == delivery else {
+                    // kvod keeps one observation per key path and connection, and applies its delivery itself.
+                    return KVOClientError(.badRequest, "\(key.description) is already observed on this connection "
+                                              + "with other delivery options (\(entry.delivery.description), not "
+                                              + "\(delivery.description)); observe it on another connection")
+                }
                 if wantsInitial && key.isPrefix {
                     // One initial event per object under the prefix comes only with the daemon's observe.
                     return KVOClientError(.badRequest, "the prefix \(key.object) is already observed on this "
@@ -37,7 +44,7 @@ extension ConnectionCore {
                 }
                 return nil
             }
-            let entry = ObservationEntry(key: key)
+            let entry = ObservationEntry(key: key, delivery: delivery)
             entry.subscriptions.append(subscription)
             state.entries[key] = entry
             if state.isConnected {
@@ -68,7 +75,7 @@ extension ConnectionCore {
             return KVOClientError(.badRequest,
                                   "since and .initial exclude each other: the replay brings the observer up to date")
         }
-        let entry = ObservationEntry(key: key)
+        let entry = ObservationEntry(key: key, delivery: subscription.delivery)
         entry.lastSeq = since.seq
         entry.epoch = since.epoch
         entry.subscriptions.append(subscription)

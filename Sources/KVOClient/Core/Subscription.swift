@@ -55,13 +55,17 @@ final class Subscription: @unchecked Sendable {
 
     let key: ObservationKey
     let options: ObservationOptions
+    /// Which changes kvod is to send; its entry's must be the same.
+    let delivery: DeliveryOptions
     let context: JSONValue?
     let sink: any ChangeSink
     var phase: Phase
 
-    init(key: ObservationKey, options: ObservationOptions, context: JSONValue?, sink: any ChangeSink, phase: Phase) {
+    init(key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions, context: JSONValue?,
+         sink: any ChangeSink, phase: Phase) {
         self.key = key
         self.options = options
+        self.delivery = delivery
         self.context = context
         self.sink = sink
         self.phase = phase

@@ -79,6 +79,8 @@ struct WireEvent {
     var prefix: String?
     /// Why kvod deleted the value itself (`disconnect`, `ttl`), if it did.
     var cause: ChangeCause?
+    /// How many earlier events this one stands for (a throttle's or a slow reader's), if any.
+    var coalesced: Int?
 
     /// The observation the event is for.
     var key: ObservationKey {
@@ -100,6 +102,7 @@ struct WireEvent {
         if case .string(let path)? = members["changedKeyPath"] { changedKeyPath = path }
         if case .string(let prefix)? = members["prefix"] { self.prefix = prefix }
         if case .string(let cause)? = members["cause"] { self.cause = ChangeCause(cause) }
+        if case .number(let count)? = members["coalesced"] { coalesced = count.intValue }
         self.kind = kind
         self.seq = seq
         new = members["new"]
@@ -117,6 +120,6 @@ struct WireEvent {
         Change(object: object, keyPath: keyPath, kind: kind,
                new: options.contains(.new) ? new : .none, old: options.contains(.old) ? old : .none,
                indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context,
-               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause, epoch: epoch)
+               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause, epoch: epoch, coalesced: coalesced)
     }
 }
