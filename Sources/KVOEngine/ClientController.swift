@@ -68,6 +68,16 @@ public final class ClientController: CustomStringConvertible {
     /// The open intervals of throttled observations, by observation and
     /// object ("" but for a prefix observation); empty without throttles.
     var throttles: [ObjectIdentifier: [String: ThrottleWindow]] = [:]
+    /// The highest seq this client acked (`ack`): it has handled every
+    /// event up to it on its ack observations. 0 before the first ack.
+    public internal(set) var ackedSeq: UInt64 = 0
+    /// Output bytes the daemon took since the client connected
+    /// (``noteOutputTaken()``): where ``output`` starts in the client's stream.
+    public internal(set) var outputBytesTaken: UInt64 = 0
+    /// The parts of writers' waits this client holds; nil while it holds none.
+    var waitParts: WaitParts?
+    /// This client's own change whose reply waits (`await`); nil: none.
+    var pendingWait: ChangeWait?
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -209,6 +219,7 @@ public final class ClientController: CustomStringConvertible {
     /// Ends the client: unobserves everything and drops pending output.
     public func close() {
         isClosed = true
+        endWaits()
         unobserveAll()
         output = ByteBuffer()
         countCongestion()
@@ -216,6 +227,7 @@ public final class ClientController: CustomStringConvertible {
 
     /// Takes the pending output, leaving it empty (and its capacity for reuse).
     public func takeOutput(into buffer: inout [UInt8]) {
+        noteOutputTaken()
         output.withUnsafeBytes { buffer.append(contentsOf: $0) }
         output.removeAll(keepingCapacity: true)
     }

@@ -26,7 +26,7 @@ extension Engine {
         }
     }
 
-    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"context":…]}`,
+    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"ack":true,"lastAckedSeq":N][,"context":…]}`,
     /// written straight from the observation (its context's bytes are ready).
     static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
         let scope = info.scope
@@ -49,6 +49,10 @@ extension Engine {
                 bytes.append(contentsOf: #","throttle":"#.utf8)
                 bytes.append(contentsOf: String(throttle).utf8)
             }
+        }
+        if info.filter.acknowledges {
+            bytes.append(contentsOf: #","ack":true,"lastAckedSeq":"#.utf8)
+            bytes.append(contentsOf: String(info.owner.ackedSeq).utf8)
         }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
         bytes.append(UInt8(ascii: "}"))

@@ -128,6 +128,9 @@ public final class Engine {
             if let condition = request.condition {
                 try check(condition, of: request.operation)
             }
+            if let awaiting = request.awaiting {
+                return try performAwaited(request, awaiting, for: client, reply: reply)
+            }
             try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
             client.append(reply: reply.finish())
         } catch {
@@ -201,6 +204,8 @@ public final class Engine {
         case .metrics:
             guard let metricsText else { throw KVOEngineError(.badRequest, "this kvod keeps no metrics") }
             reply.field("text", .string(metricsText()))
+        case .ack(let seq):
+            try acknowledge(seq, from: client)
         }
     }
 }

@@ -40,6 +40,10 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         /// An `ifModSeq` or `ifValue` condition does not hold; the error
         /// carries the value's current `modSeq`. Nothing changed.
         public static let preconditionFailed = Code("precondition_failed")
+        /// A change's `await` was not met within its `awaitTimeout`; the
+        /// change is applied, and the error carries `seq`, `observers` and
+        /// `acknowledged`.
+        public static let timeout = Code("timeout")
     }
 
     public let code: Code

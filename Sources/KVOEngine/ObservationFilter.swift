@@ -10,14 +10,19 @@ public struct ObservationFilter: Sendable, Hashable {
     private var kindBits: UInt8?
     /// At most one event per this many milliseconds; nil: no throttle.
     public var throttle: UInt32?
+    /// Whether its client acknowledges its events (`ack` in `observe`):
+    /// drops nothing, but a writer's `await acknowledged` waits for it.
+    public var acknowledges = false
 
     /// The longest `throttle` accepted: one hour, in milliseconds.
     public static let maxThrottle: UInt32 = 3_600_000
 
-    public init(distinct: Bool = false, kinds: [ChangeKind]? = nil, throttle: UInt32? = nil) {
+    public init(distinct: Bool = false, kinds: [ChangeKind]? = nil, throttle: UInt32? = nil,
+                acknowledges: Bool = false) {
         self.distinct = distinct
         kindBits = kinds.map { $0.reduce(0) { $0 | $1.filterBit } }
         self.throttle = throttle
+        self.acknowledges = acknowledges
     }
 
     /// Every event goes out.
@@ -25,6 +30,10 @@ public struct ObservationFilter: Sendable, Hashable {
 
     /// Whether it drops anything at all.
     public var isQuiet: Bool { distinct || kindBits != nil || throttle != nil }
+
+    /// Whether an observation must keep it (in its side object): it drops
+    /// something or acknowledges.
+    var needsKeeping: Bool { isQuiet || acknowledges }
 
     /// The kinds sent, in KVO's order; nil: every kind.
     public var kinds: [ChangeKind]? {

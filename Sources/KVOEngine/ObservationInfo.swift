@@ -71,7 +71,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     init(node: PathNode, options: ObservationOptions, context: JSONValue?,
          policy: ObservationPolicy = .default, filter: ObservationFilter = .none, controller: ClientController) {
         owner = controller
-        if context != nil || filter.isQuiet {
+        if context != nil || filter.needsKeeping {
             place = .registeredWithContext(ContextPlace(node: node, context: context, filter: filter))
         } else {
             place = .registered(node)
@@ -173,7 +173,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
 
     /// Moves it to `node`: the shared controller registers it.
     func place(at node: PathNode) {
-        if case .detached(let detached) = place, detached.context != nil || detached.filter.isQuiet {
+        if case .detached(let detached) = place, detached.context != nil || detached.filter.needsKeeping {
             place = .registeredWithContext(ContextPlace(node: node, context: detached.context, filter: detached.filter))
         } else {
             place = .registered(node)

@@ -43,6 +43,7 @@ extension Operation {
         case .list: 12
         case .batch: 13
         case .metrics: 14
+        case .ack: 15
         }
     }
 }

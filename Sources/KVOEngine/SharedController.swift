@@ -44,6 +44,11 @@ public final class SharedController {
     private var eventBytes = ByteBuffer()
     /// The ends of throttled observations' intervals.
     let throttleSchedule = ThrottleSchedule()
+    /// The writers' waits (`await`) not finished yet.
+    let awaitSchedule = AwaitSchedule()
+    /// Set while a change with `await` is dispatched: told of each
+    /// observation the change is due to reach.
+    var awaitCollector: AwaitCollector?
 
     public convenience init() {
         self.init(objects: ObjectTable())
@@ -421,8 +426,12 @@ public final class SharedController {
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
                 if info.isQuiet {
                     if !passes(info, change, group, prior: prior, changed: &changed) { return }
-                    if !admitsThrottled(info, change, prior: prior) { return }
+                    if !admitsThrottled(info, change, prior: prior) {
+                        if let awaitCollector, !prior { awaitCollector.note(info, folded: true) }
+                        return
+                    }
                 }
+                if let awaitCollector, !prior { awaitCollector.note(info, folded: false) }
                 made += 1
                 let variant = Int(options.intersection([.new, .old]).rawValue)
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])

@@ -71,6 +71,7 @@ final class ClientConnection: ClientOutputDelegate {
             self.close(flush: false)
         }
         stream.onDrained = { [unowned self] in self.daemon.scheduleFlush(self) }
+        stream.onWritten = { [unowned self] in self.reportWritten() }
     }
 
     // MARK: Input
@@ -81,7 +82,7 @@ final class ClientConnection: ClientOutputDelegate {
                 throttle.defer(frame)
             } else {
                 handle(frame)
-                if isOverHardLimit { pauseInput() }
+                if isInputHeld { pauseInput() }
             }
         }
     }
@@ -101,20 +102,25 @@ final class ClientConnection: ClientOutputDelegate {
     /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
     var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
     private var isOverHardLimit: Bool { pendingOutputBytes > limits.hardBytes }
+    /// Whether no further request is read now: replies pile up, or the last
+    /// change's reply waits for its observers (`await`; replies keep request order).
+    private var isInputHeld: Bool { isOverHardLimit || controller.isAwaiting }
 
     private func pauseInput() {
         guard !throttle.isActive else { return }
         throttle.isActive = true
         stream.stopReading()
-        daemon.logger.debug("\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
+        daemon.logger.debug(controller.isAwaiting
+            ? "\(logName) not read from while its change awaits its observers"
+            : "\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
     }
 
     /// Answers what was put aside while paused, then reads again, unless the
     /// replies fill the limit again first.
     private func resumeInput() {
         guard throttle.isActive else { return }
-        while !isOverHardLimit, throttle.handleNext({ handle($0) }) {}
-        guard !throttle.hasDeferred, !isOverHardLimit, !isClosing else { return }
+        while !isInputHeld, throttle.handleNext({ handle($0) }) {}
+        guard !throttle.hasDeferred, !isInputHeld, !isClosing else { return }
         throttle.isActive = false
         if throttle.peerFinished { return close(flush: true) }
         do {
@@ -131,7 +137,7 @@ final class ClientConnection: ClientOutputDelegate {
         }
         // A client that half-closes after its last request still gets the
         // replies, also those to lines put aside while it was throttled.
-        if error == nil, throttle.hasDeferred {
+        if error == nil, throttle.hasDeferred || controller.isAwaiting {
             throttle.peerFinished = true
             return
         }
@@ -167,7 +173,10 @@ final class ClientConnection: ClientOutputDelegate {
                 close(flush: false)
                 return released
             }
-            if !controller.output.isEmpty { released += writeOutput() }
+            if !controller.output.isEmpty {
+                released += writeOutput()
+                reportWritten()
+            }
             checkLimits()
             // Both steps below may produce output; loop to write it now rather
             // than after the next poll, which might wait for a client that
@@ -194,6 +203,7 @@ final class ClientConnection: ClientOutputDelegate {
         } else {
             controller.output.withUnsafeBytes { stream.write($0) }
         }
+        controller.noteOutputTaken()
         // The buffer's storage is kept for the next flush when it is small, or
         // when large flushes come in a row (a busy observer: regrowing it each
         // time would cost more than the events). A single large burst gives
@@ -242,6 +252,7 @@ final class ClientConnection: ClientOutputDelegate {
         let bytes = ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes)
         heldBytes -= bytes.count
         stream.write(bytes)
+        reportWritten()
         if held.isEmpty && closesWhenReleased {
             stream.shutdownThenClose(onClosed: closedCallback)
         } else if !isClosing, controller.isCongested || throttle.isActive || overSoftLimitSince != nil {
@@ -249,6 +260,14 @@ final class ClientConnection: ClientOutputDelegate {
             // (and ends congestion or throttling once everything is written).
             daemon.scheduleFlush(self)
         }
+    }
+
+    /// Tells the controller how far its output reached the kernel, for
+    /// writers that await it (`await: written`); nothing when none does.
+    private func reportWritten() {
+        guard controller.hasWrittenWaits else { return }
+        let pending = UInt64(queuedOutputBytes)
+        controller.outputReachedKernel(upTo: controller.outputBytesTaken - pending)
     }
 
     /// Ends the connection: its observations go at once; with `flush`, what

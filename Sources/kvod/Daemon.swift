@@ -57,6 +57,7 @@ final class Daemon {
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
     private var throttleTimer: ThrottleTimer?
+    private var awaitTimer: AwaitTimer?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
@@ -117,6 +118,7 @@ final class Daemon {
         }
         leaseTimer = LeaseTimer(engine: engine, loop: loop)
         throttleTimer = ThrottleTimer(engine: engine, loop: loop)
+        awaitTimer = AwaitTimer(engine: engine, loop: loop)
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -285,17 +287,28 @@ final class Daemon {
     private func flushQueued() {
         leaseTimer?.schedule(now: loop.now)
         throttleTimer?.schedule()
+        awaitTimer?.schedule()
         groupCommit?.submit()
         guard !flushQueue.isEmpty else { return }
-        let queue = flushQueue
+        var queue = flushQueue
         flushQueue.removeAll(keepingCapacity: true)
         var released = 0
-        for connection in queue {
-            connection.isScheduledForFlush = false
-            released += connection.flush()
+        var written = 0
+        while !queue.isEmpty {
+            for connection in queue {
+                connection.isScheduledForFlush = false
+                released += connection.flush()
+            }
+            written += queue.count
+            // A flush may give others output (a writer's awaited reply once its
+            // observers' events were written): write it now, not after a poll
+            // that might wait for nothing.
+            queue = flushQueue
+            flushQueue.removeAll(keepingCapacity: true)
+            if !queue.isEmpty { groupCommit?.submit() }
         }
         heapTrim.afterReleasing(released)
-        if pacing.shouldPause(afterWritingTo: queue.count) { pacing.pause() }
+        if pacing.shouldPause(afterWritingTo: written) { pacing.pause() }
     }
 
     /// Called from a connection's close callback: its socket is gone.
@@ -358,6 +371,8 @@ final class Daemon {
         leaseTimer = nil
         throttleTimer?.close()
         throttleTimer = nil
+        awaitTimer?.close()
+        awaitTimer = nil
         graceTimer?.close()
         graceTimer = nil
         for signal in signals { signal.close() }

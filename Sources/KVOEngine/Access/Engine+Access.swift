@@ -48,7 +48,7 @@ extension Engine {
             (.read, object)
         // Prefixes and lists are not refused: they leave out what the client may not read.
         case .observe(.prefix, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
-             .batch, .metrics:
+             .batch, .metrics, .ack:
             nil
         }
     }

@@ -7,13 +7,16 @@ public struct Request {
     public var condition: WriteCondition?
     /// A set's `ephemeral`/`ttl`; nil when it has none.
     public var lifetime: ValueLifetime?
+    /// A change's `await`/`awaitTimeout`: its reply waits for its observers; nil when it has none.
+    public var awaiting: ChangeAwait?
 
     public init(id: JSONValue?, operation: Operation, condition: WriteCondition? = nil,
-                lifetime: ValueLifetime? = nil) {
+                lifetime: ValueLifetime? = nil, awaiting: ChangeAwait? = nil) {
         self.id = id
         self.operation = operation
         self.condition = condition
         self.lifetime = lifetime
+        self.awaiting = awaiting
     }
 }
 
@@ -50,10 +53,12 @@ public enum Operation {
     case observations(after: UInt64?, limit: Int)
     /// The daemon's figures in Prometheus's text format (the daemon writes them).
     case metrics
+    /// This client has handled every event up to `seq` on its ack observations.
+    case ack(seq: UInt64)
 
     /// The `op` names, as the wire spells them.
     public static let names = [
         "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations", "list", "batch", "metrics",
+        "info", "observations", "list", "batch", "metrics", "ack",
     ]
 }

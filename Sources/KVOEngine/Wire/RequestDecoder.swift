@@ -79,7 +79,8 @@ public enum RequestDecoder {
             if let refusal = DocumentDepth.refusal(operation) ?? ComputedKeyPath.refusal(operation) { throw refusal }
             return .outcome(.request(Request(id: fields.id, operation: operation,
                                              condition: try fields.writeCondition(),
-                                             lifetime: try fields.valueLifetime())))
+                                             lifetime: try fields.valueLifetime(),
+                                             awaiting: try fields.changeAwait())))
         } catch {
             return .outcome(.failure(id: fields.id, error: error))
         }

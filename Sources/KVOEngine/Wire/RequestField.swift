@@ -8,7 +8,8 @@ import Darwin
 /// bit per field catches repeats, so the hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
-         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle
+         prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle,
+         ack, awaiting, awaitTimeout, seq
 
     var name: String { staticName.description }
 
@@ -33,7 +34,7 @@ enum Field: Int, CaseIterable {
         case (6, UInt8(ascii: "o")): field = .object
         case (6, UInt8(ascii: "v")): field = .values
         case (6, UInt8(ascii: "p")): field = bytes[1] == UInt8(ascii: "o") ? .policy : .prefix
-        case (5, UInt8(ascii: "a")): field = .after
+        case (5, UInt8(ascii: "a")): field = bytes[1] == UInt8(ascii: "f") ? .after : .awaiting
         case (5, UInt8(ascii: "l")): field = .limit
         case (7, UInt8(ascii: "k")): field = .keyPath
         case (7, UInt8(ascii: "o")): field = .options
@@ -47,6 +48,9 @@ enum Field: Int, CaseIterable {
         case (8, UInt8(ascii: "d")): field = .distinct
         case (5, UInt8(ascii: "k")): field = .kinds
         case (8, UInt8(ascii: "t")): field = .throttle
+        case (3, UInt8(ascii: "a")): field = .ack
+        case (12, UInt8(ascii: "a")): field = .awaitTimeout
+        case (3, UInt8(ascii: "s")): field = .seq
         default: return nil
         }
         // Length and first byte pick the only candidate; the bytes must still match it.
@@ -81,6 +85,10 @@ enum Field: Int, CaseIterable {
         case .distinct: "distinct"
         case .kinds: "kinds"
         case .throttle: "throttle"
+        case .ack: "ack"
+        case .awaiting: "await"
+        case .awaitTimeout: "awaitTimeout"
+        case .seq: "seq"
         }
     }
 }
@@ -88,7 +96,7 @@ enum Field: Int, CaseIterable {
 /// The `op` names, matched on their bytes.
 enum OpCode: String, CaseIterable {
     case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list,
-         batch, metrics
+         batch, metrics, ack
 
     init?(_ text: JSONText) {
         switch text {
@@ -124,6 +132,7 @@ enum OpCode: String, CaseIterable {
         case .list: "list"
         case .batch: "batch"
         case .metrics: "metrics"
+        case .ack: "ack"
         }
     }
 }

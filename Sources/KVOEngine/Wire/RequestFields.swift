@@ -37,6 +37,10 @@ struct Fields {
         var distinct: JSONValue?
         var kinds: JSONValue?
         var throttle: JSONValue?
+        var ack: JSONValue?
+        var awaiting: JSONValue?
+        var awaitTimeout: JSONValue?
+        var seq: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -128,7 +132,10 @@ struct Fields {
     var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
     /// Whether the request carries a condition or a lifetime (so it is no plain set).
     var hasChangeModifiers: Bool {
-        rare.map { $0.ifModSeq != nil || $0.ifValue != nil || $0.ephemeral != nil || $0.ttl != nil } ?? false
+        rare.map {
+            $0.ifModSeq != nil || $0.ifValue != nil || $0.ephemeral != nil || $0.ttl != nil || $0.awaiting != nil
+                || $0.awaitTimeout != nil
+        } ?? false
     }
     var distinct: JSONValue? {
         get { rare?.distinct }
@@ -141,6 +148,22 @@ struct Fields {
     var throttle: JSONValue? {
         get { rare?.throttle }
         set { rareFields.throttle = newValue }
+    }
+    var ack: JSONValue? {
+        get { rare?.ack }
+        set { rareFields.ack = newValue }
+    }
+    var awaiting: JSONValue? {
+        get { rare?.awaiting }
+        set { rareFields.awaiting = newValue }
+    }
+    var awaitTimeout: JSONValue? {
+        get { rare?.awaitTimeout }
+        set { rareFields.awaitTimeout = newValue }
+    }
+    var seq: JSONValue? {
+        get { rare?.seq }
+        set { rareFields.seq = newValue }
     }
     var unknown: String? {
         get { rare?.unknown }
@@ -198,6 +221,10 @@ struct Fields {
         case .distinct: distinct = value
         case .kinds: kinds = value
         case .throttle: throttle = value
+        case .ack: ack = value
+        case .awaiting: awaiting = value
+        case .awaitTimeout: awaitTimeout = value
+        case .seq: seq = value
         }
     }
 
@@ -261,6 +288,16 @@ struct Fields {
             for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
                 throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
             }
+            if ack != nil, opCode != .observe {
+                throw .badRequest("unknown field \"ack\" for op \"\(opCode.rawValue)\"")
+            }
+            if seq != nil, opCode != .ack {
+                throw .badRequest("unknown field \"seq\" for op \"\(opCode.rawValue)\"")
+            }
+            for (field, name) in [(awaiting, "await"), (awaitTimeout, "awaitTimeout")]
+            where field != nil && !changes.contains(opCode) && opCode != .batch {
+                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+            }
             if ops != nil, opCode != .batch {
                 throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
             }
@@ -321,6 +358,7 @@ struct Fields {
         case .info: return .info
         case .metrics: return .metrics
         case .observations: return .observations(after: try observationCursor(), limit: try limitField())
+        case .ack: return .ack(seq: try acknowledgedSeq())
         }
     }
 
@@ -412,6 +450,9 @@ struct Fields {
             case .failure(_, let error):
                 throw fail(error)
             case .request(let request):
+                if request.awaiting != nil {
+                    throw fail(.badRequest("\"await\" goes on the batch, not on its ops"))
+                }
                 switch request.operation {
                 case .set, .delete, .insert, .remove, .replace:
                     operations.append(ChangeOperation(request.operation, condition: request.condition,
@@ -587,7 +628,10 @@ struct Fields {
         default: throw .badRequest("field \"distinct\" must be a boolean")
         }
         let interval = try throttleInterval()
-        guard let kinds else { return ObservationFilter(distinct: distinctFlag, throttle: interval) }
+        let acknowledges = try acknowledgesFlag()
+        guard let kinds else {
+            return ObservationFilter(distinct: distinctFlag, throttle: interval, acknowledges: acknowledges)
+        }
         let names = "\"setting\", \"insertion\", \"removal\", \"replacement\""
         guard case .array(let elements) = kinds, !elements.isEmpty else {
             throw .badRequest("field \"kinds\" must be a non-empty array of \(names)")
@@ -599,7 +643,7 @@ struct Fields {
             }
             chosen.append(kind)
         }
-        return ObservationFilter(distinct: distinctFlag, kinds: chosen, throttle: interval)
+        return ObservationFilter(distinct: distinctFlag, kinds: chosen, throttle: interval, acknowledges: acknowledges)
     }
 
     /// `throttle`: a whole number of milliseconds, at least 1, at most ``ObservationFilter/maxThrottle``.

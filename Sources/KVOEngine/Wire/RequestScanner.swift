@@ -229,6 +229,10 @@ struct RequestScanner {
         case .distinct: fields.distinct = value
         case .kinds: fields.kinds = value
         case .throttle: fields.throttle = value
+        case .ack: fields.ack = value
+        case .awaiting: fields.awaiting = value
+        case .awaitTimeout: fields.awaitTimeout = value
+        case .seq: fields.seq = value
         case .id, .op, .object, .keyPath, .value: return false
         }
         return true

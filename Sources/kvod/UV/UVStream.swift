@@ -23,6 +23,9 @@ final class UVStream: UVHandle {
     /// Called when `queuedBytes` falls back to 0 (not while closing): the
     /// place to resume producing output for a slow reader.
     var onDrained: (() -> Void)?
+    /// Called after each queued write completed (not while closing): the
+    /// kernel took those bytes.
+    var onWritten: (() -> Void)?
     /// Called once, for the first write error (EPIPE, ECONNRESET...); later
     /// writes are dropped. May run from inside `write` when the error is
     /// immediate. Cancellations caused by `close` are not reported.
@@ -155,6 +158,8 @@ final class UVStream: UVHandle {
     fileprivate func writeCompleted(length: Int, status: Int32) {
         queuedBytes -= length
         if status < 0, status != UV_ECANCELED.rawValue { failWrite(UVError(code: status)) }
+        guard !isClosing, !writeFailed else { return }
+        onWritten?()
         if queuedBytes == 0, !isClosing, !writeFailed { onDrained?() }
     }
 
@@ -181,6 +186,7 @@ final class UVStream: UVHandle {
     override func didClose() {
         (onBytes, onEnd, connectHandler) = (nil, nil, nil)
         (onDrained, onWriteError, isReading) = (nil, nil, false)
+        onWritten = nil
         super.didClose()
     }
 
