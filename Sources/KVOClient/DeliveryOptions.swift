@@ -29,12 +29,20 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// milliseconds from 1 ms to 1 hour; a finer interval is rounded up, one
     /// outside those bounds fails with `bad_request`. nil: no throttle.
     public var throttle: Duration?
+    /// The observer acknowledges its changes (`"ack": true`), so that a
+    /// writer's `AwaitCondition.acknowledged` waits until it has acted on
+    /// them. KVOClient acknowledges by itself once a change is handled: when
+    /// a ``KVOController``'s block or action returns, when a stream's
+    /// consumer asks for the next change, or at ``ChangeStream/AsyncIterator/acknowledge()``.
+    public var acknowledges: Bool
 
-    /// Delivery with these settings; every argument left out sends more.
-    public init(distinct: Bool = false, kinds: Set<ChangeKind>? = nil, throttle: Duration? = nil) {
+    /// Delivery with these settings; every argument left out sends more, and asks for no acknowledgements.
+    public init(distinct: Bool = false, kinds: Set<ChangeKind>? = nil, throttle: Duration? = nil,
+                acknowledges: Bool = false) {
         self.distinct = distinct
         self.kinds = kinds
         self.throttle = throttle
+        self.acknowledges = acknowledges
     }
 
     /// Every change, as KVO sends them.
@@ -42,15 +50,7 @@ public struct DeliveryOptions: Sendable, Hashable {
 
     /// ``throttle`` in whole milliseconds, as kvod takes it: rounded up, and
     /// kept in range of the wire's integers so that kvod names the limit.
-    var throttleMilliseconds: Int? {
-        guard let throttle else { return nil }
-        let (seconds, attoseconds) = throttle.components
-        // Beyond a year either way, the exact figure does not matter: kvod refuses it by its limit.
-        guard abs(seconds) < 31_536_000 else { return seconds > 0 ? 31_536_000_000 : 0 }
-        let perMillisecond: Int64 = 1_000_000_000_000_000
-        let milliseconds = seconds * 1000 + attoseconds / perMillisecond
-        return Int(attoseconds % perMillisecond > 0 ? milliseconds + 1 : milliseconds)
-    }
+    var throttleMilliseconds: Int? { throttle?.wholeMillisecondsRoundedUp }
 
     /// Adds the settings to an `observe` request (nothing for the default).
     func addFields(to line: inout RequestLine) {
@@ -60,6 +60,7 @@ public struct DeliveryOptions: Sendable, Hashable {
             line.value("kinds", .array(names))
         }
         if let throttleMilliseconds { line.integer("throttle", throttleMilliseconds) }
+        if acknowledges { line.value("ack", .bool(true)) }
     }
 
     /// What an `observations` record says, or nil when a setting is malformed.
@@ -83,6 +84,11 @@ public struct DeliveryOptions: Sendable, Hashable {
             guard case .number(let number) = interval, let milliseconds = number.intValue else { return nil }
             throttle = .milliseconds(milliseconds)
         }
+        switch members["ack"] {
+        case nil: break
+        case .bool(let flag)?: acknowledges = flag
+        default: return nil
+        }
     }
 
     /// `distinct, kinds insertion removal, throttle 200 ms`: for messages.
@@ -93,6 +99,7 @@ public struct DeliveryOptions: Sendable, Hashable {
             parts.append("kinds " + ChangeKind.allCases.filter(kinds.contains).map(\.rawValue).joined(separator: " "))
         }
         if let throttleMilliseconds { parts.append("throttle \(throttleMilliseconds) ms") }
+        if acknowledges { parts.append("acknowledges") }
         return parts.isEmpty ? "every change" : parts.joined(separator: ", ")
     }
 }

@@ -48,7 +48,7 @@ extension KVOConnection {
     /// One stream over the observations of `keys` (duplicates observed once).
     func changes(of keys: [ObservationKey], options: ObservationOptions, delivery: DeliveryOptions,
                  context: JSONValue?, since: ResumePoint?) -> ChangeStream {
-        let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<Delivered, any Error>.makeStream()
         let sink = StreamSink(continuation)
         var seen: Set<ObservationKey> = []
         let subscriptions = keys.filter { seen.insert($0).inserted }.map {
@@ -62,7 +62,7 @@ extension KVOConnection {
 
     /// A stream that fails at once with `error`.
     func failedStream(_ error: KVOClientError) -> ChangeStream {
-        let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<Delivered, any Error>.makeStream()
         StreamSink(continuation).finish(error)
         return ChangeStream(base: stream, connection: self)
     }

@@ -46,11 +46,12 @@ public final class KVOConnection: Sendable {
     public func close() { core.close() }
 
     /// Sends `request` and returns the reply's fields (without `ok` and `id`).
-    func request(_ request: RequestLine) async throws(KVOClientError) -> JSONObject {
+    /// `extraTime`: how much longer than the request timeout the reply may take (an awaited write's wait).
+    func request(_ request: RequestLine, extraTime: Duration = .zero) async throws(KVOClientError) -> JSONObject {
         let line = request.finished
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
-            core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) })))
+            core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) }, extraTime: extraTime)))
         }
         return try result.get()
     }

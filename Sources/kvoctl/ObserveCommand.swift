@@ -5,7 +5,7 @@ import KVOEngine
 
 /// `kvoctl observe OBJECT [KEYPATH…]` or `kvoctl observe --prefix PREFIX [KEYPATH…]`
 /// `[--new --old --initial --prior] [--since EPOCH:SEQ | --resume-file PATH [--resync]]`
-/// `[--distinct] [--kinds K,K] [--throttle D]` `[--print-resume] [--count N] [--timeout D]`:
+/// `[--distinct] [--kinds K,K] [--throttle D] [--ack]` `[--print-resume] [--count N] [--timeout D]`:
 /// one JSON event per line, as kvod sends
 /// them (docs/PROTOCOL.md, "Events"). Without a key path, the whole document is observed.
 struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
@@ -23,6 +23,9 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
             Quiet observers: kvod itself leaves out what --distinct (sets of an equal value) and --kinds \
             (other kinds) exclude; --throttle 200ms prints at most one event per 200 ms, the latest, with \
             "coalesced":N for the N earlier ones it stands for.
+            With --ack, kvoctl acknowledges each event once it has printed it (and standard output took it), \
+            so that a writer's kvoctl set --await acknowledged returns once every such observer has it: \
+            kvoctl observe config version --new --ack | while read -r event; do apply "$event"; done
             Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
             Resuming: with --since EPOCH:SEQ (as kvoctl info and --print-resume print it), the changes after \
             that point come first, then live ones. kvod keeps a bounded history, and an in-memory kvod \
@@ -62,6 +65,8 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
     @Option(help: ArgumentHelp("Print at most one change per this interval (200ms, 1s; 1ms to 1h): the latest, "
                                    + "with \"coalesced\":N.", valueName: "duration"))
     var throttle: DurationArgument?
+    @Flag(help: "Acknowledge each event once it is printed, for writers' --await acknowledged.")
+    var ack = false
     @Flag(help: "Add \"resume\":\"EPOCH:SEQ\" to each event: where to resume after it.") var printResume = false
     @Option(help: "Exit after this many events.") var count: Int?
     @Option(help: ArgumentHelp("Exit after this long (5s, 500ms; a bare number is seconds).", valueName: "duration"))
@@ -104,7 +109,7 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
     /// `--distinct`, `--kinds` and `--throttle` read.
     var delivery: DeliveryOptions {
         get throws(ValidationError) {
-            var delivery = DeliveryOptions(distinct: distinct)
+            var delivery = DeliveryOptions(distinct: distinct, acknowledges: ack)
             if let kinds {
                 var chosen: Set<ChangeKind> = []
                 for name in kinds.split(separator: ",", omittingEmptySubsequences: false) {

@@ -72,12 +72,15 @@ struct ObserveSession: Sendable {
         var stream = changes(connection, options: options, since: start)
         while true {
             do throws(KVOClientError) {
-                for try await change in stream {
+                var events = stream.makeAsyncIterator()
+                while let change = try await events.next() {
                     Output.line(ChangeLine.json(change, resume: printResume))
                     printed.add()
                     if let file, let point = change.resumePoint {
                         do throws(CommandFailure) { try file.write(point) } catch { return .failed(error) }
                     }
+                    // Printed (and flushed): acknowledged now, so that a run that ends here has acked it.
+                    if delivery.acknowledges { try await events.acknowledge() }
                     if let count, printed.value >= count { return .counted }
                 }
                 return .ended

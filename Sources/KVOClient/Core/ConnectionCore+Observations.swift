@@ -99,6 +99,7 @@ extension ConnectionCore {
     private static func end(_ subscription: Subscription, in state: inout State, core: ConnectionCore) {
         guard subscription.phase != .ended else { return }
         subscription.phase = .ended
+        state.acks.forget(subscription)
         guard let entry = state.entries[subscription.key] else { return }
         entry.subscriptions.removeAll { $0 === subscription }
         guard entry.subscriptions.isEmpty else { return }
@@ -114,9 +115,9 @@ extension ConnectionCore {
     /// or to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
     func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer) {
         let key = event.key
-        let deliveries = state.withLock { state -> [(any ChangeSink, Change)]? in
+        let deliveries = state.withLock { state -> [(any ChangeSink, Change, AckTicket?)]? in
             state.latestSeq = max(state.latestSeq, event.seq)
-            if event.isInitial { return Self.initialEvent(event, key, in: &state) }
+            if event.isInitial { return Self.initialEvent(event, key, in: &state)?.map { ($0, $1, nil) } }
             guard let entry = state.entries[key] else { return nil }
             if !event.isPrior { entry.lastSeq = event.seq }
             // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
@@ -125,15 +126,22 @@ extension ConnectionCore {
                 guard subscription.phase == .live, !event.isPrior || subscription.options.contains(.prior) else {
                     return nil
                 }
+                var ticket: AckTicket?
+                if entry.delivery.acknowledges {
+                    // In the books before the lock goes, so no ack can pass this change unhandled.
+                    state.acks.delivered(event.seq, to: subscription)
+                    ticket = AckTicket(core: self, subscription: subscription)
+                }
                 return (subscription.sink,
-                        event.change(options: subscription.options, context: subscription.context, epoch: epoch))
+                        event.change(options: subscription.options, context: subscription.context, epoch: epoch),
+                        ticket)
             }
         }
         guard let deliveries else {
             configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
             return
         }
-        for (sink, change) in deliveries { sink.deliver(change) }
+        for (sink, change, ticket) in deliveries { sink.deliver(change, ticket: ticket) }
     }
 
     /// An initial event comes just before the reply to the `observe` that
@@ -189,7 +197,7 @@ extension ConnectionCore {
             if state.entries[entry.key] === entry { state.entries[entry.key] = nil }
             return (failed, [])
         }
-        for (sink, change) in held { sink.deliver(change) }
+        for (sink, change) in held { sink.deliver(change, ticket: nil) }
         if case .failure(let error) = result {
             for subscription in failed { subscription.sink.finish(error) }
         }
@@ -224,7 +232,7 @@ extension ConnectionCore {
                 seq: seq ?? state.latestSeq, context: subscription.context, epoch: state.epoch))
         }
         switch outcome {
-        case .success(let change): subscription.sink.deliver(change)
+        case .success(let change): subscription.sink.deliver(change, ticket: nil)
         case .failure(let error): subscription.sink.finish(error)
         case nil: break
         }

@@ -41,10 +41,13 @@ enum InboundLine {
             if case .string(let text)? = error["message"] { message = text } else { message = code }
             var modSeq: UInt64?
             if case .number(let number)? = error["modSeq"] { modSeq = UInt64(number.literal) }
-            var index: Int?
-            if case .number(let number)? = error["index"] { index = number.intValue }
-            return .reply(.failure(KVOClientError(.init(code), message, modSeq: modSeq, index: index)),
-                          seq: seq(in: error))
+            func integer(_ name: String) -> Int? {
+                if case .number(let number)? = error[name] { number.intValue } else { nil }
+            }
+            let failure = KVOClientError(.init(code), message, modSeq: modSeq, index: integer("index"),
+                                         seq: seq(in: error), observers: integer("observers"),
+                                         acknowledged: integer("acknowledged"))
+            return .reply(.failure(failure), seq: seq(in: error))
         default:
             throw violation("a line that is neither an event nor a reply", line)
         }
