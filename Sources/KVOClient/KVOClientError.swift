@@ -84,8 +84,7 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     public let modSeq: UInt64?
     /// For an error of a ``KVOConnection/batch(_:)``: the position in the batch of the op that failed.
     public let index: Int?
-    /// The seq the daemon's error object carries, if any (a ``Code-swift.struct/timeout``'s change,
-    /// a `not_found`'s current seq).
+    /// For ``Code-swift.struct/timeout``: the seq of the change, which is applied.
     public let seq: UInt64?
     /// For ``Code-swift.struct/timeout``: the observers the write waited for (``AwaitedWrite/observers``).
     public let observers: Int?

@@ -44,9 +44,12 @@ enum InboundLine {
             func integer(_ name: String) -> Int? {
                 if case .number(let number)? = error[name] { number.intValue } else { nil }
             }
+            // The await counts only for `timeout`, so that other errors compare as they always did.
+            let awaited = code == KVOClientError.Code.timeout.rawValue
             let failure = KVOClientError(.init(code), message, modSeq: modSeq, index: integer("index"),
-                                         seq: seq(in: error), observers: integer("observers"),
-                                         acknowledged: integer("acknowledged"))
+                                         seq: awaited ? seq(in: error) : nil,
+                                         observers: awaited ? integer("observers") : nil,
+                                         acknowledged: awaited ? integer("acknowledged") : nil)
             return .reply(.failure(failure), seq: seq(in: error))
         default:
             throw violation("a line that is neither an event nor a reply", line)
