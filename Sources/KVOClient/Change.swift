@@ -46,6 +46,11 @@ public struct Change: Sendable, Hashable {
     /// connection registered the observation; nil only for a change replayed
     /// after a resume from a seq without an epoch, before kvod's reply.
     public var epoch: String?
+    /// How many earlier changes of this observation kvod dropped in favour of
+    /// this one, which stands for them: the observation is throttled
+    /// (``DeliveryOptions/throttle``) or this connection fell behind
+    /// (docs/PROTOCOL.md, "Slow readers"). nil when none was dropped.
+    public var coalesced: Int?
 
     /// Where to resume so as to get the changes after this one: its ``seq``
     /// and ``epoch``; nil for a prior change (resuming from it would skip the
@@ -61,7 +66,7 @@ public struct Change: Sendable, Hashable {
     public init(object: String, keyPath: String?, kind: ChangeKind, new: JSONValue? = nil, old: JSONValue? = nil,
                 indexes: [Int]? = nil, isPrior: Bool = false, isInitial: Bool = false, seq: UInt64,
                 context: JSONValue? = nil, changedKeyPath: String? = nil, prefix: String? = nil,
-                cause: ChangeCause? = nil, epoch: String? = nil) {
+                cause: ChangeCause? = nil, epoch: String? = nil, coalesced: Int? = nil) {
         self.object = object
         self.keyPath = keyPath
         self.kind = kind
@@ -76,6 +81,7 @@ public struct Change: Sendable, Hashable {
         self.prefix = prefix
         self.cause = cause
         self.epoch = epoch
+        self.coalesced = coalesced
     }
 
     /// ``new`` decoded as `T`; nil when ``new`` is nil or `null`.

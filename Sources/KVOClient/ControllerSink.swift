@@ -24,8 +24,10 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
     /// Drops every change not yet delivered; called when unobserving.
     func deactivate() { isActive.store(false, ordering: .releasing) }
 
-    func deliver(_ change: Change) {
+    func deliver(_ change: Change, ticket: AckTicket?) {
         queue.async { [self] in
+            // Handled once the block returned, or once it is clear no block will run.
+            defer { ticket?.handled() }
             guard isActive.load(ordering: .acquiring), let controller else { return }
             guard let observer = controller.observer else {
                 controller.observerIsGone()

@@ -13,6 +13,6 @@ public typealias ChangeKind = KVOEngine.ChangeKind
 public typealias ObservationOptions = KVOEngine.ObservationOptions
 /// Where an observation stopped: a seq and the epoch (the history) it counts
 /// in; its text form is `EPOCH:SEQ`. Pass it as `since` to resume
-/// (``KVOConnection/changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``); take it from
+/// (``KVOConnection/changes(of:keyPath:options:delivery:context:since:)``); take it from
 /// ``Change/resumePoint`` or ``DaemonInfo/resumePoint``.
 public typealias ResumePoint = KVOEngine.ResumePoint

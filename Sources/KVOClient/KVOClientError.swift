@@ -44,6 +44,12 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         /// An `ifModSeq` or `ifValue` condition did not hold: nothing changed.
         /// ``KVOClientError/modSeq`` is the value's current modSeq.
         public static let preconditionFailed = Code(KVOEngineError.Code.preconditionFailed.rawValue)
+        /// A write with ``AwaitCondition`` was not written to, or acknowledged
+        /// by, every observer within its timeout. The change is applied;
+        /// ``KVOClientError/seq``, ``KVOClientError/observers`` and
+        /// ``KVOClientError/acknowledged`` say how far it got. (Not
+        /// ``timedOut``, the client's own: kvod did not answer at all.)
+        public static let timeout = Code("timeout")
 
         // The client's own codes.
 
@@ -78,13 +84,23 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
     public let modSeq: UInt64?
     /// For an error of a ``KVOConnection/batch(_:)``: the position in the batch of the op that failed.
     public let index: Int?
+    /// For ``Code-swift.struct/timeout``: the seq of the change, which is applied.
+    public let seq: UInt64?
+    /// For ``Code-swift.struct/timeout``: the observers the write waited for (``AwaitedWrite/observers``).
+    public let observers: Int?
+    /// For ``Code-swift.struct/timeout``: how many of them were satisfied in time (``AwaitedWrite/acknowledged``).
+    public let acknowledged: Int?
 
     /// An error with `code` and `message`, for code that wraps KVOClient or stands in for it in tests.
-    public init(_ code: Code, _ message: String, modSeq: UInt64? = nil, index: Int? = nil) {
+    public init(_ code: Code, _ message: String, modSeq: UInt64? = nil, index: Int? = nil, seq: UInt64? = nil,
+                observers: Int? = nil, acknowledged: Int? = nil) {
         self.code = code
         self.message = message
         self.modSeq = modSeq
         self.index = index
+        self.seq = seq
+        self.observers = observers
+        self.acknowledged = acknowledged
     }
 
     /// Whether the daemon reported this error in a reply (as opposed to the

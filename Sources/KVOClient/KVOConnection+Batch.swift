@@ -19,6 +19,13 @@ extension KVOConnection {
     /// ```
     @discardableResult
     public func batch(_ operations: [WriteOperation]) async throws(KVOClientError) -> BatchResult {
+        let reply = try await request(Self.batchLine(operations))
+        guard let result = BatchResult(reply, count: operations.count) else { throw Self.malformed("batch", reply) }
+        return result
+    }
+
+    /// The `batch` request carrying `operations`.
+    static func batchLine(_ operations: [WriteOperation]) -> RequestLine {
         var line = RequestLine(op: "batch")
         var ops: [UInt8] = [UInt8(ascii: "[")]
         for (position, operation) in operations.enumerated() {
@@ -27,9 +34,7 @@ extension KVOConnection {
         }
         ops.append(UInt8(ascii: "]"))
         line.encoded("ops", ops)
-        let reply = try await request(line)
-        guard let result = BatchResult(reply, count: operations.count) else { throw Self.malformed("batch", reply) }
-        return result
+        return line
     }
 }
 

@@ -12,10 +12,13 @@ extension KVOConnection {
     /// }
     /// ```
     ///
-    /// Options, `context` and `since` as in ``changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``.
-    public func changes(of object: String, options: ObservationOptions = [], context: JSONValue? = nil,
-                        since: ResumePoint? = nil) -> ChangeStream {
-        changes(of: [ObservationKey(object: object, keyPath: nil)], options: options, context: context, since: since)
+    /// Options, delivery, `context` and `since` as in ``changes(of:keyPath:options:delivery:context:since:)``.
+    public func changes(of object: String, options: ObservationOptions = [],
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil, since: ResumePoint? = nil)
+        -> ChangeStream
+    {
+        changes(of: [ObservationKey(object: object, keyPath: nil)], options: options, delivery: delivery,
+                context: context, since: since)
     }
 
     /// The changes of `keyPath` (nil: the whole document) of every object
@@ -39,18 +42,22 @@ extension KVOConnection {
     /// prefix's initial changes only when it registers the observation).
     /// With `since`, kvod replays the missed changes of every object under the prefix.
     public func changes(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
-                        context: JSONValue? = nil, since: ResumePoint? = nil) -> ChangeStream {
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil, since: ResumePoint? = nil)
+        -> ChangeStream
+    {
         changes(of: [ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true)], options: options,
-                context: context, since: since)
+                delivery: delivery, context: context, since: since)
     }
 
     /// The changes of several key paths of every object under `prefix`, in one sequence.
     public func changes(prefix: String, keyPaths: [String], options: ObservationOptions = [],
-                        context: JSONValue? = nil, since: ResumePoint? = nil) -> ChangeStream {
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil, since: ResumePoint? = nil)
+        -> ChangeStream
+    {
         guard !keyPaths.isEmpty else {
             return failedStream(KVOClientError(.badRequest, "changes(prefix:keyPaths:) needs at least one key path"))
         }
         return changes(of: keyPaths.map { ObservationKey(object: prefix, keyPath: $0, isPrefix: true) },
-                       options: options, context: context, since: since)
+                       options: options, delivery: delivery, context: context, since: since)
     }
 }

@@ -4,7 +4,7 @@
 /// resume silently skips or repeats some. Pass a ``ResumePoint`` instead.
 /// Disfavoured, so that `since: nil` still means the ``ResumePoint`` form.
 extension KVOConnection {
-    /// ``changes(of:keyPath:options:context:since:)`` from a seq without its epoch.
+    /// ``changes(of:keyPath:options:delivery:context:since:)`` from a seq without its epoch.
     @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(of object: String, keyPath: String, options: ObservationOptions = [],
@@ -12,7 +12,7 @@ extension KVOConnection {
         changes(of: object, keyPath: keyPath, options: options, context: context, since: Self.point(since))
     }
 
-    /// ``changes(of:keyPaths:options:context:since:)`` from a seq without its epoch.
+    /// ``changes(of:keyPaths:options:delivery:context:since:)`` from a seq without its epoch.
     @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(of object: String, keyPaths: [String], options: ObservationOptions = [],
@@ -20,7 +20,7 @@ extension KVOConnection {
         changes(of: object, keyPaths: keyPaths, options: options, context: context, since: Self.point(since))
     }
 
-    /// ``changes(of:options:context:since:)`` from a seq without its epoch.
+    /// ``changes(of:options:delivery:context:since:)`` from a seq without its epoch.
     @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(of object: String, options: ObservationOptions = [], context: JSONValue? = nil,
@@ -28,7 +28,7 @@ extension KVOConnection {
         changes(of: object, options: options, context: context, since: Self.point(since))
     }
 
-    /// ``changes(prefix:keyPath:options:context:since:)`` from a seq without its epoch.
+    /// ``changes(prefix:keyPath:options:delivery:context:since:)`` from a seq without its epoch.
     @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
@@ -36,7 +36,7 @@ extension KVOConnection {
         changes(prefix: prefix, keyPath: keyPath, options: options, context: context, since: Self.point(since))
     }
 
-    /// ``changes(prefix:keyPaths:options:context:since:)`` from a seq without its epoch.
+    /// ``changes(prefix:keyPaths:options:delivery:context:since:)`` from a seq without its epoch.
     @_disfavoredOverload
     @available(*, deprecated, message: "a seq alone is unsafe across a restart of kvod; pass change.resumePoint")
     public func changes(prefix: String, keyPaths: [String], options: ObservationOptions = [],

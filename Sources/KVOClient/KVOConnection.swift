@@ -4,7 +4,7 @@ import KVOEngine
 ///
 /// Safe from any thread or task. Requests are pipelined: each call writes
 /// its line at once and awaits its reply, which kvod sends in request order.
-/// Changes reach observers through ``changes(of:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``
+/// Changes reach observers through ``changes(of:keyPath:options:delivery:context:since:)``
 /// (an `AsyncSequence`) or a ``KVOController`` (callbacks); several observers
 /// of the same key path share one observation on the daemon.
 ///
@@ -46,11 +46,12 @@ public final class KVOConnection: Sendable {
     public func close() { core.close() }
 
     /// Sends `request` and returns the reply's fields (without `ok` and `id`).
-    func request(_ request: RequestLine) async throws(KVOClientError) -> JSONObject {
+    /// `extraTime`: how much longer than the request timeout the reply may take (an awaited write's wait).
+    func request(_ request: RequestLine, extraTime: Duration = .zero) async throws(KVOClientError) -> JSONObject {
         let line = request.finished
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
-            core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) })))
+            core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) }, extraTime: extraTime)))
         }
         return try result.get()
     }

@@ -82,73 +82,86 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
 
     /// Observes `keyPath` of `object`; `block` gets each change.
     /// Does nothing when this controller already observes that key path.
+    ///
+    /// `delivery` says which changes kvod sends (``DeliveryOptions``: only real
+    /// changes, only some kinds, at most one per interval); by default all.
     public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
-                        context: JSONValue? = nil, block: @escaping Block) {
-        observe(ObservationKey(object: object, keyPath: keyPath), options: options, context: context, block: block)
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil, block: @escaping Block) {
+        observe(ObservationKey(object: object, keyPath: keyPath), options: options, delivery: delivery,
+                context: context, block: block)
     }
 
     /// Observes the whole document of `object`: each change has no key path,
     /// and its `new`/`old` are the whole document (`null` when the object
     /// does not exist). Does nothing when this controller already observes it.
-    public func observe(_ object: String, options: ObservationOptions = [], context: JSONValue? = nil,
-                        block: @escaping Block) {
-        observe(ObservationKey(object: object, keyPath: nil), options: options, context: context, block: block)
+    public func observe(_ object: String, options: ObservationOptions = [], delivery: DeliveryOptions = .all,
+                        context: JSONValue? = nil, block: @escaping Block) {
+        observe(ObservationKey(object: object, keyPath: nil), options: options, delivery: delivery, context: context,
+                block: block)
     }
 
     /// Observes `keyPath` (nil: the whole document) of every object whose
     /// name starts with `prefix`, also of objects created later; `block` gets
     /// the changed object's name. With `.initial`, one change per object
-    /// under the prefix first (see ``KVOConnection/changes(prefix:keyPath:options:context:since:)-(_,_,_,_,ResumePoint?)``).
+    /// under the prefix first (see ``KVOConnection/changes(prefix:keyPath:options:delivery:context:since:)``).
     public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
-                        context: JSONValue? = nil, block: @escaping Block) {
-        observe(ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true), options: options, context: context,
-                block: block)
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil, block: @escaping Block) {
+        observe(ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true), options: options, delivery: delivery,
+                context: context, block: block)
     }
 
     /// Observes the whole document of `object` and calls `action` on the observer.
-    public func observe(_ object: String, options: ObservationOptions = [], context: JSONValue? = nil,
-                        action: @escaping (Observer) -> (Change) -> Void) {
-        observe(object, options: options, context: context) { observer, _, change in action(observer)(change) }
-    }
-
-    /// Observes `keyPath` (nil: the whole document) under `prefix` and calls `action` on the observer.
-    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
+    public func observe(_ object: String, options: ObservationOptions = [], delivery: DeliveryOptions = .all,
                         context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
-        observe(prefix: prefix, keyPath: keyPath, options: options, context: context) { observer, _, change in
+        observe(object, options: options, delivery: delivery, context: context) { observer, _, change in
             action(observer)(change)
         }
     }
 
-    private func observe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?,
-                         block: @escaping Block) {
+    /// Observes `keyPath` (nil: the whole document) under `prefix` and calls `action` on the observer.
+    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        action: @escaping (Observer) -> (Change) -> Void) {
+        observe(prefix: prefix, keyPath: keyPath, options: options, delivery: delivery, context: context) {
+            observer, _, change in action(observer)(change)
+        }
+    }
+
+    private func observe(_ key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions,
+                         context: JSONValue?, block: @escaping Block) {
         registrations.withLock { registrations in
             guard registrations[key] == nil else { return }
             let sink = ControllerSink(controller: self, key: key, block: block)
-            let subscription = connection.core.subscribe(key, options: options, context: context, sink: sink)
+            let subscription = connection.core.subscribe(key, options: options, delivery: delivery, context: context,
+                                                         sink: sink)
             registrations[key] = Registration(subscription: subscription, sink: sink)
         }
     }
 
     /// Observes each of `keyPaths` of `object` with the same block.
     public func observe(_ object: String, keyPaths: [String], options: ObservationOptions = [],
-                        context: JSONValue? = nil, block: @escaping Block) {
-        for keyPath in keyPaths { observe(object, keyPath: keyPath, options: options, context: context, block: block) }
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil, block: @escaping Block) {
+        for keyPath in keyPaths {
+            observe(object, keyPath: keyPath, options: options, delivery: delivery, context: context, block: block)
+        }
     }
 
     /// Observes `keyPath` of `object` and calls `action` on the observer, an
     /// unbound method reference such as `ViewModel.nameChanged` (Swift's selector).
     public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
-                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
-        observe(object, keyPath: keyPath, options: options, context: context) { observer, _, change in
-            action(observer)(change)
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        action: @escaping (Observer) -> (Change) -> Void) {
+        observe(object, keyPath: keyPath, options: options, delivery: delivery, context: context) {
+            observer, _, change in action(observer)(change)
         }
     }
 
     /// Observes each of `keyPaths` of `object` with the same action.
     public func observe(_ object: String, keyPaths: [String], options: ObservationOptions = [],
-                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        action: @escaping (Observer) -> (Change) -> Void) {
         for keyPath in keyPaths {
-            observe(object, keyPath: keyPath, options: options, context: context, action: action)
+            observe(object, keyPath: keyPath, options: options, delivery: delivery, context: context, action: action)
         }
     }
 

@@ -10,8 +10,12 @@ public struct ObservationRecord: Sendable, Hashable {
     public var isPrefix: Bool
     /// The options kvod holds for it (KVOClient registers `new`, `old` and `prior`; see docs/CLIENT.md).
     public var options: ObservationOptions
+    /// Which changes kvod sends it (`distinct`, `kinds`, `throttle`); ``DeliveryOptions/all`` when none is set.
+    public var delivery: DeliveryOptions
     /// The context kvod holds for it (KVOClient keeps contexts on the client and sends none).
     public var context: JSONValue?
+    /// How it fares; nil from a kvod that does not tell.
+    public var health: ObservationHealth?
 
     /// The prefix of a prefix observation; nil for an observation of one object.
     public var prefix: String? { isPrefix ? object : nil }
@@ -34,6 +38,33 @@ public struct ObservationRecord: Sendable, Hashable {
             options.insert(option)
         }
         self.options = options
+        guard let delivery = DeliveryOptions(record: members) else { return nil }
+        self.delivery = delivery
         context = members["context"]
+        health = ObservationHealth(members)
+    }
+}
+
+/// How an observation fares, as kvod counts it (docs/PROTOCOL.md, `observations`); each
+/// count is nil from a kvod that does not send it.
+public struct ObservationHealth: Sendable, Hashable {
+    /// Events written to this connection for it since it was made.
+    public var eventsSent: UInt64?
+    /// Its events dropped in favour of a later one that was sent (a throttle, a slow reader).
+    public var eventsCoalesced: UInt64?
+    /// The seq of the last event written for it; 0: none yet.
+    public var lastSeqSent: UInt64?
+    /// For an observation that acknowledges: the connection's highest acknowledged seq (0: none yet).
+    public var lastAckedSeq: UInt64?
+
+    /// nil when the record carries none of the counts.
+    init?(_ members: JSONObject) {
+        func count(_ name: String) -> UInt64? {
+            guard case .number(let number)? = members[name] else { return nil }
+            return UInt64(number.literal)
+        }
+        (eventsSent, eventsCoalesced) = (count("eventsSent"), count("eventsCoalesced"))
+        (lastSeqSent, lastAckedSeq) = (count("lastSeqSent"), count("lastAckedSeq"))
+        if eventsSent == nil && eventsCoalesced == nil && lastSeqSent == nil && lastAckedSeq == nil { return nil }
     }
 }

@@ -18,6 +18,7 @@ struct BatchCommand: AsyncParsableCommand, ConnectingCommand {
             """)
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var waiting: AwaitOptions
 
     func run() async throws {
         var operations: [WriteOperation] = []
@@ -35,9 +36,8 @@ struct BatchCommand: AsyncParsableCommand, ConnectingCommand {
         }
         guard !operations.isEmpty else { throw CommandFailure.usage("no ops on standard input") }
         // kvod's error names the failing op (`ops[i]: …`), counting from 0.
-        let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.batch(operations).seq
+        try await connection.run { connection throws(KVOClientError) in
+            try await waiting.batch(operations, on: connection)
         }
-        Output.line(String(seq))
     }
 }

@@ -19,6 +19,7 @@ enum ChangeLine {
         if let changedKeyPath = change.changedKeyPath { members["changedKeyPath"] = .string(changedKeyPath) }
         if let cause = change.cause { members["cause"] = .string(cause.rawValue) }
         members["seq"] = .number(JSONNumber(validatedLiteral: String(change.seq)))
+        if let coalesced = change.coalesced { members["coalesced"] = .number(JSONNumber(coalesced)) }
         if resume, let point = change.resumePoint { members["resume"] = .string(point.description) }
         return JSONValue.object(members).jsonString
     }

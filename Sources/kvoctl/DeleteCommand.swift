@@ -10,14 +10,14 @@ struct DeleteCommand: AsyncParsableCommand, ConnectingCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
+    @OptionGroup var waiting: AwaitOptions
     @Argument(help: "The object's name.") var object: String
     @Argument(help: "A dotted key path; omit to delete the whole object.") var keyPath: String?
 
     func run() async throws {
         let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
-        let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.delete(object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        try await connection.run { connection throws(KVOClientError) in
+            try await waiting.perform(.delete(object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue), on: connection)
         }
-        Output.line(String(seq))
     }
 }

@@ -18,12 +18,16 @@ enum ExitStatus {
     /// `observe --since` or `--resume-file`: kvod no longer holds the changes
     /// after that point, or the point is of another epoch (`compacted`).
     static let compacted = ExitCode(6)
+    /// `--await`: not every observer was written to or acknowledged the
+    /// change within `--timeout` (kvod's `timeout`); the change is applied.
+    static let awaitTimedOut = ExitCode(7)
 
     /// The failure `error` calls for: its status, and the daemon's (or the client's) code and message.
     static func failure(_ error: KVOClientError) -> CommandFailure {
         let status = switch error.code {
         case .preconditionFailed: preconditionFailed
         case .compacted: compacted
+        case .timeout: awaitTimedOut
         case _ where error.isConnectionError || error.code == .protocolViolation: cannotConnect
         default: daemonError
         }

@@ -14,6 +14,7 @@ struct InsertCommand: AsyncParsableCommand, ConnectingCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
     @OptionGroup var values: ValueOptions
+    @OptionGroup var waiting: AwaitOptions
     @Option(help: "Where the first value goes (default: append).") var index: Int?
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
         "The object's name, a dotted key path to an array, and the values (none with --json-file).",
@@ -42,9 +43,9 @@ struct InsertCommand: AsyncParsableCommand, ConnectingCommand {
         let (object, keyPath, texts) = try parts
         let values = try values.fileValue().map { [$0] } ?? values.values(texts)
         let (index, ifModSeq, ifValue) = (index, conditions.ifModSeq, try conditions.parsedIfValue)
-        let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.insert(object, keyPath, values, at: index, ifModSeq: ifModSeq, ifValue: ifValue)
+        try await connection.run { connection throws(KVOClientError) in
+            try await waiting.perform(.insert(object, keyPath, values, at: index, ifModSeq: ifModSeq, ifValue: ifValue),
+                                      on: connection)
         }
-        Output.line(String(seq))
     }
 }

@@ -24,7 +24,9 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
             error reply); 2 usage, or a --json-file or --resume-file that cannot be read or written; \
             3 cannot connect, the connection was lost, or no reply within 30 s; 4 observe --count timed out \
             before enough events; 5 an --if-mod-seq or --if-value condition did not hold (nothing changed); \
-            6 observe cannot resume from --since or --resume-file (compacted; --resync goes on instead). \
+            6 observe cannot resume from --since or --resume-file (compacted; --resync goes on instead); \
+            7 a write with --await timed out before every observer was written to or acknowledged (the change \
+            is applied). \
             Every non-zero status prints one line on standard error that says why (kvoctl: CODE: MESSAGE \
             for the daemon's errors); --quiet leaves it out, except for usage errors.
             """,

@@ -1,9 +1,12 @@
 import ArgumentParser
+import Foundation
 import KVOClient
+import KVOEngine
 
 /// `kvoctl observe OBJECT [KEYPATH…]` or `kvoctl observe --prefix PREFIX [KEYPATH…]`
 /// `[--new --old --initial --prior] [--since EPOCH:SEQ | --resume-file PATH [--resync]]`
-/// `[--print-resume] [--count N] [--timeout S]`: one JSON event per line, as kvod sends
+/// `[--distinct] [--kinds K,K] [--throttle D] [--ack]` `[--print-resume] [--count N] [--timeout D]`:
+/// one JSON event per line, as kvod sends
 /// them (docs/PROTOCOL.md, "Events"). Without a key path, the whole document is observed.
 struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +18,14 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
             starts with PREFIX is observed (also objects created later); all arguments are key paths, and \
             --initial prints one event per existing object first.
             Runs until interrupted, until --count events were printed (exit 0), or until --timeout \
-            seconds pass (exit 0; with --count, exit 4 when fewer events came).
+            passes (exit 0; with --count, exit 4 when fewer events came). Durations take a unit \
+            (200ms, 5s, 2m, 1h); a bare number is seconds.
+            Quiet observers: kvod itself leaves out what --distinct (sets of an equal value) and --kinds \
+            (other kinds) exclude; --throttle 200ms prints at most one event per 200 ms, the latest, with \
+            "coalesced":N for the N earlier ones it stands for.
+            With --ack, kvoctl acknowledges each event once it has printed it (and standard output took it), \
+            so that a writer's kvoctl set --await acknowledged returns once every such observer has it: \
+            kvoctl observe config version --new --ack | while read -r event; do apply "$event"; done
             Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
             Resuming: with --since EPOCH:SEQ (as kvoctl info and --print-resume print it), the changes after \
             that point come first, then live ones. kvod keeps a bounded history, and an in-memory kvod \
@@ -47,15 +57,29 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
     var resumeFile: String?
     @Flag(help: "When kvod cannot replay from --since or --resume-file, print the current values and go on.")
     var resync = false
+    @Flag(help: "Print a change only when the value at the key path changed (not a set of an equal value).")
+    var distinct = false
+    @Option(help: ArgumentHelp("Print only changes of these kinds, comma-separated: "
+                                   + "setting, insertion, removal, replacement.", valueName: "kinds"))
+    var kinds: String?
+    @Option(help: ArgumentHelp("Print at most one change per this interval (200ms, 1s; 1ms to 1h): the latest, "
+                                   + "with \"coalesced\":N.", valueName: "duration"))
+    var throttle: DurationArgument?
+    @Flag(help: "Acknowledge each event once it is printed, for writers' --await acknowledged.")
+    var ack = false
     @Flag(help: "Add \"resume\":\"EPOCH:SEQ\" to each event: where to resume after it.") var printResume = false
     @Option(help: "Exit after this many events.") var count: Int?
-    @Option(help: "Exit after this many seconds.") var timeout: Double?
+    @Option(help: ArgumentHelp("Exit after this long (5s, 500ms; a bare number is seconds).", valueName: "duration"))
+    var timeout: DurationArgument?
 
     func validate() throws {
         if prefix == nil && arguments.isEmpty { throw ValidationError("give an OBJECT, or --prefix PREFIX") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let timeout, timeout.duration <= .zero {
+            throw ValidationError("--timeout must be a positive duration (5s, 500ms, or seconds), not \(timeout)")
+        }
         _ = try sincePoint
+        _ = try delivery
         if since != nil && resumeFile != nil { throw ValidationError("--since and --resume-file exclude each other") }
         if initial && (since != nil || resumeFile != nil) {
             throw ValidationError("--initial excludes --since and --resume-file: the replay brings the output up to date")
@@ -82,6 +106,33 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
         }
     }
 
+    /// `--distinct`, `--kinds` and `--throttle` read.
+    var delivery: DeliveryOptions {
+        get throws(ValidationError) {
+            var delivery = DeliveryOptions(distinct: distinct, acknowledges: ack)
+            if let kinds {
+                var chosen: Set<ChangeKind> = []
+                for name in kinds.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let kind = ChangeKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                        throw ValidationError("--kinds takes setting, insertion, removal, replacement "
+                                                  + "(comma-separated), not \(name)")
+                    }
+                    chosen.insert(kind)
+                }
+                delivery.kinds = chosen
+            }
+            if let throttle {
+                let limit = Int64(ObservationFilter.maxThrottle)
+                guard (1...limit).contains(throttle.milliseconds) else {
+                    throw ValidationError("--throttle must be from 1ms to 1h (\(limit) ms, kvod's throttle limit), "
+                                              + "not \(throttle)")
+                }
+                delivery.throttle = throttle.duration
+            }
+            return delivery
+        }
+    }
+
     /// The observed key paths (none: whole documents).
     var keyPaths: [String] { Array(arguments.dropFirst(prefix == nil ? 1 : 0)) }
 
@@ -104,8 +155,9 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
                 """)
         }
         let session = ObserveSession(
-            prefix: prefix, object: arguments.first ?? "", keyPaths: keyPaths, options: options, count: count,
-            timeout: timeout, printResume: printResume, resync: resync, file: file, quiet: connection.quiet)
+            prefix: prefix, object: arguments.first ?? "", keyPaths: keyPaths, options: options,
+            delivery: try delivery, count: count, timeout: timeout, printResume: printResume, resync: resync,
+            file: file, quiet: connection.quiet)
         let outcome = try await connection.run { connection throws(KVOClientError) in
             try await session.watch(connection, from: start)
         }
@@ -113,7 +165,8 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
         case .counted, .ended: return
         case .timedOut(let printed):
             if let count, let timeout {
-                throw CommandFailure(ExitStatus.timedOut, "timed out: \(printed) of \(count) events within \(timeout) s")
+                throw CommandFailure(ExitStatus.timedOut,
+                                     "timed out: \(printed) of \(count) events within \(timeout.spoken)")
             }
         case .failed(let failure): throw failure
         }

@@ -10,8 +10,10 @@ struct ObserveSession: Sendable {
     /// None: whole documents.
     var keyPaths: [String]
     var options: ObservationOptions
+    /// `--distinct`, `--kinds`, `--throttle`: what kvod sends.
+    var delivery: DeliveryOptions
     var count: Int?
-    var timeout: Double?
+    var timeout: DurationArgument?
     var printResume: Bool
     var resync: Bool
     var file: ResumeFile?
@@ -41,7 +43,7 @@ struct ObserveSession: Sendable {
             group.addTask { await printEvents(connection, from: start, counting: printed) }
             if let timeout {
                 group.addTask {
-                    try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                    try? await Task.sleep(for: timeout.duration)
                     return .timedOut(printed: printed.value)
                 }
             }
@@ -55,12 +57,13 @@ struct ObserveSession: Sendable {
     private func changes(_ connection: KVOConnection, options: ObservationOptions, since: ResumePoint?) -> ChangeStream {
         if let prefix {
             return keyPaths.isEmpty
-                ? connection.changes(prefix: prefix, options: options, since: since)
-                : connection.changes(prefix: prefix, keyPaths: keyPaths, options: options, since: since)
+                ? connection.changes(prefix: prefix, options: options, delivery: delivery, since: since)
+                : connection.changes(prefix: prefix, keyPaths: keyPaths, options: options, delivery: delivery,
+                                     since: since)
         }
         return keyPaths.isEmpty
-            ? connection.changes(of: object, options: options, since: since)
-            : connection.changes(of: object, keyPaths: keyPaths, options: options, since: since)
+            ? connection.changes(of: object, options: options, delivery: delivery, since: since)
+            : connection.changes(of: object, keyPaths: keyPaths, options: options, delivery: delivery, since: since)
     }
 
     private func printEvents(_ connection: KVOConnection, from start: ResumePoint?, counting printed: Tally)
@@ -69,12 +72,15 @@ struct ObserveSession: Sendable {
         var stream = changes(connection, options: options, since: start)
         while true {
             do throws(KVOClientError) {
-                for try await change in stream {
+                var events = stream.makeAsyncIterator()
+                while let change = try await events.next() {
                     Output.line(ChangeLine.json(change, resume: printResume))
                     printed.add()
                     if let file, let point = change.resumePoint {
                         do throws(CommandFailure) { try file.write(point) } catch { return .failed(error) }
                     }
+                    // Printed (and flushed): acknowledged now, so that a run that ends here has acked it.
+                    if delivery.acknowledges { try await events.acknowledge() }
                     if let count, printed.value >= count { return .counted }
                 }
                 return .ended

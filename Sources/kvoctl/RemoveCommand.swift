@@ -8,6 +8,7 @@ struct RemoveCommand: AsyncParsableCommand, ConnectingCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
+    @OptionGroup var waiting: AwaitOptions
     @Argument(help: "The object's name.") var object: String
     @Argument(help: "A dotted key path to an array.") var keyPath: String
     @Argument(help: "Positions in the array as it is before the change.") var indexes: [Int]
@@ -19,9 +20,9 @@ struct RemoveCommand: AsyncParsableCommand, ConnectingCommand {
 
     func run() async throws {
         let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
-        let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.remove(object, keyPath, at: indexes, ifModSeq: ifModSeq, ifValue: ifValue)
+        try await connection.run { connection throws(KVOClientError) in
+            try await waiting.perform(.remove(object, keyPath, at: indexes, ifModSeq: ifModSeq, ifValue: ifValue),
+                                      on: connection)
         }
-        Output.line(String(seq))
     }
 }

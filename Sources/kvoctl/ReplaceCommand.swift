@@ -15,6 +15,7 @@ struct ReplaceCommand: AsyncParsableCommand, ConnectingCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
     @OptionGroup var values: ValueOptions
+    @OptionGroup var waiting: AwaitOptions
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
         "The object's name, a dotted key path to an array, then pairs of an index and its new value "
             + "(one index and no value with --json-file).",
@@ -52,10 +53,9 @@ struct ReplaceCommand: AsyncParsableCommand, ConnectingCommand {
         let (object, keyPath, indexes, texts) = try parts
         let values = try values.fileValue().map { [$0] } ?? values.values(texts)
         let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
-        let seq = try await connection.run { connection throws(KVOClientError) in
-            try await connection.replace(object, keyPath, at: indexes, with: values, ifModSeq: ifModSeq,
-                                         ifValue: ifValue)
+        try await connection.run { connection throws(KVOClientError) in
+            try await waiting.perform(.replace(object, keyPath, at: indexes, with: values, ifModSeq: ifModSeq,
+                                               ifValue: ifValue), on: connection)
         }
-        Output.line(String(seq))
     }
 }

@@ -17,11 +17,16 @@ struct SetCommand: AsyncParsableCommand, ConnectingCommand {
             With --ephemeral the value goes when kvoctl's connection closes; add --hold to keep it \
             open until SIGINT or SIGTERM (then exit 0, and the value goes): how a script holds a presence. \
             Example: kvoctl set --ephemeral --hold --if-mod-seq 0 election/web leader '"host-a"'
+            With --await acknowledged, kvoctl returns once every observer that acknowledges (kvoctl observe \
+            --ack) has acted on the change, and prints {"seq":S,"observers":N,"acknowledged":M}; when \
+            --timeout (default 5s) passes first it prints the same line and exits 7, the change applied. \
+            Example: kvoctl set --await acknowledged --timeout 30s config version 42
             """)
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var conditions: ConditionOptions
     @OptionGroup var values: ValueOptions
+    @OptionGroup var waiting: AwaitOptions
     @Flag(help: "The value belongs to this connection: kvod deletes it when the connection closes.")
     var ephemeral = false
     @Option(help: ArgumentHelp("kvod deletes the value this many seconds after the set (at most a year).",
@@ -76,7 +81,7 @@ struct SetCommand: AsyncParsableCommand, ConnectingCommand {
             ifValue: try conditions.parsedIfValue, ephemeral: ephemeral, ttl: ttl.map { .seconds($0) })
         let interruption = hold ? Hold.Interruption() : nil
         try await connection.run { connection throws(KVOClientError) in
-            Output.line(String(try await connection.perform(operation)))
+            try await waiting.perform(operation, on: connection)
             if let interruption { try await Hold.untilInterrupted(connection, watching: object, keyPath, interruption) }
         }
     }

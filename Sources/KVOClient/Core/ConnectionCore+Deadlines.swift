@@ -15,8 +15,10 @@ import Dispatch
 /// reconnecting) is withdrawn: it will never be sent.
 extension ConnectionCore {
     /// A waiter for one caller's reply, with the configured deadline from now.
-    func waiter(_ handler: ReplyWaiter.Handler) -> ReplyWaiter {
-        ReplyWaiter(deadline: configuration.requestTimeout.map { .now() + $0.dispatchInterval }, handler)
+    /// `extraTime` lengthens it for a reply that kvod holds back on purpose (an
+    /// awaited write); the requests behind it wait as long, since kvod answers in order.
+    func waiter(_ handler: ReplyWaiter.Handler, extraTime: Duration = .zero) -> ReplyWaiter {
+        ReplyWaiter(deadline: configuration.requestTimeout.map { .now() + ($0 + extraTime).dispatchInterval }, handler)
     }
 
     /// Keeps `waiter`'s deadline; call with the lock held, once its request is enqueued.

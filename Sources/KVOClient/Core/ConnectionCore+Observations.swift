@@ -12,14 +12,21 @@ extension ConnectionCore {
     /// Starts delivering the changes of `key` to `sink`; with `since`, first
     /// the changes after that point. On a closed connection the subscription
     /// is ended at once and `sink` finished.
-    func subscribe(_ key: ObservationKey, options: ObservationOptions, context: JSONValue?, since: ResumePoint? = nil,
-                   sink: any ChangeSink) -> Subscription {
-        let subscription = Subscription(key: key, options: options, context: context, sink: sink, phase: .ended)
+    func subscribe(_ key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions = .all,
+                   context: JSONValue?, since: ResumePoint? = nil, sink: any ChangeSink) -> Subscription {
+        let subscription = Subscription(key: key, options: options, delivery: delivery, context: context, sink: sink,
+                                        phase: .ended)
         let failure = state.withLock { state -> KVOClientError? in
             if case .closed(let error) = state.phase { return error }
             if let since { return resume(subscription, since: since, in: &state) }
             let wantsInitial = options.contains(.initial)
             if let entry = state.entries[key] {
+                guard entry.delivery == delivery else {
+                    // kvod keeps one observation per key path and connection, and applies its delivery itself.
+                    return KVOClientError(.badRequest, "\(key.description) is already observed on this connection "
+                                              + "with other delivery options (\(entry.delivery.description), not "
+                                              + "\(delivery.description)); observe it on another connection")
+                }
                 if wantsInitial && key.isPrefix {
                     // One initial event per object under the prefix comes only with the daemon's observe.
                     return KVOClientError(.badRequest, "the prefix \(key.object) is already observed on this "
@@ -37,7 +44,7 @@ extension ConnectionCore {
                 }
                 return nil
             }
-            let entry = ObservationEntry(key: key)
+            let entry = ObservationEntry(key: key, delivery: delivery)
             entry.subscriptions.append(subscription)
             state.entries[key] = entry
             if state.isConnected {
@@ -68,7 +75,7 @@ extension ConnectionCore {
             return KVOClientError(.badRequest,
                                   "since and .initial exclude each other: the replay brings the observer up to date")
         }
-        let entry = ObservationEntry(key: key)
+        let entry = ObservationEntry(key: key, delivery: subscription.delivery)
         entry.lastSeq = since.seq
         entry.epoch = since.epoch
         entry.subscriptions.append(subscription)
@@ -92,6 +99,7 @@ extension ConnectionCore {
     private static func end(_ subscription: Subscription, in state: inout State, core: ConnectionCore) {
         guard subscription.phase != .ended else { return }
         subscription.phase = .ended
+        state.acks.forget(subscription)
         guard let entry = state.entries[subscription.key] else { return }
         entry.subscriptions.removeAll { $0 === subscription }
         guard entry.subscriptions.isEmpty else { return }
@@ -107,9 +115,9 @@ extension ConnectionCore {
     /// or to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
     func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer) {
         let key = event.key
-        let deliveries = state.withLock { state -> [(any ChangeSink, Change)]? in
+        let deliveries = state.withLock { state -> [(any ChangeSink, Change, AckTicket?)]? in
             state.latestSeq = max(state.latestSeq, event.seq)
-            if event.isInitial { return Self.initialEvent(event, key, in: &state) }
+            if event.isInitial { return Self.initialEvent(event, key, in: &state)?.map { ($0, $1, nil) } }
             guard let entry = state.entries[key] else { return nil }
             if !event.isPrior { entry.lastSeq = event.seq }
             // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
@@ -118,15 +126,22 @@ extension ConnectionCore {
                 guard subscription.phase == .live, !event.isPrior || subscription.options.contains(.prior) else {
                     return nil
                 }
+                var ticket: AckTicket?
+                if entry.delivery.acknowledges {
+                    // In the books before the lock goes, so no ack can pass this change unhandled.
+                    state.acks.delivered(event.seq, to: subscription)
+                    ticket = AckTicket(core: self, subscription: subscription)
+                }
                 return (subscription.sink,
-                        event.change(options: subscription.options, context: subscription.context, epoch: epoch))
+                        event.change(options: subscription.options, context: subscription.context, epoch: epoch),
+                        ticket)
             }
         }
         guard let deliveries else {
             configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
             return
         }
-        for (sink, change) in deliveries { sink.deliver(change) }
+        for (sink, change, ticket) in deliveries { sink.deliver(change, ticket: ticket) }
     }
 
     /// An initial event comes just before the reply to the `observe` that
@@ -182,7 +197,7 @@ extension ConnectionCore {
             if state.entries[entry.key] === entry { state.entries[entry.key] = nil }
             return (failed, [])
         }
-        for (sink, change) in held { sink.deliver(change) }
+        for (sink, change) in held { sink.deliver(change, ticket: nil) }
         if case .failure(let error) = result {
             for subscription in failed { subscription.sink.finish(error) }
         }
@@ -217,7 +232,7 @@ extension ConnectionCore {
                 seq: seq ?? state.latestSeq, context: subscription.context, epoch: state.epoch))
         }
         switch outcome {
-        case .success(let change): subscription.sink.deliver(change)
+        case .success(let change): subscription.sink.deliver(change, ticket: nil)
         case .failure(let error): subscription.sink.finish(error)
         case nil: break
         }

@@ -68,6 +68,7 @@ extension ConnectionCore {
             guard case .reconnecting = state.phase else { return nil }
             state.generation += 1
             state.phase = .connected(socket, generation: state.generation)
+            state.acks.restart()
             for (line, reply) in Self.registrationRequests(state) + state.backlog {
                 _ = enqueue(line, reply, in: &state)
             }

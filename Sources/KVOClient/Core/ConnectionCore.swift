@@ -44,6 +44,8 @@ final class ConnectionCore: Sendable {
         var deadlines = Deque<ReplyWaiter>()
         /// Whether a check of ``deadlines`` is scheduled.
         var isDeadlineCheckScheduled = false
+        /// What the ack observations have handled and what was acked (ConnectionCore+Acknowledgements.swift).
+        var acks = AckLedger()
 
         var isConnected: Bool {
             if case .connected = phase { true } else { false }
@@ -191,6 +193,7 @@ final class ConnectionCore: Sendable {
         case .caller(let waiter): waiter.answer(result, line: line)
         case .registration(let entry, _): registrationAnswered(entry, result)
         case .initialValue(let subscription): initialValueArrived(for: subscription, result, seq: seq)
+        case .acknowledgement: acknowledgementAnswered()
         case .discard: break
         }
     }

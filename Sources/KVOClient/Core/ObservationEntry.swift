@@ -8,6 +8,7 @@ import KVOEngine
 /// ``daemonOptions`` (new, old and prior) and each subscription keeps only
 /// what its own options ask for. `initial` is per subscription: the first one
 /// gets the daemon's initial event, later ones a `get` (see docs/CLIENT.md).
+/// ``delivery`` is kvod's to apply, so every subscription of an entry has the same.
 ///
 /// @unchecked Sendable: its vars are read and written only under the
 /// connection's lock.
@@ -16,6 +17,8 @@ final class ObservationEntry: @unchecked Sendable {
     static let daemonOptions: ObservationOptions = [.new, .old, .prior]
 
     let key: ObservationKey
+    /// Which changes kvod sends this observation; the same for all its subscriptions.
+    let delivery: DeliveryOptions
     var subscriptions: [Subscription] = []
     /// Whether the daemon acknowledged the registration on the current socket.
     var isRegistered = false
@@ -29,8 +32,9 @@ final class ObservationEntry: @unchecked Sendable {
     /// whose epoch was not known yet: delivered, with the reply's epoch, at that reply.
     var heldInitialChanges: [(subscription: Subscription, change: Change)] = []
 
-    init(key: ObservationKey) {
+    init(key: ObservationKey, delivery: DeliveryOptions) {
         self.key = key
+        self.delivery = delivery
     }
 
     /// The `observe` request that registers this entry, asking for an initial
@@ -39,6 +43,7 @@ final class ObservationEntry: @unchecked Sendable {
         var line = key.request("observe")
         let options = initial ? Self.daemonOptions.union(.initial) : Self.daemonOptions
         line.value("options", .array(options.wireNames.map(JSONValue.string)))
+        delivery.addFields(to: &line)
         if let resume {
             line.value("since", .number(JSONNumber(validatedLiteral: String(resume.seq))))
             if let epoch = resume.epoch { line.string("epoch", epoch) }

@@ -9,6 +9,8 @@ enum PendingReply: Sendable {
     case registration(ObservationEntry, initialFor: Subscription?)
     /// The `get` that supplies `subscription`'s initial change.
     case initialValue(Subscription)
+    /// An `ack` the connection sent by itself (at most one is in flight).
+    case acknowledgement
     /// An `unobserve`: nothing waits for it.
     case discard
 
@@ -17,7 +19,7 @@ enum PendingReply: Sendable {
     func fail(_ error: KVOClientError) {
         switch self {
         case .caller(let waiter): waiter.fail(error)
-        case .registration, .initialValue, .discard: break
+        case .registration, .initialValue, .acknowledgement, .discard: break
         }
     }
 }

@@ -4,7 +4,9 @@
 /// Called on the connection's reader thread, outside its lock, in the order
 /// the daemon sent the events. Must not block: hand the change on and return.
 protocol ChangeSink: AnyObject, Sendable {
-    func deliver(_ change: Change)
+    /// `ticket`, for a change of an observation that acknowledges: call its
+    /// ``AckTicket/handled()`` once the observer is done with the change.
+    func deliver(_ change: Change, ticket: AckTicket?)
     /// The subscription ended without being unsubscribed (the daemon refused
     /// it, or the connection broke or was closed). Called at most once, and
     /// nothing is delivered after it.
@@ -55,13 +57,17 @@ final class Subscription: @unchecked Sendable {
 
     let key: ObservationKey
     let options: ObservationOptions
+    /// Which changes kvod is to send; its entry's must be the same.
+    let delivery: DeliveryOptions
     let context: JSONValue?
     let sink: any ChangeSink
     var phase: Phase
 
-    init(key: ObservationKey, options: ObservationOptions, context: JSONValue?, sink: any ChangeSink, phase: Phase) {
+    init(key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions, context: JSONValue?,
+         sink: any ChangeSink, phase: Phase) {
         self.key = key
         self.options = options
+        self.delivery = delivery
         self.context = context
         self.sink = sink
         self.phase = phase

@@ -41,10 +41,16 @@ enum InboundLine {
             if case .string(let text)? = error["message"] { message = text } else { message = code }
             var modSeq: UInt64?
             if case .number(let number)? = error["modSeq"] { modSeq = UInt64(number.literal) }
-            var index: Int?
-            if case .number(let number)? = error["index"] { index = number.intValue }
-            return .reply(.failure(KVOClientError(.init(code), message, modSeq: modSeq, index: index)),
-                          seq: seq(in: error))
+            func integer(_ name: String) -> Int? {
+                if case .number(let number)? = error[name] { number.intValue } else { nil }
+            }
+            // The await counts only for `timeout`, so that other errors compare as they always did.
+            let awaited = code == KVOClientError.Code.timeout.rawValue
+            let failure = KVOClientError(.init(code), message, modSeq: modSeq, index: integer("index"),
+                                         seq: awaited ? seq(in: error) : nil,
+                                         observers: awaited ? integer("observers") : nil,
+                                         acknowledged: awaited ? integer("acknowledged") : nil)
+            return .reply(.failure(failure), seq: seq(in: error))
         default:
             throw violation("a line that is neither an event nor a reply", line)
         }
@@ -79,6 +85,8 @@ struct WireEvent {
     var prefix: String?
     /// Why kvod deleted the value itself (`disconnect`, `ttl`), if it did.
     var cause: ChangeCause?
+    /// How many earlier events this one stands for (a throttle's or a slow reader's), if any.
+    var coalesced: Int?
 
     /// The observation the event is for.
     var key: ObservationKey {
@@ -100,6 +108,7 @@ struct WireEvent {
         if case .string(let path)? = members["changedKeyPath"] { changedKeyPath = path }
         if case .string(let prefix)? = members["prefix"] { self.prefix = prefix }
         if case .string(let cause)? = members["cause"] { self.cause = ChangeCause(cause) }
+        if case .number(let count)? = members["coalesced"] { coalesced = count.intValue }
         self.kind = kind
         self.seq = seq
         new = members["new"]
@@ -117,6 +126,6 @@ struct WireEvent {
         Change(object: object, keyPath: keyPath, kind: kind,
                new: options.contains(.new) ? new : .none, old: options.contains(.old) ? old : .none,
                indexes: indexes, isPrior: isPrior, isInitial: isInitial, seq: seq, context: context,
-               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause, epoch: epoch)
+               changedKeyPath: changedKeyPath, prefix: prefix, cause: cause, epoch: epoch, coalesced: coalesced)
     }
 }
