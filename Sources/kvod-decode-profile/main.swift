@@ -55,19 +55,23 @@ if arguments[1] == "decode" {
     }
 } else {
     let engine = Engine()
-    let observer = engine.makeClient()
+    // KVOD_PROFILE_OBSERVERS: how many clients observe the key path (default 1).
+    let observerCount = Int(getenv("KVOD_PROFILE_OBSERVERS").map { String(cString: $0) } ?? "1") ?? 1
+    let observers = (0..<observerCount).map { _ in engine.makeClient() }
     let client = engine.makeClient()
     let observe = Array(#"{"op":"observe","object":"bench/0","keyPath":"v","options":["new"]}"#.utf8)
-    observe.withUnsafeBytes { engine.handle(line: $0, from: observer) }
+    for observer in observers { observe.withUnsafeBytes { engine.handle(line: $0, from: observer) } }
     var drained: [UInt8] = []
     for round in 0..<count {
         lines[round % lines.count].withUnsafeBytes { engine.handle(line: $0, from: client) }
         drained.removeAll(keepingCapacity: true)
         client.takeOutput(into: &drained)
         sink &+= drained.count
-        drained.removeAll(keepingCapacity: true)
-        observer.takeOutput(into: &drained)
-        sink &+= drained.count
+        for observer in observers {
+            drained.removeAll(keepingCapacity: true)
+            observer.takeOutput(into: &drained)
+            sink &+= drained.count
+        }
     }
 }
 print(sink)
