@@ -56,12 +56,14 @@ final class Daemon {
     private var beforeSleep: UVPrepare?
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
-    private var throttleTimer: ThrottleTimer?
+    /// Ends throttled observations' intervals.
+    private var throttleTimer: DeadlineTimer?
     /// Connections that used up their turn's budget, continued next turn.
     private var turnYield: TurnYield?
     /// Counts the loop's turns (each ends with the prepare hook): what a ``TurnBudget`` is per.
     private(set) var turn: UInt64 = 0
-    private var awaitTimer: AwaitTimer?
+    /// Times out writers' waits (`await`).
+    private var awaitTimer: DeadlineTimer?
     private var signals: [UVSignal] = []
     private var graceTimer: UVTimer?
     private var reporter: SystemdReporter?
@@ -120,10 +122,15 @@ final class Daemon {
             stopStorage()
             throw error
         }
+        let engine = self.engine, engineClock = engine.configuration.throttleClock
         leaseTimer = LeaseTimer(engine: engine, loop: loop)
-        throttleTimer = ThrottleTimer(engine: engine, loop: loop)
+        throttleTimer = DeadlineTimer(loop: loop, clock: engineClock,
+                                      nextDeadline: { [unowned engine] in engine.nextThrottleDeadline },
+                                      reached: { [unowned engine] in engine.releaseThrottledEvents(at: $0) })
         turnYield = TurnYield(loop: loop)
-        awaitTimer = AwaitTimer(engine: engine, loop: loop)
+        awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
+                                   nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
+                                   reached: { [unowned engine] in engine.expireAwaits(at: $0) })
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
