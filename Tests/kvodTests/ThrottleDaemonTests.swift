@@ -46,6 +46,29 @@ import Testing
         #expect(entries.first?["throttle"] == 200, "\(listed.reply)")
     }
 
+    @Test func aSustainedWriterGivesAboutOneEventPerIntervalAndTheLastValue() throws {
+        let kvod = try KVODProcess()
+        let observer = try LineClient(path: kvod.socketPath)
+        let writer = try LineClient(path: kvod.socketPath)
+        #expect(try observer.request(
+            #"{"op":"observe","object":"dial","keyPath":"v","options":["new"],"throttle":50}"#).reply["ok"] == true)
+        // Batches of 100, each answered before the next: a writer that keeps
+        // going for many intervals (tens of thousands of sets a second here).
+        let writes = 20_000
+        let started = Date()
+        try writer.pipeline(count: writes, batch: 100) { #"{"op":"set","object":"dial","keyPath":"v","value":\#($0 + 1)}"# }
+        let writing = Date().timeIntervalSince(started)
+        let events = try events(until: writes, from: observer)
+        let intervals = writing / 0.05
+        print("throttle 50 ms: \(writes) sets in \(writing) s (\(Int(Double(writes) / writing)) a second), \(events.count) events")
+        // At most one event per interval, and no interval with changes left without one.
+        #expect(Double(events.count) <= intervals + 3, "\(events.count) events in \(intervals) intervals")
+        #expect(Double(events.count) >= intervals / 2, "\(events.count) events in \(intervals) intervals")
+        #expect(events.last?["new"] == .number(JSONNumber(writes)))
+        let coalesced = events.reduce(0) { $0 + ($1["coalesced"]?.intValue ?? 0) }
+        #expect(events.count + coalesced == writes, "\(events.count) events, \(coalesced) coalesced")
+    }
+
     @Test func throttledReplayIsFoldedIntoItsLatestState() throws {
         let kvod = try KVODProcess()
         let client = try LineClient(path: kvod.socketPath)
