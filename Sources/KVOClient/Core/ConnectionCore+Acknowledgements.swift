@@ -3,11 +3,17 @@ import KVOEngine
 /// A change of an observation that acknowledges, in a sink's hands: the
 /// sink calls ``handled()`` once the observer is done with it (a block
 /// returned, a stream's consumer asked for the next change).
+///
+/// Weak: a ticket waits in a stream's buffer, which the subscription's sink
+/// keeps, so strong references would make a cycle that outlives the connection.
 struct AckTicket: Sendable {
-    let core: ConnectionCore
-    let subscription: Subscription
+    weak var core: ConnectionCore?
+    weak var subscription: Subscription?
 
-    func handled() { core.handled(by: subscription) }
+    func handled() {
+        guard let core, let subscription else { return }
+        core.handled(by: subscription)
+    }
 }
 
 /// Acknowledgements (docs/PROTOCOL.md, "Acknowledgements and `await`"): the
