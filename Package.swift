@@ -42,10 +42,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The protocol's names (ops, fields, error codes, event kinds) and the one request
+        // encoder of KVOClient, kvoctl and kvod-bench. No dependencies, no Foundation.
+        .target(name: "KVOProtocol"),
         // The KVO engine: store, controllers, change model and wire codec. No I/O.
         .target(
             name: "KVOEngine",
             dependencies: [
+                "KVOProtocol",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -74,10 +78,10 @@ let package = Package(
         // <sys/epoll.h>, which Glibc's Swift module leaves out; for kvod-bench only.
         .systemLibrary(name: "CEpoll"),
         // The load generator: kvod beside Redis over real Unix sockets (docs/PERFORMANCE.md).
-        // A client like any other: it shares no code with the daemon.
+        // A client like any other: of kvod's code it shares only KVOProtocol (the names, the request encoder).
         .executableTarget(
             name: "kvod-bench",
-            dependencies: ["CEpoll", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CEpoll", "KVOProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: releaseSpeed
         ),
         // Runs one request spelling through the decoder or the engine N times, for
@@ -97,7 +101,11 @@ let package = Package(
         // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
         .target(
             name: "KVOClient",
-            dependencies: ["KVOEngine", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: [
+                "KVOEngine", "KVOProtocol",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         // One observer of kvod-bench's fan-out through KVOClient, run as a process per
         // observer: the events/s a Swift program gets, its decoding included.
@@ -106,7 +114,8 @@ let package = Package(
         .executableTarget(
             name: "kvoctl",
             dependencies: [
-                "KVOClient", "KVOEngine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "KVOClient", "KVOEngine", "KVOProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // docs/CLIENT.md's examples, one per style and one of prefixes and whole documents, kept compiling and tested.
@@ -126,7 +135,10 @@ let package = Package(
         // socket, a blocking line client, waiting with deadlines (blocking or
         // async), command runs, a seeded random generator.
         .target(name: "KVOTestSupport", dependencies: ["KVOEngine"], path: "Tests/KVOTestSupport"),
-        .testTarget(name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOFuzzing", "KVOTestSupport"]),
+        .testTarget(name: "KVOProtocolTests", dependencies: ["KVOProtocol"]),
+        .testTarget(
+            name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOProtocol", "KVOFuzzing", "KVOTestSupport"]
+        ),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport"]),
         // Holds thousands of observing connections for kvodTests, in a process
