@@ -1,3 +1,4 @@
+import KVOProtocol
 import OrderedCollections
 
 /// An error that kvod reports to a client: a stable code and a message for people.
@@ -15,35 +16,35 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         public var description: String { rawValue }
 
         /// The line is not JSON, not an object, or nests too deep.
-        public static let badJSON = Code("bad_json")
+        public static let badJSON = Code(ErrorCode.badJSON.rawValue)
         /// A field is missing or has the wrong type.
-        public static let badRequest = Code("bad_request")
+        public static let badRequest = Code(ErrorCode.badRequest.rawValue)
         /// `op` names no operation kvod knows.
-        public static let unknownOp = Code("unknown_op")
+        public static let unknownOp = Code(ErrorCode.unknownOp.rawValue)
         /// The object or key path holds no value.
-        public static let notFound = Code("not_found")
+        public static let notFound = Code(ErrorCode.notFound.rawValue)
         /// A key path runs through a value that is not a JSON object.
-        public static let notAnObject = Code("not_an_object")
+        public static let notAnObject = Code(ErrorCode.notAnObject.rawValue)
         /// A collection operation names a value that is not an array.
-        public static let notAnArray = Code("not_an_array")
+        public static let notAnArray = Code(ErrorCode.notAnArray.rawValue)
         /// An array index is outside the array.
-        public static let indexOutOfRange = Code("index_out_of_range")
+        public static let indexOutOfRange = Code(ErrorCode.indexOutOfRange.rawValue)
         /// A line is longer than the daemon accepts.
-        public static let tooLarge = Code("too_large")
+        public static let tooLarge = Code(ErrorCode.tooLarge.rawValue)
         /// A per-connection or per-request limit would be exceeded.
-        public static let limitExceeded = Code("limit_exceeded")
+        public static let limitExceeded = Code(ErrorCode.limitExceeded.rawValue)
         /// `observe` with a `since` older than the change history; the error
         /// carries `oldestSeq`, the oldest change still held.
-        public static let compacted = Code("compacted")
+        public static let compacted = Code(ErrorCode.compacted.rawValue)
         /// The access policy does not let this client do that to that object.
-        public static let forbidden = Code("forbidden")
+        public static let forbidden = Code(ErrorCode.forbidden.rawValue)
         /// An `ifModSeq` or `ifValue` condition does not hold; the error
         /// carries the value's current `modSeq`. Nothing changed.
-        public static let preconditionFailed = Code("precondition_failed")
+        public static let preconditionFailed = Code(ErrorCode.preconditionFailed.rawValue)
         /// A change's `await` was not met within its `awaitTimeout`; the
         /// change is applied, and the error carries `seq`, `observers` and
         /// `acknowledged`.
-        public static let timeout = Code("timeout")
+        public static let timeout = Code(ErrorCode.timeout.rawValue)
     }
 
     public let code: Code

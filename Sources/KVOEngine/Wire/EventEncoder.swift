@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Writes the wire form of events, straight into bytes.
 ///
 /// An event line is `{"event":"change","object":…,"keyPath":…,"kind":…,…,"seq":N}\n`.
@@ -11,7 +13,7 @@
 @_spi(Benchmarks) public enum EventEncoder {
     static let eventTerminator: [UInt8] = Array("}\n".utf8)
     /// Written after the prefix of an event that replaces N held ones, before N.
-    static let coalescedLabel: [UInt8] = Array(#","coalesced":"#.utf8)
+    static let coalescedLabel: [UInt8] = Array(LineFragment.coalescedMember.description.utf8)
 
     /// `{"event":"change","object":<object>[,"prefix":<prefix>][,"keyPath":<keyPath>]`:
     /// the head of every event of one path (no `keyPath` for the whole
@@ -19,14 +21,14 @@
     @_spi(Benchmarks) public static func head(object: String, prefix: String? = nil, keyPath: String?) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32 + object.utf8.count + (keyPath?.utf8.count ?? 0) + (prefix?.utf8.count ?? 0))
-        bytes.append(literal: #"{"event":"change","object":"#)
+        bytes.append(literal: LineFragment.changeEventStart)
         JSONWriter.writeString(object, into: &bytes)
         if let prefix {
-            bytes.append(literal: #","prefix":"#)
+            bytes.append(literal: LineFragment.prefixMember)
             JSONWriter.writeString(prefix, into: &bytes)
         }
         if let keyPath {
-            bytes.append(literal: #","keyPath":"#)
+            bytes.append(literal: LineFragment.keyPathMember)
             JSONWriter.writeString(keyPath, into: &bytes)
         }
         return bytes
@@ -57,7 +59,7 @@
     /// not copied into a double optional.
     static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
-        bytes.append(literal: #","kind":"setting","new":"#)
+        bytes.append(literal: LineFragment.settingWithNew)
         switch new {
         case .some(let value): JSONWriter.write(value, to: &bytes)
         case .none: bytes.append(literal: "null")
@@ -98,28 +100,28 @@
         // Each append has a fixed cost well above its copy: the usual event
         // (a setting, with new) gets its literal parts in one.
         if case .some(let value) = new, kind == .setting, !prior, !initial {
-            bytes.append(literal: #","kind":"setting","new":"#)
+            bytes.append(literal: LineFragment.settingWithNew)
             JSONWriter.write(value ?? .null, to: &bytes)
         } else {
             switch kind {
-            case .setting: bytes.append(literal: #","kind":"setting""#)
-            case .insertion: bytes.append(literal: #","kind":"insertion""#)
-            case .removal: bytes.append(literal: #","kind":"removal""#)
-            case .replacement: bytes.append(literal: #","kind":"replacement""#)
+            case .setting: bytes.append(literal: LineFragment.kindSetting)
+            case .insertion: bytes.append(literal: LineFragment.kindInsertion)
+            case .removal: bytes.append(literal: LineFragment.kindRemoval)
+            case .replacement: bytes.append(literal: LineFragment.kindReplacement)
             }
-            if prior { bytes.append(literal: #","prior":true"#) }
-            if initial { bytes.append(literal: #","initial":true"#) }
+            if prior { bytes.append(literal: LineFragment.priorTrue) }
+            if initial { bytes.append(literal: LineFragment.initialTrue) }
             if case .some(let value) = new {
-                bytes.append(literal: #","new":"#)
+                bytes.append(literal: LineFragment.newMember)
                 JSONWriter.write(value ?? .null, to: &bytes)
             }
         }
         if case .some(let value) = old {
-            bytes.append(literal: #","old":"#)
+            bytes.append(literal: LineFragment.oldMember)
             JSONWriter.write(value ?? .null, to: &bytes)
         }
         if let indexes {
-            bytes.append(literal: #","indexes":["#)
+            bytes.append(literal: LineFragment.indexesStart)
             for (position, index) in indexes.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
                 appendDecimal(index, to: &bytes)
@@ -127,12 +129,12 @@
             bytes.append(UInt8(ascii: "]"))
         }
         if let changedKeyPath {
-            bytes.append(literal: #","changedKeyPath":"#)
+            bytes.append(literal: LineFragment.changedKeyPathMember)
             JSONWriter.writeString(changedKeyPath, to: &bytes)
         }
         switch cause {
-        case .disconnect?: bytes.append(literal: #","cause":"disconnect""#)
-        case .ttl?: bytes.append(literal: #","cause":"ttl""#)
+        case .disconnect?: bytes.append(literal: LineFragment.causeDisconnect)
+        case .ttl?: bytes.append(literal: LineFragment.causeTTL)
         case nil: break
         }
         appendSeqAndEnd(seq, to: &bytes)
@@ -140,7 +142,7 @@
 
     /// Appends `,"seq":N}\n` with one copy (built on the stack).
     static func appendSeqAndEnd<Sink: ByteSink>(_ seq: UInt64, to bytes: inout Sink) {
-        appendLine(endingWithSeq: seq, after: #","seq":"#, to: &bytes)
+        appendLine(endingWithSeq: seq, after: LineFragment.seqMember, to: &bytes)
     }
 
     /// Appends `lead` (at most 24 bytes), the decimal digits of `seq`, then

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Writes replies: `{"id":…,"ok":true,…}` or
 /// `{"id":…,"ok":false,"error":{"code":…,"message":…}}`, one line each.
 ///
@@ -10,11 +12,11 @@ struct ReplyEncoder {
         bytes.reserveCapacity(32)
         bytes.append(UInt8(ascii: "{"))
         if let id {
-            bytes.append(literal: #""id":"#)
+            bytes.append(literal: LineFragment.idMember)
             JSONWriter.write(id, into: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(literal: #""ok":true"#)
+        bytes.append(literal: LineFragment.okTrue)
     }
 
     mutating func field(_ name: StaticString, _ value: JSONValue) {
@@ -48,15 +50,15 @@ struct ReplyEncoder {
     /// Appends `{"ok":true,"seq":N}\n`, a set's reply when the request had no
     /// id, straight into `bytes` (a client's output): no array of its own.
     static func appendOK(seq: UInt64, to bytes: inout ByteBuffer) {
-        EventEncoder.appendLine(endingWithSeq: seq, after: #"{"ok":true,"seq":"#, to: &bytes)
+        EventEncoder.appendLine(endingWithSeq: seq, after: LineFragment.okSeqStart, to: &bytes)
     }
 
     /// Appends `{"id":…,"ok":true,"seq":N}\n`, a set's reply, straight into
     /// `bytes`: the same bytes as ``init(okFor:)`` with its `seq` field.
     static func appendOK(id: RequestID, seq: UInt64, to bytes: inout ByteBuffer) {
-        bytes.append(literal: #"{"id":"#)
+        bytes.append(literal: LineFragment.idStart)
         id.write(to: &bytes)
-        EventEncoder.appendLine(endingWithSeq: seq, after: #","ok":true,"seq":"#, to: &bytes)
+        EventEncoder.appendLine(endingWithSeq: seq, after: LineFragment.okSeqAfterID, to: &bytes)
     }
 
     /// A complete error reply.
@@ -65,13 +67,13 @@ struct ReplyEncoder {
         bytes.reserveCapacity(96)
         bytes.append(UInt8(ascii: "{"))
         if let id {
-            bytes.append(literal: #""id":"#)
+            bytes.append(literal: LineFragment.idMember)
             JSONWriter.write(id, into: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(literal: #""ok":false,"error":{"code":"#)
+        bytes.append(literal: LineFragment.failureCode)
         JSONWriter.writeString(error.code.rawValue, into: &bytes)
-        bytes.append(literal: #","message":"#)
+        bytes.append(literal: LineFragment.messageMember)
         JSONWriter.writeString(error.message, into: &bytes)
         for (name, value) in error.details {
             bytes.append(UInt8(ascii: ","))
