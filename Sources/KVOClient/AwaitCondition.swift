@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// What a write waits for before it returns (docs/PROTOCOL.md,
 /// "Acknowledgements and `await`"): its change is applied and notified at
 /// once either way; only the reply waits.
@@ -46,9 +48,9 @@ public struct AwaitCondition: Sendable, Hashable {
     var timeoutMilliseconds: Int { timeout.wholeMillisecondsRoundedUp }
 
     /// Adds `await` and `awaitTimeout` to a change request.
-    func addFields(to line: inout RequestLine) {
-        line.string("await", name)
-        line.integer("awaitTimeout", timeoutMilliseconds)
+    func addFields(to line: inout RequestEncoder) {
+        line.string(.await, name)
+        line.integer(.awaitTimeout, timeoutMilliseconds)
     }
 }
 

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Why kvod itself deleted a value (docs/PROTOCOL.md, "Events of kvod's own
 /// deletions"): the event is an ordinary `setting` with `new` = `null`, and
 /// ``Change/cause`` tells a departure from a deliberate delete.
@@ -12,7 +14,7 @@ public struct ChangeCause: Sendable, Hashable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// The connection that owned an ephemeral value closed.
-    public static let disconnect = ChangeCause("disconnect")
+    public static let disconnect = ChangeCause(EventCause.disconnect.rawValue)
     /// The value's `ttl` passed.
-    public static let ttl = ChangeCause("ttl")
+    public static let ttl = ChangeCause(EventCause.ttl.rawValue)
 }

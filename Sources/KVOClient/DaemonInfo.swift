@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// The reply to `info`: the daemon's version and counters.
 public struct DaemonInfo: Sendable, Hashable {
@@ -30,8 +31,8 @@ public struct DaemonInfo: Sendable, Hashable {
     init?(_ reply: JSONObject) {
         guard case .string(let version)? = reply["version"],
               let uptime = Self.integer(reply["uptime"]), let connections = Self.integer(reply["connections"]),
-              let observations = Self.integer(reply["observations"]), let objects = Self.integer(reply["objects"]),
-              case .number(let seq)? = reply["seq"], let seqValue = UInt64(seq.literal)
+              let observations = Self.integer(reply[.observations]), let objects = Self.integer(reply[.objects]),
+              case .number(let seq)? = reply[.seq], let seqValue = UInt64(seq.literal)
         else { return nil }
         self.version = version
         self.uptime = uptime
@@ -40,8 +41,8 @@ public struct DaemonInfo: Sendable, Hashable {
         self.objects = objects
         self.seq = seqValue
         self.reply = reply
-        if case .number(let oldest)? = reply["oldestSeq"] { oldestSeq = UInt64(oldest.literal) }
-        if case .string(let epoch)? = reply["epoch"] { self.epoch = epoch }
+        if case .number(let oldest)? = reply[.oldestSeq] { oldestSeq = UInt64(oldest.literal) }
+        if case .string(let epoch)? = reply[.epoch] { self.epoch = epoch }
     }
 
     /// The info as the JSON object kvod sent (without `ok`), with members
@@ -51,11 +52,11 @@ public struct DaemonInfo: Sendable, Hashable {
         members["version"] = .string(version)
         members["uptime"] = .number(JSONNumber(uptime))
         members["connections"] = .number(JSONNumber(connections))
-        members["observations"] = .number(JSONNumber(observations))
-        members["objects"] = .number(JSONNumber(objects))
-        members["seq"] = .number(JSONNumber(validatedLiteral: String(seq)))
-        if let oldestSeq { members["oldestSeq"] = .number(JSONNumber(validatedLiteral: String(oldestSeq))) }
-        if let epoch { members["epoch"] = .string(epoch) }
+        members[.observations] = .number(JSONNumber(observations))
+        members[.objects] = .number(JSONNumber(objects))
+        members[.seq] = .number(JSONNumber(validatedLiteral: String(seq)))
+        if let oldestSeq { members[.oldestSeq] = .number(JSONNumber(validatedLiteral: String(oldestSeq))) }
+        if let epoch { members[.epoch] = .string(epoch) }
         return .object(members)
     }
 

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Which of an observation's changes kvod sends (docs/PROTOCOL.md, "Quiet
 /// observers"). The default, ``all``, sends every change, as KVO does.
@@ -53,25 +54,24 @@ public struct DeliveryOptions: Sendable, Hashable {
     var throttleMilliseconds: Int? { throttle?.wholeMillisecondsRoundedUp }
 
     /// Adds the settings to an `observe` request (nothing for the default).
-    func addFields(to line: inout RequestLine) {
-        if distinct { line.value("distinct", .bool(true)) }
+    func addFields(to line: inout RequestEncoder) {
+        if distinct { line.bool(.distinct, true) }
         if let kinds {
-            let names = ChangeKind.allCases.filter(kinds.contains).map { JSONValue.string($0.rawValue) }
-            line.value("kinds", .array(names))
+            line.strings(.kinds, ChangeKind.allCases.filter(kinds.contains).map(\.rawValue))
         }
-        if let throttleMilliseconds { line.integer("throttle", throttleMilliseconds) }
-        if acknowledges { line.value("ack", .bool(true)) }
+        if let throttleMilliseconds { line.integer(.throttle, throttleMilliseconds) }
+        if acknowledges { line.bool(.ack, true) }
     }
 
     /// What an `observations` record says, or nil when a setting is malformed.
     init?(record members: JSONObject) {
         self.init()
-        switch members["distinct"] {
+        switch members[.distinct] {
         case nil: break
         case .bool(let flag)?: distinct = flag
         default: return nil
         }
-        if let listed = members["kinds"] {
+        if let listed = members[.kinds] {
             guard case .array(let names) = listed else { return nil }
             var kinds: Set<ChangeKind> = []
             for name in names {
@@ -80,11 +80,11 @@ public struct DeliveryOptions: Sendable, Hashable {
             }
             self.kinds = kinds
         }
-        if let interval = members["throttle"] {
+        if let interval = members[.throttle] {
             guard case .number(let number) = interval, let milliseconds = number.intValue else { return nil }
             throttle = .milliseconds(milliseconds)
         }
-        switch members["ack"] {
+        switch members[.ack] {
         case nil: break
         case .bool(let flag)?: acknowledges = flag
         default: return nil

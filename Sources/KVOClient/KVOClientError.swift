@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Why a KVOClient call failed: the daemon's error, with the protocol's code
 /// and message, or the client's own (no connection, a value that would not
@@ -19,37 +20,37 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         // The daemon's codes (docs/PROTOCOL.md, "Errors").
 
         /// The request was not JSON (kvod's `bad_json`).
-        public static let badJSON = Code(KVOEngineError.Code.badJSON.rawValue)
+        public static let badJSON = Code(ErrorCode.badJSON.rawValue)
         /// A field is missing, unknown or mistyped, or a key path is malformed.
-        public static let badRequest = Code(KVOEngineError.Code.badRequest.rawValue)
+        public static let badRequest = Code(ErrorCode.badRequest.rawValue)
         /// The daemon knows no such operation.
-        public static let unknownOp = Code(KVOEngineError.Code.unknownOp.rawValue)
+        public static let unknownOp = Code(ErrorCode.unknownOp.rawValue)
         /// No value at that object or key path.
-        public static let notFound = Code(KVOEngineError.Code.notFound.rawValue)
+        public static let notFound = Code(ErrorCode.notFound.rawValue)
         /// A key path runs through a value that is not a JSON object.
-        public static let notAnObject = Code(KVOEngineError.Code.notAnObject.rawValue)
+        public static let notAnObject = Code(ErrorCode.notAnObject.rawValue)
         /// A collection operation names a value that is not an array.
-        public static let notAnArray = Code(KVOEngineError.Code.notAnArray.rawValue)
+        public static let notAnArray = Code(ErrorCode.notAnArray.rawValue)
         /// An index is outside the array.
-        public static let indexOutOfRange = Code(KVOEngineError.Code.indexOutOfRange.rawValue)
+        public static let indexOutOfRange = Code(ErrorCode.indexOutOfRange.rawValue)
         /// The request line was longer than the daemon accepts.
-        public static let tooLarge = Code(KVOEngineError.Code.tooLarge.rawValue)
+        public static let tooLarge = Code(ErrorCode.tooLarge.rawValue)
         /// A per-request or per-connection limit would be exceeded.
-        public static let limitExceeded = Code(KVOEngineError.Code.limitExceeded.rawValue)
+        public static let limitExceeded = Code(ErrorCode.limitExceeded.rawValue)
         /// kvod no longer holds the changes a resume asked for (its history was
         /// trimmed, or it restarted without its data): get the current value afresh.
-        public static let compacted = Code(KVOEngineError.Code.compacted.rawValue)
+        public static let compacted = Code(ErrorCode.compacted.rawValue)
         /// The access policy does not let this client do that (kvod's `forbidden`).
-        public static let forbidden = Code(KVOEngineError.Code.forbidden.rawValue)
+        public static let forbidden = Code(ErrorCode.forbidden.rawValue)
         /// An `ifModSeq` or `ifValue` condition did not hold: nothing changed.
         /// ``KVOClientError/modSeq`` is the value's current modSeq.
-        public static let preconditionFailed = Code(KVOEngineError.Code.preconditionFailed.rawValue)
+        public static let preconditionFailed = Code(ErrorCode.preconditionFailed.rawValue)
         /// A write with ``AwaitCondition`` was not written to, or acknowledged
         /// by, every observer within its timeout. The change is applied;
         /// ``KVOClientError/seq``, ``KVOClientError/observers`` and
         /// ``KVOClientError/acknowledged`` say how far it got. (Not
         /// ``timedOut``, the client's own: kvod did not answer at all.)
-        public static let timeout = Code("timeout")
+        public static let timeout = Code(ErrorCode.timeout.rawValue)
 
         // The client's own codes.
 

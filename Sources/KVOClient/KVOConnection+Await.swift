@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Writes that wait for their observers (docs/PROTOCOL.md,
 /// "Acknowledgements and `await`"): the change applies at once, and the call
@@ -56,8 +57,8 @@ extension KVOConnection {
     }
 
     private static func awaited(_ reply: JSONObject, seqs: [UInt64?]?) throws(KVOClientError) -> AwaitedWrite {
-        guard case .number(let observers)? = reply["observers"], let observers = observers.intValue,
-              case .number(let acknowledged)? = reply["acknowledged"], let acknowledged = acknowledged.intValue
+        guard case .number(let observers)? = reply[.observers], let observers = observers.intValue,
+              case .number(let acknowledged)? = reply[.acknowledged], let acknowledged = acknowledged.intValue
         else { throw malformed("an awaited change (a kvod without await?)", reply) }
         return AwaitedWrite(seq: try seq(of: reply), seqs: seqs, observers: observers, acknowledged: acknowledged)
     }

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Several change ops as one (`batch`, docs/PROTOCOL.md).
 extension KVOConnection {
@@ -25,15 +26,15 @@ extension KVOConnection {
     }
 
     /// The `batch` request carrying `operations`.
-    static func batchLine(_ operations: [WriteOperation]) -> RequestLine {
-        var line = RequestLine(op: "batch")
+    static func batchLine(_ operations: [WriteOperation]) -> RequestEncoder {
+        var line = RequestEncoder(op: .batch)
         var ops: [UInt8] = [UInt8(ascii: "[")]
         for (position, operation) in operations.enumerated() {
             if position > 0 { ops.append(UInt8(ascii: ",")) }
             ops += operation.line.jsonObject
         }
         ops.append(UInt8(ascii: "]"))
-        line.encoded("ops", ops)
+        line.json(.ops, ops)
         return line
     }
 }
@@ -46,8 +47,8 @@ public struct BatchResult: Sendable, Hashable {
     public var seqs: [UInt64?]
 
     init?(_ reply: JSONObject, count: Int) {
-        guard case .number(let seq)? = reply["seq"], let seq = UInt64(seq.literal),
-              case .array(let list)? = reply["seqs"], list.count == count
+        guard case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal),
+              case .array(let list)? = reply[.seqs], list.count == count
         else { return nil }
         var seqs: [UInt64?] = []
         for element in list {

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Listing the objects under a prefix (`list`, docs/PROTOCOL.md).
 extension KVOConnection {
@@ -32,10 +33,10 @@ extension KVOConnection {
     public func listPage(prefix: String = "", after: String? = nil, limit: Int? = nil)
         async throws(KVOClientError) -> ObjectPage
     {
-        var line = RequestLine(op: "list")
-        line.string("prefix", prefix)
-        if let after { line.string("after", after) }
-        if let limit { line.integer("limit", limit) }
+        var line = RequestEncoder(op: .list)
+        line.string(.prefix, prefix)
+        if let after { line.string(.after, after) }
+        if let limit { line.integer(.limit, limit) }
         let reply = try await request(line)
         guard let page = ObjectPage(reply) else { throw Self.malformed("list", reply) }
         return page

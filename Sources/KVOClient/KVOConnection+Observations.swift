@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Listing this connection's observations as the daemon holds them
 /// (`observations`, docs/PROTOCOL.md): in pages, oldest first.
@@ -28,9 +29,9 @@ extension KVOConnection {
     public func observationsPage(after: String? = nil, limit: Int? = nil)
         async throws(KVOClientError) -> ObservationPage
     {
-        var line = RequestLine(op: "observations")
-        if let after { line.string("after", after) }
-        if let limit { line.integer("limit", limit) }
+        var line = RequestEncoder(op: .observations)
+        if let after { line.string(.after, after) }
+        if let limit { line.integer(.limit, limit) }
         let reply = try await request(line)
         guard let page = ObservationPage(reply) else { throw Self.malformed("observations", reply) }
         return page

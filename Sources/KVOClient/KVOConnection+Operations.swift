@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// The protocol's operations as async calls (docs/PROTOCOL.md, "Operations").
 ///
@@ -68,7 +69,7 @@ extension KVOConnection {
     public func getVersioned(_ object: String, _ keyPath: String? = nil)
         async throws(KVOClientError) -> VersionedValue
     {
-        let reply = try await request(RequestLine(op: "get", object: object, keyPath: keyPath))
+        let reply = try await request(RequestEncoder(op: .get, object: object, keyPath: keyPath))
         guard let value = VersionedValue(reply) else { throw Self.malformed("get", reply) }
         return value
     }
@@ -129,12 +130,12 @@ extension KVOConnection {
 
     /// Round-trips a `ping`.
     public func ping() async throws(KVOClientError) {
-        _ = try await request(RequestLine(op: "ping"))
+        _ = try await request(RequestEncoder(op: .ping))
     }
 
     /// The daemon's counters.
     public func info() async throws(KVOClientError) -> DaemonInfo {
-        let reply = try await request(RequestLine(op: "info"))
+        let reply = try await request(RequestEncoder(op: .info))
         guard let info = DaemonInfo(reply) else { throw Self.malformed("info", reply) }
         return info
     }
@@ -142,13 +143,13 @@ extension KVOConnection {
     /// The daemon's metrics in Prometheus's text format (exposition format
     /// 0.0.4), as kvod rendered them: one metric a line, ending with a newline.
     public func metrics() async throws(KVOClientError) -> String {
-        let reply = try await request(RequestLine(op: "metrics"))
-        guard case .string(let text)? = reply["text"] else { throw Self.malformed("metrics", reply) }
+        let reply = try await request(RequestEncoder(op: .metrics))
+        guard case .string(let text)? = reply[.text] else { throw Self.malformed("metrics", reply) }
         return text
     }
 
     static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
-        guard case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) else {
+        guard case .number(let number)? = reply[.seq], let seq = UInt64(number.literal) else {
             throw malformed("a change", reply)
         }
         return seq

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One connection to kvod, shared by any number of observers and callers.
 ///
@@ -47,8 +48,8 @@ public final class KVOConnection: Sendable {
 
     /// Sends `request` and returns the reply's fields (without `ok` and `id`).
     /// `extraTime`: how much longer than the request timeout the reply may take (an awaited write's wait).
-    func request(_ request: RequestLine, extraTime: Duration = .zero) async throws(KVOClientError) -> JSONObject {
-        let line = request.finished
+    func request(_ request: RequestEncoder, extraTime: Duration = .zero) async throws(KVOClientError) -> JSONObject {
+        let line = request.line
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
             core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) }, extraTime: extraTime)))

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One page of a `list`: object names in ascending UTF-8 byte order.
 public struct ObjectPage: Sendable, Hashable {
@@ -10,7 +11,7 @@ public struct ObjectPage: Sendable, Hashable {
     public var seq: UInt64
 
     init?(_ reply: JSONObject) {
-        guard case .array(let names)? = reply["objects"], case .bool(let more)? = reply["more"] else { return nil }
+        guard case .array(let names)? = reply[.objects], case .bool(let more)? = reply[.more] else { return nil }
         var objects: [String] = []
         objects.reserveCapacity(names.count)
         for name in names {
@@ -19,7 +20,7 @@ public struct ObjectPage: Sendable, Hashable {
         }
         self.objects = objects
         self.more = more
-        guard case .number(let number)? = reply["seq"], let seq = UInt64(number.literal) else { return nil }
+        guard case .number(let number)? = reply[.seq], let seq = UInt64(number.literal) else { return nil }
         self.seq = seq
     }
 }

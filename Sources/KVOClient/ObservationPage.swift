@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One page of an `observations` reply: observations in the order they were made.
 public struct ObservationPage: Sendable, Hashable {
@@ -11,10 +12,10 @@ public struct ObservationPage: Sendable, Hashable {
     public var next: String?
 
     init?(_ reply: JSONObject) {
-        guard case .array(let entries)? = reply["observations"] else { return nil }
+        guard case .array(let entries)? = reply[.observations] else { return nil }
         // A kvod from before pages lists everything, without `more`.
         let more: Bool
-        switch reply["more"] {
+        switch reply[.more] {
         case .bool(let flag)?: more = flag
         case nil: more = false
         default: return nil
@@ -27,7 +28,7 @@ public struct ObservationPage: Sendable, Hashable {
         }
         observations = records
         self.more = more
-        switch reply["next"] {
+        switch reply[.next] {
         case .string(let cursor)?: next = cursor
         case nil: next = nil
         default: return nil

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One of this connection's observations as the daemon holds it (the reply to `observations`).
 public struct ObservationRecord: Sendable, Hashable {
@@ -21,13 +22,13 @@ public struct ObservationRecord: Sendable, Hashable {
     public var prefix: String? { isPrefix ? object : nil }
 
     init?(_ value: JSONValue) {
-        guard case .object(let members) = value, case .array(let names)? = members["options"] else { return nil }
-        switch (members["object"], members["prefix"]) {
+        guard case .object(let members) = value, case .array(let names)? = members[.options] else { return nil }
+        switch (members[.object], members[.prefix]) {
         case (.string(let object)?, nil): (self.object, isPrefix) = (object, false)
         case (nil, .string(let prefix)?): (self.object, isPrefix) = (prefix, true)
         default: return nil
         }
-        switch members["keyPath"] {
+        switch members[.keyPath] {
         case .string(let keyPath)?: self.keyPath = keyPath
         case nil: keyPath = nil
         default: return nil
@@ -40,7 +41,7 @@ public struct ObservationRecord: Sendable, Hashable {
         self.options = options
         guard let delivery = DeliveryOptions(record: members) else { return nil }
         self.delivery = delivery
-        context = members["context"]
+        context = members[.context]
         health = ObservationHealth(members)
     }
 }

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// A value as `get` returns it with what kvod knows about it: its modSeq,
 /// and whether and when kvod deletes it by itself.
@@ -21,14 +22,14 @@ public struct VersionedValue: Sendable, Hashable {
     }
 
     init?(_ reply: JSONObject) {
-        guard let value = reply["value"],
-              case .number(let modSeq)? = reply["modSeq"], let modSeq = UInt64(modSeq.literal),
-              case .number(let seq)? = reply["seq"], let seq = UInt64(seq.literal)
+        guard let value = reply[.value],
+              case .number(let modSeq)? = reply[.modSeq], let modSeq = UInt64(modSeq.literal),
+              case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal)
         else { return nil }
         self.value = value
         self.modSeq = modSeq
         self.seq = seq
-        isEphemeral = reply["ephemeral"] == .bool(true)
-        if case .number(let seconds)? = reply["expiresIn"] { expiresIn = seconds.intValue }
+        isEphemeral = reply[.ephemeral] == .bool(true)
+        if case .number(let seconds)? = reply[.expiresIn] { expiresIn = seconds.intValue }
     }
 }

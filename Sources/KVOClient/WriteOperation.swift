@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One change op: what ``KVOConnection``'s write calls send, and what a
 /// ``KVOConnection/batch(_:)`` carries (docs/PROTOCOL.md, "Atomic and ephemeral state").
@@ -17,12 +18,12 @@ import KVOEngine
 /// ])
 /// ```
 public struct WriteOperation: Sendable {
-    var line: RequestLine
+    var line: RequestEncoder
 
-    private init(_ op: String, _ object: String, _ keyPath: String?, ifModSeq: UInt64?, ifValue: JSONValue?) {
-        line = RequestLine(op: op, object: object, keyPath: keyPath)
-        if let ifModSeq { line.value("ifModSeq", .number(JSONNumber(validatedLiteral: String(ifModSeq)))) }
-        if let ifValue { line.value("ifValue", ifValue) }
+    private init(_ op: Op, _ object: String, _ keyPath: String?, ifModSeq: UInt64?, ifValue: JSONValue?) {
+        line = RequestEncoder(op: op, object: object, keyPath: keyPath)
+        if let ifModSeq { line.integer(.ifModSeq, ifModSeq) }
+        if let ifValue { line.value(.ifValue, ifValue) }
     }
 
     /// Sets the value at `keyPath` (nil: the whole document, which `value`
@@ -55,10 +56,10 @@ public struct WriteOperation: Sendable {
 
     static func set(_ object: String, _ keyPath: String?, encoded: [UInt8], ifModSeq: UInt64?, ifValue: JSONValue?,
                     ephemeral: Bool, ttl: Duration?) -> WriteOperation {
-        var operation = WriteOperation("set", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
-        operation.line.encoded("value", encoded)
-        if ephemeral { operation.line.value("ephemeral", true) }
-        if let ttl { operation.line.value("ttl", .number(JSONNumber(validatedLiteral: Self.seconds(ttl)))) }
+        var operation = WriteOperation(.set, object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.json(.value, encoded)
+        if ephemeral { operation.line.bool(.ephemeral, true) }
+        if let ttl { operation.line.json(.ttl, Self.seconds(ttl).utf8) }
         return operation
     }
 
@@ -66,7 +67,7 @@ public struct WriteOperation: Sendable {
     /// deleting what is not there changes nothing.
     public static func delete(_ object: String, _ keyPath: String? = nil,
                               ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) -> WriteOperation {
-        WriteOperation("delete", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        WriteOperation(.delete, object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
     }
 
     /// Inserts `values` into the array at `keyPath` (created if missing) at
@@ -79,17 +80,17 @@ public struct WriteOperation: Sendable {
 
     static func insert(_ object: String, _ keyPath: String, encoded: [UInt8], at index: Int?,
                        ifModSeq: UInt64?, ifValue: JSONValue?) -> WriteOperation {
-        var operation = WriteOperation("insert", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
-        if let index { operation.line.integer("index", index) }
-        operation.line.encoded("values", encoded)
+        var operation = WriteOperation(.insert, object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        if let index { operation.line.integer(.index, index) }
+        operation.line.json(.values, encoded)
         return operation
     }
 
     /// Removes the elements at `indexes` (positions before the change) from the array at `keyPath`.
     public static func remove(_ object: String, _ keyPath: String, at indexes: [Int],
                               ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) -> WriteOperation {
-        var operation = WriteOperation("remove", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
-        operation.line.value("indexes", .array(indexes.map { .number(JSONNumber($0)) }))
+        var operation = WriteOperation(.remove, object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.integers(.indexes, indexes)
         return operation
     }
 
@@ -102,28 +103,29 @@ public struct WriteOperation: Sendable {
 
     static func replace(_ object: String, _ keyPath: String, at indexes: [Int], encoded: [UInt8],
                         ifModSeq: UInt64?, ifValue: JSONValue?) -> WriteOperation {
-        var operation = WriteOperation("replace", object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
-        operation.line.value("indexes", .array(indexes.map { .number(JSONNumber($0)) }))
-        operation.line.encoded("values", encoded)
+        var operation = WriteOperation(.replace, object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.integers(.indexes, indexes)
+        operation.line.json(.values, encoded)
         return operation
     }
 
     /// The change ops a batch may carry.
-    public static let operationNames: Set<String> = ["set", "delete", "insert", "remove", "replace"]
+    public static let operationNames: Set<String> = Set([Op.set, .delete, .insert, .remove, .replace].map(\.rawValue))
 
     /// An op as the protocol spells it, e.g. `{"op":"delete","object":"queue/pending"}`
     /// (kvod checks its fields; no `id`). Anything that is not a JSON object
     /// whose `op` is a change op is ``KVOClientError/Code-swift.struct/badRequest``.
     public init(request: JSONValue) throws(KVOClientError) {
-        guard case .object(var members) = request, case .string(let op)? = members["op"],
-              Self.operationNames.contains(op)
+        guard case .object(var members) = request, case .string(let name)? = members[Field.op.rawValue],
+              Self.operationNames.contains(name), let op = Op(rawValue: name)
         else {
             throw KVOClientError(.badRequest, "a batch op must be a JSON object whose op is one of "
                                  + Self.operationNames.sorted().joined(separator: ", "))
         }
-        members.removeValue(forKey: "op")
-        line = RequestLine(op: op)
-        for (name, value) in members { line.value(name, value) }
+        members.removeValue(forKey: Field.op.rawValue)
+        line = RequestEncoder(op: op)
+        // Members as written, known to kvod or not: kvod names one it does not take.
+        for (name, value) in members { line.json(named: name, value.jsonBytes) }
     }
 
     /// A duration as the protocol's seconds: a whole number when it is one, else a decimal.

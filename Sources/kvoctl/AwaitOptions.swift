@@ -1,6 +1,7 @@
 import ArgumentParser
 import KVOClient
 import KVOEngine
+import KVOProtocol
 
 /// `--await written|acknowledged` and `--timeout D`, shared by the write
 /// commands (docs/PROTOCOL.md, "Acknowledgements and `await`"): the change
@@ -76,6 +77,10 @@ struct AwaitOptions: ParsableArguments {
     }
 
     private static func counts(seq: UInt64, observers: Int, acknowledged: Int) -> String {
-        #"{"seq":\#(seq),"observers":\#(observers),"acknowledged":\#(acknowledged)}"#
+        var counts = JSONObject()
+        counts[Field.seq.rawValue] = .number(JSONNumber(validatedLiteral: String(seq)))
+        counts[Field.observers.rawValue] = .number(JSONNumber(observers))
+        counts[Field.acknowledged.rawValue] = .number(JSONNumber(acknowledged))
+        return JSONValue.object(counts).jsonString
     }
 }

@@ -1,5 +1,6 @@
 import KVOClient
 import KVOEngine
+import KVOProtocol
 
 /// A change as the JSON line `kvoctl observe` prints: the shape of kvod's
 /// own event (docs/PROTOCOL.md), members in the order of its examples, so
@@ -7,19 +8,23 @@ import KVOEngine
 /// change's ``Change/resumePoint`` as `EPOCH:SEQ` (none on a prior event).
 enum ChangeLine {
     static func json(_ change: Change, resume: Bool = false) -> String {
-        var members: JSONObject = ["event": "change", "object": .string(change.object)]
-        if let prefix = change.prefix { members["prefix"] = .string(prefix) }
-        if let keyPath = change.keyPath { members["keyPath"] = .string(keyPath) }
-        members["kind"] = .string(change.kind.rawValue)
-        if change.isPrior { members["prior"] = true }
-        if change.isInitial { members["initial"] = true }
-        if let new = change.new { members["new"] = new }
-        if let old = change.old { members["old"] = old }
-        if let indexes = change.indexes { members["indexes"] = .array(indexes.map { .number(JSONNumber($0)) }) }
-        if let changedKeyPath = change.changedKeyPath { members["changedKeyPath"] = .string(changedKeyPath) }
-        if let cause = change.cause { members["cause"] = .string(cause.rawValue) }
-        members["seq"] = .number(JSONNumber(validatedLiteral: String(change.seq)))
-        if let coalesced = change.coalesced { members["coalesced"] = .number(JSONNumber(coalesced)) }
+        var members: JSONObject = [:]
+        func add(_ field: Field, _ value: JSONValue?) { if let value { members[field.rawValue] = value } }
+        add(.event, .string(EventType.change.rawValue))
+        add(.object, .string(change.object))
+        add(.prefix, change.prefix.map(JSONValue.string))
+        add(.keyPath, change.keyPath.map(JSONValue.string))
+        add(.kind, .string(change.kind.rawValue))
+        if change.isPrior { add(.prior, true) }
+        if change.isInitial { add(.initial, true) }
+        add(.new, change.new)
+        add(.old, change.old)
+        add(.indexes, change.indexes.map { .array($0.map { .number(JSONNumber($0)) }) })
+        add(.changedKeyPath, change.changedKeyPath.map(JSONValue.string))
+        add(.cause, change.cause.map { .string($0.rawValue) })
+        add(.seq, .number(JSONNumber(validatedLiteral: String(change.seq))))
+        add(.coalesced, change.coalesced.map { .number(JSONNumber($0)) })
+        // kvoctl's own member, not the protocol's.
         if resume, let point = change.resumePoint { members["resume"] = .string(point.description) }
         return JSONValue.object(members).jsonString
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import KVOClient
 import KVOEngine
+import KVOProtocol
 
 /// `kvoctl raw`: protocol lines from standard input, kvod's lines to standard output.
 struct RawCommand: AsyncParsableCommand, ConnectingCommand {
@@ -40,6 +41,6 @@ struct RawCommand: AsyncParsableCommand, ConnectingCommand {
     private static func isErrorReply(_ reply: String) -> Bool {
         let parsed = try? JSONReader.parse(reply, maxDepth: DocumentDepth.readerLimit)
         guard case .object(let members)? = parsed else { return false }
-        return members["ok"] == .bool(false)
+        return members[Field.ok.rawValue] == .bool(false)
     }
 }

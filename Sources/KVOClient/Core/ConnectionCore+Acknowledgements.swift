@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// A change of an observation that acknowledges, in a sink's hands: the
 /// sink calls ``handled()`` once the observer is done with it (a block
@@ -62,8 +63,8 @@ extension ConnectionCore {
     }
 
     private static func ackLine(_ seq: UInt64) -> [UInt8] {
-        var line = RequestLine(op: "ack")
-        line.value("seq", .number(JSONNumber(validatedLiteral: String(seq))))
-        return line.finished
+        var line = RequestEncoder(op: .ack)
+        line.integer(.seq, seq)
+        return line.line
     }
 }

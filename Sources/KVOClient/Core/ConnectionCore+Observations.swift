@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Observing: many local subscriptions per daemon observation, events routed
 /// by (object, key path), or by (prefix, key path) when they carry `prefix`
@@ -37,7 +38,7 @@ extension ConnectionCore {
                     // The daemon already observes this key path: it will send no initial event.
                     subscription.phase = .awaitingInitialValue
                     if state.isConnected {
-                        _ = enqueue(entry.initialValueRequest().finished, .initialValue(subscription), in: &state)
+                        _ = enqueue(entry.initialValueRequest().line, .initialValue(subscription), in: &state)
                     }
                 } else {
                     subscription.phase = entry.isRegistered ? .live : .awaitingRegistration(wantsInitialEvent: false)
@@ -49,7 +50,7 @@ extension ConnectionCore {
             state.entries[key] = entry
             if state.isConnected {
                 subscription.phase = .awaitingRegistration(wantsInitialEvent: wantsInitial)
-                _ = enqueue(entry.observeRequest(initial: wantsInitial).finished,
+                _ = enqueue(entry.observeRequest(initial: wantsInitial).line,
                             .registration(entry, initialFor: wantsInitial ? subscription : nil), in: &state)
             } else {
                 // Reconnecting: the re-registration will cover it.
@@ -82,7 +83,7 @@ extension ConnectionCore {
         state.entries[key] = entry
         subscription.phase = .live
         if state.isConnected {
-            _ = enqueue(entry.observeRequest(initial: false, resume: since).finished,
+            _ = enqueue(entry.observeRequest(initial: false, resume: since).line,
                         .registration(entry, initialFor: nil), in: &state)
         }
         return nil
@@ -105,7 +106,7 @@ extension ConnectionCore {
         guard entry.subscriptions.isEmpty else { return }
         state.entries[subscription.key] = nil
         if state.isConnected {
-            _ = core.enqueue(entry.unobserveRequest().finished, .discard, in: &state)
+            _ = core.enqueue(entry.unobserveRequest().line, .discard, in: &state)
         }
     }
 
@@ -175,10 +176,10 @@ extension ConnectionCore {
                 entry.isRegistered = true
                 if case .success(let fields) = result {
                     // Everything up to the reply's seq is before this observation or was replayed to it.
-                    if case .number(let number)? = fields["seq"], let seq = UInt64(number.literal) {
+                    if case .number(let number)? = fields[.seq], let seq = UInt64(number.literal) {
                         entry.lastSeq = max(entry.lastSeq ?? 0, seq)
                     }
-                    if case .string(let epoch)? = fields["epoch"] {
+                    if case .string(let epoch)? = fields[.epoch] {
                         state.epoch = epoch
                         entry.epoch = epoch
                     }
@@ -218,7 +219,7 @@ extension ConnectionCore {
             guard subscription.phase == .awaitingInitialValue else { return nil }
             let value: JSONValue
             switch result {
-            case .success(let fields): value = fields["value"] ?? .null
+            case .success(let fields): value = fields[.value] ?? .null
             case .failure(let error) where error.code == .notFound: value = .null
             case .failure(let error):
                 Self.end(subscription, in: &state, core: self)

@@ -111,15 +111,15 @@ extension ConnectionCore {
                 // A prefix's initial events come only from an observe (no get can stand in for them);
                 // it was never registered, so there is nothing to resume.
                 registrant.phase = .awaitingRegistration(wantsInitialEvent: true)
-                requests.append((entry.observeRequest(initial: true).finished,
+                requests.append((entry.observeRequest(initial: true).line,
                                  .registration(entry, initialFor: registrant)))
                 continue
             }
             let resume = entry.lastSeq.map { ResumePoint(seq: $0, epoch: entry.epoch) }
-            requests.append((entry.observeRequest(initial: false, resume: resume).finished,
+            requests.append((entry.observeRequest(initial: false, resume: resume).line,
                              .registration(entry, initialFor: nil)))
             for subscription in entry.subscriptions where subscription.phase == .awaitingInitialValue {
-                requests.append((entry.initialValueRequest().finished, .initialValue(subscription)))
+                requests.append((entry.initialValueRequest().line, .initialValue(subscription)))
             }
         }
         return requests

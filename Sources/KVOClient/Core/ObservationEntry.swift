@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One observation held by the daemon for this connection, shared by every
 /// local ``Subscription`` of the same (object, key path).
@@ -39,25 +40,25 @@ final class ObservationEntry: @unchecked Sendable {
 
     /// The `observe` request that registers this entry, asking for an initial
     /// event when `initial` is true, or for the changes after `resume`.
-    func observeRequest(initial: Bool, resume: ResumePoint? = nil) -> RequestLine {
-        var line = key.request("observe")
+    func observeRequest(initial: Bool, resume: ResumePoint? = nil) -> RequestEncoder {
+        var line = key.request(.observe)
         let options = initial ? Self.daemonOptions.union(.initial) : Self.daemonOptions
-        line.value("options", .array(options.wireNames.map(JSONValue.string)))
+        line.strings(.options, options.wireNames)
         delivery.addFields(to: &line)
         if let resume {
-            line.value("since", .number(JSONNumber(validatedLiteral: String(resume.seq))))
-            if let epoch = resume.epoch { line.string("epoch", epoch) }
+            line.integer(.since, resume.seq)
+            if let epoch = resume.epoch { line.string(.epoch, epoch) }
         }
         return line
     }
 
-    func unobserveRequest() -> RequestLine {
-        key.request("unobserve")
+    func unobserveRequest() -> RequestEncoder {
+        key.request(.unobserve)
     }
 
     /// The `get` whose reply supplies a subscription's initial change (not
     /// for a prefix: its initial changes come only from the daemon's `observe`).
-    func initialValueRequest() -> RequestLine {
-        RequestLine(op: "get", object: key.object, keyPath: key.keyPath)
+    func initialValueRequest() -> RequestEncoder {
+        RequestEncoder(op: .get, object: key.object, keyPath: key.keyPath)
     }
 }

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Where a subscription's changes go: a ``ChangeStream``'s continuation or a
 /// ``KVOController``'s queue.
 ///
@@ -28,10 +30,10 @@ struct ObservationKey: Hashable, Sendable {
     }
 
     /// The request `op` about this key: `"object":…` or `"prefix":…`, and the key path if any.
-    func request(_ op: String) -> RequestLine {
-        var line = RequestLine(op: op)
-        line.string(isPrefix ? "prefix" : "object", object)
-        if let keyPath { line.string("keyPath", keyPath) }
+    func request(_ op: Op) -> RequestEncoder {
+        var line = RequestEncoder(op: op)
+        line.string(isPrefix ? .prefix : .object, object)
+        if let keyPath { line.string(.keyPath, keyPath) }
         return line
     }
 }

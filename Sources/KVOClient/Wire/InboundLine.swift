@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// One line from kvod, read: an event or a reply (docs/PROTOCOL.md).
 enum InboundLine {
@@ -22,34 +23,34 @@ enum InboundLine {
         } catch {
             throw violation("a line that is not a JSON object (\(error.message))", line)
         }
-        if let event = members["event"] {
-            guard event == "change" else { return .otherEvent }
+        if let event = members[.event] {
+            guard event == .string(EventType.change.rawValue) else { return .otherEvent }
             guard let change = WireEvent(members) else { throw violation("a malformed change event", line) }
             return .event(change)
         }
-        switch members["ok"] {
+        switch members[.ok] {
         case .bool(true):
             var fields = members
-            fields.removeValue(forKey: "ok")
-            fields.removeValue(forKey: "id")
+            fields.removeValue(forKey: Field.ok.rawValue)
+            fields.removeValue(forKey: Field.id.rawValue)
             return .reply(.success(fields), seq: seq(in: fields))
         case .bool(false):
-            guard case .object(let error)? = members["error"], case .string(let code)? = error["code"] else {
+            guard case .object(let error)? = members[.error], case .string(let code)? = error[.code] else {
                 throw violation("an error reply without an error code", line)
             }
             let message: String
-            if case .string(let text)? = error["message"] { message = text } else { message = code }
+            if case .string(let text)? = error[.message] { message = text } else { message = code }
             var modSeq: UInt64?
-            if case .number(let number)? = error["modSeq"] { modSeq = UInt64(number.literal) }
-            func integer(_ name: String) -> Int? {
+            if case .number(let number)? = error[.modSeq] { modSeq = UInt64(number.literal) }
+            func integer(_ name: Field) -> Int? {
                 if case .number(let number)? = error[name] { number.intValue } else { nil }
             }
             // The await counts only for `timeout`, so that other errors compare as they always did.
             let awaited = code == KVOClientError.Code.timeout.rawValue
-            let failure = KVOClientError(.init(code), message, modSeq: modSeq, index: integer("index"),
+            let failure = KVOClientError(.init(code), message, modSeq: modSeq, index: integer(.index),
                                          seq: awaited ? seq(in: error) : nil,
-                                         observers: awaited ? integer("observers") : nil,
-                                         acknowledged: awaited ? integer("acknowledged") : nil)
+                                         observers: awaited ? integer(.observers) : nil,
+                                         acknowledged: awaited ? integer(.acknowledged) : nil)
             return .reply(.failure(failure), seq: seq(in: error))
         default:
             throw violation("a line that is neither an event nor a reply", line)
@@ -57,7 +58,7 @@ enum InboundLine {
     }
 
     private static func seq(in members: JSONObject) -> UInt64? {
-        guard case .number(let number)? = members["seq"] else { return nil }
+        guard case .number(let number)? = members[.seq] else { return nil }
         return UInt64(number.literal)
     }
 
@@ -95,27 +96,27 @@ struct WireEvent {
     }
 
     init?(_ members: JSONObject) {
-        guard case .string(let object)? = members["object"],
-              case .string(let kindName)? = members["kind"], let kind = ChangeKind(rawValue: kindName),
-              case .number(let seqNumber)? = members["seq"], let seq = UInt64(seqNumber.literal)
+        guard case .string(let object)? = members[.object],
+              case .string(let kindName)? = members[.kind], let kind = ChangeKind(rawValue: kindName),
+              case .number(let seqNumber)? = members[.seq], let seq = UInt64(seqNumber.literal)
         else { return nil }
         self.object = object
-        switch members["keyPath"] {
+        switch members[.keyPath] {
         case .string(let keyPath)?: self.keyPath = keyPath
         case nil: keyPath = nil
         default: return nil
         }
-        if case .string(let path)? = members["changedKeyPath"] { changedKeyPath = path }
-        if case .string(let prefix)? = members["prefix"] { self.prefix = prefix }
-        if case .string(let cause)? = members["cause"] { self.cause = ChangeCause(cause) }
-        if case .number(let count)? = members["coalesced"] { coalesced = count.intValue }
+        if case .string(let path)? = members[.changedKeyPath] { changedKeyPath = path }
+        if case .string(let prefix)? = members[.prefix] { self.prefix = prefix }
+        if case .string(let cause)? = members[.cause] { self.cause = ChangeCause(cause) }
+        if case .number(let count)? = members[.coalesced] { coalesced = count.intValue }
         self.kind = kind
         self.seq = seq
-        new = members["new"]
-        old = members["old"]
-        isPrior = members["prior"] == .bool(true)
-        isInitial = members["initial"] == .bool(true)
-        if case .array(let positions)? = members["indexes"] {
+        new = members[.new]
+        old = members[.old]
+        isPrior = members[.prior] == .bool(true)
+        isInitial = members[.initial] == .bool(true)
+        if case .array(let positions)? = members[.indexes] {
             indexes = positions.compactMap { if case .number(let n) = $0 { n.intValue } else { nil } }
         }
     }
