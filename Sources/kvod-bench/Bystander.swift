@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOProtocol
 
 /// A client that only pings, one request at a time, while a load runs: how
 /// long an unrelated client waits for its reply. With durability that is
@@ -24,8 +25,8 @@ final class Bystander {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         switch peer {
         case .kvod:
-            request = Array(#"{"op":"ping"}"#.utf8) + [10]
-            expected = Array(#"{"ok":true"#.utf8)
+            request = RequestEncoder(op: .ping).line
+            expected = Array(("{" + LineFragment.okTrue.description).utf8)
         case .redis:
             request = Array("*1\r\n$4\r\nPING\r\n".utf8)
             expected = Array("+PONG".utf8)

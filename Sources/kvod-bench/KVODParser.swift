@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOProtocol
 
 /// Reads kvod's line protocol just far enough to count replies and take the
 /// payload out of change events. Not a JSON parser: it relies on the event
@@ -18,11 +19,14 @@ enum KVODParser {
         return start
     }
 
-    private static let eventStart = Array(#"{"event":"change","object":""#.utf8)
-    private static let newMember = Array(#""new":""#.utf8)
-    private static let okTrue = Array(#"{"ok":true"#.utf8)
-    private static let idStart = Array(#"{"id":"#.utf8)
-    private static let okTrueAfterID = Array(#","ok":true"#.utf8)
+    private static let eventStart = bytes(LineFragment.changeEventStart) + [UInt8(ascii: "\"")]
+    /// `"new":"`: a string value's start (the payload's), without the member's comma.
+    private static let newMember = Array(bytes(LineFragment.newMember).dropFirst()) + [UInt8(ascii: "\"")]
+    private static let okTrue = [UInt8(ascii: "{")] + bytes(LineFragment.okTrue)
+    private static let idStart = bytes(LineFragment.idStart)
+    private static let okTrueAfterID = [UInt8(ascii: ",")] + bytes(LineFragment.okTrue)
+
+    private static func bytes(_ fragment: StaticString) -> [UInt8] { Array(fragment.description.utf8) }
 
     /// Whether a reply is a success: `{"ok":true…`, or `{"id":N,"ok":true…`
     /// for the shapes whose requests carry an (integer) id.

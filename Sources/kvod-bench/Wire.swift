@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Encodes requests and parses what comes back, for one peer.
 ///
 /// A change carries the payload `"<index>,<sentAt>"`: the setter's running
@@ -6,7 +8,9 @@
 /// kvod gets it as a JSON string value, Redis as the `PUBLISH`/`SET` argument.
 ///
 /// kvod's requests are spelled as `shape`'s client spells them; each request
-/// that carries an id carries the setter's running index.
+/// that carries an id carries the setter's running index. KVOClient's and
+/// socat's spellings come from KVOProtocol's `RequestEncoder`, as KVOClient's
+/// own requests do; Python's (`json.dumps`) is its own, spaces and all.
 struct Wire: Sendable {
     let peer: Peer
     let flavour: RedisFlavour
@@ -18,10 +22,10 @@ struct Wire: Sendable {
         case .kvod:
             switch shape {
             case .kvoclient:
-                return Array(#"{"op":"set","object":"\#(key.object)","keyPath":"\#(key.keyPath)","value":""#.utf8)
+                return Self.setPrefix(key)
             case .idFirst:
                 // After `{"id":N`, which ``appendChange(prefix:index:sentAt:into:)`` writes.
-                return Array(#","op":"set","object":"\#(key.object)","keyPath":"\#(key.keyPath)","value":""#.utf8)
+                return [UInt8(ascii: ",")] + Self.setPrefix(key).dropFirst()
             case .jsonDumps:
                 return Array(#"{"op": "set", "object": "\#(key.object)", "keyPath": "\#(key.keyPath)", "value": ""#.utf8)
             }
@@ -70,11 +74,11 @@ struct Wire: Sendable {
         case .kvod:
             let (object, keyPath) = (key.object, key.keyPath)
             switch shape {
-            case .kvoclient:
-                return Array(#"{"op":"observe","object":"\#(object)","keyPath":"\#(keyPath)","options":["new"]}"#.utf8) + [10]
-            case .idFirst:
-                return Array(#"{"id":0,"op":"observe","object":"\#(object)","keyPath":"\#(keyPath)","options":["new"]}"#.utf8)
-                    + [10]
+            case .kvoclient, .idFirst:
+                let id = shape == .idFirst ? 0 : nil
+                var request = RequestEncoder(op: .observe, id: id, object: object, keyPath: keyPath)
+                request.strings(.options, ["new"])
+                return request.line
             case .jsonDumps:
                 return Array(#"{"op": "observe", "object": "\#(object)", "keyPath": "\#(keyPath)", "options": ["new"], "id": 0}"#.utf8)
                     + [10]
@@ -85,7 +89,14 @@ struct Wire: Sendable {
         }
     }
 
-    private static let idFirstStart = Array(#"{"id":"#.utf8)
+    /// `{"op":"set","object":…,"keyPath":…,"value":"`: a set up to its string value's first byte.
+    private static func setPrefix(_ key: BenchKey) -> [UInt8] {
+        var request = RequestEncoder(op: .set, object: key.object, keyPath: key.keyPath)
+        request.member(.value)
+        return request.bytes + [UInt8(ascii: "\"")]
+    }
+
+    private static let idFirstStart = Array(LineFragment.idStart.description.utf8)
     private static let jsonDumpsIDStart = Array(#"", "id": "#.utf8)
 
     /// Parses every complete reply and event in `bytes`; returns how many
