@@ -53,24 +53,12 @@ public struct RequestEncoder: Sendable {
 
     /// Adds `"<field>":["<value>",…]`.
     public mutating func strings(_ field: Field, _ values: [String]) {
-        member(field)
-        bytes.append(UInt8(ascii: "["))
-        for (position, value) in values.enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.appendString(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        array(field, values, Self.appendString)
     }
 
     /// Adds `"<field>":[<value>,…]`.
     public mutating func integers(_ field: Field, _ values: [Int]) {
-        member(field)
-        bytes.append(UInt8(ascii: "["))
-        for (position, value) in values.enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.appendDecimal(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        array(field, values) { Self.appendDecimal($0, to: &$1) }
     }
 
     /// Adds a member whose value is JSON text already (a client's own encoding).
@@ -91,6 +79,17 @@ public struct RequestEncoder: Sendable {
     /// itself (kvod-bench writes each change's payload on its hot path).
     public mutating func member(_ field: Field) {
         json(named: field.rawValue, EmptyCollection())
+    }
+
+    private mutating func array<Element>(_ field: Field, _ values: [Element],
+                                         _ write: (Element, inout [UInt8]) -> Void) {
+        member(field)
+        bytes.append(UInt8(ascii: "["))
+        for (position, value) in values.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(value, &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// The whole line, `}` and newline included.
