@@ -3,14 +3,9 @@ import Testing
 
 /// Issue 15, point 3: the bookkeeping of a writer's wait (`await`), on a
 /// clock the test moves, with the daemon's reports made by hand.
-@Suite struct ChangeWaitTests {
-    let fixture = EngineFixture()
+@Suite final class ChangeWaitTests {
+    let (fixture, writer) = EngineFixture.withClient()
     var clock: ManualClock { fixture.clock }
-    let writer: ClientController
-
-    init() {
-        writer = fixture.makeClient()
-    }
 
     private func observer(_ extra: JSONObject = [:], keyPath: String = "a") -> ClientController {
         let client = fixture.makeClient()

@@ -5,15 +5,8 @@ import Testing
 /// What a client gets beyond its output allowance, as it drains: held events
 /// encoded when they go out, initial events from a cursor, a little more
 /// than the allowance at a time.
-@Suite struct DrainTests {
-    let fixture = EngineFixture()
-    let writer: ClientController
-    let observer: ClientController
-
-    init() {
-        writer = fixture.makeClient()
-        observer = fixture.makeClient()
-    }
+@Suite final class DrainTests {
+    let (fixture, writer, observer) = EngineFixture.withTwoClients()
 
     /// Drains the observer until it is no longer congested; returns each drain's lines.
     private func drainAll() -> [[String]] {

@@ -2,16 +2,9 @@ import Testing
 @testable import KVOEngine
 
 /// Issue 15, point 2: `throttle`, on a clock the test moves.
-@Suite struct ThrottleTests {
-    let fixture = EngineFixture()
+@Suite final class ThrottleTests {
+    let (fixture, client, writer) = EngineFixture.withTwoClients()
     var clock: ManualClock { fixture.clock }
-    let client: ClientController
-    let writer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        writer = fixture.makeClient()
-    }
 
     private func set(_ value: Int) {
         fixture.ok(["op": "set", "object": "o", "keyPath": "a", "value": .number(JSONNumber(value))], from: writer)

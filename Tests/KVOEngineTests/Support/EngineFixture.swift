@@ -36,6 +36,18 @@ final class EngineFixture {
         for client in clients { engine.closeClient(client) }
     }
 
+    /// A fixture and its first client: a suite's stored properties in one line.
+    static func withClient() -> (EngineFixture, ClientController) {
+        let fixture = EngineFixture()
+        return (fixture, fixture.makeClient())
+    }
+
+    /// A fixture and two clients (one that acts, one that watches).
+    static func withTwoClients() -> (EngineFixture, ClientController, ClientController) {
+        let fixture = EngineFixture()
+        return (fixture, fixture.makeClient(), fixture.makeClient())
+    }
+
     var store: Store { engine.store }
     var shared: SharedController { engine.shared }
 
