@@ -43,33 +43,12 @@ extension ClientController {
     func write(_ held: HeldEvents.Event) {
         let info = held.info
         let change = held.change
-        guard let node = info.node else { return }
-        let keyPath = node.path
-        let exact = change.path.count == keyPath.count
-        var old: JSONValue?
-        var new: JSONValue?
-        switch change.relation(to: keyPath) {
-        case .atOrUnder where exact:
-            (old, new) = (change.old, change.new)
-        case .atOrUnder:
-            if let computed = node.computed?.path {
-                let arrayAfter = shared.value(change.object, at: Array(keyPath.prefix(computed.baseCount)))
-                (old, new) = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
-            } else if change.kind == .setting {
-                // Under a replaced value; nothing lies under an array.
-                let rest = keyPath[change.path.count...]
-                (old, new) = (change.old?.value(at: rest), change.new?.value(at: rest))
-            }
-        case .above:
-            new = shared.value(change.object, at: keyPath)
-            if info.options.contains(.old) { old = change.valueBefore(at: keyPath, after: new) }
-        case .unrelated:
-            return
+        guard let node = info.node, let relation = ObservedChange.relation(of: node.path, to: change) else { return }
+        let (old, new) = ObservedChange.values(of: change, at: node, relation, wantsOld: info.options.contains(.old)) {
+            shared.value(change.object, at: $0)
         }
-        EventEncoder.change(into: &output, head: node.head(forObject: change.object), changeKind: change.kind,
-                            indexes: change.indexes, seq: change.seq, exact: exact, old: old, new: new,
-                            options: info.options, prior: false, changedKeyPath: exact ? nil : change.changedKeyPathText,
-                            cause: change.cause)
+        let event = ObservedChange(change, relation, old: old, new: new, options: info.options, prior: false)
+        EventEncoder.write(event, head: node.head(forObject: change.object), to: &output)
         endEvent(of: info, seq: change.seq, coalesced: held.folded)
     }
 
@@ -124,9 +103,9 @@ extension ClientController {
                 shared.eventCounts.coalesced += 1
                 continue
             }
-            let current: JSONValue?? = info.options.contains(.new) ? .some(shared.value(object, at: node.path)) : .none
-            EventEncoder.change(to: &output, head: node.head(forObject: object), kind: .setting, new: current,
-                                old: .none, indexes: nil, seq: initial.seq, initial: true, changedKeyPath: nil)
+            let current = info.options.contains(.new) ? shared.value(object, at: node.path) : nil
+            let event = ObservedChange(initialValue: current, options: info.options, seq: initial.seq)
+            EventEncoder.write(event, head: node.head(forObject: object), to: &output)
             endEvent(of: info, seq: initial.seq)
         }
         return true

@@ -29,19 +29,11 @@ struct Replay {
     /// The documents, as of the change being replayed, of the objects that need them.
     private var documents: [String: Document] = [:]
     /// The observations one change reaches, reused from change to change.
-    private var reached: [(info: ObservationInfo, relation: Relation)] = []
+    private var reached: [(info: ObservationInfo, relation: ObservedChange.Relation)] = []
 
     /// An object's document; nil when the object has none.
     private struct Document {
         var value: JSONValue?
-    }
-
-    private enum Relation {
-        case exact
-        /// The observed path is the changed one's first `depth` keys.
-        case ancestor(depth: Int)
-        /// The observed path lies `depth` keys under the changed one.
-        case descendant(depth: Int)
     }
 
     /// `observations`: registered, all in one tree (one request's).
@@ -116,8 +108,8 @@ struct Replay {
     private mutating func collect(_ change: ChangeRecord) {
         reached.removeAll(keepingCapacity: true)
         var node = root
-        for (depth, key) in change.path.enumerated() {
-            if let info = observations[ObjectIdentifier(node)] { reached.append((info, .ancestor(depth: depth))) }
+        for key in change.path {
+            if let info = observations[ObjectIdentifier(node)] { reached.append((info, .ancestor)) }
             guard let next = node.child(key) else { return }
             node = next
         }
@@ -132,25 +124,18 @@ struct Replay {
 
     /// Whether a quiet observation's filter let this event out live: the
     /// same rule as ``SharedController``'s, from the same values.
-    private func passes(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: Relation,
+    private func passes(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: ObservedChange.Relation,
                         after: JSONValue?) -> Bool {
-        let node = info.node!
-        let kind: ChangeKind = if case .exact = relation { change.kind } else { .setting }
-        return info.filter.passes(kind: kind) {
-            guard case .descendant(let depth) = relation else { return change.changesValue }
-            if let computed = node.computed?.path {
-                let keyPath = node.path
-                let arrayAfter = JSONValue.value(in: after, at: keyPath.prefix(computed.baseCount))
-                let values = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
-                return valuesDiffer(values.old, values.new)
+        info.filter.passes(kind: relation.isExact ? change.kind : .setting) {
+            guard case .descendant = relation else { return change.changesValue }
+            let values = ObservedChange.values(of: change, at: info.node!, relation, wantsOld: true) {
+                JSONValue.value(in: after, at: $0)
             }
-            guard change.kind == .setting else { return false }
-            let rest = node.path.suffix(depth)
-            return valuesDiffer(change.old?.value(at: rest), change.new?.value(at: rest))
+            return valuesDiffer(values.old, values.new)
         }
     }
 
-    private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: Relation,
+    private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: ObservedChange.Relation,
                          after: JSONValue?, prior: Bool, _ client: ClientController) {
         if info.isQuiet {
             if !passes(change, info, relation, after: after) { return }
@@ -161,32 +146,12 @@ struct Replay {
         }
         client.deliverReplayed(change, for: info, isPrior: prior) { output in
             let node = info.node!
-            var exact = false
-            var old: JSONValue?
-            var new: JSONValue?
-            switch relation {
-            case .exact:
-                exact = true
-                (old, new) = (change.old, change.new)
-            case .ancestor(let depth):
-                let keys = Array(change.path[..<depth])
-                new = after?.value(at: keys)
-                if info.options.contains(.old) { old = change.valueBefore(at: keys, after: new) }
-            case .descendant(let depth):
-                if let computed = node.computed?.path {
-                    let keyPath = node.path
-                    let arrayAfter = JSONValue.value(in: after, at: keyPath.prefix(computed.baseCount))
-                    (old, new) = change.computedValues(computed, keyPath: keyPath, arrayAfter: arrayAfter)
-                } else if change.kind == .setting {
-                    // Under a replaced value; nothing lies under an array.
-                    let rest = node.path.suffix(depth)
-                    (old, new) = (change.old?.value(at: rest), change.new?.value(at: rest))
-                }
+            let (old, new) = ObservedChange.values(of: change, at: node, relation,
+                                                   wantsOld: info.options.contains(.old)) {
+                JSONValue.value(in: after, at: $0)
             }
-            EventEncoder.change(into: &output, head: node.head(forObject: change.object), changeKind: change.kind,
-                                indexes: change.indexes, seq: change.seq, exact: exact, old: old, new: new,
-                                options: info.options, prior: prior,
-                                changedKeyPath: exact ? nil : change.changedKeyPathText, cause: change.cause)
+            let event = ObservedChange(change, relation, old: old, new: new, options: info.options, prior: prior)
+            EventEncoder.write(event, head: node.head(forObject: change.object), to: &output)
         }
     }
 }

@@ -164,16 +164,8 @@ public final class SharedController {
 
     /// The observations of one node that a change reaches, and how they relate to it.
     struct MatchGroup {
-        enum Relation {
-            /// The node is the changed path: it sees the change's own kind.
-            case exact
-            /// The node lies `depth` keys under the changed path (which was replaced).
-            case descendant(depth: Int)
-            /// The node lies above the changed path (a part of its value changed).
-            case ancestor
-        }
         let node: PathNode
-        let relation: Relation
+        let relation: ObservedChange.Relation
         /// The values at this node before and after, for ancestors and
         /// descendants; the exact node's are the change's own.
         var old: JSONValue?
@@ -217,10 +209,8 @@ public final class SharedController {
                         computedValues(computed, node, depth: depth, of: change, valueBefore: valueBefore)
                     continue
                 }
-                let rest = node.path.suffix(depth)
-                let collection = change.kind != .setting
-                pending.groups[index].old = collection ? nil : change.old?.value(at: rest)
-                pending.groups[index].new = collection ? nil : change.new?.value(at: rest)
+                (pending.groups[index].old, pending.groups[index].new) =
+                    ObservedChange.descendantValues(of: change, below: node.path.suffix(depth))
             }
         }
         pending.change = change
@@ -268,7 +258,7 @@ public final class SharedController {
     private func collectGroups(under root: PathNode, of change: ChangeRecord,
                                valueBefore: (ArraySlice<String>) -> JSONValue?) {
         let scopedHead = root.isPrefixScope ? change.object : nil
-        func group(_ node: PathNode, _ relation: MatchGroup.Relation, old: JSONValue? = nil) -> MatchGroup {
+        func group(_ node: PathNode, _ relation: ObservedChange.Relation, old: JSONValue? = nil) -> MatchGroup {
             MatchGroup(node: node, relation: relation, old: old, new: nil,
                        scopedHead: scopedHead.map { node.head(forObject: $0) })
         }
@@ -394,16 +384,14 @@ public final class SharedController {
             }
         }
         guard variants != 0 || holds else { return }
-        let isExact = group.pointee.isExact
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
-        let newOnly = UInt8(1) << ObservationOptions.new.rawValue
         if variants == 0 {
             // Only held events: no bytes.
-        } else if isExact, !prior, variants == newOnly, change.kind == .setting, change.cause == nil {
-            // The usual group: the changed path itself, observed with `new`.
-            // Its one encoding reads the change's value in place.
+        } else if variants == 1 << ObservationOptions.new.rawValue,
+                  ObservedChange.isPlainSetting(change, group.pointee.relation, options: .new, prior: prior) {
+            // The usual group: its one encoding reads the change's value in place.
             EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, new: change.new,
                                  seq: change.seq)
             ends[1] = eventBytes.count
@@ -495,17 +483,15 @@ public final class SharedController {
     /// its observations ask for, one after the other in ``eventBytes``.
     private func encodeVariants(_ variants: UInt8, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
                                 prior: Bool, into ends: inout VariantEnds) {
-        let node = group.pointee.node
-        let isExact = group.pointee.isExact
-        let changedKeyPath = isExact ? nil : change.changedKeyPathText
+        let relation = group.pointee.relation
+        let isExact = relation.isExact
+        let head = group.pointee.scopedHead ?? group.pointee.node.eventHead
         for variant in 0..<4 {
             if variants & (1 << variant) != 0 {
-                EventEncoder.change(
-                    into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, changeKind: change.kind,
-                    indexes: change.indexes, seq: change.seq, exact: isExact,
-                    old: isExact ? change.old : group.pointee.old, new: isExact ? change.new : group.pointee.new,
-                    options: ObservationOptions(rawValue: UInt8(variant)), prior: prior,
-                    changedKeyPath: changedKeyPath, cause: change.cause)
+                let event = ObservedChange(change, relation, old: isExact ? change.old : group.pointee.old,
+                                           new: isExact ? change.new : group.pointee.new,
+                                           options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
+                EventEncoder.write(event, head: head, to: &eventBytes)
             }
             ends[variant] = eventBytes.count
         }
@@ -533,14 +519,11 @@ public final class SharedController {
 }
 
 extension SharedController.MatchGroup {
-    init(node: PathNode, relation: Relation) {
+    init(node: PathNode, relation: ObservedChange.Relation) {
         self.init(node: node, relation: relation, old: nil, new: nil, scopedHead: nil)
     }
 
-    var isExact: Bool {
-        if case .exact = relation { return true }
-        return false
-    }
+    var isExact: Bool { relation.isExact }
 
     var isAncestor: Bool {
         if case .ancestor = relation { return true }

@@ -81,54 +81,56 @@ import Testing
 
     // MARK: The engine's check
 
-    private func engine() -> Engine {
-        Engine(configuration: EngineConfiguration(accessPolicy: Self.policy))
+    private func fixture() -> EngineFixture {
+        EngineFixture(configuration: EngineConfiguration(accessPolicy: Self.policy))
     }
 
-    @Test func handleWhenWriteIsForbiddenRepliesForbiddenAndChangesNothing() throws {
-        let engine = engine()
-        let owner = engine.makeClient()
+    @Test func handleWhenWriteIsForbiddenRepliesForbiddenAndChangesNothing() {
+        let fixture = fixture()
+        let engine = fixture.engine
+        let owner = fixture.makeClient()
         owner.credentials = Self.alice
-        let reader = engine.makeClient()
+        let reader = fixture.makeClient()
         reader.credentials = Self.bob
-        engine.handle(#"{"op":"observe","object":"app/1","keyPath":"k","options":["new"]}"#, from: reader)
-        engine.handle(#"{"op":"set","object":"app/1","keyPath":"k","value":1}"#, from: owner)
-        _ = try owner.takeLines()
+        fixture.handle(#"{"op":"observe","object":"app/1","keyPath":"k","options":["new"]}"#, from: reader)
+        fixture.handle(#"{"op":"set","object":"app/1","keyPath":"k","value":1}"#, from: owner)
+        _ = fixture.take(from: owner).lines
         let seq = engine.store.seq
         for request in [
             #"{"op":"set","id":1,"object":"app/1","keyPath":"k","value":2}"#,
             #"{"op":"delete","id":2,"object":"app/1"}"#,
             #"{"op":"insert","id":3,"object":"app/1","keyPath":"list","value":2}"#,
         ] {
-            engine.handle(request, from: reader)
+            fixture.handle(request, from: reader)
         }
-        let replies = try reader.takeLines().filter { $0["event"] == nil }
+        let replies = fixture.take(from: reader).lines.filter { $0["event"] == nil }
         #expect(replies.count == 4)
         #expect(replies.dropFirst().allSatisfy { $0["error"]?["code"] == "forbidden" })
         #expect(engine.store.seq == seq)
         #expect(engine.store.value("app/1", at: ["k"]) == 1)
     }
 
-    @Test func handleWhenObserveIsForbiddenRegistersNothingAndGetRevealsNothing() throws {
-        let engine = engine()
-        let stranger = engine.makeClient()
+    @Test func handleWhenObserveIsForbiddenRegistersNothingAndGetRevealsNothing() {
+        let fixture = fixture()
+        let engine = fixture.engine
+        let stranger = fixture.makeClient()
         stranger.credentials = PeerCredentials(pid: 12, uid: 2000, gid: 2000)
-        engine.handle(#"{"op":"observe","object":"app/1","keyPath":"k","options":["new","initial"]}"#, from: stranger)
-        engine.handle(#"{"op":"get","object":"app/none"}"#, from: stranger)
-        engine.handle(#"{"op":"get","object":"public/none"}"#, from: stranger)
-        engine.handle(#"{"op":"unobserveAll"}"#, from: stranger)
-        engine.handle(#"{"op":"info"}"#, from: stranger)
-        let lines = try stranger.takeLines()
+        fixture.handle(#"{"op":"observe","object":"app/1","keyPath":"k","options":["new","initial"]}"#, from: stranger)
+        fixture.handle(#"{"op":"get","object":"app/none"}"#, from: stranger)
+        fixture.handle(#"{"op":"get","object":"public/none"}"#, from: stranger)
+        fixture.handle(#"{"op":"unobserveAll"}"#, from: stranger)
+        fixture.handle(#"{"op":"info"}"#, from: stranger)
+        let lines = fixture.take(from: stranger).lines
         #expect(lines.map { $0["error"]?["code"] } == ["forbidden", "forbidden", "not_found", nil, nil])
         #expect(lines[0]["error"]?["message"] == "uid 2000 may not read or observe app/1")
         #expect(engine.shared.observationCount == 0)
     }
 
-    @Test func handleWithoutPolicyAllowsEveryone() throws {
-        let engine = Engine()
-        let client = engine.makeClient()
+    @Test func handleWithoutPolicyAllowsEveryone() {
+        let fixture = EngineFixture()
+        let client = fixture.makeClient()
         client.credentials = PeerCredentials(pid: 1, uid: 65534, gid: 65534)
-        engine.handle(#"{"op":"set","object":"x","keyPath":"k","value":1}"#, from: client)
-        #expect(try client.takeLines().first?["ok"] == true)
+        fixture.handle(#"{"op":"set","object":"x","keyPath":"k","value":1}"#, from: client)
+        #expect(fixture.take(from: client).lines.first?["ok"] == true)
     }
 }

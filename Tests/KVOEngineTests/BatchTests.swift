@@ -2,15 +2,8 @@ import Testing
 @testable import KVOEngine
 
 /// Issue 14, point 3: `batch`, all or nothing.
-@Suite struct BatchTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    let observer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        observer = fixture.makeClient()
-    }
+@Suite final class BatchTests {
+    let (fixture, client, observer) = EngineFixture.withTwoClients()
 
     @Test func opsRunInOrderEachSeeingTheLastAndEachNotifyingWithItsOwnState() {
         fixture.ok(["op": "insert", "object": "queue", "keyPath": "pending", "values": ["job1", "job2"]], from: client)

@@ -16,16 +16,17 @@ final class MemoryChangeLog: ChangeLog {
 
 @Suite struct ChangeLogTests {
     @Test func everyChangeIsRecordedOnceInSeqOrderAndFailuresRecordNothing() throws {
-        let engine = Engine()
+        let fixture = EngineFixture()
+        let engine = fixture.engine
         let log = MemoryChangeLog()
         engine.changeLog = log
-        let client = EngineClient(engine)
-        client.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#)
-        client.send(#"{"op":"set","object":"o","keyPath":"a.b.c","value":1}"#)  // not_an_object
-        client.send(#"{"op":"delete","object":"o","keyPath":"nothing"}"#)  // not a change
-        client.send(#"{"op":"insert","object":"o","keyPath":"list","values":[1,2]}"#)
-        client.send(#"{"op":"delete","object":"o","keyPath":"a"}"#)
-        client.send(#"{"op":"delete","object":"o"}"#)
+        let client = fixture.makeClient()
+        fixture.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#, from: client)
+        fixture.send(#"{"op":"set","object":"o","keyPath":"a.b.c","value":1}"#, from: client)  // not_an_object
+        fixture.send(#"{"op":"delete","object":"o","keyPath":"nothing"}"#, from: client)  // not a change
+        fixture.send(#"{"op":"insert","object":"o","keyPath":"list","values":[1,2]}"#, from: client)
+        fixture.send(#"{"op":"delete","object":"o","keyPath":"a"}"#, from: client)
+        fixture.send(#"{"op":"delete","object":"o"}"#, from: client)
         #expect(log.changes.map(\.seq) == [1, 2, 3, 4])
         #expect(log.changes.map(\.kind) == [.setting, .insertion, .setting, .setting])
         #expect(log.changes[0].existingKeys == 0, "o did not exist")
@@ -34,26 +35,28 @@ final class MemoryChangeLog: ChangeLog {
     }
 
     @Test func restoredEngineContinuesTheSeqAndReplaysAcrossTheRestart() throws {
-        let first = Engine()
+        let firstFixture = EngineFixture()
+        let first = firstFixture.engine
         let log = MemoryChangeLog()
         first.changeLog = log
-        let client = EngineClient(first)
-        let observer = EngineClient(first)
-        observer.send(#"{"op":"observe","object":"o","keyPath":"a","options":["new","old"]}"#)
-        client.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#)
-        client.send(#"{"op":"set","object":"o","keyPath":"z","value":0}"#)
-        client.send(#"{"op":"delete","object":"o","keyPath":"a.b"}"#)
-        client.send(#"{"op":"set","object":"o","keyPath":"a.c","value":2}"#)
-        let liveEvents = observer.takeLines()
+        let client = firstFixture.makeClient()
+        let observer = firstFixture.makeClient()
+        firstFixture.send(#"{"op":"observe","object":"o","keyPath":"a","options":["new","old"]}"#, from: observer)
+        firstFixture.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#, from: client)
+        firstFixture.send(#"{"op":"set","object":"o","keyPath":"z","value":0}"#, from: client)
+        firstFixture.send(#"{"op":"delete","object":"o","keyPath":"a.b"}"#, from: client)
+        firstFixture.send(#"{"op":"set","object":"o","keyPath":"a.c","value":2}"#, from: client)
+        let liveEvents = firstFixture.take(from: observer).text
 
-        let second = Engine()
+        let secondFixture = EngineFixture()
+        let second = secondFixture.engine
         second.restore(try log.saved(from: first, historyCapacity: 100))
         #expect(second.epoch == first.epoch)
-        let restarted = EngineClient(second)
-        #expect(try restarted.reply(#"{"op":"get","object":"o"}"#)["value"] == ["a": ["c": 2], "z": 0])
-        #expect(Array(restarted.send(#"{"op":"observe","object":"o","keyPath":"a","options":["new","old"],"since":0}"#).dropLast())
+        let restarted = secondFixture.makeClient()
+        #expect(secondFixture.send(#"{"op":"get","object":"o"}"#, from: restarted).reply["value"] == ["a": ["c": 2], "z": 0])
+        #expect(Array(secondFixture.send(#"{"op":"observe","object":"o","keyPath":"a","options":["new","old"],"since":0}"#, from: restarted).text.dropLast())
             == liveEvents)
-        #expect(try restarted.reply(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)["seq"] == 5)
+        #expect(secondFixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: restarted).reply["seq"] == 5)
     }
 
     @Test func savedStateWithAGapOrAMismatchedSeqIsRefused() {

@@ -8,12 +8,13 @@ import Testing
 @Suite struct ChangeRedoTests {
     @Test(arguments: [UInt64(1), 2, 3])
     func applyingTheChangesAgainFromTheUndoneStartGivesEachDocumentAsItWas(seed: UInt64) {
-        let engine = Engine()
-        let client = EngineClient(engine)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let client = fixture.makeClient()
         var rng = SplitMix64(seed: seed)
         var documentsAfter: [UInt64: [String: JSONValue]] = [:]
         for _ in 0..<400 {
-            client.send(ReplayTests.randomRequest(&rng))
+            fixture.send(ReplayTests.randomRequest(&rng), from: client)
             documentsAfter[engine.store.seq] = engine.store.documents.mapValues { JSONValue.object($0) }
         }
         #expect(engine.store.seq > 150)

@@ -1,27 +1,11 @@
-import Synchronization
 import Testing
 @testable import KVOEngine
 
 /// Issue 15, point 3: the bookkeeping of a writer's wait (`await`), on a
 /// clock the test moves, with the daemon's reports made by hand.
-@Suite struct ChangeWaitTests {
-    /// Milliseconds that only the test advances.
-    final class ManualClock: Sendable {
-        let now = Atomic<UInt64>(1_000)
-        func advance(by milliseconds: UInt64) { now.add(milliseconds, ordering: .relaxed) }
-    }
-
-    let clock = ManualClock()
-    let fixture: EngineFixture
-    let writer: ClientController
-
-    init() {
-        var configuration = EngineConfiguration()
-        let clock = clock
-        configuration.throttleClock = { clock.now.load(ordering: .relaxed) }
-        fixture = EngineFixture(configuration: configuration)
-        writer = fixture.makeClient()
-    }
+@Suite final class ChangeWaitTests {
+    let (fixture, writer) = EngineFixture.withClient()
+    var clock: ManualClock { fixture.clock }
 
     private func observer(_ extra: JSONObject = [:], keyPath: String = "a") -> ClientController {
         let client = fixture.makeClient()

@@ -3,41 +3,34 @@ import KVOTestSupport
 import Testing
 
 /// What a congested client's controller does with events, by policy.
-@Suite final class ClientControllerCongestionTests {
-    let engine = Engine()
+@Suite struct ClientControllerCongestionTests {
+    let fixture = EngineFixture()
     let setter: ClientController
     let observer: ClientController
     let recorder = RecordingOutputDelegate()
 
     init() {
-        setter = engine.makeClient()
-        observer = engine.makeClient()
+        setter = fixture.makeClient()
+        observer = fixture.makeClient()
         observer.outputDelegate = recorder
     }
 
-    /// Controllers must not outlive their engine (they reach its shared
-    /// controller unowned), and stored properties die in no set order.
-    deinit {
-        engine.closeClient(observer)
-        engine.closeClient(setter)
-    }
-
     private func set(_ key: String, _ value: Int) {
-        engine.handle(#"{"op":"set","object":"o","keyPath":"\#(key)","value":\#(value)}"#, from: setter)
+        fixture.handle(#"{"op":"set","object":"o","keyPath":"\#(key)","value":\#(value)}"#, from: setter)
     }
 
-    @Test func deliverWhenOutputPassesAllowanceHoldsOnlyTheLatestEvent() throws {
-        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#, from: observer)
-        _ = try observer.takeLines()
+    @Test func deliverWhenOutputPassesAllowanceHoldsOnlyTheLatestEvent() {
+        fixture.handle(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#, from: observer)
+        _ = fixture.take(from: observer).lines
         observer.outputAllowance = 200
         for value in 0..<10 { set("k", value) }
         #expect(observer.isCongested)
         #expect(recorder.congestedCalls == 1)
-        let before = try observer.takeLines()
+        let before = fixture.take(from: observer).lines
         #expect(!before.isEmpty && before.count < 10)
         #expect(observer.heldEventCount == 1)
         observer.markDrained()
-        let released = try observer.takeLines()
+        let released = fixture.take(from: observer).lines
         #expect(released.count == 1)
         #expect(released[0]["new"] == 9)
         // Each of the ten changes was sent, or folded into the released one.
@@ -45,17 +38,17 @@ import Testing
         #expect(!observer.isCongested)
     }
 
-    @Test func markDrainedReleasesHeldEventsInSeqOrder() throws {
-        engine.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"],"context":"c"}"#,
+    @Test func markDrainedReleasesHeldEventsInSeqOrder() {
+        fixture.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"],"context":"c"}"#,
                       from: observer)
-        _ = try observer.takeLines()
+        _ = fixture.take(from: observer).lines
         observer.markCongested()
         set("b", 1)
         set("a", 2)
         set("b", 3)
-        #expect(try observer.takeLines().isEmpty)
+        #expect(fixture.take(from: observer).lines.isEmpty)
         observer.markDrained()
-        let released = try observer.takeLines()
+        let released = fixture.take(from: observer).lines
         #expect(released.map { $0["keyPath"] } == ["a", "b"])
         #expect(released[0]["new"] == 2 && released[0]["coalesced"] == nil)
         #expect(released[1]["new"] == 3 && released[1]["coalesced"] == 1)
@@ -63,73 +56,73 @@ import Testing
         #expect((released[0]["seq"]?.intValue ?? 0) < (released[1]["seq"]?.intValue ?? 0))
     }
 
-    @Test func deliverWhenCongestedAndPolicyIsDisconnectAsksToDisconnectAndStopsOutput() throws {
-        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","policy":"disconnect"}"#, from: observer)
-        let reply = try observer.takeLines()
+    @Test func deliverWhenCongestedAndPolicyIsDisconnectAsksToDisconnectAndStopsOutput() {
+        fixture.handle(#"{"op":"observe","object":"o","keyPath":"k","policy":"disconnect"}"#, from: observer)
+        let reply = fixture.take(from: observer).lines
         #expect(reply.count == 1 && reply.first?["ok"] == true && reply.first?["seq"] != nil)
         observer.markCongested()
         set("k", 1)
         #expect(recorder.disconnectReasons.count == 1)
         #expect(recorder.disconnectReasons.first?.contains("policy disconnect") == true)
         #expect(observer.disconnectReason != nil)
-        engine.handle(#"{"op":"ping"}"#, from: observer)
+        fixture.handle(#"{"op":"ping"}"#, from: observer)
         set("k", 2)
         #expect(observer.output.isEmpty)
         #expect(recorder.disconnectReasons.count == 1)
     }
 
-    @Test func repliesWhenCongestedAreStillSent() throws {
+    @Test func repliesWhenCongestedAreStillSent() {
         observer.markCongested()
-        engine.handle(#"{"op":"ping","id":1}"#, from: observer)
-        engine.handle(#"{"op":"get","object":"none"}"#, from: observer)
-        let lines = try observer.takeLines()
+        fixture.handle(#"{"op":"ping","id":1}"#, from: observer)
+        fixture.handle(#"{"op":"get","object":"none"}"#, from: observer)
+        let lines = fixture.take(from: observer).lines
         #expect(lines.count == 2)
         #expect(lines[0] == ["id": 1, "ok": true])
     }
 
-    @Test func markDrainedWhenObservationWasUnobservedReleasesNothingOfIt() throws {
-        engine.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"]}"#, from: observer)
-        _ = try observer.takeLines()
+    @Test func markDrainedWhenObservationWasUnobservedReleasesNothingOfIt() {
+        fixture.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"]}"#, from: observer)
+        _ = fixture.take(from: observer).lines
         observer.markCongested()
         set("a", 1)
         set("b", 1)
-        engine.handle(#"{"op":"unobserve","object":"o","keyPath":"a"}"#, from: observer)
-        _ = try observer.takeLines()
+        fixture.handle(#"{"op":"unobserve","object":"o","keyPath":"a"}"#, from: observer)
+        _ = fixture.take(from: observer).lines
         observer.markDrained()
-        #expect(try observer.takeLines().map { $0["keyPath"] } == ["b"])
+        #expect(fixture.take(from: observer).lines.map { $0["keyPath"] } == ["b"])
     }
 
-    @Test func priorEventsWhenCongestedAreNotHeldButTheChangeIs() throws {
-        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","options":["new","prior"]}"#, from: observer)
-        _ = try observer.takeLines()
+    @Test func priorEventsWhenCongestedAreNotHeldButTheChangeIs() {
+        fixture.handle(#"{"op":"observe","object":"o","keyPath":"k","options":["new","prior"]}"#, from: observer)
+        _ = fixture.take(from: observer).lines
         observer.markCongested()
         set("k", 1)
         observer.markDrained()
-        let released = try observer.takeLines()
+        let released = fixture.take(from: observer).lines
         #expect(released.count == 1)
         #expect(released.first?["prior"] == nil)
         #expect(released.first?["new"] == 1)
     }
 
-    @Test func initialEventWhenCongestedIsHeldAfterTheReply() throws {
+    @Test func initialEventWhenCongestedIsHeldAfterTheReply() {
         set("k", 5)
         observer.markCongested()
-        engine.handle(#"{"op":"observe","id":1,"object":"o","keyPath":"k","options":["new","initial"]}"#,
+        fixture.handle(#"{"op":"observe","id":1,"object":"o","keyPath":"k","options":["new","initial"]}"#,
                       from: observer)
-        let reply = try observer.takeLines()
+        let reply = fixture.take(from: observer).lines
         #expect(reply.count == 1 && reply.first?["id"] == 1 && reply.first?["ok"] == true)
         observer.markDrained()
-        let released = try observer.takeLines()
+        let released = fixture.take(from: observer).lines
         #expect(released.first?["initial"] == true)
         #expect(released.first?["new"] == 5)
     }
 
-    @Test func observeWithPolicyIsListedAndUnknownPolicyIsBadRequest() throws {
-        engine.handle(#"{"op":"observe","object":"o","keyPath":"k","policy":"disconnect"}"#, from: observer)
-        engine.handle(#"{"op":"observe","object":"o","keyPath":"j"}"#, from: observer)
-        engine.handle(#"{"op":"observe","object":"o","keyPath":"x","policy":"drop"}"#, from: observer)
-        engine.handle(#"{"op":"observations"}"#, from: observer)
-        let lines = try observer.takeLines()
+    @Test func observeWithPolicyIsListedAndUnknownPolicyIsBadRequest() {
+        fixture.handle(#"{"op":"observe","object":"o","keyPath":"k","policy":"disconnect"}"#, from: observer)
+        fixture.handle(#"{"op":"observe","object":"o","keyPath":"j"}"#, from: observer)
+        fixture.handle(#"{"op":"observe","object":"o","keyPath":"x","policy":"drop"}"#, from: observer)
+        fixture.handle(#"{"op":"observations"}"#, from: observer)
+        let lines = fixture.take(from: observer).lines
         #expect(lines[2]["error"]?["code"] == "bad_request")
         // In the order they were made.
         let listed = lines[3]["observations"]

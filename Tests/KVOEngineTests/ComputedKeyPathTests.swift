@@ -3,15 +3,8 @@ import Testing
 
 /// Issue 15, point 1: KVC's collection operators as computed key paths,
 /// read with `get`, observed, never written.
-@Suite struct ComputedKeyPathTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    let writer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        writer = fixture.makeClient()
-    }
+@Suite final class ComputedKeyPathTests {
+    let (fixture, client, writer) = EngineFixture.withTwoClients()
 
     @Test func getAnswersEachOperatorOverAnArrayOfObjectsSkippingNonNumbers() {
         fixture.ok(["op": "set", "object": "o", "keyPath": "orders",

@@ -3,15 +3,8 @@ import Testing
 
 /// Issue 14, points 1 and 2: every value's modSeq, and writes that apply
 /// only if it (or the value) is what the client read.
-@Suite struct ConditionalWriteTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    let observer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        observer = fixture.makeClient()
-    }
+@Suite final class ConditionalWriteTests {
+    let (fixture, client, observer) = EngineFixture.withTwoClients()
 
     private func modSeq(_ object: String, _ keyPath: String? = nil) -> JSONValue? {
         var request: JSONObject = ["op": "get", "object": .string(object)]

@@ -6,26 +6,14 @@ import Testing
 /// encoded when they go out, initial events from a cursor, a little more
 /// than the allowance at a time.
 @Suite final class DrainTests {
-    let engine = Engine()
-    let writer: EngineClient
-    let observer: EngineClient
-
-    init() {
-        writer = EngineClient(engine)
-        observer = EngineClient(engine)
-    }
-
-    deinit {
-        engine.closeClient(observer.controller)
-        engine.closeClient(writer.controller)
-    }
+    let (fixture, writer, observer) = EngineFixture.withTwoClients()
 
     /// Drains the observer until it is no longer congested; returns each drain's lines.
     private func drainAll() -> [[String]] {
         var drains: [[String]] = []
-        while observer.controller.isCongested, drains.count < 10_000 {
-            observer.controller.markDrained()
-            drains.append(observer.takeLines())
+        while observer.isCongested, drains.count < 10_000 {
+            observer.markDrained()
+            drains.append(fixture.take(from: observer).text)
         }
         return drains
     }
@@ -50,19 +38,19 @@ import Testing
             #"{"op":"observe","object":"o","options":["new","old"]}"#,
             #"{"op":"observe","prefix":"","keyPaths":["a","list"],"options":["old","new"]}"#,
         ]
-        let live = EngineClient(engine)
+        let live = fixture.makeClient()
         for request in requests {
-            live.send(request)
-            observer.send(request)
+            fixture.send(request, from: live)
+            fixture.send(request, from: observer)
         }
-        observer.controller.markCongested()
+        observer.markCongested()
         var rng = SplitMix64(seed: seed)
         var liveLines: [String] = []
         for _ in 0..<300 {
-            writer.send(ReplayTests.randomRequest(&rng))
-            liveLines += live.takeLines()
+            fixture.send(ReplayTests.randomRequest(&rng), from: writer)
+            liveLines += fixture.take(from: live).text
         }
-        #expect(observer.takeLines().isEmpty)
+        #expect(fixture.take(from: observer).text.isEmpty)
         var lastLive: [String: String] = [:]
         var liveCount: [String: Int] = [:]
         for line in liveLines {
@@ -84,12 +72,12 @@ import Testing
 
     @Test func heldEventsGoOutAboutTheAllowanceAtATimeUntilTheLast() throws {
         let keys = (0..<50).map { "k\($0)" }
-        observer.send(#"{"op":"observe","object":"o","keyPaths":[\#(keys.map { "\"\($0)\"" }.joined(separator: ","))],"options":["new"]}"#)
-        observer.controller.markCongested()
+        fixture.send(#"{"op":"observe","object":"o","keyPaths":[\#(keys.map { "\"\($0)\"" }.joined(separator: ","))],"options":["new"]}"#, from: observer)
+        observer.markCongested()
         let padding = String(repeating: "p", count: 100)
-        for key in keys { writer.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"\#(padding)"}"#) }
-        #expect(observer.controller.heldEventCount == 50)
-        observer.controller.outputAllowance = 500
+        for key in keys { fixture.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"\#(padding)"}"#, from: writer) }
+        #expect(observer.heldEventCount == 50)
+        observer.outputAllowance = 500
         let drains = drainAll()
         #expect(drains.count > 5, "more than one drain")
         for drain in drains {
@@ -97,19 +85,19 @@ import Testing
             #expect(drain.dropLast().map { $0.utf8.count + 1 }.reduce(0, +) < 500)
         }
         #expect(drains.joined().map { try? JSONReader.parse($0)["keyPath"] } == keys.map { JSONValue.string($0) })
-        #expect(!observer.controller.isCongested && observer.controller.heldEventCount == 0)
+        #expect(!observer.isCongested && observer.heldEventCount == 0)
     }
 
     @Test func initialEventsBeyondTheAllowanceFollowTheReplyAsTheClientDrains() throws {
         let keys = (0..<40).map { "k\($0)" }
-        for key in keys { writer.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"\#(key)"}"#) }
-        observer.controller.outputAllowance = 400
-        let lines = observer.send(#"{"op":"observe","id":1,"object":"o","keyPaths":[\#(keys.map { "\"\($0)\"" }.joined(separator: ","))],"options":["new","initial"]}"#)
+        for key in keys { fixture.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"\#(key)"}"#, from: writer) }
+        observer.outputAllowance = 400
+        let lines = fixture.send(#"{"op":"observe","id":1,"object":"o","keyPaths":[\#(keys.map { "\"\($0)\"" }.joined(separator: ","))],"options":["new","initial"]}"#, from: observer).text
         let reply = try JSONReader.parse(lines.last ?? "")
         #expect(reply["id"] == 1 && reply["ok"] == true)
         let before = Array(lines.dropLast())
         #expect(!before.isEmpty && before.count < keys.count, "what fits comes before the reply")
-        #expect(observer.controller.isCongested)
+        #expect(observer.isCongested)
         let after = drainAll().joined()
         let initial = try (before + after).map { try JSONReader.parse($0) }
         #expect(initial.map { $0["keyPath"] } == keys.map { JSONValue.string($0) })
@@ -118,12 +106,12 @@ import Testing
     }
 
     @Test func initialEventOfAKeyPathChangedMeanwhileGivesWayToTheChange() throws {
-        for key in ["a", "b", "c"] { writer.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":0}"#) }
-        observer.controller.outputAllowance = 0
-        let lines = observer.send(#"{"op":"observe","object":"o","keyPaths":["a","b","c"],"options":["new","initial"]}"#)
+        for key in ["a", "b", "c"] { fixture.send(#"{"op":"set","object":"o","keyPath":"\#(key)","value":0}"#, from: writer) }
+        observer.outputAllowance = 0
+        let lines = fixture.send(#"{"op":"observe","object":"o","keyPaths":["a","b","c"],"options":["new","initial"]}"#, from: observer).text
         #expect(lines.count == 1, "only the reply: nothing fits")
-        writer.send(#"{"op":"set","object":"o","keyPath":"b","value":1}"#)
-        observer.controller.outputAllowance = nil
+        fixture.send(#"{"op":"set","object":"o","keyPath":"b","value":1}"#, from: writer)
+        observer.outputAllowance = nil
         let released = try drainAll().joined().map { try JSONReader.parse($0) }
         #expect(released.map { $0["keyPath"] } == ["a", "c", "b"])
         #expect(released[0]["initial"] == true && released[1]["initial"] == true)
@@ -133,12 +121,12 @@ import Testing
 
     @Test func prefixInitialEventsContinueInListOrderAcrossDrains() throws {
         let names = (0..<30).map { "s/\($0 < 10 ? "0" : "")\($0)" }
-        for name in names { writer.send(#"{"op":"set","object":"\#(name)","keyPath":"k","value":"\#(name)"}"#) }
-        observer.controller.outputAllowance = 300
-        let lines = observer.send(#"{"op":"observe","prefix":"s/","keyPath":"k","options":["new","initial"]}"#)
+        for name in names { fixture.send(#"{"op":"set","object":"\#(name)","keyPath":"k","value":"\#(name)"}"#, from: writer) }
+        observer.outputAllowance = 300
+        let lines = fixture.send(#"{"op":"observe","prefix":"s/","keyPath":"k","options":["new","initial"]}"#, from: observer).text
         // Meanwhile one object goes and one changes; their change events stand for their initial ones.
-        writer.send(#"{"op":"delete","object":"s/25"}"#)
-        writer.send(#"{"op":"set","object":"s/20","keyPath":"k","value":"changed"}"#)
+        fixture.send(#"{"op":"delete","object":"s/25"}"#, from: writer)
+        fixture.send(#"{"op":"set","object":"s/20","keyPath":"k","value":"changed"}"#, from: writer)
         let events = try (lines.dropLast() + drainAll().joined()).map { try JSONReader.parse($0) }
         let initial = events.filter { $0["initial"] == true }
         let expected = names.filter { $0 != "s/20" && $0 != "s/25" }
@@ -150,22 +138,22 @@ import Testing
     }
 
     @Test func unobservingEveryKeyPathOfPendingInitialEventsDropsThem() throws {
-        writer.send(#"{"op":"set","object":"o","value":{"a":1,"b":2}}"#)
-        observer.controller.outputAllowance = 0
-        observer.send(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new","initial"]}"#)
-        #expect(observer.controller.heldEventCount == 1, "one cursor")
-        observer.send(#"{"op":"unobserve","object":"o","keyPath":"a"}"#)
-        #expect(observer.controller.heldEventCount == 1, "b is still observed")
-        observer.send(#"{"op":"unobserve","object":"o","keyPath":"b"}"#)
-        #expect(observer.controller.heldEventCount == 0)
-        observer.controller.outputAllowance = nil
+        fixture.send(#"{"op":"set","object":"o","value":{"a":1,"b":2}}"#, from: writer)
+        observer.outputAllowance = 0
+        fixture.send(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new","initial"]}"#, from: observer)
+        #expect(observer.heldEventCount == 1, "one cursor")
+        fixture.send(#"{"op":"unobserve","object":"o","keyPath":"a"}"#, from: observer)
+        #expect(observer.heldEventCount == 1, "b is still observed")
+        fixture.send(#"{"op":"unobserve","object":"o","keyPath":"b"}"#, from: observer)
+        #expect(observer.heldEventCount == 0)
+        observer.outputAllowance = nil
         #expect(drainAll().joined().isEmpty)
     }
 
     @Test func replayBeyondTheAllowanceIsFoldedIntoTheLatestEvent() throws {
-        for value in 1...20 { writer.send(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#) }
-        observer.controller.outputAllowance = 200
-        let lines = observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"],"since":0}"#)
+        for value in 1...20 { fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, from: writer) }
+        observer.outputAllowance = 200
+        let lines = fixture.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"],"since":0}"#, from: observer).text
         let replayed = try lines.dropLast().map { try JSONReader.parse($0) }
         #expect(!replayed.isEmpty && replayed.count < 20)
         let released = try drainAll().joined().map { try JSONReader.parse($0) }

@@ -2,16 +2,9 @@ import Testing
 @testable import KVOEngine
 
 /// Every op of protocol v1 and the event rules, through request lines.
-@Suite struct EngineOperationTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    /// A second client that watches with every option, to see what changes emit.
-    let watcher: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        watcher = fixture.makeClient()
-    }
+@Suite final class EngineOperationTests {
+    // `watcher` observes with every option, to see what changes emit.
+    let (fixture, client, watcher) = EngineFixture.withTwoClients()
 
     private func watch(_ object: String, _ path: String, _ options: ObservationOptions = [.new, .old]) {
         #expect(watcher.observe(object, keyPath: keyPath(path), options: options, context: nil) != nil)

@@ -2,13 +2,8 @@ import Testing
 @testable import KVOEngine
 
 /// Issue 13, point 4: `list`, and the ordered index under it.
-@Suite struct ListTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-
-    init() {
-        client = fixture.makeClient()
-    }
+@Suite final class ListTests {
+    let (fixture, client) = EngineFixture.withClient()
 
     private func create(_ names: [String]) {
         for name in names {

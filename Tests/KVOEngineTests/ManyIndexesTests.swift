@@ -5,13 +5,8 @@ import Testing
 /// `insert`, `remove` and `replace` with many scattered indexes, and the undo
 /// that replays them to an ancestor's observer, against a naive reference
 /// that applies one index at a time (what the one-pass code replaced).
-@Suite struct ManyIndexesTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-
-    init() {
-        client = fixture.makeClient()
-    }
+@Suite final class ManyIndexesTests {
+    let (fixture, client) = EngineFixture.withClient()
 
     /// `count` distinct positions in `0..<bound`, in a random order.
     private static func scattered(_ count: Int, below bound: Int, using random: inout SplitMix64) -> [Int] {

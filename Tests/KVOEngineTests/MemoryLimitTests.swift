@@ -14,8 +14,9 @@ import Testing
 
     @Test func storeSizeEstimateFollowsEveryKindOfChangeExactly() throws {
         var random = SplitMix64(seed: 17)
-        let engine = Engine()
-        let client = EngineClient(engine)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let client = fixture.makeClient()
         let keys = ["a", "b", "ccc", "é"]
         func path() -> String {
             (0..<Int.random(in: 1...3, using: &random)).map { _ in keys.randomElement(using: &random)! }
@@ -39,7 +40,7 @@ import Testing
             default:
                 line = #"{"op":"batch","ops":[{"op":"set","object":"\#(object)","keyPath":"\#(path())","value":\#(value())},{"op":"delete","object":"\#(object)","keyPath":"\#(path())"}]}"#
             }
-            client.send(line)
+            fixture.send(line, from: client)
             guard engine.store.sizeEstimate == Self.walkedEstimate(engine.store) else {
                 Issue.record("step \(step), \(line): account \(engine.store.sizeEstimate), walked \(Self.walkedEstimate(engine.store))")
                 return
@@ -50,12 +51,13 @@ import Testing
 
     @Test func writesPastMaxMemoryAreRefusedNamingTheLimitWhileReadsAndDeletesWork() throws {
         let limit = 20_000
-        let engine = Engine(configuration: EngineConfiguration(historyBytes: 4_096, maxMemory: limit))
-        let client = EngineClient(engine)
+        let fixture = EngineFixture(configuration: EngineConfiguration(historyBytes: 4_096, maxMemory: limit))
+        let engine = fixture.engine
+        let client = fixture.makeClient()
         let value = String(repeating: "m", count: 1_000)
         var refused: JSONValue?
         for index in 0..<100 {
-            let reply = try client.reply(#"{"op":"set","object":"o","keyPath":"k\#(index)","value":"\#(value)"}"#)
+            let reply = fixture.send(#"{"op":"set","object":"o","keyPath":"k\#(index)","value":"\#(value)"}"#, from: client).reply
             if reply["ok"] == false {
                 refused = reply
                 break
@@ -69,56 +71,57 @@ import Testing
         let seq = engine.store.seq
 
         // Reads work, and a change that does not grow.
-        #expect(try client.reply(#"{"op":"get","object":"o","keyPath":"k0"}"#)["value"]?.stringValue == value)
-        #expect(try client.reply(#"{"op":"set","object":"o","keyPath":"k0","value":"\#(String(repeating: "n", count: 1_000))"}"#)["ok"] == true)
+        #expect(fixture.send(#"{"op":"get","object":"o","keyPath":"k0"}"#, from: client).reply["value"]?.stringValue == value)
+        #expect(fixture.send(#"{"op":"set","object":"o","keyPath":"k0","value":"\#(String(repeating: "n", count: 1_000))"}"#, from: client).reply["ok"] == true)
         // Less room is left than the refused set needed: ten observations need more.
         let tenKeyPaths = (10..<20).map { "\"k\($0)\"" }.joined(separator: ",")
-        #expect(try client.reply(#"{"op":"observe","object":"o","keyPaths":[\#(tenKeyPaths)]}"#)["error"]?["code"]
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPaths":[\#(tenKeyPaths)]}"#, from: client).reply["error"]?["code"]
             == "limit_exceeded", "new observations grow the account too")
-        #expect(try client.reply(#"{"op":"insert","object":"o","keyPath":"list","values":["\#(value)"]}"#)["error"]?["code"]
+        #expect(fixture.send(#"{"op":"insert","object":"o","keyPath":"list","values":["\#(value)"]}"#, from: client).reply["error"]?["code"]
             == "limit_exceeded")
         // A batch counts as a whole: a grow paid for by a delete in it passes.
-        #expect(try client.reply(#"{"op":"batch","ops":[{"op":"set","object":"p","keyPath":"x","value":"\#(value)"}]}"#)["error"]?["code"]
+        #expect(fixture.send(#"{"op":"batch","ops":[{"op":"set","object":"p","keyPath":"x","value":"\#(value)"}]}"#, from: client).reply["error"]?["code"]
             == "limit_exceeded")
-        #expect(try client.reply(#"{"op":"batch","ops":[{"op":"set","object":"p","keyPath":"x","value":"\#(value)"},{"op":"delete","object":"o","keyPath":"k2"},{"op":"delete","object":"o","keyPath":"k3"}]}"#)["ok"] == true)
+        #expect(fixture.send(#"{"op":"batch","ops":[{"op":"set","object":"p","keyPath":"x","value":"\#(value)"},{"op":"delete","object":"o","keyPath":"k2"},{"op":"delete","object":"o","keyPath":"k3"}]}"#, from: client).reply["ok"] == true)
         #expect(engine.store.seq == seq + 4)
         // Shrinking and deleting work, and make room again.
-        #expect(try client.reply(#"{"op":"set","object":"o","keyPath":"k1","value":1}"#)["ok"] == true)
-        #expect(try client.reply(#"{"op":"delete","object":"o"}"#)["ok"] == true)
-        #expect(try client.reply(#"{"op":"observe","object":"o","keyPaths":[\#(tenKeyPaths)]}"#)["ok"] == true)
-        #expect(try client.reply(#"{"op":"set","object":"o","keyPath":"again","value":"\#(value)"}"#)["ok"] == true)
+        #expect(fixture.send(#"{"op":"set","object":"o","keyPath":"k1","value":1}"#, from: client).reply["ok"] == true)
+        #expect(fixture.send(#"{"op":"delete","object":"o"}"#, from: client).reply["ok"] == true)
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPaths":[\#(tenKeyPaths)]}"#, from: client).reply["ok"] == true)
+        #expect(fixture.send(#"{"op":"set","object":"o","keyPath":"again","value":"\#(value)"}"#, from: client).reply["ok"] == true)
 
-        let info = try client.reply(#"{"op":"info"}"#)
+        let info = fixture.send(#"{"op":"info"}"#, from: client).reply
         #expect(info["refused"]?["memory"] == 4, "the first set, the observe, the insert and the batch")
         #expect(info["memory"]?["limit"]?.intValue == limit)
         #expect(info["memory"]?["total"]?.intValue == engine.memoryEstimate)
     }
 
     @Test func observationsPastTheirLimitPerConnectionAreRefusedNamingItAndCounted() throws {
-        let engine = Engine(configuration: EngineConfiguration(maxObservationsPerClient: 2))
-        let client = EngineClient(engine)
-        #expect(try client.reply(#"{"op":"observe","object":"o","keyPaths":["a","b"]}"#)["ok"] == true)
-        let refused = try client.reply(#"{"op":"observe","object":"o","keyPath":"c"}"#)
+        let fixture = EngineFixture(configuration: EngineConfiguration(maxObservationsPerClient: 2))
+        let client = fixture.makeClient()
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPaths":["a","b"]}"#, from: client).reply["ok"] == true)
+        let refused = fixture.send(#"{"op":"observe","object":"o","keyPath":"c"}"#, from: client).reply
         #expect(refused["error"]?["code"] == "limit_exceeded")
         let message = refused["error"]?["message"]?.stringValue ?? ""
         #expect(message.contains("--max-observations-per-connection") && message.contains("2 observations"), "\(message)")
-        #expect(try client.reply(#"{"op":"info"}"#)["refused"] == ["connections": 0, "connectionsPerUid": 0, "observations": 1, "memory": 0])
+        #expect(fixture.send(#"{"op":"info"}"#, from: client).reply["refused"] == ["connections": 0, "connectionsPerUid": 0, "observations": 1, "memory": 0])
         #expect(EngineConfiguration().maxObservationsPerClient == 100_000)
     }
 
     @Test func infoPrintsTheDaemonsLoopLagAndStartsANewMaximumAfterEachInfo() throws {
-        let engine = Engine()
-        let client = EngineClient(engine)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let client = fixture.makeClient()
         engine.daemonStatistics.recordLoopTurn(microseconds: 12_345)
         engine.daemonStatistics.recordLoopTurn(microseconds: 7)
         engine.daemonStatistics.refusedConnections = 3
-        let first = try client.reply(#"{"op":"info"}"#)
+        let first = fixture.send(#"{"op":"info"}"#, from: client).reply
         #expect(first["loopLagLastMs"]?.jsonString == "0.007")
         #expect(first["loopLagMaxMs"]?.jsonString == "12.345")
         #expect(first["loopLagPeakMs"]?.jsonString == "12.345")
         #expect(first["refused"]?["connections"] == 3)
         engine.daemonStatistics.recordLoopTurn(microseconds: 2_000)
-        let second = try client.reply(#"{"op":"info"}"#)
+        let second = fixture.send(#"{"op":"info"}"#, from: client).reply
         #expect(second["loopLagMaxMs"]?.jsonString == "2.000", "the longest since the previous info")
         #expect(second["loopLagPeakMs"]?.jsonString == "12.345", "the longest since start")
     }

@@ -5,45 +5,48 @@ import Testing
 /// each side's changes must leave the other's view, and the counts, intact.
 @Suite struct ObjectTableTests {
     @Test func observingAnObjectWithoutADocumentCountsNoObjectAndItsSetStillReachesTheObserver() throws {
-        let engine = Engine()
-        let observer = EngineClient(engine)
-        let setter = EngineClient(engine)
-        _ = observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let observer = fixture.makeClient()
+        let setter = fixture.makeClient()
+        _ = fixture.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#, from: observer).text
         #expect(engine.store.objectCount == 0)
         #expect(engine.store.objects.entry("o")?.observers != nil)
         #expect(engine.store.objects.entry("o")?.members == nil)
 
-        _ = setter.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        _ = fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: setter).text
         #expect(engine.store.objectCount == 1)
-        #expect(observer.takeLines().count == 1)
+        #expect(fixture.take(from: observer).text.count == 1)
     }
 
     @Test func deletingTheDocumentKeepsTheObservationsAndUnobservingKeepsTheDocument() throws {
-        let engine = Engine()
-        let observer = EngineClient(engine)
-        let setter = EngineClient(engine)
-        _ = setter.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
-        _ = observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let observer = fixture.makeClient()
+        let setter = fixture.makeClient()
+        _ = fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: setter).text
+        _ = fixture.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#, from: observer).text
 
-        _ = setter.send(#"{"op":"delete","object":"o"}"#)
+        _ = fixture.send(#"{"op":"delete","object":"o"}"#, from: setter).text
         #expect(engine.store.objectCount == 0)
-        #expect(observer.takeLines().count == 1, "the delete's event")
-        _ = setter.send(#"{"op":"set","object":"o","keyPath":"k","value":2}"#)
-        #expect(observer.takeLines().count == 1, "the observation outlived the document")
+        #expect(fixture.take(from: observer).text.count == 1, "the delete's event")
+        _ = fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":2}"#, from: setter).text
+        #expect(fixture.take(from: observer).text.count == 1, "the observation outlived the document")
 
-        _ = observer.send(#"{"op":"unobserve","object":"o"}"#)
+        _ = fixture.send(#"{"op":"unobserve","object":"o"}"#, from: observer).text
         #expect(engine.store.objectCount == 1)
-        #expect(try setter.reply(#"{"op":"get","object":"o","keyPath":"k"}"#)["value"] == 2)
+        #expect(fixture.send(#"{"op":"get","object":"o","keyPath":"k"}"#, from: setter).reply["value"] == 2)
     }
 
     @Test func anEntryWithNeitherDocumentNorObservationsIsDropped() {
-        let engine = Engine()
-        let client = EngineClient(engine)
-        _ = client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
-        _ = client.send(#"{"op":"observe","object":"o","keyPath":"k"}"#)
-        _ = client.send(#"{"op":"delete","object":"o"}"#)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let client = fixture.makeClient()
+        _ = fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: client).text
+        _ = fixture.send(#"{"op":"observe","object":"o","keyPath":"k"}"#, from: client).text
+        _ = fixture.send(#"{"op":"delete","object":"o"}"#, from: client).text
         #expect(engine.store.objects.entry("o") != nil, "still observed")
-        _ = client.send(#"{"op":"unobserveAll"}"#)
+        _ = fixture.send(#"{"op":"unobserveAll"}"#, from: client).text
         #expect(engine.store.objects.entry("o") == nil)
         #expect(engine.store.objectCount == 0)
     }

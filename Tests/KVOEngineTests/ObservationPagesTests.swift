@@ -4,13 +4,8 @@ import Testing
 
 /// `observations` in pages: oldest first, from the `next` of the previous
 /// page, bounded by `limit` and by bytes.
-@Suite struct ObservationPagesTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-
-    init() {
-        client = fixture.makeClient()
-    }
+@Suite final class ObservationPagesTests {
+    let (fixture, client) = EngineFixture.withClient()
 
     /// "object key" or "prefix key" for each entry, as a set of names to compare.
     private static func names(_ reply: JSONValue) -> [String] {

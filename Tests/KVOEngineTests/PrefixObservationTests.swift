@@ -2,15 +2,8 @@ import Testing
 @testable import KVOEngine
 
 /// Issue 13, point 3: observations of every object under a prefix.
-@Suite struct PrefixObservationTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    let writer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        writer = fixture.makeClient()
-    }
+@Suite final class PrefixObservationTests {
+    let (fixture, client, writer) = EngineFixture.withTwoClients()
 
     private func set(_ object: String, _ keyPath: String, _ value: JSONValue) {
         fixture.ok(["op": "set", "object": .string(object), "keyPath": .string(keyPath), "value": value], from: writer)

@@ -3,15 +3,8 @@ import Testing
 
 /// Issue 15, point 2: observations that send fewer events, `distinct` and
 /// `kinds`, live, in `since` replay and in `observations`.
-@Suite struct QuietObserverTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    let writer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        writer = fixture.makeClient()
-    }
+@Suite final class QuietObserverTests {
+    let (fixture, client, writer) = EngineFixture.withTwoClients()
 
     @Test func distinctSkipsASetOfAnEqualValueAndItsPriorEvent() {
         fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "options": ["new", "prior"], "distinct": true],

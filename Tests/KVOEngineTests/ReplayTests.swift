@@ -53,27 +53,28 @@ import Testing
 
     @Test(arguments: [UInt64(1), 2, 3])
     func replayFromAnySeqIsByteForByteWhatALiveObserverGot(seed: UInt64) throws {
-        let engine = Engine()
-        let live = EngineClient(engine)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let live = fixture.makeClient()
         // One connection per observation, so that each one's events are its own.
         var liveLines: [String: [String]] = [:]
-        let liveClients = Self.observeRequests(since: nil).map { request -> (String, EngineClient) in
-            let client = EngineClient(engine)
-            client.send(request)
+        let liveClients = Self.observeRequests(since: nil).map { request -> (String, ClientController) in
+            let client = fixture.makeClient()
+            fixture.send(request, from: client)
             return (request, client)
         }
         var rng = SplitMix64(seed: seed)
         var seqAfterRequest: [UInt64] = []
         for _ in 0..<400 {
-            live.send(Self.randomRequest(&rng))
+            fixture.send(Self.randomRequest(&rng), from: live)
             seqAfterRequest.append(engine.store.seq)
-            for (request, client) in liveClients { liveLines[request, default: []] += client.takeLines() }
+            for (request, client) in liveClients { liveLines[request, default: []] += fixture.take(from: client).text }
         }
         #expect(engine.store.seq > 150, "the random requests should mostly succeed")
         for since in [0, seqAfterRequest[99], seqAfterRequest[250], engine.store.seq] {
             for (request, replayRequest) in zip(Self.observeRequests(since: nil), Self.observeRequests(since: since)) {
                 let expected = liveLines[request, default: []].filter { Self.seq(of: $0) > since }
-                let lines = EngineClient(engine).send(replayRequest)
+                let lines = fixture.send(replayRequest).text
                 let replayed = Array(lines.dropLast())
                 // On a mismatch, show the first line that differs, not thousands.
                 let first = zip(replayed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
@@ -100,31 +101,32 @@ import Testing
 
     @Test(arguments: [UInt64(4), 5])
     func replayOfOneRequestInterleavesItsObservationsAsTheLiveDispatchDid(seed: UInt64) throws {
-        let engine = Engine()
-        let writer = EngineClient(engine)
-        let live = EngineClient(engine)
-        for request in Self.connectionRequests { live.send(request) }
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let writer = fixture.makeClient()
+        let live = fixture.makeClient()
+        for request in Self.connectionRequests { fixture.send(request, from: live) }
         var liveLines: [String] = []
         var rng = SplitMix64(seed: seed)
         var seqAfterRequest: [UInt64] = []
         for index in 0..<300 {
             // Now and then a batch: its changes follow each other with nothing between.
             if index % 7 == 0 {
-                writer.send(#"{"op":"batch","ops":[\#(Self.randomRequest(&rng)),\#(Self.randomRequest(&rng))]}"#)
+                fixture.send(#"{"op":"batch","ops":[\#(Self.randomRequest(&rng)),\#(Self.randomRequest(&rng))]}"#, from: writer)
             } else {
-                writer.send(Self.randomRequest(&rng))
+                fixture.send(Self.randomRequest(&rng), from: writer)
             }
             seqAfterRequest.append(engine.store.seq)
-            liveLines += live.takeLines()
+            liveLines += fixture.take(from: live).text
         }
         for since in [0, seqAfterRequest[150], engine.store.seq] {
-            let resumed = EngineClient(engine)
+            let resumed = fixture.makeClient()
             for request in Self.connectionRequests {
                 let context = try JSONReader.parse(request)["context"]!
                 let expected = liveLines.filter {
                     Self.seq(of: $0) > since && (try? JSONReader.parse($0)["context"]) == context
                 }
-                let replayed = Array(resumed.send(request.dropLast() + #","since":\#(since)}"#).dropLast())
+                let replayed = Array(fixture.send(request.dropLast() + #","since":\#(since)}"#, from: resumed).text.dropLast())
                 let first = zip(replayed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                     ?? min(replayed.count, expected.count)
                 #expect(replayed == expected, """
@@ -142,82 +144,85 @@ import Testing
     }
 
     @Test func observeOfSeveralKeyPathsMergesTheirReplayInSeqOrder() throws {
-        let engine = Engine()
-        let client = EngineClient(engine)
-        client.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#)
-        client.send(#"{"op":"set","object":"o","keyPath":"x","value":2}"#)
-        client.send(#"{"op":"set","object":"o","keyPath":"a.b","value":3}"#)
-        let lines = EngineClient(engine).send(#"{"op":"observe","object":"o","keyPaths":["x","a.b","a"],"since":0}"#)
+        let fixture = EngineFixture()
+        let client = fixture.makeClient()
+        fixture.send(#"{"op":"set","object":"o","keyPath":"a.b","value":1}"#, from: client)
+        fixture.send(#"{"op":"set","object":"o","keyPath":"x","value":2}"#, from: client)
+        fixture.send(#"{"op":"set","object":"o","keyPath":"a.b","value":3}"#, from: client)
+        let lines = fixture.send(#"{"op":"observe","object":"o","keyPaths":["x","a.b","a"],"since":0}"#).text
         #expect(lines.map(Self.seq(of:)) == [1, 1, 2, 3, 3, 3], "the reply carries the current seq")
         #expect(lines[0].contains(#""keyPath":"a""#) && lines[1].contains(#""keyPath":"a.b""#))
     }
 
     @Test func sinceTheCurrentSeqReplaysNothingAndLiveEventsFollow() throws {
-        let engine = Engine()
-        let client = EngineClient(engine)
-        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
-        let observer = EngineClient(engine)
-        #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new","initial"],"since":1}"#)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let client = fixture.makeClient()
+        fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: client)
+        let observer = fixture.makeClient()
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"k","options":["new","initial"],"since":1}"#, from: observer).text
             == [#"{"ok":true,"seq":1,"epoch":"\#(engine.epoch)"}"#], "no replay, and no initial event with since")
-        client.send(#"{"op":"set","object":"o","keyPath":"k","value":2}"#)
-        #expect(observer.takeLines() == [#"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":2,"seq":2}"#])
+        fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":2}"#, from: client)
+        #expect(fixture.take(from: observer).text == [#"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":2,"seq":2}"#])
     }
 
     @Test func sinceOlderThanTheHistoryIsCompactedWithTheOldestSeqHeld() throws {
-        let engine = Engine(configuration: EngineConfiguration(historyCapacity: 3))
-        let client = EngineClient(engine)
-        for value in 1...5 { client.send(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#) }
+        let fixture = EngineFixture(configuration: EngineConfiguration(historyCapacity: 3))
+        let client = fixture.makeClient()
+        for value in 1...5 { fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, from: client) }
         // Held: 3, 4, 5. since = 2 replays 3...5; since = 1 would need 2.
-        #expect(EngineClient(engine).send(#"{"op":"observe","object":"o","keyPath":"k","since":2}"#).count == 4)
-        let observer = EngineClient(engine)
-        let reply = try observer.reply(#"{"op":"observe","id":7,"object":"o","keyPath":"k","since":1}"#)
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":2}"#).text.count == 4)
+        let observer = fixture.makeClient()
+        let reply = fixture.send(#"{"op":"observe","id":7,"object":"o","keyPath":"k","since":1}"#, from: observer).reply
         #expect(reply["ok"] == false)
         #expect(reply["id"] == 7)
         #expect(reply["error"]?["code"] == "compacted")
         #expect(reply["error"]?["oldestSeq"] == 3)
-        #expect(try observer.reply(#"{"op":"observations"}"#)["observations"] == [], "a failed observe observes nothing")
+        #expect(fixture.send(#"{"op":"observations"}"#, from: observer).reply["observations"] == [], "a failed observe observes nothing")
     }
 
     @Test func resumePointOfAnotherEpochIsCompactedAndOfThisOneIsReplayed() throws {
-        let engine = Engine()
-        let client = EngineClient(engine)
-        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
-        let other = try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"0123456789abcdef"}"#)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let client = fixture.makeClient()
+        fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: client)
+        let other = fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"0123456789abcdef"}"#, from: client).reply
         #expect(other["error"]?["code"] == "compacted")
         #expect(other["error"]?["epoch"] == .string(engine.epoch))
-        let same = EngineClient(engine).send(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"\#(engine.epoch)"}"#)
+        let same = fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":0,"epoch":"\#(engine.epoch)"}"#).text
         #expect(same.count == 2)
         #expect(Engine().epoch != engine.epoch)
-        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"j","epoch":"x"}"#)["error"]?["code"] == "bad_request")
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"j","epoch":"x"}"#, from: client).reply["error"]?["code"] == "bad_request")
     }
 
     @Test func sinceInTheFutureOrNotASeqIsBadRequest() throws {
-        let engine = Engine()
-        let client = EngineClient(engine)
-        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        let fixture = EngineFixture()
+        let client = fixture.makeClient()
+        fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: client)
         for since in ["2", "-1", "1.5", #""1""#] {
-            let reply = try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":\#(since)}"#)
+            let reply = fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":\#(since)}"#, from: client).reply
             #expect(reply["error"]?["code"] == "bad_request", "since \(since)")
         }
-        #expect(try client.reply(#"{"op":"get","object":"o","since":0}"#)["error"]?["code"] == "bad_request")
-        #expect(try client.reply(#"{"op":"observations"}"#)["observations"] == [])
+        #expect(fixture.send(#"{"op":"get","object":"o","since":0}"#, from: client).reply["error"]?["code"] == "bad_request")
+        #expect(fixture.send(#"{"op":"observations"}"#, from: client).reply["observations"] == [])
     }
 
     @Test func zeroHistoryResumesOnlyFromTheCurrentSeq() throws {
-        let engine = Engine(configuration: EngineConfiguration(historyCapacity: 0))
-        let client = EngineClient(engine)
-        client.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
-        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#)["error"]?["oldestSeq"] == 2)
-        #expect(try client.reply(#"{"op":"observe","object":"o","keyPath":"k","since":1}"#)["ok"] == true)
+        let fixture = EngineFixture(configuration: EngineConfiguration(historyCapacity: 0))
+        let client = fixture.makeClient()
+        fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#, from: client)
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#, from: client).reply["error"]?["oldestSeq"] == 2)
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":1}"#, from: client).reply["ok"] == true)
     }
 
     @Test func alreadyObservedKeyPathIsNotReplayedAgain() throws {
-        let engine = Engine()
-        let observer = EngineClient(engine)
-        observer.send(#"{"op":"observe","object":"o","keyPath":"k"}"#)
-        EngineClient(engine).send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
-        #expect(observer.takeLines().count == 1)
-        #expect(observer.send(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#)
+        let fixture = EngineFixture()
+        let engine = fixture.engine
+        let observer = fixture.makeClient()
+        fixture.send(#"{"op":"observe","object":"o","keyPath":"k"}"#, from: observer)
+        fixture.send(#"{"op":"set","object":"o","keyPath":"k","value":1}"#)
+        #expect(fixture.take(from: observer).text.count == 1)
+        #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"k","since":0}"#, from: observer).text
             == [#"{"ok":true,"seq":1,"epoch":"\#(engine.epoch)"}"#])
     }
 }

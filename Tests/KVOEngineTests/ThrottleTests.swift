@@ -1,28 +1,10 @@
-import Synchronization
 import Testing
 @testable import KVOEngine
 
 /// Issue 15, point 2: `throttle`, on a clock the test moves.
-@Suite struct ThrottleTests {
-    /// Milliseconds that only the test advances.
-    final class ManualClock: Sendable {
-        let now = Atomic<UInt64>(1_000)
-        func advance(by milliseconds: UInt64) { now.add(milliseconds, ordering: .relaxed) }
-    }
-
-    let clock = ManualClock()
-    let fixture: EngineFixture
-    let client: ClientController
-    let writer: ClientController
-
-    init() {
-        var configuration = EngineConfiguration()
-        let clock = clock
-        configuration.throttleClock = { clock.now.load(ordering: .relaxed) }
-        fixture = EngineFixture(configuration: configuration)
-        client = fixture.makeClient()
-        writer = fixture.makeClient()
-    }
+@Suite final class ThrottleTests {
+    let (fixture, client, writer) = EngineFixture.withTwoClients()
+    var clock: ManualClock { fixture.clock }
 
     private func set(_ value: Int) {
         fixture.ok(["op": "set", "object": "o", "keyPath": "a", "value": .number(JSONNumber(value))], from: writer)

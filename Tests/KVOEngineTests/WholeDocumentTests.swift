@@ -3,15 +3,8 @@ import Testing
 
 /// Issue 13, points 1 and 2: observing and setting whole documents, and
 /// `changedKeyPath` on every event of a change made elsewhere.
-@Suite struct WholeDocumentTests {
-    let fixture = EngineFixture()
-    let client: ClientController
-    let writer: ClientController
-
-    init() {
-        client = fixture.makeClient()
-        writer = fixture.makeClient()
-    }
+@Suite final class WholeDocumentTests {
+    let (fixture, client, writer) = EngineFixture.withTwoClients()
 
     @Test func observeWithoutKeyPathSendsTheWholeDocumentOnEveryChange() {
         let reply = fixture.ok(["op": "observe", "object": "p", "options": ["new", "old", "initial"]], from: client)

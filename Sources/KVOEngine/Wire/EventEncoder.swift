@@ -34,29 +34,9 @@ import KVOProtocol
         return bytes
     }
 
-    /// Appends the event that an observation with `options` gets for a change
-    /// of `changeKind` (with its `indexes` and `seq`), at a key path that is
-    /// the changed one (`exact`: the change's own kind and indexes) or above
-    /// or under it (`setting`). `old` and `new` are the values at that key
-    /// path. Live dispatch and replay both encode through here, so a replayed
-    /// event is the live one, byte for byte.
-    /// `changedKeyPath` is the change's key path when it is not the
-    /// observed one (nil for a change of the whole document).
-    static func change<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], changeKind: ChangeKind, indexes: [Int],
-                                       seq: UInt64, exact: Bool, old: JSONValue?, new: JSONValue?,
-                                       options: ObservationOptions, prior: Bool, changedKeyPath: String? = nil,
-                                       cause: ChangeCause? = nil) {
-        let kind = exact ? changeKind : .setting
-        change(to: &bytes, head: head, kind: kind,
-               new: !prior && options.contains(.new) && kind != .removal ? .some(new) : .none,
-               old: options.contains(.old) && kind != .insertion ? .some(old) : .none,
-               indexes: exact && kind != .setting ? indexes : nil,
-               seq: seq, prior: prior, changedKeyPath: exact ? nil : changedKeyPath, cause: cause)
-    }
-
-    /// The usual event, as ``change(into:head:kind:new:old:indexes:seq:prior:initial:)``
-    /// writes it for a setting with only `new`: `new` is read where it is,
-    /// not copied into a double optional.
+    /// The usual event (``ObservedChange/isPlainSetting(_:_:options:prior:)``),
+    /// as ``write(_:head:to:)`` writes it: `new` is read where it is, not
+    /// copied into the event's fields.
     static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
         bytes.append(literal: LineFragment.settingWithNew)
@@ -67,60 +47,36 @@ import KVOProtocol
         appendSeqAndEnd(seq, to: &bytes)
     }
 
-    /// The same, as a line of its own, for `change` (replay).
-    static func change(_ change: ChangeRecord, head: [UInt8], exact: Bool, old: JSONValue?, new: JSONValue?,
-                       options: ObservationOptions, prior: Bool) -> [UInt8] {
-        var bytes: [UInt8] = []
-        self.change(into: &bytes, head: head, changeKind: change.kind, indexes: change.indexes, seq: change.seq,
-                    exact: exact, old: old, new: new, options: options, prior: prior,
-                    changedKeyPath: change.changedKeyPathText, cause: change.cause)
-        return bytes
-    }
-
-    /// Appends a whole event line, `head` then
-    /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]][,"changedKeyPath":…],"seq":N}\n`.
-    ///
-    /// `new` and `old` are double optionals: `.none` leaves the field out,
-    /// `.some(nil)` writes `null` (the value is missing).
-    @_spi(Benchmarks) public static func change(
-        into bytes: inout [UInt8], head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
-        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
-    ) {
-        change(to: &bytes, head: head, kind: kind, new: new, old: old, indexes: indexes, seq: seq, prior: prior,
-               initial: initial, changedKeyPath: nil)
-    }
-
-    /// ``change(into:head:kind:new:old:indexes:seq:prior:initial:)`` into any byte sink.
-    static func change<Sink: ByteSink>(
-        to bytes: inout Sink, head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
-        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false, changedKeyPath: String?,
-        cause: ChangeCause? = nil
-    ) {
+    /// Appends a whole event line from its fields (``ObservedChange``), `head` then
+    /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]][,"changedKeyPath":…][,"cause":…],"seq":N}\n`.
+    /// Live dispatch, held, initial and replayed events all end here, so a
+    /// replayed event is the live one, byte for byte.
+    static func write<Sink: ByteSink>(_ event: ObservedChange, head: [UInt8], to bytes: inout Sink) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
         // Each append has a fixed cost well above its copy: the usual event
         // (a setting, with new) gets its literal parts in one.
-        if case .some(let value) = new, kind == .setting, !prior, !initial {
+        if case .some(let value) = event.new, event.kind == .setting, !event.isPrior, !event.isInitial {
             bytes.append(literal: LineFragment.settingWithNew)
             JSONWriter.write(value ?? .null, to: &bytes)
         } else {
-            switch kind {
+            switch event.kind {
             case .setting: bytes.append(literal: LineFragment.kindSetting)
             case .insertion: bytes.append(literal: LineFragment.kindInsertion)
             case .removal: bytes.append(literal: LineFragment.kindRemoval)
             case .replacement: bytes.append(literal: LineFragment.kindReplacement)
             }
-            if prior { bytes.append(literal: LineFragment.priorTrue) }
-            if initial { bytes.append(literal: LineFragment.initialTrue) }
-            if case .some(let value) = new {
+            if event.isPrior { bytes.append(literal: LineFragment.priorTrue) }
+            if event.isInitial { bytes.append(literal: LineFragment.initialTrue) }
+            if case .some(let value) = event.new {
                 bytes.append(literal: LineFragment.newMember)
                 JSONWriter.write(value ?? .null, to: &bytes)
             }
         }
-        if case .some(let value) = old {
+        if case .some(let value) = event.old {
             bytes.append(literal: LineFragment.oldMember)
             JSONWriter.write(value ?? .null, to: &bytes)
         }
-        if let indexes {
+        if let indexes = event.indexes {
             bytes.append(literal: LineFragment.indexesStart)
             for (position, index) in indexes.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -128,16 +84,27 @@ import KVOProtocol
             }
             bytes.append(UInt8(ascii: "]"))
         }
-        if let changedKeyPath {
+        if let changedKeyPath = event.changedKeyPath {
             bytes.append(literal: LineFragment.changedKeyPathMember)
             JSONWriter.writeString(changedKeyPath, to: &bytes)
         }
-        switch cause {
+        switch event.cause {
         case .disconnect?: bytes.append(literal: LineFragment.causeDisconnect)
         case .ttl?: bytes.append(literal: LineFragment.causeTTL)
         case nil: break
         }
-        appendSeqAndEnd(seq, to: &bytes)
+        appendSeqAndEnd(event.seq, to: &bytes)
+    }
+
+    /// ``write(_:head:to:)`` from fields given one by one, for the engine
+    /// micro-benchmarks. `new` and `old` are double optionals: `.none` leaves
+    /// the field out, `.some(nil)` writes `null`.
+    @_spi(Benchmarks) public static func change(
+        into bytes: inout [UInt8], head: [UInt8], kind: ChangeKind, new: JSONValue??, old: JSONValue??,
+        indexes: [Int]?, seq: UInt64, prior: Bool = false, initial: Bool = false
+    ) {
+        write(ObservedChange(kind: kind, new: new, old: old, indexes: indexes, changedKeyPath: nil, cause: nil,
+                             seq: seq, isPrior: prior, isInitial: initial), head: head, to: &bytes)
     }
 
     /// Appends `,"seq":N}\n` with one copy (built on the stack).

@@ -1,8 +1,10 @@
+import Synchronization
 import Testing
 @testable import KVOEngine
 
-/// An engine with clients, driven by request lines as a daemon would, and the
-/// lines each client got back, parsed.
+/// The one driver of the engine tests: an engine with clients, driven by
+/// request lines as a daemon would, and the lines each client got back, as
+/// text and parsed.
 ///
 ///     let fixture = EngineFixture()
 ///     let client = fixture.makeClient()
@@ -13,14 +15,37 @@ import Testing
 /// so none outlives the shared controller it points to.
 final class EngineFixture {
     let engine: Engine
+    /// The throttle's and the await deadlines' clock, in milliseconds: only the test moves it.
+    let clock = ManualClock()
     private var clients: [ClientController] = []
 
+    /// An engine of `configuration`, its throttle clock the fixture's ``clock``.
     init(configuration: EngineConfiguration = EngineConfiguration()) {
+        var configuration = configuration
+        let clock = clock
+        configuration.throttleClock = { clock.now.load(ordering: .relaxed) }
         engine = Engine(configuration: configuration)
+    }
+
+    /// Drives an engine made elsewhere (restored from a saved state, with a change log).
+    init(engine: Engine) {
+        self.engine = engine
     }
 
     deinit {
         for client in clients { engine.closeClient(client) }
+    }
+
+    /// A fixture and its first client: a suite's stored properties in one line.
+    static func withClient() -> (EngineFixture, ClientController) {
+        let fixture = EngineFixture()
+        return (fixture, fixture.makeClient())
+    }
+
+    /// A fixture and two clients (one that acts, one that watches).
+    static func withTwoClients() -> (EngineFixture, ClientController, ClientController) {
+        let fixture = EngineFixture()
+        return (fixture, fixture.makeClient(), fixture.makeClient())
     }
 
     var store: Store { engine.store }
@@ -37,9 +62,22 @@ final class EngineFixture {
     @discardableResult
     func send(_ line: String, from client: ClientController,
               sourceLocation: SourceLocation = #_sourceLocation) -> WireOutput {
-        let bytes = Array(line.utf8)
-        bytes.withUnsafeBytes { engine.handle(line: $0, from: client) }
+        handle(line, from: client)
         return take(from: client, sourceLocation: sourceLocation)
+    }
+
+    /// Handles `line` from `client`, leaving its output where it is (for
+    /// tests of what piles up there).
+    func handle(_ line: String, from client: ClientController) {
+        Array(line.utf8).withUnsafeBytes { engine.handle(line: $0, from: client) }
+    }
+
+    /// Sends `line` from a client of its own, closed once its output is taken.
+    @discardableResult
+    func send(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) -> WireOutput {
+        let client = engine.makeClient()
+        defer { engine.closeClient(client) }
+        return send(line, from: client, sourceLocation: sourceLocation)
     }
 
     /// Sends `request` written as compact JSON.
@@ -98,15 +136,19 @@ final class EngineFixture {
     var seq: UInt64 { engine.store.seq }
 }
 
-/// The lines a client received, parsed; each must be a complete JSON line.
+/// The lines a client received, as text and parsed; each must be a complete JSON line.
 struct WireOutput: CustomStringConvertible {
     var lines: [JSONValue]
+    /// The same lines as they were written, byte for byte (no terminators).
+    var text: [String]
 
     init(parsing bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
         lines = []
+        text = []
         guard !bytes.isEmpty else { return }
         #expect(bytes.last == UInt8(ascii: "\n"), "output does not end with a newline", sourceLocation: sourceLocation)
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
+            text.append(String(decoding: line, as: UTF8.self))
             do {
                 lines.append(try JSONReader.parse(line))
             } catch {
@@ -126,7 +168,32 @@ struct WireOutput: CustomStringConvertible {
     var description: String { "[" + lines.map(\.jsonString).joined(separator: ", ") + "]" }
 }
 
+/// Milliseconds that only the test advances.
+final class ManualClock: Sendable {
+    let now = Atomic<UInt64>(1_000)
+    func advance(by milliseconds: UInt64) { now.add(milliseconds, ordering: .relaxed) }
+}
+
+/// Records what a ``ClientController`` tells its delegate (FBKVOTesting's
+/// recording observer, for the output side).
+final class RecordingOutputDelegate: ClientOutputDelegate {
+    var hasOutputCalls = 0
+    var congestedCalls = 0
+    var disconnectReasons: [String] = []
+
+    func clientControllerHasOutput(_ controller: ClientController) { hasOutputCalls += 1 }
+    func clientControllerBecameCongested(_ controller: ClientController) { congestedCalls += 1 }
+    func clientController(_ controller: ClientController, mustDisconnectBecause reason: String) {
+        disconnectReasons.append(reason)
+    }
+}
+
 extension JSONValue {
+    var intValue: Int? {
+        if case .number(let number) = self { return number.intValue }
+        return nil
+    }
+
     /// The member `name` of an object; nil for a missing member or a non-object.
     func member(_ name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
