@@ -109,7 +109,8 @@ extension Engine {
 
     /// Reports `change` to the shared controller around `apply`, counts it,
     /// keeps it in the history and hands it to the change log.
-    private func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
+    @discardableResult
+    func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
         let store = self.store
         // The readers capture the object's name, not the record: a closure
         // that captures the record copies all of it.
