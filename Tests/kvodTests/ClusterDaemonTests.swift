@@ -20,10 +20,25 @@ struct ClusterDaemonTests {
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[1]])
         let (observer, missed) = try Self.writeWhileCutOff(a.socketPath, b.socketPath, memberURL: cluster.clientURLs[1]) {
-            try Self.blocking { try await cluster.kill(member: 1) }
+            try Self.blocking {
+                try await cluster.kill(member: 1)
+                // Had it led, the two others elect a leader first.
+                try await cluster.waitUntilHealthy([cluster.clientURLs[0], cluster.clientURLs[2]])
+            }
         }
         try await cluster.restart(member: 1)
         try Self.checkCaughtUp(observer, b.socketPath, missed: missed)
+    }
+
+    @Test func collectionChangesOnOneKvodReachAnotherKvodsObserversAsLocalModeWouldTellThem() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        let local = try await KVODProcess()
+        let overEtcd = try Self.eventsOfCollectionChanges(writer: a.socketPath, observer: b.socketPath)
+        let inLocalMode = try Self.eventsOfCollectionChanges(writer: local.socketPath, observer: local.socketPath)
+        #expect(overEtcd.map(\.kind) == ["insertion", "replacement", "removal", "setting", "setting", "setting"])
+        #expect(overEtcd == inLocalMode)
     }
 
     // MARK: Steps (blocking socket work, outside the async test bodies)
@@ -116,6 +131,35 @@ struct ClusterDaemonTests {
         #expect(reply["ok"] == true, "\(reply)")
         let next = try observer.readJSON(timeout: 30)
         #expect(next["new"] == 6 && next["seq"] == reply["seq"], "nothing repeated before the new change")
+    }
+
+    struct Told: Equatable {
+        var keyPath: String, kind: String, indexes: JSONValue?, old: JSONValue?, new: JSONValue?
+    }
+
+    /// Observes `o` (prior events too) on `observer`, makes collection changes
+    /// through `writer`, and returns what the observer was told, seqs aside.
+    private static func eventsOfCollectionChanges(writer: String, observer: String) throws -> [Told] {
+        let watcher = try LineClient(path: observer)
+        _ = try watcher.request(#"{"op":"observe","object":"o","keyPaths":["list","doc.x"],"options":["new","old"]}"#)
+        let client = try LineClient(path: writer)
+        for line in [
+            #"{"op":"insert","object":"o","keyPath":"list","values":[1,2,3]}"#,
+            #"{"op":"replace","object":"o","keyPath":"list","index":1,"value":20}"#,
+            #"{"op":"remove","object":"o","keyPath":"list","indexes":[0,2]}"#,
+            #"{"op":"set","object":"o","keyPath":"doc","value":{"x":1}}"#,
+            #"{"op":"delete","object":"o"}"#,
+        ] {
+            let reply = try client.request(line, timeout: 30).reply
+            #expect(reply["ok"] == true, "\(line): \(reply)")
+        }
+        let told = try (0..<6).map { _ in
+            let event = try watcher.readJSON(timeout: 30)
+            return Told(keyPath: event["keyPath"]?.stringValue ?? "", kind: event["kind"]?.stringValue ?? "",
+                        indexes: event["indexes"], old: event["old"], new: event["new"])
+        }
+        // The delete's two events, one per observation, come in an order of no meaning: by key path.
+        return told.prefix(4) + told.suffix(2).sorted { $0.keyPath < $1.keyPath }
     }
 
     /// Runs async work from a blocking step.

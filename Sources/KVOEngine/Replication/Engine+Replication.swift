@@ -78,8 +78,17 @@ extension Engine {
             guard let old = store.value(object, at: path) else { return nil }
             record = ChangeRecord(object: object, path: path, kind: .setting, old: old, new: nil,
                                   seq: store.seq + 1, existingKeys: path.count)
-        case .insert, .remove, .replace, .batch:
-            throw .badRequest("insert, remove, replace and batch are not available over etcd yet")
+        case .insert(let object, let keyPath, let index, let values):
+            op = "insert"
+            record = try insertion(object, keyPath, at: index, values).0
+        case .remove(let object, let keyPath, let indexes):
+            op = "remove"
+            record = try removal(object, keyPath, at: indexes)
+        case .replace(let object, let keyPath, let indexes, let values):
+            op = "replace"
+            record = try replacement(object, keyPath, at: indexes, with: values)
+        case .batch:
+            throw .badRequest("batch is not available over etcd yet")
         default:
             preconditionFailure("not a change op: \(operation)")
         }
@@ -116,7 +125,7 @@ extension Engine {
         let existing = (try? store.checkObjectPath(object, keys)) ?? 0
         let record = ChangeRecord(
             object: object, path: change.path, kind: change.kind, indexes: change.indexes, old: old, new: new,
-            seq: seq, existingKeys: change.kind == .setting && old == nil ? existing : keys.count,
+            seq: seq, existingKeys: existing,
             memberIndex: new == nil && !keys.isEmpty ? store.memberIndex(object, at: keys) : nil,
             createdObject: before == nil && !keys.isEmpty)
         guard old != nil || new != nil else { return }
