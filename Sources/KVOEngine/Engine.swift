@@ -163,6 +163,7 @@ public final class Engine {
                 var details = error.details
                 details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
                 details["modSeq"] = 0
+                if replicator?.isStale == true { details["stale"] = true }
                 throw KVOEngineError(error.code, error.message, details: details)
             }
             // A computed value changes with its array.
