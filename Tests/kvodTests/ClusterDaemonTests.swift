@@ -30,6 +30,22 @@ struct ClusterDaemonTests {
         try Self.checkCaughtUp(observer, b.socketPath, missed: missed)
     }
 
+    @Test func aKvodWhoseMissedRevisionsWereCompactedGivesItsObserversTheCurrentValues() async throws {
+        let cluster = try await EtcdCluster()
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[1]])
+        let observer = try Self.observeFirstValue(writer: a.socketPath, observer: b.socketPath)
+        try await cluster.kill(member: 1)
+        try await cluster.waitUntilHealthy([cluster.clientURLs[0], cluster.clientURLs[2]])
+        let last = try Self.setValues(1...3, through: a.socketPath)
+        let compaction = try await CommandRun.run(EtcdCluster.binaries!.etcdctl, [
+            "--endpoints", cluster.clientURLs[0], "compact", String(last),
+        ], environment: ["ETCDCTL_API": "3"], timeout: 10)
+        #expect(compaction.status == 0, "\(compaction.stderr)")
+        try await cluster.restart(member: 1)
+        try Self.checkResynced(observer, b.socketPath, value: 3, atLeast: last)
+    }
+
     @Test func collectionChangesOnOneKvodReachAnotherKvodsObserversAsLocalModeWouldTellThem() async throws {
         let cluster = try await EtcdCluster(size: 1)
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
@@ -131,6 +147,39 @@ struct ClusterDaemonTests {
         #expect(reply["ok"] == true, "\(reply)")
         let next = try observer.readJSON(timeout: 30)
         #expect(next["new"] == 6 && next["seq"] == reply["seq"], "nothing repeated before the new change")
+    }
+
+    private static func observeFirstValue(writer: String, observer: String) throws -> LineClient {
+        let watcher = try LineClient(path: observer)
+        _ = try watcher.request(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#)
+        _ = try setValues(0...0, through: writer)
+        #expect(try watcher.readJSON(timeout: 30)["new"] == 0)
+        return watcher
+    }
+
+    /// Sets `o.k` to each value through `socket`; returns the last seq.
+    private static func setValues(_ values: ClosedRange<Int>, through socket: String) throws -> Int {
+        let client = try LineClient(path: socket)
+        var seq = 0
+        for value in values {
+            let reply = try client.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, timeout: 30).reply
+            #expect(reply["ok"] == true, "\(reply)")
+            seq = reply["seq"]?.intValue ?? 0
+        }
+        return seq
+    }
+
+    /// The changes the observer missed are gone from etcd's history: it gets the current value, once.
+    private static func checkResynced(_ observer: LineClient, _ socket: String, value: Int, atLeast seq: Int) throws {
+        let event = try observer.readJSON(timeout: 30)
+        #expect(event["new"]?.intValue == value && event["seq"]?.intValue ?? 0 >= seq, "\(event)")
+        let client = try LineClient(path: socket)
+        try waitUntil("the kvod follows etcd again", timeout: 20) {
+            try client.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil
+        }
+        let reply = try client.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value + 1)}"#, timeout: 30).reply
+        let next = try observer.readJSON(timeout: 30)
+        #expect(next["new"]?.intValue == value + 1 && next["seq"] == reply["seq"], "nothing else came between: \(next)")
     }
 
     struct Told: Equatable {
