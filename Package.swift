@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "KVOEngine",
                 "KVOStorage",
+                "KVOEtcd",
                 "CLibUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -94,8 +95,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // An etcd v3 client (the JSON gateway over libcurl's multi interface, driven by
-        // the caller's event loop) for issue 18's cluster mode. Nothing of kvod imports it
-        // yet, so kvod's own build neither compiles nor links it (docs/CLUSTER.md).
+        // the caller's event loop): kvod's `--etcd` mode (docs/CLUSTER.md).
         .target(name: "KVOEtcd", dependencies: ["KVOEngine", "CCurl"]),
         // The Swift client: KVOController's interface and async/await over one
         // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.

@@ -11,7 +11,7 @@
 #   docs (README, OPERATIONS, PROTOCOL, ...), copyright  -> /usr/share/doc/kvod
 # with packaging/deb's control, postinst, prerm and postrm. Depends: is
 # dpkg-shlibdeps' reading of the binaries (glibc, libstdc++, libuv1,
-# libsqlite3-0), plus systemd-sysusers (deb-systemd-helper is essential).
+# libsqlite3-0, libcurl4), plus systemd-sysusers (deb-systemd-helper is essential).
 #
 # The version is kvodVersion in Sources/KVOEngine/EngineConfiguration.swift
 # (what kvod --version prints). The build is scripts/install.sh's

@@ -42,6 +42,9 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         public static let compacted = Code(ErrorCode.compacted.rawValue)
         /// The access policy does not let this client do that (kvod's `forbidden`).
         public static let forbidden = Code(ErrorCode.forbidden.rawValue)
+        /// kvod runs over etcd (`kvod --etcd`) and cannot reach it, or the change kept
+        /// losing its race for the object; nothing changed (kvod's `unavailable`).
+        public static let unavailable = Code(ErrorCode.unavailable.rawValue)
         /// An `ifModSeq` or `ifValue` condition did not hold: nothing changed.
         /// ``KVOClientError/modSeq`` is the value's current modSeq.
         public static let preconditionFailed = Code(ErrorCode.preconditionFailed.rawValue)

@@ -8,11 +8,15 @@ import DequeModule
 /// known position and a replay reads only those, not the whole history. (A
 /// per-object index would spare a resume reading other objects' changes, but
 /// it cost every change a hash and two queue operations: a tenth of a `set`.)
+/// Over etcd (docs/CLUSTER.md) seqs are revisions, which skip the revisions of
+/// other keys: such a history is searched instead.
 public final class ChangeHistory {
     /// How many changes, and how many bytes of them, are kept at most.
     public let limits: HistoryLimits
     private var changes: Deque<ChangeRecord> = []
     private var newestSeq: UInt64?
+    /// Whether some seq held does not follow the one before it (cluster mode).
+    private var hasGaps = false
     /// The sum of the held changes' ``ChangeRecord/bytes``.
     public private(set) var bytes = 0
 
@@ -39,12 +43,16 @@ public final class ChangeHistory {
 
     /// Adds the newest change, forgetting the oldest ones beyond the limits
     /// (the new one too, when it alone is over the bytes: then none is held).
-    /// `change.seq` must follow the last change held.
+    /// `change.seq` must not be before the last change held (changes of one
+    /// etcd revision share it).
     func append(_ change: ChangeRecord) {
         guard limits.maxChanges > 0 else { return }
         // The newest seq is kept apart: reading it from the last record
         // would copy the record.
-        precondition(newestSeq.map { change.seq == $0 + 1 } ?? true, "history must stay consecutive")
+        if let newestSeq, change.seq != newestSeq + 1 {
+            precondition(change.seq >= newestSeq, "history seqs must not go back")
+            hasGaps = true
+        }
         changes.append(change)
         bytes += change.bytes
         newestSeq = change.seq
@@ -59,6 +67,7 @@ public final class ChangeHistory {
         changes = []
         bytes = 0
         newestSeq = nil
+        hasGaps = false
         for change in restored.suffix(limits.maxChanges) { append(change) }
     }
 
@@ -67,7 +76,18 @@ public final class ChangeHistory {
     /// when `seq + 1 >= oldestSeq` (the caller checks).
     func changes(after seq: UInt64) -> Deque<ChangeRecord>.SubSequence {
         guard let first = changes.first?.seq else { return changes[...] }
+        if hasGaps { return changes[firstIndex(after: seq)...] }
         let start = seq < first ? 0 : Int(min(seq - first + 1, UInt64(changes.count)))
         return changes[start...]
+    }
+
+    /// The position of the first change after `seq`: a binary search, for a history with gaps.
+    private func firstIndex(after seq: UInt64) -> Int {
+        var low = changes.startIndex, high = changes.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if changes[middle].seq > seq { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }

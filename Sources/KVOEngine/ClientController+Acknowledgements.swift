@@ -33,9 +33,9 @@ extension ClientController {
     /// Whether some writer waits for this client's output to reach the kernel.
     public var hasWrittenWaits: Bool { !(waitParts?.written.isEmpty ?? true) }
 
-    /// Whether this client's last change waits for its reply (`await`): the
-    /// daemon reads no further request from it meanwhile.
-    public var isAwaiting: Bool { pendingWait != nil }
+    /// Whether this client's last change waits for its reply (`await`, or
+    /// over etcd its commit): the daemon reads no further request from it meanwhile.
+    public var isAwaiting: Bool { pendingWait != nil || awaitsReplication }
 
     /// Records an ack: acks are cumulative, a lower one changes nothing.
     func acknowledge(_ seq: UInt64) {

@@ -78,6 +78,8 @@ public final class ClientController: CustomStringConvertible {
     var waitParts: WaitParts?
     /// This client's own change whose reply waits (`await`); nil: none.
     var pendingWait: ChangeWait?
+    /// Over etcd: this client's last change waits to be committed and applied here.
+    var awaitsReplication = false
 
     init(id: Int, shared: SharedController) {
         self.id = id

@@ -58,6 +58,17 @@ extension Engine {
 
     func insert(_ object: String, _ keyPath: ObservedPath, at index: Int?,
                 _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
+        let (change, position) = try insertion(object, keyPath, at: index, values)
+        return commit(change) {
+            store.modifyArray(object, at: keyPath.components[...], create: true) {
+                $0.insert(contentsOf: values, at: position)
+            }
+        }
+    }
+
+    /// An insert's change, checked and admitted, and where it inserts; nothing applied yet.
+    func insertion(_ object: String, _ keyPath: ObservedPath, at index: Int?,
+                   _ values: [JSONValue]) throws(KVOEngineError) -> (ChangeRecord, Int) {
         let keys = keyPath.components[...]
         // The whole path: every value above the array must be an object.
         let existing = try store.checkObjectPath(object, keys)
@@ -75,41 +86,52 @@ extension Engine {
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
                             seq: store.seq + 1, existingKeys: existing, createdObject: store.document(object) == nil)
         try admit(change)
-        return commit(change) {
-            store.modifyArray(object, at: keys, create: true) { $0.insert(contentsOf: values, at: position) }
-        }
+        return (change, position)
     }
 
     func remove(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> UInt64 {
-        let keys = keyPath.components[...]
-        let removed = try elements(of: object, keyPath, at: indexes)
-        let change = ChangeRecord(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
-                            old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keys.count)
+        let change = try removal(object, keyPath, at: indexes)
         return commit(change) {
-            store.modifyArray(object, at: keys, create: false) { $0.removeElements(atSortedIndexes: indexes) }
+            store.modifyArray(object, at: keyPath.components[...], create: false) {
+                $0.removeElements(atSortedIndexes: indexes)
+            }
         }
+    }
+
+    /// A remove's change, checked; nothing applied yet.
+    func removal(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> ChangeRecord {
+        let removed = try elements(of: object, keyPath, at: indexes)
+        return ChangeRecord(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
+                            old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keyPath.components.count)
     }
 
     func replace(_ object: String, _ keyPath: ObservedPath, at indexes: [Int],
                  with values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
-        let keys = keyPath.components[...]
-        let replaced = try elements(of: object, keyPath, at: indexes)
-        let change = ChangeRecord(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
-                            old: .array(replaced), new: .array(values), seq: store.seq + 1,
-                            existingKeys: keys.count)
-        try admit(change)
+        let change = try replacement(object, keyPath, at: indexes, with: values)
         return commit(change) {
-            store.modifyArray(object, at: keys, create: false) { array in
+            store.modifyArray(object, at: keyPath.components[...], create: false) { array in
                 for (index, value) in zip(indexes, values) { array[index] = value }
             }
         }
+    }
+
+    /// A replace's change, checked and admitted; nothing applied yet.
+    func replacement(_ object: String, _ keyPath: ObservedPath, at indexes: [Int],
+                     with values: [JSONValue]) throws(KVOEngineError) -> ChangeRecord {
+        let replaced = try elements(of: object, keyPath, at: indexes)
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
+                            old: .array(replaced), new: .array(values), seq: store.seq + 1,
+                            existingKeys: keyPath.components.count)
+        try admit(change)
+        return change
     }
 
     // MARK: Helpers
 
     /// Reports `change` to the shared controller around `apply`, counts it,
     /// keeps it in the history and hands it to the change log.
-    private func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
+    @discardableResult
+    func commit(_ change: ChangeRecord, apply: () -> Void) -> UInt64 {
         let store = self.store
         // The readers capture the object's name, not the record: a closure
         // that captures the record copies all of it.

@@ -38,6 +38,8 @@ public final class Engine {
     /// Set while a batch that passed the memory check as a whole is applied
     /// op by op: one of its ops alone may grow what the others shrink.
     var admitsEveryChange = false
+    /// Over etcd: where change ops go instead of being applied here (docs/CLUSTER.md); nil in local mode.
+    public var replicator: ChangeReplicator?
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
@@ -86,6 +88,10 @@ public final class Engine {
     public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
         switch RequestDecoder.decodeForEngine(line, keyPaths: &keyPaths) {
         case .set(let id, let object, let keyPath, let value):
+            if replicator != nil {
+                return handle(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)),
+                              from: client)
+            }
             // The most common request: a set without a condition or a lifetime,
             // whose reply is its id (if any) and seq.
             requestCounts.countSet()
@@ -122,6 +128,9 @@ public final class Engine {
     /// Answers one decoded request.
     public func handle(_ request: Request, from client: ClientController) {
         requestCounts.count(request.operation)
+        if let replicator, request.operation.isChange {
+            return handleReplicated(request, from: client, through: replicator)
+        }
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
             var reply = ReplyEncoder(okFor: request.id)
@@ -154,6 +163,7 @@ public final class Engine {
                 var details = error.details
                 details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
                 details["modSeq"] = 0
+                if replicator?.isStale == true { details["stale"] = true }
                 throw KVOEngineError(error.code, error.message, details: details)
             }
             // A computed value changes with its array.
@@ -166,6 +176,7 @@ public final class Engine {
                 }
             }
             reply.field("seq", integer: store.seq)
+            if replicator?.isStale == true { reply.field("stale", .bool(true)) }
         case .delete(let object, let keyPath):
             reply.field("seq", integer: delete(object, keyPath))
         case .insert(let object, let keyPath, let index, let values):
@@ -193,6 +204,7 @@ public final class Engine {
             reply.field("objects", .array(names.map(JSONValue.string)))
             reply.field("more", .bool(more))
             reply.field("seq", integer: store.seq)
+            if replicator?.isStale == true { reply.field("stale", .bool(true)) }
         case .unobserveAll:
             client.unobserveAll()
         case .ping:

@@ -45,6 +45,9 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         /// change is applied, and the error carries `seq`, `observers` and
         /// `acknowledged`.
         public static let timeout = Code(ErrorCode.timeout.rawValue)
+        /// Over etcd (`--etcd`): the cluster cannot be reached, or a change
+        /// kept losing its race for an object; nothing changed. Reads still answer, `stale`.
+        public static let unavailable = Code(ErrorCode.unavailable.rawValue)
     }
 
     public let code: Code

@@ -26,4 +26,7 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case preconditionFailed = "precondition_failed"
     /// The access policy does not let this client do that to that object.
     case forbidden
+    /// Over etcd (`kvod --etcd`): the cluster cannot be reached, or a change kept losing its
+    /// race for an object; nothing changed. Reads still answer, marked `stale`.
+    case unavailable
 }

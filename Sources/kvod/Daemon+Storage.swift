@@ -9,7 +9,10 @@ extension Daemon {
     /// thread. Without a data directory, says that state lives in memory only.
     func openStorage() throws(DaemonError) {
         guard let directory = configuration.dataDirectory else {
-            logger.notice("no --data-dir: values are kept in memory only, and a restart loses them")
+            // Over etcd the state is etcd's (Daemon+Cluster.swift).
+            if configuration.etcdEndpoints.isEmpty {
+                logger.notice("no --data-dir: values are kept in memory only, and a restart loses them")
+            }
             return
         }
         let database: StateDatabase

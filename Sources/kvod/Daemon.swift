@@ -73,6 +73,8 @@ final class Daemon {
     var groupCommit: GroupCommit? { storage?.groupCommit }
     /// Connections with output held until a batch is committed.
     var holdingOutput: [ClientConnection] = []
+    /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.
+    var cluster: EtcdReplica?
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
     private(set) var state = State.starting {
@@ -116,10 +118,12 @@ final class Daemon {
             exempt: [0, getuid()])
         // State before the socket: no client may see the store before it is restored.
         try openStorage()
+        try openCluster()
         do {
             try listen()
         } catch {
             stopStorage()
+            closeCluster()
             throw error
         }
         let engine = self.engine, engineClock = engine.configuration.throttleClock
@@ -384,6 +388,7 @@ final class Daemon {
         guard state != .stopped else { return }
         state = .stopped
         stopStorage()
+        closeCluster()
         beforeSleep?.close()
         beforeSleep = nil
         lagMeter?.close()

@@ -55,4 +55,8 @@ struct DaemonConfiguration: Sendable {
     var fanOutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
     /// Who may read and write what (`--policy`); nil: everyone may everything.
     var accessPolicy: AccessPolicy?
+    /// etcd members to run over (`--etcd`); empty: local mode.
+    var etcdEndpoints: [String] = []
+    /// Where kvod's keys lie in etcd (`--etcd-prefix`).
+    var etcdPrefix = "/kvod/"
 }

@@ -92,6 +92,19 @@ struct KVODCommand: ParsableCommand {
         valueName: "µs"))
     var fanoutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
 
+    @Option(help: ArgumentHelp(
+        "Run over an etcd cluster: its members' client URLs, comma-separated (e.g. http://10.0.0.1:2379,http://10.0.0.2:2379).",
+        discussion: """
+            State and order then live in etcd: changes are committed there, and every kvod of the cluster \
+            observes them; without etcd changes get unavailable and reads say stale. Not with --data-dir. \
+            See docs/CLUSTER.md.
+            """,
+        valueName: "urls"))
+    var etcd: String?
+
+    @Option(help: "Where kvod's keys lie in etcd, with --etcd.")
+    var etcdPrefix: String = "/kvod/"
+
     /// Parses the options set in the environment, then the command line's
     /// (which win), and runs; a refused variable is named in the error.
     static func main() {
@@ -156,6 +169,14 @@ struct KVODCommand: ParsableCommand {
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1")
         }
+        if let etcd {
+            let endpoints = etcd.split(separator: ",").map(String.init)
+            guard !endpoints.isEmpty, endpoints.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
+                throw ValidationError("--etcd must be http:// or https:// URLs, comma-separated: \(etcd)")
+            }
+            if dataDir != nil { throw ValidationError("--etcd and --data-dir exclude each other: over etcd, state lives in etcd") }
+        }
+        guard !etcdPrefix.isEmpty else { throw ValidationError("--etcd-prefix must not be empty") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -194,6 +215,8 @@ struct KVODCommand: ParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
+        configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
+        configuration.etcdPrefix = etcdPrefix
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

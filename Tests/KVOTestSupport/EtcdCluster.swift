@@ -13,8 +13,10 @@ public final class EtcdCluster: @unchecked Sendable {
         public let process: Process
     }
 
-    public let members: [Member]
+    public private(set) var members: [Member]
     public let directory: String
+    /// Each member's command line, to start it again after ``kill(member:)``.
+    private var commandLines: [[String]] = []
 
     /// Where `etcd` and `etcdctl` are, when both are installed (`apt-get install etcd-server etcd-client`).
     public static let binaries: (etcd: URL, etcdctl: URL)? = {
@@ -40,25 +42,20 @@ public final class EtcdCluster: @unchecked Sendable {
         let peerURLs = (0..<size).map { "http://127.0.0.1:\(ports[size + $0])" }
         let initialCluster = zip(names, peerURLs).map { "\($0)=\($1)" }.joined(separator: ",")
         var members: [Member] = []
+        var commandLines: [[String]] = []
         for index in 0..<size {
             let clientURL = "http://127.0.0.1:\(ports[index])"
-            let process = Process()
-            process.executableURL = binaries.etcd
-            process.arguments = [
+            commandLines.append([
                 "--name", names[index], "--data-dir", "\(directory)/\(names[index])",
                 "--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
                 "--listen-peer-urls", peerURLs[index], "--initial-advertise-peer-urls", peerURLs[index],
                 "--initial-cluster", initialCluster, "--initial-cluster-state", "new",
                 "--initial-cluster-token", URL(fileURLWithPath: directory).lastPathComponent,
-            ] + arguments
-            process.environment = KVODProcess.inheritedEnvironment.filter { !$0.key.hasPrefix("ETCD") }
-            let log = "\(directory)/\(names[index]).log"
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: log)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            ] + arguments)
+            let process = try Self.launch(binaries.etcd, commandLines[index], log: "\(directory)/\(names[index]).log")
             members.append(Member(name: names[index], clientURL: clientURL, process: process))
         }
+        self.commandLines = commandLines
         self.members = members
         try await waitUntilHealthy(members.map(\.clientURL), timeout: timeout)
     }
@@ -73,10 +70,33 @@ public final class EtcdCluster: @unchecked Sendable {
 
     public var clientURLs: [String] { members.map(\.clientURL) }
 
-    /// Waits until every endpoint in `endpoints` is healthy.
+    private static func launch(_ etcd: URL, _ arguments: [String], log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = etcd
+        process.arguments = arguments
+        process.environment = KVODProcess.inheritedEnvironment.filter { !$0.key.hasPrefix("ETCD") }
+        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+        let handle = FileHandle(forWritingAtPath: log)
+        handle?.seekToEndOfFile()
+        process.standardError = handle
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Starts member `index` again, on its data, after ``kill(member:)``, and
+    /// waits until it is healthy.
+    public func restart(member index: Int) async throws {
+        let member = members[index]
+        let process = try Self.launch(Self.binaries!.etcd, commandLines[index], log: "\(directory)/\(member.name).log")
+        members[index] = Member(name: member.name, clientURL: member.clientURL, process: process)
+        try await waitUntilHealthy([member.clientURL])
+    }
+
+    /// Waits until every endpoint in `endpoints` is healthy (other members may be down).
     public func waitUntilHealthy(_ endpoints: [String], timeout: Double = 30) async throws {
         try await waitUntil("etcd members \(endpoints) are healthy", timeout: timeout) { () async throws -> Bool in
-            for member in members where !member.process.isRunning {
+            for member in members where endpoints.contains(member.clientURL) && !member.process.isRunning {
                 throw TestFailure("etcd member \(member.name) exited: \(log(of: member))")
             }
             let run = try await CommandRun.run(Self.binaries!.etcdctl, [

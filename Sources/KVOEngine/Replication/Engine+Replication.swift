@@ -1,0 +1,180 @@
+/// Change ops over a replicated store (etcd, docs/CLUSTER.md): the engine
+/// decides nothing itself. A change is computed against the local replica
+/// (every check of local mode, nothing applied), proposed to the
+/// ``ChangeReplicator``, and applied only when the store's change stream
+/// delivers it, at the store's revision, through the same commit path as a
+/// local change: every kvod derives the same events for its observers.
+extension Engine {
+    /// How many times a change is computed again after losing its object to
+    /// another writer before the client gets `unavailable`.
+    public static let maxProposalAttempts = 32
+
+    /// Answers a change op through `replicator`: the reply comes once the
+    /// change is applied here (read-your-writes); meanwhile nothing more is
+    /// read from the client (``ClientController/isAwaiting``).
+    func handleReplicated(_ request: Request, from client: ClientController, through replicator: ChangeReplicator,
+                          attempt: Int = 1) {
+        do throws(KVOEngineError) {
+            try authorize(request.operation, condition: request.condition, for: client)
+            if request.awaiting != nil || request.lifetime != nil {
+                throw .badRequest("await, ephemeral and ttl are not available over etcd yet")
+            }
+            if let condition = request.condition { try check(condition, of: request.operation) }
+            guard let proposal = try proposal(for: request.operation) else {
+                // Deleting what is not there: as in local mode, no change and the current seq.
+                var reply = ReplyEncoder(okFor: request.id)
+                reply.field("seq", integer: store.seq)
+                return client.append(reply: reply.finish())
+            }
+            client.awaitsReplication = true
+            replicator.propose(proposal) { [self] outcome in
+                client.awaitsReplication = false
+                guard !client.isClosed else { return }
+                switch outcome {
+                case .applied(let seq):
+                    var reply = ReplyEncoder(okFor: request.id)
+                    reply.field("seq", integer: seq)
+                    client.append(reply: reply.finish())
+                case .conflict where attempt < Self.maxProposalAttempts:
+                    handleReplicated(request, from: client, through: replicator, attempt: attempt + 1)
+                case .conflict:
+                    client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(
+                        .unavailable, "\(proposal.change.object) kept changing under this write: "
+                            + "\(Self.maxProposalAttempts) attempts lost their race; nothing changed")))
+                case .unavailable(let message):
+                    client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(.unavailable, message)))
+                }
+            }
+        } catch {
+            client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
+                                                                                for: client)))
+        }
+    }
+
+    /// The change `operation` would make to the replica now, checked as
+    /// local mode checks it; nil when it changes nothing.
+    func proposal(for operation: Operation) throws(KVOEngineError) -> ChangeProposal? {
+        let record: ChangeRecord
+        let op: String
+        switch operation {
+        case .set(let object, let keyPath, let value):
+            op = "set"
+            if keyPath.isWholeDocument {
+                guard case .object = value else {
+                    throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
+                }
+                record = ChangeRecord(object: object, path: [], kind: .setting, old: store.value(object, at: []),
+                                      new: value, seq: store.seq + 1, existingKeys: 0)
+            } else {
+                let (old, existing, _) = try store.checkedValue(object, at: keyPath.components[...])
+                record = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
+                                      seq: store.seq + 1, existingKeys: existing,
+                                      createdObject: store.document(object) == nil)
+            }
+            try admit(record)
+        case .delete(let object, let keyPath):
+            op = "delete"
+            let path = keyPath?.components ?? []
+            guard let old = store.value(object, at: path) else { return nil }
+            record = ChangeRecord(object: object, path: path, kind: .setting, old: old, new: nil,
+                                  seq: store.seq + 1, existingKeys: path.count)
+        case .insert(let object, let keyPath, let index, let values):
+            op = "insert"
+            record = try insertion(object, keyPath, at: index, values).0
+        case .remove(let object, let keyPath, let indexes):
+            op = "remove"
+            record = try removal(object, keyPath, at: indexes)
+        case .replace(let object, let keyPath, let indexes, let values):
+            op = "replace"
+            record = try replacement(object, keyPath, at: indexes, with: values)
+        case .batch:
+            throw .badRequest("batch is not available over etcd yet")
+        default:
+            preconditionFailure("not a change op: \(operation)")
+        }
+        var document = store.value(record.object, at: [])
+        record.apply(to: &document)
+        guard case .object(let members)? = document else {
+            return ChangeProposal(change: replicated(record, op: op), document: nil)
+        }
+        return ChangeProposal(change: replicated(record, op: op), document: members)
+    }
+
+    private func replicated(_ record: ChangeRecord, op: String) -> ReplicatedChange {
+        ReplicatedChange(op: op, object: record.object, path: record.path, kind: record.kind, indexes: record.indexes)
+    }
+
+    /// Applies a committed change at `seq` (the store's revision), whoever
+    /// proposed it: `document` is the object's whole document after it (nil:
+    /// deleted), and the change's old and new values are read from the replica
+    /// before and from `document`, so every replica derives the same events.
+    public func applyReplicated(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64) {
+        let object = change.object
+        let keys = change.path[...]
+        let before = store.value(object, at: [])
+        let after = document.map(JSONValue.object)
+        let old: JSONValue?, new: JSONValue?
+        switch change.kind {
+        case .setting:
+            old = JSONValue.value(in: before, at: keys)
+            new = JSONValue.value(in: after, at: keys)
+        case .insertion, .removal, .replacement:
+            old = change.kind == .insertion ? nil : Self.elements(of: before, at: keys, change.indexes)
+            new = change.kind == .removal ? nil : Self.elements(of: after, at: keys, change.indexes)
+        }
+        let existing = (try? store.checkObjectPath(object, keys)) ?? 0
+        let record = ChangeRecord(
+            object: object, path: change.path, kind: change.kind, indexes: change.indexes, old: old, new: new,
+            seq: seq, existingKeys: existing,
+            memberIndex: new == nil && !keys.isEmpty ? store.memberIndex(object, at: keys) : nil,
+            createdObject: before == nil && !keys.isEmpty)
+        guard old != nil || new != nil else { return }
+        commit(record) {
+            if let document { store.replaceDocument(object, with: document) } else { _ = store.removeObject(object) }
+        }
+    }
+
+    private static func elements(of document: JSONValue?, at keys: ArraySlice<String>, _ indexes: [Int]) -> JSONValue {
+        guard case .array(let elements)? = JSONValue.value(in: document, at: keys) else { return .array([]) }
+        return .array(indexes.filter { $0 < elements.count }.map { elements[$0] })
+    }
+
+    /// Starts the replica from the store's documents at `revision`, each with
+    /// the revision it last changed at. Call before the first client.
+    public func loadReplica(documents: [String: (document: JSONObject, modRevision: UInt64)], revision: UInt64,
+                            epoch: String) {
+        let state: SavedState
+        do {
+            state = try SavedState(documents: documents.mapValues(\.document), seq: revision, history: [],
+                                   epoch: epoch, modSeqs: documents.mapValues { ModSeqTree(madeAt: $0.modRevision) })
+        } catch {
+            preconditionFailure("a state without history is consistent: \(error)")
+        }
+        restore(state)
+    }
+
+    /// Brings the replica to the store's documents at `revision` after the
+    /// changes since it last followed were compacted away: each document that
+    /// differs is set (or deleted) as a whole, at `revision`.
+    public func resyncReplica(documents: [String: JSONObject], revision: UInt64) {
+        let gone = store.documents.keys.filter { documents[$0] == nil }
+        for object in gone {
+            applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting), document: nil,
+                            seq: revision)
+        }
+        for (object, document) in documents where store.document(object) != document {
+            applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting),
+                            document: document, seq: revision)
+        }
+    }
+}
+
+extension Operation {
+    /// Whether the op changes the store: over etcd it is proposed, not applied.
+    var isChange: Bool {
+        switch self {
+        case .set, .delete, .insert, .remove, .replace, .batch: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// The compact record of a change that travels with the object's new document
+/// through a replicated store (etcd, docs/CLUSTER.md): enough for every kvod to
+/// derive the same ``ChangeRecord`` from its own replica, and the same events.
+/// Old and new values are not in it: each replica reads them from the document
+/// before and after.
+public struct ReplicatedChange: Sendable, Equatable {
+    /// The op that made it (`set`, `delete`, …), for people reading etcd.
+    public var op: String
+    public var object: String
+    /// Where it changes; empty for the whole document.
+    public var path: [String]
+    public var kind: ChangeKind
+    /// The array positions touched, for the collection kinds.
+    public var indexes: [Int]
+
+    public init(op: String, object: String, path: [String], kind: ChangeKind, indexes: [Int] = []) {
+        self.op = op
+        self.object = object
+        self.path = path
+        self.kind = kind
+        self.indexes = indexes
+    }
+
+    /// The record as stored: `{"op":…,"path":[…],"kind":…,"indexes":[…]}` (the object is the key's).
+    public var json: JSONValue {
+        .object([
+            "op": .string(op),
+            "path": .array(path.map(JSONValue.string)),
+            "kind": .string(kind.rawValue),
+            "indexes": .array(indexes.map { .number(JSONNumber(validatedLiteral: String($0))) }),
+        ])
+    }
+
+    /// Reads a stored record of `object`; nil when it is not one.
+    public init?(object: String, json: JSONValue) {
+        guard case .string(let op)? = json.value(at: ["op"]), case .array(let keys)? = json.value(at: ["path"]),
+              case .string(let kindName)? = json.value(at: ["kind"]), let kind = ChangeKind(rawValue: kindName) else {
+            return nil
+        }
+        var path: [String] = []
+        for key in keys {
+            guard case .string(let text) = key else { return nil }
+            path.append(text)
+        }
+        var indexes: [Int] = []
+        if case .array(let numbers)? = json.value(at: ["indexes"]) {
+            for number in numbers {
+                guard case .number(let value) = number, let index = Int(value.literal) else { return nil }
+                indexes.append(index)
+            }
+        }
+        self.init(op: op, object: object, path: path, kind: kind, indexes: indexes)
+    }
+}
+
+/// A change computed against the local replica, for the replicated store to
+/// decide: the record, and the object's whole document after it.
+public struct ChangeProposal: Sendable {
+    public let change: ReplicatedChange
+    /// The document after the change; nil: the object is deleted.
+    public let document: JSONObject?
+}
+
+/// What became of a proposal.
+public enum ProposalOutcome: Sendable {
+    /// Committed, and applied to this engine at `seq` (its events sent).
+    case applied(seq: UInt64)
+    /// The object changed since the replica was read; the replica has
+    /// applied the newer change since: compute again.
+    case conflict
+    /// The replicated store could not be reached or refused; nothing changed.
+    case unavailable(String)
+}
+
+/// Where change ops go when state lives elsewhere (etcd): the engine computes
+/// a change against its replica and proposes it; the replicator commits it
+/// and, once this kvod's own follow of the store delivered it, the engine has
+/// applied it through ``Engine/applyReplicated(_:document:seq:)``.
+/// Loop-confined, like the engine.
+public protocol ChangeReplicator: AnyObject {
+    /// Whether the replica may be behind the store (it cannot follow it now):
+    /// reads say `"stale": true`.
+    var isStale: Bool { get }
+    /// Decides `proposal`; `outcome` runs once, on the loop (at once when the store cannot be reached).
+    func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void)
+}

@@ -1,0 +1,210 @@
+import KVOEngine
+import KVOEtcd
+import Logging
+
+/// The engine's ``ChangeReplicator`` over etcd (docs/CLUSTER.md): proposes each
+/// change as one `Txn` guarded by the object key's `mod_revision`, and follows
+/// the prefix with one watch, applying every change it delivers to the engine
+/// at its revision, this kvod's own changes included. Loop-confined.
+final class EtcdReplica: ChangeReplicator {
+    private let client: EtcdClient
+    private let driver: UVEtcdDriver
+    private let keys: ClusterKeys
+    private unowned let engine: Engine
+    private let logger: Logger
+    private let loop: UVLoop
+    private var watch: EtcdWatch?
+    /// The revision of the last change applied to the engine.
+    private(set) var appliedRevision: Int64
+    /// Each object's key's `mod_revision` as the replica holds it: what a `Txn` compares.
+    private var modRevisions: [String: Int64]
+    /// Whether the watch is in place: the replica follows etcd.
+    private var isFollowing = false
+    /// Why it does not, for `unavailable` and the log.
+    private var lastFailure = "the watch has not started yet"
+    /// Proposals answered by etcd, waiting for the watch to bring the replica
+    /// where their outcome can be told: a commit's revision applied, or a
+    /// lost compare's object changed.
+    private var waiting: [(isDue: () -> Bool, outcome: ProposalOutcome, done: (ProposalOutcome) -> Void)] = []
+    private var resumeTimer: UVTimer?
+    /// Pause before watching again after the watch ended.
+    static let resumeDelayMilliseconds: UInt64 = 250
+
+    var isStale: Bool { !isFollowing }
+
+    init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, engine: Engine,
+         loop: UVLoop, logger: Logger) throws(DaemonError) {
+        driver = UVEtcdDriver(loop: loop)
+        do {
+            client = try EtcdClient(configuration, driver: driver)
+        } catch {
+            throw .cannotReachEtcd("\(error)")
+        }
+        driver.client = client
+        self.keys = keys
+        self.engine = engine
+        self.loop = loop
+        self.logger = logger
+        appliedRevision = snapshot.revision
+        modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
+        resumeTimer = UVTimer(loop: loop)
+    }
+
+    private var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
+
+    // MARK: Proposing
+
+    func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
+        guard isFollowing else {
+            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
+        }
+        let object = proposal.change.object
+        let compared = modRevisions[object] ?? 0
+        let document: EtcdRequestOp = if let members = proposal.document {
+            .put(EtcdPutRequest(key: Array(keys.document(object).utf8), value: JSONValue.object(members).jsonBytes))
+        } else {
+            .delete(EtcdDeleteRequest(.key(keys.document(object))))
+        }
+        let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: proposal.change.json.jsonBytes)
+        let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
+                                 success: [document, .put(record)])
+        client.txn(txn) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let response) where response.succeeded:
+                let revision = response.header.revision
+                wait(until: { [unowned self] in appliedRevision >= revision },
+                     then: .applied(seq: UInt64(revision)), done)
+            case .success:
+                // Lost the race: once the replica has the object's newer change, compute again.
+                wait(until: { [unowned self] in (modRevisions[object] ?? 0) != compared }, then: .conflict, done)
+            case .failure(let error):
+                done(.unavailable("etcd (\(endpoints)) did not commit the change: \(error)"))
+            }
+        }
+    }
+
+    private func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
+                      _ done: @escaping (ProposalOutcome) -> Void) {
+        if isDue() { return done(outcome) }
+        waiting.append((isDue, outcome, done))
+    }
+
+    /// Tells the proposals the replica has caught up with.
+    private func releaseWaiting() {
+        guard !waiting.isEmpty else { return }
+        let due = waiting.filter { $0.isDue() }
+        waiting.removeAll { $0.isDue() }
+        for entry in due { entry.done(entry.outcome) }
+    }
+
+    // MARK: Following
+
+    /// Watches the prefix from the revision after the last one applied.
+    func start() {
+        let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1)
+        watch = client.watch(request) { [weak self] update in self?.handle(update) }
+    }
+
+    private func handle(_ update: EtcdWatchUpdate) {
+        switch update {
+        case .created:
+            if !isFollowing { logger.notice("following etcd (\(endpoints)) from revision \(appliedRevision + 1)") }
+            isFollowing = true
+        case .events(_, let events):
+            apply(events)
+        case .progress:
+            break
+        case .compacted(let compactRevision):
+            stopFollowing("revisions up to \(compactRevision) were compacted; reading the prefix again")
+            resync()
+        case .cancelled(let reason):
+            stopFollowing("etcd cancelled the watch: \(reason)")
+            resumeLater()
+        case .ended(let error):
+            stopFollowing("\(error)")
+            resumeLater()
+        }
+    }
+
+    private func stopFollowing(_ reason: String) {
+        watch = nil
+        if isFollowing || reason != lastFailure {
+            logger.warning("not following etcd (\(endpoints)): \(reason); changes get unavailable, reads are stale")
+        }
+        isFollowing = false
+        lastFailure = reason
+    }
+
+    private func resumeLater() {
+        resumeTimer?.start(afterMilliseconds: Self.resumeDelayMilliseconds) { [weak self] in self?.start() }
+    }
+
+    /// Applies a watch response's changes, revision by revision: each object's
+    /// document with the record put beside it (none: a whole-document change
+    /// made without kvod).
+    private func apply(_ events: [EtcdWatchEvent]) {
+        var start = events.startIndex
+        while start < events.endIndex {
+            let revision = events[start].kv.modRevision
+            let end = events[start...].firstIndex { $0.kv.modRevision != revision } ?? events.endIndex
+            apply(revision: revision, events[start..<end])
+            start = end
+        }
+        releaseWaiting()
+    }
+
+    private func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
+        var records: [String: ReplicatedChange] = [:]
+        for event in events where event.kind == .put {
+            guard case .record(let object)? = keys.entry(event.kv.key),
+                  let json = try? JSONReader.parse(event.kv.value),
+                  let change = ReplicatedChange(object: object, json: json) else { continue }
+            records[object] = change
+        }
+        for event in events {
+            guard case .document(let object)? = keys.entry(event.kv.key) else { continue }
+            var document: JSONObject?
+            if event.kind == .put {
+                document = ClusterKeys.document(event.kv.value)
+                if document == nil {
+                    logger.error("etcd key \(event.kv.keyText) at revision \(revision) is not a JSON object; ignored")
+                    continue
+                }
+            }
+            let change = records[object] ?? ReplicatedChange(op: "external", object: object, path: [], kind: .setting)
+            engine.applyReplicated(change, document: document, seq: UInt64(revision))
+            modRevisions[object] = document == nil ? nil : revision
+        }
+        appliedRevision = max(appliedRevision, revision)
+    }
+
+    /// After a compaction: reads the prefix, brings the replica to it, and watches from there.
+    private func resync() {
+        client.range(ReplicaSnapshot.request(keys)) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let response):
+                let snapshot = ReplicaSnapshot(response, keys: keys)
+                engine.resyncReplica(documents: snapshot.documents.mapValues(\.document),
+                                     revision: UInt64(snapshot.revision))
+                modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
+                appliedRevision = snapshot.revision
+                releaseWaiting()
+                start()
+            case .failure(let error):
+                lastFailure = "\(error)"
+                resumeTimer?.start(afterMilliseconds: Self.resumeDelayMilliseconds) { [weak self] in self?.resync() }
+            }
+        }
+    }
+
+    /// Stops following and closes the loop handles: the daemon is stopping.
+    func close() {
+        watch?.cancel()
+        watch = nil
+        resumeTimer?.close()
+        resumeTimer = nil
+        driver.close()
+    }
+}
