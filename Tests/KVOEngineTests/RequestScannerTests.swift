@@ -6,8 +6,10 @@ import Testing
 @Suite struct RequestScannerTests {
     /// What a line decodes to by one path, written out so two can be compared.
     private func outcome(_ fields: Fields) -> String {
+        var fields = fields
+        var keyPaths = KeyPathCache()
         do throws(KVOEngineError) {
-            return "id: \(String(describing: fields.id)) operation: \(try fields.operation())"
+            return "id: \(String(describing: fields.id)) operation: \(try fields.takeOperation(keyPaths: &keyPaths))"
         } catch {
             return "id: \(String(describing: fields.id)) error: \(error)"
         }

@@ -130,13 +130,6 @@ struct Fields {
     }
     /// Whether the request carries `ifModSeq` or `ifValue`.
     var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
-    /// Whether the request carries a condition or a lifetime (so it is no plain set).
-    var hasChangeModifiers: Bool {
-        rare.map {
-            $0.ifModSeq != nil || $0.ifValue != nil || $0.ephemeral != nil || $0.ttl != nil || $0.awaiting != nil
-                || $0.awaitTimeout != nil
-        } ?? false
-    }
     var distinct: JSONValue? {
         get { rare?.distinct }
         set { rareFields.distinct = newValue }
@@ -228,11 +221,9 @@ struct Fields {
         }
     }
 
-    /// A `set`'s object, key path and value, checked as ``operation()``
-    /// checks them (`opCode` is `.set`).
+    /// A `set`'s object, key path (found in `keyPaths`) and value, checked.
     /// The value is moved out, not copied (`fields` is done with after this).
-    mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
-        try checkCommonFields(for: .set)
+    private mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         let name = try Self.objectName(object.take())
         let path: ObservedPath
         switch keyPath.take() {
@@ -247,21 +238,12 @@ struct Fields {
 
     /// A set of the whole document must set an object: told from the request
     /// alone, before anyone's rights or the store are looked at.
-    static func checkWholeDocument(_ value: JSONValue, at path: ObservedPath) throws(KVOEngineError) {
+    private static func checkWholeDocument(_ value: JSONValue, at path: ObservedPath) throws(KVOEngineError) {
         if path.isWholeDocument {
             guard case .object = value else {
                 throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
             }
         }
-    }
-
-    /// Fills these (empty) fields with a plain set's members, as reading them one by one would.
-    mutating func put(_ set: RequestScanner.PlainSet) {
-        id = set.id?.value
-        opCode = .set
-        object = .string(RequestScanner.string(set.object))
-        keyPath = set.keyPath.map { .string(RequestScanner.string($0)) }
-        value = set.value
     }
 
     /// The checks every op shares: no unknown field, `since` and `epoch` only
@@ -306,7 +288,9 @@ struct Fields {
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }
 
-    func operation() throws(KVOEngineError) -> Operation {
+    /// The operation these fields ask for, checked; a `set`'s key path is
+    /// found in `keyPaths` and its value moved out.
+    mutating func takeOperation(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> Operation {
         guard let opCode else {
             guard let op else { throw .badRequest("missing field \"op\"") }
             guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
@@ -315,9 +299,7 @@ struct Fields {
         try checkCommonFields(for: opCode)
         switch opCode {
         case .set:
-            var fields = self
-            var uncached = KeyPathCache()
-            let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &uncached)
+            let (object, keyPath, value) = try takeSetOperands(keyPaths: &keyPaths)
             return .set(object: object, keyPath: keyPath, value: value)
         case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())
