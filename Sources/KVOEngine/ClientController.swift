@@ -289,8 +289,8 @@ public final class ClientController: CustomStringConvertible {
     }
 
     /// A success reply, written straight into the output.
-    func append(_ reply: ReplyEncoder) {
-        appendReply { reply.write(to: &$0) }
+    func append(_ reply: ReplyEncoder, id: JSONValue?) {
+        appendReply { reply.write(id: id, to: &$0) }
     }
 
     @inline(__always)

@@ -116,7 +116,7 @@ public final class Engine {
         requestCounts.count(request.operation)
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
-            var reply = ReplyEncoder(okFor: request.id)
+            var reply = ReplyEncoder()
             if let condition = request.condition {
                 try check(condition, of: request.operation)
             }
@@ -124,7 +124,7 @@ public final class Engine {
                 return try performAwaited(request, awaiting, for: client, reply: reply)
             }
             try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
-            client.append(reply)
+            client.append(reply, id: request.id)
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
                                                                                 for: client)))

@@ -16,9 +16,12 @@ import Testing
     }
 
     private func scanned(_ line: [UInt8]) -> String? {
-        var fields = Fields()
-        guard line.withUnsafeBytes({ RequestScanner.scan($0, into: &fields) }) else { return nil }
-        return outcome(fields)
+        line.withUnsafeBytes { bytes in
+            // Within the line's lifetime: the fields may point into it.
+            var fields = Fields()
+            guard RequestScanner.scan(bytes, into: &fields) else { return nil }
+            return outcome(fields)
+        }
     }
 
     private func read(_ line: [UInt8]) -> String {

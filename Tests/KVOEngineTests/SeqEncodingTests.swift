@@ -28,17 +28,15 @@ import Testing
     @Test func aChangesReplyIsItsSeqInOneLineAndASeqFollowedByFieldsKeepsItsPlace() {
         for value: UInt64 in [0, 7, 42, 100, 65_535, UInt64.max] {
             var output = ByteBuffer()
-            var reply = ReplyEncoder(okFor: nil)
+            var reply = ReplyEncoder()
             reply.seq(value)
-            reply.write(to: &output)
+            reply.write(id: nil, to: &output)
             #expect(String(decoding: output, as: UTF8.self) == "{\"ok\":true,\"seq\":\(value)}\n")
-            var withID = ReplyEncoder(okFor: 7)
-            withID.seq(value)
-            #expect(String(decoding: withID.finish(), as: UTF8.self) == "{\"id\":7,\"ok\":true,\"seq\":\(value)}\n")
-            var observe = ReplyEncoder(okFor: "r")
+            #expect(String(decoding: reply.finish(id: 7), as: UTF8.self) == "{\"id\":7,\"ok\":true,\"seq\":\(value)}\n")
+            var observe = ReplyEncoder()
             observe.seq(value)
             observe.field("epoch", .string("e"))
-            #expect(String(decoding: observe.finish(), as: UTF8.self)
+            #expect(String(decoding: observe.finish(id: "r"), as: UTF8.self)
                 == "{\"id\":\"r\",\"ok\":true,\"seq\":\(value),\"epoch\":\"e\"}\n")
         }
     }

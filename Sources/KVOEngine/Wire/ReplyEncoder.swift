@@ -2,8 +2,9 @@
 /// `{"id":…,"ok":false,"error":{"code":…,"message":…}}`, one line each.
 ///
 /// The only place where a ``KVOEngineError`` becomes wire bytes.
+/// A success reply is begun empty and takes the request's id when written
+/// (the request keeps it meanwhile: no copy of it).
 struct ReplyEncoder {
-    private let id: JSONValue?
     /// The fields after `"ok":true`, as JSON text: no array until one is written.
     private var fields: [UInt8] = []
     /// A `seq` that is the reply's only field so far, kept as a number: a
@@ -11,10 +12,8 @@ struct ReplyEncoder {
     /// the client's output with no array of its own.
     private var onlySeq: UInt64?
 
-    /// Starts a success reply; add fields, then ``write(to:)`` or ``finish()``.
-    init(okFor id: JSONValue?) {
-        self.id = id
-    }
+    /// Starts a success reply; add fields, then ``write(id:to:)`` or ``finish(id:)``.
+    init() {}
 
     /// The `seq` field.
     mutating func seq(_ seq: UInt64) {
@@ -53,8 +52,8 @@ struct ReplyEncoder {
         fields.append(literal: #"":"#)
     }
 
-    /// Appends the finished line, `}\n` included, to `output`.
-    func write<Sink: ByteSink>(to output: inout Sink) {
+    /// Appends the finished line, `}\n` included, to `output`; `id` is the request's.
+    func write<Sink: ByteSink>(id: JSONValue?, to output: inout Sink) {
         if let id {
             output.append(literal: #"{"id":"#)
             JSONWriter.write(id, to: &output)
@@ -70,11 +69,11 @@ struct ReplyEncoder {
         }
     }
 
-    /// The finished line, `}\n` included.
-    func finish() -> [UInt8] {
+    /// The finished line, `}\n` included; `id` is the request's.
+    func finish(id: JSONValue?) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(32 + fields.count)
-        write(to: &line)
+        write(id: id, to: &line)
         return line
     }
 

@@ -5,6 +5,10 @@ struct Fields {
     var opCode: OpCode?
     var object: JSONValue?
     var keyPath: JSONValue?
+    /// `keyPath` as the scanner found it, a plain string's bytes in the line
+    /// (valid while the line is): a set's path is found in the cache by them
+    /// without a `String`; any other op reads it as `keyPath`.
+    var keyPathText: UnsafeRawBufferPointer?
     var value: JSONValue?
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
@@ -226,10 +230,14 @@ struct Fields {
     private mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         let name = try Self.objectName(object.take())
         let path: ObservedPath
-        switch keyPath.take() {
-        case nil: path = .wholeDocument
-        case .string(let text)?: path = try keyPaths.path(for: text)
-        case _?: throw .badRequest("field \"keyPath\" must be a string")
+        if let keyPathText {
+            path = try keyPaths.path(forBytes: keyPathText)
+        } else {
+            switch keyPath.take() {
+            case nil: path = .wholeDocument
+            case .string(let text)?: path = try keyPaths.path(for: text)
+            case _?: throw .badRequest("field \"keyPath\" must be a string")
+            }
         }
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
         try Self.checkWholeDocument(value, at: path)
@@ -297,6 +305,7 @@ struct Fields {
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
         try checkCommonFields(for: opCode)
+        if opCode != .set, let text = keyPathText.take() { keyPath = .string(RequestScanner.string(text)) }
         switch opCode {
         case .set:
             let (object, keyPath, value) = try takeSetOperands(keyPaths: &keyPaths)

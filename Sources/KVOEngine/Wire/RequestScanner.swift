@@ -117,6 +117,14 @@ struct RequestScanner {
 
     /// The value of any field but `op`; false to give up.
     private mutating func read(_ field: Field, into fields: inout Fields) -> Bool {
+        if field == .keyPath, position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+            let start = position
+            if let text = plainString() {
+                fields.keyPathText = text
+                return true
+            }
+            position = start
+        }
         if field == .options {
             let start = position
             if let options = optionList() {
