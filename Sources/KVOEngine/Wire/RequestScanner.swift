@@ -333,12 +333,4 @@ struct RequestScanner {
             return ascii.count
         }
     }
-
-    /// The text as a `String`.
-    static func string(_ text: JSONText) -> String {
-        switch text {
-        case .plain(let ascii): string(ascii)
-        case .decoded(let string): string
-        }
-    }
 }
