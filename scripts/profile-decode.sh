@@ -2,7 +2,7 @@
 # Instructions per request for each client spelling (docs/PERFORMANCE.md, "One
 # decoder for every spelling"): callgrind counts kvod-decode-profile's run of N
 # requests and of none; the difference ÷ N is one request's cost, decode alone
-# and through the whole engine (Engine.handle(line:), one observer, outputs
+# and through the whole engine (RequestDecoder then Engine.handle(_:from:), one observer, outputs
 # drained). Needs valgrind; builds the release binary first.
 #   scripts/profile-decode.sh [N]       # N defaults to 20000
 set -euo pipefail

@@ -20,8 +20,6 @@ public final class Engine {
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
-    /// The key paths `set` requests named lately, parsed.
-    private var keyPaths = KeyPathCache()
     /// Ephemeral values and deadlines.
     let leaseTable = LeaseTable()
     private let startedAt = ContinuousClock.now
@@ -84,32 +82,22 @@ public final class Engine {
 
     // MARK: Requests
 
-    /// Answers one line from `client`: its events and reply go to the client's output.
-    public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
-        switch RequestDecoder.decodeForEngine(line, keyPaths: &keyPaths) {
-        case .set(let id, let object, let keyPath, let value):
-            if replicator != nil {
-                return handle(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)),
-                              from: client)
-            }
-            // The most common request: a set without a condition or a lifetime,
-            // whose reply is its id (if any) and seq.
-            requestCounts.countSet()
-            do throws(KVOEngineError) {
-                if configuration.accessPolicy != nil {
-                    try authorize(.set(object: object, keyPath: keyPath, value: value), for: client)
-                }
-                client.appendOKReply(seq: try set(object, keyPath, value), id: id)
-            } catch {
-                let told = concealing(error, of: .set(object: object, keyPath: keyPath, value: value), for: client)
-                client.append(reply: ReplyEncoder.failure(id: id?.value, told))
-            }
-        case .outcome(.request(let request)):
+    /// Answers one decoded line from `client`: its events and reply go to the
+    /// client's output. The daemon decodes with its own ``RequestDecoder``.
+    public func handle(_ outcome: consuming RequestDecoder.Outcome, from client: ClientController) {
+        switch consume outcome {
+        case .request(let request):
             handle(request, from: client)
-        case .outcome(.failure(let id, let error)):
+        case .failure(let id, let error):
             requestCounts.invalid += 1
             client.append(reply: ReplyEncoder.failure(id: id, error))
         }
+    }
+
+    /// Decodes and answers one line, with a decoder that keeps no key path
+    /// between lines (tests and tools; the same path as the daemon's).
+    public func handle(line: UnsafeRawBufferPointer, from client: ClientController) {
+        handle(RequestDecoder.decode(line), from: client)
     }
 
     /// A complete error line, for the daemon to send to a client it refuses
@@ -133,7 +121,7 @@ public final class Engine {
         }
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
-            var reply = ReplyEncoder(okFor: request.id)
+            var reply = ReplyEncoder()
             if let condition = request.condition {
                 try check(condition, of: request.operation)
             }
@@ -141,7 +129,7 @@ public final class Engine {
                 return try performAwaited(request, awaiting, for: client, reply: reply)
             }
             try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
-            client.append(reply: reply.finish())
+            client.append(reply, id: request.id)
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
                                                                                 for: client)))
@@ -153,7 +141,7 @@ public final class Engine {
                  reply: inout ReplyEncoder) throws(KVOEngineError) {
         switch operation {
         case .set(let object, let keyPath, let value):
-            reply.field("seq", integer: try set(object, keyPath, value, lease: lease(for: lifetime, from: client)))
+            reply.seq(try set(object, keyPath, value, lease: lease(for: lifetime, from: client)))
         case .get(let object, let keyPath):
             // The seq the answer is as of, found or not: a client then knows
             // which changes it reflects (KVOClient's later `initial`).
@@ -175,19 +163,19 @@ public final class Engine {
                     reply.field("expiresIn", integer: max(0, Int(left)))
                 }
             }
-            reply.field("seq", integer: store.seq)
+            reply.seq(store.seq)
             if replicator?.isStale == true { reply.field("stale", .bool(true)) }
         case .delete(let object, let keyPath):
-            reply.field("seq", integer: delete(object, keyPath))
+            reply.seq(delete(object, keyPath))
         case .insert(let object, let keyPath, let index, let values):
-            reply.field("seq", integer: try insert(object, keyPath, at: index, values))
+            reply.seq(try insert(object, keyPath, at: index, values))
         case .remove(let object, let keyPath, let indexes):
-            reply.field("seq", integer: try remove(object, keyPath, at: indexes))
+            reply.seq(try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
-            reply.field("seq", integer: try replace(object, keyPath, at: indexes, with: values))
+            reply.seq(try replace(object, keyPath, at: indexes, with: values))
         case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter):
             try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter, for: client)
-            reply.field("seq", integer: store.seq)
+            reply.seq(store.seq)
             reply.field("epoch", .string(epoch))
         case .unobserve(let scope, let keyPaths):
             if let keyPaths {
@@ -197,13 +185,13 @@ public final class Engine {
             }
         case .batch(let operations):
             let seqs = try batch(operations, for: client)
-            reply.field("seq", integer: store.seq)
+            reply.seq(store.seq)
             reply.field("seqs", .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
         case .list(let prefix, let after, let limit):
             let (names, more) = list(prefix: prefix, after: after, limit: limit, for: client)
             reply.field("objects", .array(names.map(JSONValue.string)))
             reply.field("more", .bool(more))
-            reply.field("seq", integer: store.seq)
+            reply.seq(store.seq)
             if replicator?.isStale == true { reply.field("stale", .bool(true)) }
         case .unobserveAll:
             client.unobserveAll()
@@ -320,7 +308,7 @@ extension Engine {
         reply.field("connections", integer: clientCount)
         reply.field("observations", integer: shared.observationCount)
         reply.field("objects", integer: store.objectCount)
-        reply.field("seq", integer: store.seq)
+        reply.seq(store.seq)
         reply.field("oldestSeq", integer: oldestSeqHeld)
         reply.field("epoch", .string(epoch))
         writeResourceInfo(into: &reply)

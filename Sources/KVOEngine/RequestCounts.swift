@@ -16,15 +16,9 @@ public struct RequestCounts: Sendable, Equatable {
     mutating func count(_ operation: Operation) {
         byOp[operation.nameIndex] += 1
     }
-
-    mutating func countSet() {
-        byOp[Operation.setIndex] += 1
-    }
 }
 
 extension Operation {
-    static let setIndex = 0
-
     /// The position of this op's name in ``names``.
     var nameIndex: Int {
         switch self {

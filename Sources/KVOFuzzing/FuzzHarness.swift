@@ -52,6 +52,8 @@ public enum FuzzHarness {
         var senderSeq = SeqOrder()
         watch(with: watcher, setup, engine, &watcherSeq)
         var framer = LineFramer(maxLineBytes: setup.maxLineBytes)
+        // One decoder for the whole input, as the daemon keeps one: its key path cache is exercised too.
+        var decoder = RequestDecoder()
         var frames = 0
         var replies = 0
         var offset = 0
@@ -63,7 +65,7 @@ public enum FuzzHarness {
                 case .line(let line):
                     senderSeq.expectReply(to: line)
                     requireOnePassAgreesWithTheFullReader(line)
-                    engine.handle(line: line, from: sender)
+                    engine.handle(decoder.decode(line), from: sender)
                 case .tooLarge:
                     senderSeq.expectReply(to: nil)
                     engine.handleLineTooLarge(maxLineBytes: setup.maxLineBytes, from: sender)

@@ -12,10 +12,10 @@ public enum LineFragment {
     @inlinable public static var idStart: StaticString { #"{"id":"# }
     /// `"ok":true`, a success.
     @inlinable public static var okTrue: StaticString { #""ok":true"# }
-    /// `{"ok":true,"seq":`, a set's reply without an id, up to the seq.
-    @inlinable public static var okSeqStart: StaticString { #"{"ok":true,"seq":"# }
-    /// `,"ok":true,"seq":`, a set's reply after its id, up to the seq.
-    @inlinable public static var okSeqAfterID: StaticString { #","ok":true,"seq":"# }
+    /// `{"ok":true`, a success reply without an id, up to its fields.
+    @inlinable public static var okTrueStart: StaticString { #"{"ok":true"# }
+    /// `,"ok":true`, a success reply after its id, up to its fields.
+    @inlinable public static var okTrueAfterID: StaticString { #","ok":true"# }
     /// `"ok":false,"error":{"code":`, a failure up to its code.
     @inlinable public static var failureCode: StaticString { #""ok":false,"error":{"code":"# }
     /// `,"message":`, an error's text.

@@ -11,7 +11,8 @@ import KVOEngine
 //     kvod-decode-profile decode|handle SPELLING N
 //
 // The spellings are how real clients write the same requests (docs/PERFORMANCE.md,
-// "One decoder for every spelling"). `handle` runs `Engine.handle(line:)` with one
+// "One decoder for every spelling"). Both keep one `RequestDecoder`, as the daemon
+// does; `handle` hands each decoded request to `Engine.handle(_:from:)` with one
 // observer of the set key path and drains every output, as the daemon would.
 
 /// One request in each client's spelling; `id` is the request's id where the spelling carries one.
@@ -47,10 +48,11 @@ guard arguments.count == 4, let spelling = Spelling(rawValue: arguments[2]), let
 // Lines made before the loop: a thousand distinct ones, cycled.
 let lines = (0..<1000).map { Array(spelling.line($0).utf8) }
 var sink = 0
+var decoder = RequestDecoder()
 if arguments[1] == "decode" {
     for round in 0..<count {
         lines[round % lines.count].withUnsafeBytes { line in
-            if case .request = RequestDecoder.decode(line) { sink &+= 1 }
+            if case .request = decoder.decode(line) { sink &+= 1 }
         }
     }
 } else {
@@ -60,10 +62,10 @@ if arguments[1] == "decode" {
     let observers = (0..<observerCount).map { _ in engine.makeClient() }
     let client = engine.makeClient()
     let observe = Array(#"{"op":"observe","object":"bench/0","keyPath":"v","options":["new"]}"#.utf8)
-    for observer in observers { observe.withUnsafeBytes { engine.handle(line: $0, from: observer) } }
+    for observer in observers { observe.withUnsafeBytes { engine.handle(decoder.decode($0), from: observer) } }
     var drained: [UInt8] = []
     for round in 0..<count {
-        lines[round % lines.count].withUnsafeBytes { engine.handle(line: $0, from: client) }
+        lines[round % lines.count].withUnsafeBytes { engine.handle(decoder.decode($0), from: client) }
         drained.removeAll(keepingCapacity: true)
         client.takeOutput(into: &drained)
         sink &+= drained.count

@@ -118,7 +118,7 @@ final class ClientConnection: ClientOutputDelegate {
         switch frame {
         case .line(let line):
             budget.spend(bytes: line.count, turn: daemon.turn)
-            daemon.engine.handle(line: line, from: controller)
+            daemon.engine.handle(daemon.requestDecoder.decode(line), from: controller)
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
         case .tooLarge: daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes,
                                                          from: controller)

@@ -41,6 +41,8 @@ final class Daemon {
     let configuration: DaemonConfiguration
     let logger: Logger
     let engine: Engine
+    /// Decodes every connection's lines into requests for the engine.
+    var requestDecoder = RequestDecoder()
     let loop: UVLoop
     private var server: UVPipeServer?
     private(set) var connections: [Int: ClientConnection] = [:]

@@ -357,7 +357,7 @@ private func nestedArrays(_ depth: Int) -> String {
     }
 }
 
-/// The engine's cache of parsed key paths: what it returns is what parsing
+/// The decoder's cache of parsed key paths: what it returns is what parsing
 /// returns, for paths that share a slot too, and errors are not cached.
 @Suite struct KeyPathCacheTests {
     @Test func cachedPathsAreTheParsedOnesEvenWhenPathsShareASlot() throws {

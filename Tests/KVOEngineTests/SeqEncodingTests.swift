@@ -25,11 +25,19 @@ import Testing
         }
     }
 
-    @Test func aSetsReplyIsItsSeqInOneLine() {
+    @Test func aChangesReplyIsItsSeqInOneLineAndASeqFollowedByFieldsKeepsItsPlace() {
         for value: UInt64 in [0, 7, 42, 100, 65_535, UInt64.max] {
             var output = ByteBuffer()
-            ReplyEncoder.appendOK(seq: value, to: &output)
+            var reply = ReplyEncoder()
+            reply.seq(value)
+            reply.write(id: nil, to: &output)
             #expect(String(decoding: output, as: UTF8.self) == "{\"ok\":true,\"seq\":\(value)}\n")
+            #expect(String(decoding: reply.finish(id: 7), as: UTF8.self) == "{\"id\":7,\"ok\":true,\"seq\":\(value)}\n")
+            var observe = ReplyEncoder()
+            observe.seq(value)
+            observe.field("epoch", .string("e"))
+            #expect(String(decoding: observe.finish(id: "r"), as: UTF8.self)
+                == "{\"id\":\"r\",\"ok\":true,\"seq\":\(value),\"epoch\":\"e\"}\n")
         }
     }
 }

@@ -90,7 +90,7 @@ final class ChangeWait {
             var reply = reply
             reply.field("observers", integer: observers)
             reply.field("acknowledged", integer: satisfied)
-            return reply.finish()
+            return reply.finish(id: id)
         }
         let missing = observers - satisfied
         let what = awaiting.condition == .written ? "were not written to" : "did not acknowledge"

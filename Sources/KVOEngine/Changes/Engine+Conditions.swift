@@ -91,7 +91,7 @@ extension Engine {
     /// One change op with its condition, as a request of its own would run.
     private func apply(_ change: ChangeOperation, for client: ClientController) throws(KVOEngineError) {
         if let condition = change.condition { try check(condition, of: change.operation) }
-        var ignored = ReplyEncoder(okFor: nil)
+        var ignored = ReplyEncoder()
         try perform(change.operation, lifetime: change.lifetime, for: client, reply: &ignored)
     }
 }

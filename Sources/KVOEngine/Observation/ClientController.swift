@@ -290,13 +290,9 @@ public final class ClientController: CustomStringConvertible {
         appendReply { $0.append(contentsOf: bytes) }
     }
 
-    /// A set's reply, written straight into the output.
-    func appendOKReply(seq: UInt64, id: RequestID? = nil) {
-        if let id {
-            appendReply { ReplyEncoder.appendOK(id: id, seq: seq, to: &$0) }
-        } else {
-            appendReply { ReplyEncoder.appendOK(seq: seq, to: &$0) }
-        }
+    /// A success reply, written straight into the output.
+    func append(_ reply: ReplyEncoder, id: JSONValue?) {
+        appendReply { reply.write(id: id, to: &$0) }
     }
 
     @inline(__always)

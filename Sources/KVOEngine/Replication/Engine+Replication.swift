@@ -22,9 +22,9 @@ extension Engine {
             if let condition = request.condition { try check(condition, of: request.operation) }
             guard let proposal = try proposal(for: request.operation) else {
                 // Deleting what is not there: as in local mode, no change and the current seq.
-                var reply = ReplyEncoder(okFor: request.id)
-                reply.field("seq", integer: store.seq)
-                return client.append(reply: reply.finish())
+                var reply = ReplyEncoder()
+                reply.seq(store.seq)
+                return client.append(reply, id: request.id)
             }
             client.awaitsReplication = true
             replicator.propose(proposal) { [self] outcome in
@@ -32,9 +32,9 @@ extension Engine {
                 guard !client.isClosed else { return }
                 switch outcome {
                 case .applied(let seq):
-                    var reply = ReplyEncoder(okFor: request.id)
-                    reply.field("seq", integer: seq)
-                    client.append(reply: reply.finish())
+                    var reply = ReplyEncoder()
+                    reply.seq(seq)
+                    client.append(reply, id: request.id)
                 case .conflict where attempt < Self.maxProposalAttempts:
                     handleReplicated(request, from: client, through: replicator, attempt: attempt + 1)
                 case .conflict:

@@ -4,61 +4,79 @@ import KVOProtocol
 /// `{"id":…,"ok":false,"error":{"code":…,"message":…}}`, one line each.
 ///
 /// The only place where a ``KVOEngineError`` becomes wire bytes.
+/// A success reply is begun empty and takes the request's id when written
+/// (the request keeps it meanwhile: no copy of it).
 struct ReplyEncoder {
-    private(set) var bytes: [UInt8] = []
+    /// The fields after `"ok":true`, as JSON text: no array until one is written.
+    private var fields: [UInt8] = []
+    /// A `seq` that is the reply's only field so far, kept as a number: a
+    /// change's reply has nothing else, and is then written straight into
+    /// the client's output with no array of its own.
+    private var onlySeq: UInt64?
 
-    /// Starts a success reply; add fields, then take ``finish()``.
-    init(okFor id: JSONValue?) {
-        bytes.reserveCapacity(32)
-        bytes.append(UInt8(ascii: "{"))
-        if let id {
-            bytes.append(literal: LineFragment.idMember)
-            JSONWriter.write(id, into: &bytes)
-            bytes.append(UInt8(ascii: ","))
+    /// Starts a success reply; add fields, then ``write(id:to:)`` or ``finish(id:)``.
+    init() {}
+
+    /// The `seq` field.
+    mutating func seq(_ seq: UInt64) {
+        if fields.isEmpty, onlySeq == nil {
+            onlySeq = seq
+        } else {
+            field("seq", integer: seq)
         }
-        bytes.append(literal: LineFragment.okTrue)
     }
 
     mutating func field(_ name: StaticString, _ value: JSONValue) {
-        bytes.append(literal: #",""#)
-        bytes.append(literal: name)
-        bytes.append(literal: #"":"#)
-        JSONWriter.write(value, into: &bytes)
+        begin(name)
+        JSONWriter.write(value, into: &fields)
     }
 
     /// A field whose value `write` appends as JSON itself.
     mutating func field(_ name: StaticString, writing write: (inout [UInt8]) -> Void) {
-        bytes.append(literal: #",""#)
-        bytes.append(literal: name)
-        bytes.append(literal: #"":"#)
-        write(&bytes)
+        begin(name)
+        write(&fields)
     }
 
     mutating func field(_ name: StaticString, integer: some BinaryInteger) {
-        bytes.append(literal: #",""#)
-        bytes.append(literal: name)
-        bytes.append(literal: #"":"#)
-        EventEncoder.appendDecimal(integer, to: &bytes)
+        begin(name)
+        EventEncoder.appendDecimal(integer, to: &fields)
     }
 
-    /// The finished line, `}\n` included; the encoder is spent.
-    mutating func finish() -> [UInt8] {
-        bytes.append(literal: "}\n")
-        return bytes
+    /// Starts a field after those written (a kept `seq` first, in its place).
+    private mutating func begin(_ name: StaticString) {
+        if let seq = onlySeq {
+            onlySeq = nil
+            fields.append(literal: LineFragment.seqMember)
+            EventEncoder.appendDecimal(seq, to: &fields)
+        }
+        fields.append(literal: #",""#)
+        fields.append(literal: name)
+        fields.append(literal: #"":"#)
     }
 
-    /// Appends `{"ok":true,"seq":N}\n`, a set's reply when the request had no
-    /// id, straight into `bytes` (a client's output): no array of its own.
-    static func appendOK(seq: UInt64, to bytes: inout ByteBuffer) {
-        EventEncoder.appendLine(endingWithSeq: seq, after: LineFragment.okSeqStart, to: &bytes)
+    /// Appends the finished line, `}\n` included, to `output`; `id` is the request's.
+    func write<Sink: ByteSink>(id: JSONValue?, to output: inout Sink) {
+        if let id {
+            output.append(literal: LineFragment.idStart)
+            JSONWriter.write(id, to: &output)
+            output.append(literal: LineFragment.okTrueAfterID)
+        } else {
+            output.append(literal: LineFragment.okTrueStart)
+        }
+        if !fields.isEmpty { fields.withUnsafeBytes { output.append(bytes: $0) } }
+        if let onlySeq {
+            EventEncoder.appendLine(endingWithSeq: onlySeq, after: LineFragment.seqMember, to: &output)
+        } else {
+            output.append(literal: "}\n")
+        }
     }
 
-    /// Appends `{"id":…,"ok":true,"seq":N}\n`, a set's reply, straight into
-    /// `bytes`: the same bytes as ``init(okFor:)`` with its `seq` field.
-    static func appendOK(id: RequestID, seq: UInt64, to bytes: inout ByteBuffer) {
-        bytes.append(literal: LineFragment.idStart)
-        id.write(to: &bytes)
-        EventEncoder.appendLine(endingWithSeq: seq, after: LineFragment.okSeqAfterID, to: &bytes)
+    /// The finished line, `}\n` included; `id` is the request's.
+    func finish(id: JSONValue?) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(32 + fields.count)
+        write(id: id, to: &line)
+        return line
     }
 
     /// A complete error reply.

@@ -1,23 +1,16 @@
 /// One decoded request: what a client asked for, with its `id` to echo.
+/// (Made by the synthesized initializer: with one written out, every
+/// ``Request`` the decoder made was copied once more, a twentieth of a set.)
 public struct Request {
     /// The client's `id`, any JSON value, echoed in the reply; nil when absent.
     public var id: JSONValue?
     public var operation: Operation
     /// A change op's `ifModSeq`/`ifValue`; nil when it has none.
-    public var condition: WriteCondition?
+    public var condition: WriteCondition? = nil
     /// A set's `ephemeral`/`ttl`; nil when it has none.
-    public var lifetime: ValueLifetime?
+    public var lifetime: ValueLifetime? = nil
     /// A change's `await`/`awaitTimeout`: its reply waits for its observers; nil when it has none.
-    public var awaiting: ChangeAwait?
-
-    public init(id: JSONValue?, operation: Operation, condition: WriteCondition? = nil,
-                lifetime: ValueLifetime? = nil, awaiting: ChangeAwait? = nil) {
-        self.id = id
-        self.operation = operation
-        self.condition = condition
-        self.lifetime = lifetime
-        self.awaiting = awaiting
-    }
+    public var awaiting: ChangeAwait? = nil
 }
 
 /// What a request asks for: one case per `op`. The engine's exhaustive switch

@@ -1,11 +1,16 @@
 /// Turns one line into a ``Request``, reading the bytes straight into its
 /// fields (no intermediate dictionary, no Foundation: this is the hot path).
+/// Every request of every op, whatever its spelling, takes the same one pass.
 ///
 /// JSON that is malformed, not an object, nests too deep or repeats a member
 /// is `bad_json`; a missing or mistyped field is `bad_request` and names the
 /// field; an unknown `op` is `unknown_op`. Whatever fails, the `id` is kept
 /// when it could be read, so the error reply still echoes it.
-public enum RequestDecoder {
+///
+/// A decoder keeps the key paths that `set` requests named lately, parsed
+/// (``KeyPathCache``): the daemon keeps one for all its connections and
+/// decodes every line with it, then hands the ``Request`` to the ``Engine``.
+public struct RequestDecoder {
     /// The request, or the error to reply with and the id to echo.
     public enum Outcome {
         case request(Request)
@@ -17,91 +22,63 @@ public enum RequestDecoder {
     /// The most key paths or indexes one request may name.
     public static let maxListCount = 10_000
 
+    private var keyPaths = KeyPathCache()
+
+    /// A decoder with no key path kept yet.
+    public init() {}
+
+    /// The request in `line` (one line, without its newline), or the error to reply with.
+    public mutating func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
+        var fields = Fields()
+        // Only a line that is no valid request fails the one pass: the full
+        // reader then reads it again to say what is wrong with it.
+        if !RequestScanner.scan(line, into: &fields) {
+            fields = Fields()
+            if let error = Self.readFields(line, into: &fields) {
+                return .failure(id: fields.id, error: KVOEngineError(.badJSON, error.message))
+            }
+        }
+        return request(from: &fields)
+    }
+
+    /// ``decode(_:)`` by a decoder of its own, which keeps nothing.
+    public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
+        var decoder = RequestDecoder()
+        return decoder.decode(line)
+    }
+
     /// ``decode(_:)`` of a line held in an array.
     public static func decode(_ line: [UInt8]) -> Outcome {
         line.withUnsafeBytes { decode($0) }
     }
 
-    /// The request in `line` (one line, without its newline), or the error to reply with.
-    public static func decode(_ line: UnsafeRawBufferPointer) -> Outcome {
-        var uncached = KeyPathCache()
-        return outcome(of: decodeForEngine(line, keyPaths: &uncached))
-    }
-
     /// ``decode(_:)`` by the full reader alone, without the one pass: the
     /// fuzzer holds the two to the same result on every line.
     @_spi(Fuzzing) public static func decodeWithFullReader(_ line: UnsafeRawBufferPointer) -> Outcome {
-        var uncached = KeyPathCache()
-        return outcome(of: decodeForEngine(line, keyPaths: &uncached, scanning: false))
-    }
-
-    private static func outcome(of decoded: EngineOutcome) -> Outcome {
-        switch decoded {
-        case .set(let id, let object, let keyPath, let value):
-            return .request(Request(id: id?.value, operation: .set(object: object, keyPath: keyPath, value: value)))
-        case .outcome(let outcome):
-            return outcome
-        }
-    }
-
-    /// What ``Engine`` acts on: ``Outcome``, with the most common request, a
-    /// `set` without a condition or a lifetime, apart and unwrapped (building
-    /// and taking apart a ``Request`` for it cost a tenth of a set).
-    enum EngineOutcome {
-        case set(id: RequestID?, object: String, keyPath: ObservedPath, value: JSONValue)
-        case outcome(Outcome)
-    }
-
-    /// `scanning` false reads with the full reader alone (tests hold the one pass to it).
-    static func decodeForEngine(_ line: UnsafeRawBufferPointer, keyPaths: inout KeyPathCache,
-                                scanning: Bool = true) -> EngineOutcome {
-        // One pass reads the request, whatever its spelling; the full reader
-        // handles what it gives up on and explains what is wrong with a bad line.
         var fields = Fields()
-        switch scanning ? RequestScanner.scan(line, into: &fields) as RequestScanner.Scan : .needsFullReader {
-        case .plainSet(let set):
-            return plainSet(set, keyPaths: &keyPaths)
-        case .fields:
-            break
-        case .needsFullReader:
-            fields = Fields()
-            if let error = readFields(line, into: &fields) {
-                return .outcome(.failure(id: fields.id, error: KVOEngineError(.badJSON, error.message)))
-            }
+        if let error = readFields(line, into: &fields) {
+            return .failure(id: fields.id, error: KVOEngineError(.badJSON, error.message))
         }
-        do throws(KVOEngineError) {
-            if fields.opCode == .set, !fields.hasChangeModifiers {
-                let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &keyPaths)
-                if let refusal = DocumentDepth.refusal(object, keyPath, value) { throw refusal }
-                return .set(id: fields.id.map(RequestID.value), object: object, keyPath: keyPath, value: value)
-            }
-            let operation = try fields.operation()
-            if let refusal = DocumentDepth.refusal(operation) ?? ComputedKeyPath.refusal(operation) { throw refusal }
-            return .outcome(.request(Request(id: fields.id, operation: operation,
-                                             condition: try fields.writeCondition(),
-                                             lifetime: try fields.valueLifetime(),
-                                             awaiting: try fields.changeAwait())))
-        } catch {
-            return .outcome(.failure(id: fields.id, error: error))
-        }
+        var decoder = RequestDecoder()
+        return decoder.request(from: &fields)
     }
 
-    /// A plain set's operands, checked as ``Fields/takeSetOperands(keyPaths:)``
-    /// checks them, in the same order; its key path found in the cache by its bytes.
-    private static func plainSet(_ set: RequestScanner.PlainSet, keyPaths: inout KeyPathCache) -> EngineOutcome {
+    /// The request the fields make, checked; its parts are moved out of
+    /// `fields`, and it is built once, in place (copying a `Request` cost a
+    /// twentieth of a set).
+    private mutating func request(from fields: inout Fields) -> Outcome {
         do throws(KVOEngineError) {
-            let object = try Fields.objectName(.string(RequestScanner.string(set.object)))
-            let path: ObservedPath
-            switch set.keyPath {
-            case nil: path = .wholeDocument
-            case .plain(let bytes)?: path = try keyPaths.path(forBytes: bytes)
-            case .decoded(let text)?: path = try keyPaths.path(for: text)
-            }
-            try Fields.checkWholeDocument(set.value, at: path)
-            if let refusal = DocumentDepth.refusal(object, path, set.value) { throw refusal }
-            return .set(id: set.id, object: object, keyPath: path, value: set.value)
+            let operation = try fields.takeOperation(keyPaths: &keyPaths)
+            if let refusal = DocumentDepth.refusal(operation) { throw refusal }
+            // A set's key path was checked for writing when the cache took it.
+            if case .set = operation {} else if let refusal = ComputedKeyPath.refusal(operation) { throw refusal }
+            let condition = try fields.writeCondition()
+            let lifetime = try fields.valueLifetime()
+            let awaiting = try fields.changeAwait()
+            return .request(Request(id: fields.id.take(), operation: operation, condition: condition,
+                                    lifetime: lifetime, awaiting: awaiting))
         } catch {
-            return .outcome(.failure(id: set.id?.value, error: error))
+            return .failure(id: fields.id, error: error)
         }
     }
 

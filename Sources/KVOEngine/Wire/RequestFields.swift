@@ -5,6 +5,10 @@ struct Fields {
     var opCode: OpCode?
     var object: JSONValue?
     var keyPath: JSONValue?
+    /// `keyPath` as the scanner found it, a plain string's bytes in the line
+    /// (valid while the line is): a set's path is found in the cache by them
+    /// without a `String`; any other op reads it as `keyPath`.
+    var keyPathText: UnsafeRawBufferPointer?
     var value: JSONValue?
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
@@ -130,13 +134,6 @@ struct Fields {
     }
     /// Whether the request carries `ifModSeq` or `ifValue`.
     var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
-    /// Whether the request carries a condition or a lifetime (so it is no plain set).
-    var hasChangeModifiers: Bool {
-        rare.map {
-            $0.ifModSeq != nil || $0.ifValue != nil || $0.ephemeral != nil || $0.ttl != nil || $0.awaiting != nil
-                || $0.awaitTimeout != nil
-        } ?? false
-    }
     var distinct: JSONValue? {
         get { rare?.distinct }
         set { rareFields.distinct = newValue }
@@ -228,17 +225,19 @@ struct Fields {
         }
     }
 
-    /// A `set`'s object, key path and value, checked as ``operation()``
-    /// checks them (`opCode` is `.set`).
+    /// A `set`'s object, key path (found in `keyPaths`) and value, checked.
     /// The value is moved out, not copied (`fields` is done with after this).
-    mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
-        try checkCommonFields(for: .set)
+    private mutating func takeSetOperands(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> (String, ObservedPath, JSONValue) {
         let name = try Self.objectName(object.take())
         let path: ObservedPath
-        switch keyPath.take() {
-        case nil: path = .wholeDocument
-        case .string(let text)?: path = try keyPaths.path(for: text)
-        case _?: throw .badRequest("field \"keyPath\" must be a string")
+        if let keyPathText {
+            path = try keyPaths.path(forBytes: keyPathText)
+        } else {
+            switch keyPath.take() {
+            case nil: path = .wholeDocument
+            case .string(let text)?: path = try keyPaths.path(for: text)
+            case _?: throw .badRequest("field \"keyPath\" must be a string")
+            }
         }
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
         try Self.checkWholeDocument(value, at: path)
@@ -247,21 +246,12 @@ struct Fields {
 
     /// A set of the whole document must set an object: told from the request
     /// alone, before anyone's rights or the store are looked at.
-    static func checkWholeDocument(_ value: JSONValue, at path: ObservedPath) throws(KVOEngineError) {
+    private static func checkWholeDocument(_ value: JSONValue, at path: ObservedPath) throws(KVOEngineError) {
         if path.isWholeDocument {
             guard case .object = value else {
                 throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
             }
         }
-    }
-
-    /// Fills these (empty) fields with a plain set's members, as reading them one by one would.
-    mutating func put(_ set: RequestScanner.PlainSet) {
-        id = set.id?.value
-        opCode = .set
-        object = .string(RequestScanner.string(set.object))
-        keyPath = set.keyPath.map { .string(RequestScanner.string($0)) }
-        value = set.value
     }
 
     /// The checks every op shares: no unknown field, `since` and `epoch` only
@@ -306,18 +296,19 @@ struct Fields {
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }
 
-    func operation() throws(KVOEngineError) -> Operation {
+    /// The operation these fields ask for, checked; a `set`'s key path is
+    /// found in `keyPaths` and its value moved out.
+    mutating func takeOperation(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> Operation {
         guard let opCode else {
             guard let op else { throw .badRequest("missing field \"op\"") }
             guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
         try checkCommonFields(for: opCode)
+        if opCode != .set, let text = keyPathText.take() { keyPath = .string(RequestScanner.string(text)) }
         switch opCode {
         case .set:
-            var fields = self
-            var uncached = KeyPathCache()
-            let (object, keyPath, value) = try fields.takeSetOperands(keyPaths: &uncached)
+            let (object, keyPath, value) = try takeSetOperands(keyPaths: &keyPaths)
             return .set(object: object, keyPath: keyPath, value: value)
         case .get:
             return .get(object: try objectName(), keyPath: try optionalKeyPath())

@@ -1,16 +1,15 @@
 /// The request decoder's one pass: any request, in whatever spelling its
 /// client writes it (members in any order, an `id` anywhere, whitespace
 /// between tokens as `json.dumps` puts it, escapes in strings), straight into
-/// ``Fields``, or, for a `set` with nothing but `id`, `op`, `object`,
-/// `keyPath` and `value`, into a ``PlainSet`` that skips ``Fields`` entirely.
+/// ``Fields``.
 ///
 /// Printable ASCII strings are taken as bytes of the line; any other string
 /// (escapes, non-ASCII) is decoded by ``JSONReader``, as is any value that is
-/// not a short string, a small integer, `true`, `false` or `null`. What it
-/// does not take (an unknown or repeated member, an unknown op, bad JSON) it
-/// gives up on, and the full reader decodes the line and explains what is
-/// wrong with it: for every line, either both paths give the same request or
-/// the scanner gives none (`RequestScannerTests`, `RequestSpellingTests`).
+/// not a short string, a small integer, `true`, `false` or `null`. It gives
+/// up only on a line that is no valid request (an unknown or repeated member,
+/// an unknown op, bad JSON), and the full reader then explains what is wrong
+/// with it: for every line, either both give the same request or the scanner
+/// gives none (`RequestScannerTests`, `RequestSpellingTests`).
 struct RequestScanner {
     private let bytes: UnsafeRawBufferPointer
     private(set) var position = 0
@@ -19,126 +18,46 @@ struct RequestScanner {
         self.bytes = bytes
     }
 
-    /// A `set` whose members are `op`, `object`, `value` and at most `id` and
-    /// `keyPath`, `object` and `keyPath` strings: the usual request, whatever
-    /// its spelling. Plain texts are bytes of the line, valid while it is.
-    struct PlainSet {
-        var id: RequestID?
-        var object: JSONText
-        /// Nil: the whole document.
-        var keyPath: JSONText?
-        var value: JSONValue
-    }
-
-    /// What a scan found.
-    enum Scan {
-        case plainSet(PlainSet)
-        /// Any other request, read into the `fields` passed in.
-        case fields
-        /// The line needs the full reader; the `fields` passed in hold a part of it.
-        case needsFullReader
-    }
-
-    /// The members a ``PlainSet`` may have, a bit per ``Field`` (a constant
-    /// expression: a `static let` cost a `swift_once` check per request).
-    @inline(__always)
-    private static var plainSetMembers: UInt32 {
-        UInt32(1) << Field.id.rawValue | UInt32(1) << Field.op.rawValue | UInt32(1) << Field.object.rawValue
-            | UInt32(1) << Field.keyPath.rawValue | UInt32(1) << Field.value.rawValue
-    }
-
-    /// Reads a request; `fields` is empty on entry. (Filled in place: `Fields`
-    /// is a dozen optional values, and copying it in and out of an optional
-    /// cost a tenth of a decode.)
-    static func scan(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> Scan {
+    /// Reads a request into `fields`, empty on entry (filled in place:
+    /// `Fields` is a dozen optional values, and copying it in and out cost a
+    /// tenth of a decode). False when the line needs the full reader.
+    static func scan(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> Bool {
         var scanner = RequestScanner(line)
         return scanner.scanObject(into: &fields)
     }
 
-    /// ``scan(_:into:)`` with a plain set put into `fields` too: false when
-    /// the line needs the full reader.
-    static func scan(_ line: UnsafeRawBufferPointer, into fields: inout Fields) -> Bool {
-        switch scan(line, into: &fields) as Scan {
-        case .plainSet(let set):
-            fields.put(set)
-            return true
-        case .fields: return true
-        case .needsFullReader: return false
-        }
-    }
-
-    private mutating func scanObject(into fields: inout Fields) -> Scan {
-        // The members a plain set has, kept here until it is known to be one.
-        var id: RequestID?
-        var opCode: OpCode?
-        var object: JSONText?
-        var keyPath: JSONText?
-        var value: JSONValue?
+    private mutating func scanObject(into fields: inout Fields) -> Bool {
         var seen: UInt32 = 0
-        guard consume(UInt8(ascii: "{")) else { return .needsFullReader }
+        skipWhitespace()
+        guard consume(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if !consume(UInt8(ascii: "}")) {
             repeat {
                 skipWhitespace()
-                guard let field = memberName() else { return .needsFullReader }
+                guard let field = memberName() else { return false }
                 let bit = UInt32(1) << field.rawValue
-                guard seen & bit == 0 else { return .needsFullReader }
+                guard seen & bit == 0 else { return false }
                 seen |= bit
                 skipWhitespace()
-                guard consume(UInt8(ascii: ":")) else { return .needsFullReader }
+                guard consume(UInt8(ascii: ":")) else { return false }
                 skipWhitespace()
                 switch field {
-                case .id:
-                    if let text = plainIDText() {
-                        id = .text(text)
-                    } else {
-                        guard let read = anyValue() else { return .needsFullReader }
-                        id = .value(read)
-                    }
                 case .op:
                     if let code = commonOp() {
-                        opCode = code
+                        fields.opCode = code
                     } else {
-                        guard let name = stringText(), let code = OpCode(name) else { return .needsFullReader }
-                        opCode = code
+                        guard let name = stringText(), let code = OpCode(name) else { return false }
+                        fields.opCode = code
                     }
-                case .object:
-                    // A string stays text; anything else is for ``Fields`` to refuse.
-                    if let text = stringText() {
-                        object = text
-                    } else {
-                        guard let read = anyValue() else { return .needsFullReader }
-                        fields.object = read
-                    }
-                case .keyPath:
-                    if let text = stringText() {
-                        keyPath = text
-                    } else {
-                        guard let read = anyValue() else { return .needsFullReader }
-                        fields.keyPath = read
-                    }
-                case .value:
-                    guard let read = anyValue() else { return .needsFullReader }
-                    value = read
                 default:
-                    guard read(field, into: &fields) else { return .needsFullReader }
+                    guard read(field, into: &fields) else { return false }
                 }
                 skipWhitespace()
             } while consume(UInt8(ascii: ","))
-            guard consume(UInt8(ascii: "}")) else { return .needsFullReader }
+            guard consume(UInt8(ascii: "}")) else { return false }
         }
         skipWhitespace()
-        guard position == bytes.count else { return .needsFullReader }
-        if opCode == .set, seen & ~Self.plainSetMembers == 0, let object, let value,
-           fields.object == nil, fields.keyPath == nil {
-            return .plainSet(PlainSet(id: id, object: object, keyPath: keyPath, value: value))
-        }
-        fields.id = id?.value
-        fields.opCode = opCode
-        if let object { fields.object = .string(Self.string(object)) }
-        if let keyPath { fields.keyPath = .string(Self.string(keyPath)) }
-        fields.value = value
-        return .fields
+        return position == bytes.count
     }
 
     /// A member name, as a field; nil for a name that is none (or bad JSON).
@@ -196,8 +115,16 @@ struct RequestScanner {
         return nil
     }
 
-    /// The value of one of the rarer fields; false to give up.
+    /// The value of any field but `op`; false to give up.
     private mutating func read(_ field: Field, into fields: inout Fields) -> Bool {
+        if field == .keyPath, position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+            let start = position
+            if let text = plainString() {
+                fields.keyPathText = text
+                return true
+            }
+            position = start
+        }
         if field == .options {
             let start = position
             if let options = optionList() {
@@ -209,6 +136,10 @@ struct RequestScanner {
         }
         guard let value = anyValue() else { return false }
         switch field {
+        case .id: fields.id = value
+        case .object: fields.object = value
+        case .keyPath: fields.keyPath = value
+        case .value: fields.value = value
         case .keyPaths: fields.keyPaths = value
         case .values: fields.values = value
         case .index: fields.index = value
@@ -233,7 +164,7 @@ struct RequestScanner {
         case .awaiting: fields.awaiting = value
         case .awaitTimeout: fields.awaitTimeout = value
         case .seq: fields.seq = value
-        case .id, .op, .object, .keyPath, .value: return false
+        case .op: return false
         }
         return true
     }
@@ -285,23 +216,6 @@ struct RequestScanner {
             break
         }
         return readValue()
-    }
-
-    /// An id whose JSON text ``RequestID`` keeps: a small integer or a plain
-    /// string, quotes included; nil, position unchanged, for anything else.
-    private mutating func plainIDText() -> UnsafeRawBufferPointer? {
-        guard position < bytes.count else { return nil }
-        let start = position
-        if bytes[position] == UInt8(ascii: "\"") {
-            guard plainString() != nil else {
-                position = start
-                return nil
-            }
-        } else {
-            guard let end = smallIntegerEnd() else { return nil }
-            position = end
-        }
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
     }
 
     private mutating func smallInteger() -> JSONNumber? {
@@ -417,14 +331,6 @@ struct RequestScanner {
         String(unsafeUninitializedCapacity: ascii.count) { target in
             UnsafeMutableRawBufferPointer(target).copyMemory(from: ascii)
             return ascii.count
-        }
-    }
-
-    /// The text as a `String`.
-    static func string(_ text: JSONText) -> String {
-        switch text {
-        case .plain(let ascii): string(ascii)
-        case .decoded(let string): string
         }
     }
 }

@@ -2,16 +2,12 @@
 import Testing
 
 /// Sets as KVOClient writes them (`{"op":"set","object","keyPath","value"}`,
-/// no id, no space), and the same sets spelled otherwise: all of them are
-/// plain sets of the one pass (no ``Fields``), decoded as the full reader
-/// decodes them. (A special path for the canonical layout alone was removed
-/// in issue 16: one pass reads every spelling.)
-@Suite struct CanonicalSetTests {
-    private static func isPlainSet(_ line: [UInt8]) -> Bool {
-        var fields = Fields()
-        guard case .plainSet = line.withUnsafeBytes({ RequestScanner.scan($0, into: &fields) as RequestScanner.Scan })
-        else { return false }
-        return true
+/// no id, no space), and the same sets spelled otherwise: every one takes the
+/// one pass and decodes as the full reader decodes it, into the same
+/// ``Request`` as any other op (there is no path of a set's own).
+@Suite struct SetSpellingTests {
+    private static func takesTheOnePass(_ line: [UInt8]) -> Bool {
+        RequestSpellingTests.takesTheOnePass(line)
     }
 
     static let corpus: [String] = [
@@ -29,16 +25,16 @@ import Testing
         "{\"op\":\"set\",\"object\":\"o\",\"keyPath\":\"" + String(repeating: "k", count: 4097) + "\",\"value\":1}",
     ]
 
-    @Test func canonicalSetsTakeThePlainSetPathAndDecodeAsTheFullReaderDoes() {
+    @Test func canonicalSetsTakeTheOnePassAndDecodeAsTheFullReaderDoes() {
         for line in Self.corpus {
             let bytes = Array(line.utf8)
-            #expect(Self.isPlainSet(bytes), "\(line.prefix(80))")
+            #expect(Self.takesTheOnePass(bytes), "\(line.prefix(80))")
             #expect(RequestSpellingTests.outcome(bytes) == RequestSpellingTests.outcome(bytes, scanning: false),
                     "\(line.prefix(80))")
         }
     }
 
-    @Test func otherSpellingsOfASetArePlainSetsToo() {
+    @Test func otherSpellingsOfASetTakeTheOnePassToo() {
         for line in [#"{"object":"o","op":"set","keyPath":"a","value":1}"#,
                      #"{"op":"set","object":"o","keyPath":"a","value":1,"id":1}"#,
                      #"{"id":"r1","op":"set","object":"o","keyPath":"a","value":1}"#,
@@ -46,33 +42,44 @@ import Testing
                      #"{"op":"set","object":"\u006f","keyPath":"\u0061","value":1}"#,
                      #"{"op":"set","object":"o","value":{"a":1}}"#] {
             let bytes = Array(line.utf8)
-            #expect(Self.isPlainSet(bytes), "\(line)")
+            #expect(Self.takesTheOnePass(bytes), "\(line)")
             #expect(RequestSpellingTests.outcome(bytes) == RequestSpellingTests.outcome(bytes, scanning: false), "\(line)")
         }
     }
 
-    @Test func setsWithConditionsOrLifetimesOrBadMembersAreNot() {
+    @Test func setsWithConditionsLifetimesOrMistypedMembersTakeTheOnePassToo() {
         for line in [#"{"op":"set","object":"o","keyPath":"a","value":1,"ttl":5}"#,
                      #"{"op":"set","object":"o","keyPath":"a","value":1,"ifModSeq":0}"#,
                      #"{"op":"set","object":1,"keyPath":"a","value":1}"#,
-                     #"{"op":"set","object":"o","keyPath":["a"],"value":1}"#,
-                     #"{"op":"set","object":"o","keyPath":"a","value":1"#] {
-            #expect(!Self.isPlainSet(Array(line.utf8)), "\(line)")
+                     #"{"op":"set","object":"o","keyPath":["a"],"value":1}"#] {
+            let bytes = Array(line.utf8)
+            #expect(Self.takesTheOnePass(bytes), "\(line)")
+            #expect(RequestSpellingTests.outcome(bytes) == RequestSpellingTests.outcome(bytes, scanning: false), "\(line)")
         }
     }
 
-    @Test func plainSetsAgreeWithTheFullReaderOnMutatedLines() {
+    @Test func onlyALineThatIsNoRequestNeedsTheFullReader() {
+        for line in [#"{"op":"set","object":"o","keyPath":"a","value":1"#,
+                     #"{"op":"set","object":"o","keyPath":"a","value":1,"extra":2}"#,
+                     #"{"op":"set","object":"o","object":"p","keyPath":"a","value":1}"#] {
+            let bytes = Array(line.utf8)
+            #expect(!Self.takesTheOnePass(bytes), "\(line)")
+            #expect(RequestSpellingTests.outcome(bytes).hasPrefix("failure"), "\(line)")
+        }
+    }
+
+    @Test func mutatedSetsDecodeAsTheFullReaderDoes() {
         var mutator = LineMutator(seed: 0xca70_71ca)
-        var plainSets = 0
+        var onePass = 0
         for round in 0..<50_000 {
             let bytes = mutator.mutated(Self.corpus[round % Self.corpus.count])
-            if Self.isPlainSet(bytes) { plainSets += 1 }
+            if Self.takesTheOnePass(bytes) { onePass += 1 }
             let viaOnePass = RequestSpellingTests.outcome(bytes)
             let viaFullReader = RequestSpellingTests.outcome(bytes, scanning: false)
             #expect(viaOnePass == viaFullReader, "\(String(decoding: bytes, as: UTF8.self).prefix(120))")
             if viaOnePass != viaFullReader { return }
         }
-        // The comparison means something only if many mutated lines were plain sets.
-        #expect(plainSets > 5_000)
+        // The comparison means something only if many mutated lines took the one pass.
+        #expect(onePass > 5_000)
     }
 }
