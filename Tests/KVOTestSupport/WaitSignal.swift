@@ -1,0 +1,58 @@
+import Foundation
+
+/// What wakes ``waitUntil(_:timeout:recheckEvery:_:)`` when something a test
+/// may be waiting for happens in this process: a ``Recorder`` got a value,
+/// a process a helper started exited. Each notification wakes every waiter,
+/// which checks its own condition again.
+///
+/// @unchecked Sendable: `generation` and `sleepers` are only touched with
+/// `condition`'s lock held.
+public final class WaitSignal: @unchecked Sendable {
+    /// The one signal of the test process.
+    public static let shared = WaitSignal()
+
+    private let condition = NSCondition()
+    /// How many notifications there were: a waiter that saw one value sleeps until it changes.
+    private var counted: UInt64 = 0
+    /// Async waiters, by number, until a notification or their deadline.
+    private var sleepers: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var lastSleeper = 0
+
+    /// The count of notifications so far, read before checking a condition.
+    public var generation: UInt64 { condition.withLock { counted } }
+
+    /// Something happened: every waiter checks its condition again.
+    public func notify() {
+        let woken = condition.withLock {
+            counted &+= 1
+            condition.broadcast()
+            defer { sleepers.removeAll() }
+            return sleepers
+        }
+        for sleeper in woken.values { sleeper.resume() }
+    }
+
+    /// Blocks until a notification after `seen`, or until `deadline`.
+    public func wait(after seen: UInt64, until deadline: Date) {
+        condition.withLock {
+            while counted == seen, condition.wait(until: deadline) {}
+        }
+    }
+
+    /// Suspends until a notification after `seen`, or until `deadline` (a
+    /// timer the system fires, not a sleeping task).
+    public func next(after seen: UInt64, until deadline: Date) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let number: Int? = condition.withLock {
+                guard counted == seen else { return nil }
+                lastSleeper += 1
+                sleepers[lastSleeper] = continuation
+                return lastSleeper
+            }
+            guard let number else { return continuation.resume() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) { [self] in
+                condition.withLock { sleepers.removeValue(forKey: number) }?.resume()
+            }
+        }
+    }
+}
