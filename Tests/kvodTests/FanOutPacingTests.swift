@@ -42,6 +42,7 @@ import Testing
         }
         try waitUntil("the reader thread finishes", timeout: 15) { result.count > 0 }
         let reads = try result.values[0].get()
+        print("fan-out pacing: events per read \(reads.map(\.count))")
         #expect(reads.flatMap { $0 } == Array(0..<Self.changes), "every change, in order")
         #expect(reads.map(\.count).max() ?? 0 >= 3,
                 "some write should carry several changes; events per read: \(reads.map(\.count))")
