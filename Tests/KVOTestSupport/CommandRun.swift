@@ -32,6 +32,10 @@ public final class RunningCommand: Sendable {
     private let output = Collected()
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
+    /// Foundation calls the termination handler from a thread of its own
+    /// choosing, which a loaded machine may start late: then `isRunning`,
+    /// rechecked this often, tells first.
+    private static let lateExitRecheck = 0.05
     /// Gets a value when the program has exited (and wakes the waits for it).
     private let exit = Recorder<Void>()
 
@@ -69,7 +73,9 @@ public final class RunningCommand: Sendable {
     @available(*, noasync, message: "blocks a cooperative thread; use try await wait(…)")
     public func wait(timeout: Double = 20) throws -> CommandRun {
         do {
-            try waitUntil("\(description) exits", timeout: timeout, recheckEvery: nil) { exit.count > 0 }
+            try waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
+                exit.count > 0 || !process.isRunning
+            }
         } catch {
             killAndReap()
             throw error
@@ -80,8 +86,8 @@ public final class RunningCommand: Sendable {
     /// Waits for the exit as the synchronous form does, suspending meanwhile.
     public func wait(timeout: Double = 20) async throws -> CommandRun {
         do {
-            try await waitUntil("\(description) exits", timeout: timeout, recheckEvery: nil) { () async -> Bool in
-                exit.count > 0
+            try await waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) { () async -> Bool in
+                exit.count > 0 || !process.isRunning
             }
         } catch {
             killAndReap()

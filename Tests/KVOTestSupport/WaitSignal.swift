@@ -11,6 +11,11 @@ public final class WaitSignal: @unchecked Sendable {
     /// The one signal of the test process.
     public static let shared = WaitSignal()
 
+    /// Where the deadlines of async waits fire: a queue of its own, whose
+    /// thread libdispatch always provides, unlike the global queues', which
+    /// threads blocked elsewhere (a full socket's write) can use up.
+    public static let timers = DispatchQueue(label: "KVOTestSupport.WaitSignal.timers")
+
     private let condition = NSCondition()
     /// How many notifications there were: a waiter that saw one value sleeps until it changes.
     private var counted: UInt64 = 0
@@ -50,7 +55,7 @@ public final class WaitSignal: @unchecked Sendable {
                 return lastSleeper
             }
             guard let number else { return continuation.resume() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) { [self] in
+            Self.timers.asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) { [self] in
                 condition.withLock { sleepers.removeValue(forKey: number) }?.resume()
             }
         }

@@ -72,7 +72,7 @@ public func withDeadline<T: Sendable>(_ what: String, seconds timeout: Double,
             outcome.settle(continuation, with: .failure(TestFailure("timed out after \(timeout)s waiting for \(what)")))
             work.cancel()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        WaitSignal.timers.asyncAfter(deadline: .now() + timeout, execute: timer)
         Task {
             let result = await work.result
             timer.cancel()
