@@ -86,7 +86,8 @@ public final class RunningCommand: Sendable {
     /// Waits for the exit as the synchronous form does, suspending meanwhile.
     public func wait(timeout: Double = 20) async throws -> CommandRun {
         do {
-            try await waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) { () async -> Bool in
+            try await waitUntil("\(description) exits", timeout: timeout,
+                                recheckEvery: Self.lateExitRecheck) { () async -> Bool in
                 exit.count > 0 || !process.isRunning
             }
         } catch {

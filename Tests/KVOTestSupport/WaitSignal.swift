@@ -2,8 +2,10 @@ import Foundation
 
 /// What wakes ``waitUntil(_:timeout:recheckEvery:_:)`` when something a test
 /// may be waiting for happens in this process: a ``Recorder`` got a value,
-/// a process a helper started exited. Each notification wakes every waiter,
-/// which checks its own condition again.
+/// a process a helper started exited. Each notification wakes every wait on
+/// such events alone (`recheckEvery: nil`), which checks its condition again;
+/// waits that poll anyway are not woken, so that a busy recorder does not
+/// make every other test's wait ask kvod again thousands of times a second.
 ///
 /// @unchecked Sendable: `generation` and `sleepers` are only touched with
 /// `condition`'s lock held.
@@ -37,27 +39,33 @@ public final class WaitSignal: @unchecked Sendable {
         for sleeper in woken.values { sleeper.resume() }
     }
 
-    /// Blocks until a notification after `seen`, or until `deadline`.
-    public func wait(after seen: UInt64, until deadline: Date) {
+    /// Blocks until a notification after `seen` (nil: notifications do not
+    /// wake this wait), or until `deadline`.
+    public func wait(after seen: UInt64?, until deadline: Date) {
         condition.withLock {
-            while counted == seen, condition.wait(until: deadline) {}
+            while seen == nil || counted == seen, condition.wait(until: deadline) {}
         }
     }
 
-    /// Suspends until a notification after `seen`, or until `deadline` (a
-    /// timer the system fires, not a sleeping task).
-    public func next(after seen: UInt64, until deadline: Date) async {
+    /// Suspends until a notification after `seen` (nil: notifications do not
+    /// wake this wait), or until `deadline` (a timer the system fires, not a
+    /// sleeping task).
+    public func next(after seen: UInt64?, until deadline: Date) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let number: Int? = condition.withLock {
-                guard counted == seen else { return nil }
+                if let seen, counted != seen { return nil }
                 lastSleeper += 1
-                sleepers[lastSleeper] = continuation
+                if seen != nil { sleepers[lastSleeper] = continuation }
                 return lastSleeper
             }
             guard let number else { return continuation.resume() }
-            Self.timers.asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) { [self] in
-                condition.withLock { sleepers.removeValue(forKey: number) }?.resume()
+            guard seen == nil else {
+                Self.timers.asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) { [self] in
+                    condition.withLock { sleepers.removeValue(forKey: number) }?.resume()
+                }
+                return
             }
+            Self.timers.asyncAfter(deadline: .now() + max(0, deadline.timeIntervalSinceNow)) { continuation.resume() }
         }
     }
 }

@@ -15,9 +15,9 @@ public let unsignalledRecheckInterval = 0.005
 /// Checks `condition` until it holds or `timeout` seconds pass (then throws),
 /// blocking the calling thread in between: for synchronous tests.
 ///
-/// It checks again whenever ``WaitSignal/shared`` is notified (a ``Recorder``
-/// got a value, a process exited) and, unless `recheckEvery` is nil (a
-/// condition only signalled events can change), every `recheckEvery` seconds.
+/// With `recheckEvery` nil (a condition only signalled events change: a
+/// ``Recorder``'s values, a process's exit) it checks again whenever
+/// ``WaitSignal/shared`` is notified; otherwise every `recheckEvery` seconds.
 ///
 /// Unavailable from async code: a blocked thread of Swift's cooperative pool
 /// (one per core) cannot resume any other task, such as a KVOClient request
@@ -34,7 +34,7 @@ public func waitUntil(_ what: String, timeout: Double, recheckEvery interval: Do
         let now = Date()
         if now > deadline { throw TestFailure("timed out after \(timeout)s waiting until \(what)") }
         let wake = interval.map { min(deadline, now.addingTimeInterval($0)) } ?? deadline
-        WaitSignal.shared.wait(after: seen, until: wake)
+        WaitSignal.shared.wait(after: interval == nil ? seen : nil, until: wake)
     }
 }
 
@@ -54,7 +54,7 @@ public func waitUntil(_ what: String, timeout: Double, recheckEvery interval: Do
         let now = Date()
         if now > deadline { throw TestFailure("timed out after \(timeout)s waiting until \(what)") }
         let wake = interval.map { min(deadline, now.addingTimeInterval($0)) } ?? deadline
-        await WaitSignal.shared.next(after: seen, until: wake)
+        await WaitSignal.shared.next(after: interval == nil ? seen : nil, until: wake)
     }
 }
 
