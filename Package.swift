@@ -61,11 +61,15 @@ let package = Package(
             name: "KVOStorage",
             dependencies: ["KVOEngine", "CSQLite", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // kvod's connection logic without libuv (reading, pausing, closing as a
+        // pure state machine), a library so that its unit tests can import it.
+        .target(name: "KVODCore", dependencies: ["KVOEngine"], swiftSettings: releaseSpeed),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "KVODCore",
                 "KVOStorage",
                 "KVOEtcd",
                 "CLibUV",
@@ -140,6 +144,7 @@ let package = Package(
             name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOProtocol", "KVOFuzzing", "KVOTestSupport"]
         ),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
+        .testTarget(name: "KVODCoreTests", dependencies: ["KVODCore", "KVOEngine"]),
         .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).

@@ -1,3 +1,4 @@
+import KVODCore
 import KVOEngine
 import Logging
 
@@ -10,25 +11,23 @@ import Logging
 /// storage writer has committed them (``GroupCommit``). Closing unobserves
 /// everything at once and frees the socket only after libuv's close callback.
 ///
-/// Output limits (``OutputLimits``): after each write the controller learns how
-/// much more it may queue; over that, or over the soft limit for too long, it
-/// is congested and holds or drops events by each observation's policy. A
-/// client whose replies pile up is not read from until they drain (see
-/// ``InputThrottle``), so nothing it asked for is ever dropped.
+/// The decisions are ``ConnectionState``'s (reading, pausing, closing) and
+/// its ``SlowReaderPolicy``'s (output limits): this class feeds them libuv's
+/// callbacks and the engine's state, and performs the actions they return.
+/// After each write the controller learns how much more it may queue; over
+/// that, or over the soft limit for too long, it is congested and holds or
+/// drops events by each observation's policy. A client whose replies pile up
+/// is not read from until they drain, so nothing it asked for is ever dropped.
 final class ClientConnection: ClientOutputDelegate {
     let stream: UVStream
     let controller: ClientController
     private unowned let daemon: Daemon
     private var framer: LineFramer
-    private var throttle = InputThrottle()
-    /// This turn's share of the loop, in request lines and bytes.
-    private var budget = TurnBudget()
-    /// Why reading is paused: the replies are over the hard limit (false),
-    /// or this turn's budget is used up (true: read again next turn).
-    private var pausedForTurn = false
+    /// Reading, pausing and closing, decided.
+    private var state: ConnectionState
     /// Whether the connection waits in the daemon's list to be read next turn.
     var isWaitingForTurn = false
-    private(set) var isClosing = false
+    var isClosing: Bool { state.isClosing }
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
     /// Whether the last flush wrote more than ``smallOutput`` bytes.
@@ -41,10 +40,6 @@ final class ClientConnection: ClientOutputDelegate {
     private var heldBytes = 0
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
-    /// Set by a flushing close while output is held: close once it is written.
-    private var closesWhenReleased = false
-    /// Loop time (ms) since which queued output has stayed over the soft limit.
-    private var overSoftLimitSince: UInt64?
     /// `pid=… uid=… gid=…`, for log lines.
     let peer: String
 
@@ -54,13 +49,13 @@ final class ClientConnection: ClientOutputDelegate {
         self.daemon = daemon
         self.controller = daemon.engine.makeClient()
         self.framer = LineFramer(maxLineBytes: daemon.configuration.maxLineBytes)
+        self.state = ConnectionState(limits: daemon.configuration.outputLimits)
         controller.credentials = credentials
         peer = controller.credentials?.description ?? "pid=? uid=? gid=?"
         controller.outputDelegate = self
         controller.outputAllowance = daemon.configuration.outputLimits.hardBytes
     }
 
-    private var limits: OutputLimits { daemon.configuration.outputLimits }
     private var logName: String { "client #\(controller.id) (\(peer))" }
 
     func start() {
@@ -85,39 +80,22 @@ final class ClientConnection: ClientOutputDelegate {
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         framer.feed(bytes) { frame in
-            if throttle.isActive {
-                throttle.defer(frame)
-            } else {
-                handle(frame)
-                if isInputHeld {
-                    pauseInput()
-                } else if budget.isSpent(turn: daemon.turn) {
-                    throttle.isActive = true
-                    stream.stopReading()
-                    yieldTurn()
-                }
-            }
+            guard state.frameArrived(frame) else { return }
+            handle(frame)
+            perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
         }
-    }
-
-    /// Stops here for this turn: the rest waits, in order, for the next.
-    private func yieldTurn() {
-        pausedForTurn = true
-        daemon.continueNextTurn(self)
     }
 
     /// The next turn began: handles what waited, within the new budget.
     func continueTurn() {
-        guard pausedForTurn, !isClosing else { return }
-        pausedForTurn = false
-        resumeInput()
+        if state.turnBegan() { resumeInput() }
     }
 
     private func handle(_ frame: LineFramer.Frame) {
         daemon.noteRequest()
         switch frame {
         case .line(let line):
-            budget.spend(bytes: line.count, turn: daemon.turn)
+            state.spend(bytes: line.count, turn: daemon.turn)
             daemon.engine.handle(daemon.requestDecoder.decode(line), from: controller)
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
         case .tooLarge: daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes,
@@ -129,35 +107,19 @@ final class ClientConnection: ClientOutputDelegate {
     private var queuedOutputBytes: Int { stream.queuedBytes + heldBytes }
     /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
     var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
-    private var isOverHardLimit: Bool { pendingOutputBytes > limits.hardBytes }
     /// Whether no further request is read now: replies pile up, or the last
     /// change's reply waits for its observers (`await`; replies keep request order).
-    private var isInputHeld: Bool { isOverHardLimit || controller.isAwaiting }
-
-    private func pauseInput() {
-        guard !throttle.isActive else { return }
-        throttle.isActive = true
-        stream.stopReading()
-        daemon.logger.debug(controller.isAwaiting
-            ? "\(logName) not read from while its change awaits its observers"
-            : "\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
+    private var isInputHeld: Bool {
+        state.holdsInput(pendingBytes: pendingOutputBytes, awaiting: controller.isAwaiting)
     }
 
     /// Answers what was put aside while paused, then reads again, unless the
     /// replies fill the limit again first.
     private func resumeInput() {
-        guard throttle.isActive, !pausedForTurn else { return }
-        while !isInputHeld, !budget.isSpent(turn: daemon.turn), throttle.handleNext({ handle($0) }) {}
-        // Stopped by the budget (or used it up): the rest, and reading, next turn.
-        if !isInputHeld, !isClosing, budget.isSpent(turn: daemon.turn) { return yieldTurn() }
-        guard !throttle.hasDeferred, !isInputHeld, !isClosing else { return }
-        throttle.isActive = false
-        if throttle.peerFinished { return close(flush: true) }
-        do {
-            try stream.resumeReading()
-        } catch {
-            // Reading had ended (EOF seen before the pause): nothing more will come.
+        while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
+            frame.withFrame { handle($0) }
         }
+        perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))
     }
 
     /// The peer closed its side (nil) or the read failed.
@@ -165,13 +127,30 @@ final class ClientConnection: ClientOutputDelegate {
         if let error {
             daemon.logger.debug("\(logName) read failed: \(error)")
         }
-        // A client that half-closes after its last request still gets the
-        // replies, also those to lines put aside while it was throttled.
-        if error == nil, throttle.hasDeferred || controller.isAwaiting {
-            throttle.peerFinished = true
-            return
+        perform(state.peerEnded(failed: error != nil, awaiting: controller.isAwaiting))
+    }
+
+    private func perform(_ actions: [ConnectionState.Action]) {
+        for action in actions {
+            switch action {
+            case .stopReading(let logged):
+                stream.stopReading()
+                guard logged else { continue }
+                daemon.logger.debug(controller.isAwaiting
+                    ? "\(logName) not read from while its change awaits its observers"
+                    : "\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
+            case .resumeReading:
+                do {
+                    try stream.resumeReading()
+                } catch {
+                    // Reading had ended (EOF seen before the pause): nothing more will come.
+                }
+            case .continueNextTurn:
+                daemon.continueNextTurn(self)
+            case .close(let flush):
+                close(flush: flush)
+            }
         }
-        close(flush: error == nil)
     }
 
     // MARK: Output
@@ -211,7 +190,7 @@ final class ClientConnection: ClientOutputDelegate {
             // Both steps below may produce output; loop to write it now rather
             // than after the next poll, which might wait for a client that
             // waits for us.
-            guard queuedOutputBytes == 0, controller.isCongested || throttle.isActive else { return released }
+            guard queuedOutputBytes == 0, state.wantsDrain(congested: controller.isCongested) else { return released }
             // Held events go out as much at a time as the output limit lets:
             // a drain may leave some for the next one.
             let wasCongested = controller.isCongested
@@ -250,18 +229,9 @@ final class ClientConnection: ClientOutputDelegate {
     /// Redis's client-output-buffer-limit, applied to what the socket queues
     /// and what waits for a commit.
     private func checkLimits() {
-        let queued = queuedOutputBytes
-        controller.outputAllowance = max(0, limits.hardBytes - queued)
-        guard queued > limits.softBytes else {
-            overSoftLimitSince = nil
-            return
-        }
-        let now = daemon.loopNow
-        if let since = overSoftLimitSince {
-            if now - since >= limits.softMilliseconds { controller.markCongested() }
-        } else {
-            overSoftLimitSince = now
-        }
+        let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: daemon.loopNow)
+        controller.outputAllowance = allowance
+        if congested { controller.markCongested() }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
@@ -283,9 +253,9 @@ final class ClientConnection: ClientOutputDelegate {
         heldBytes -= bytes.count
         stream.write(bytes)
         reportWritten()
-        if held.isEmpty && closesWhenReleased {
+        if state.outputReleased(holdsMore: !held.isEmpty) {
             stream.shutdownThenClose(onClosed: closedCallback)
-        } else if !isClosing, controller.isCongested || throttle.isActive || overSoftLimitSince != nil {
+        } else if state.wantsFlushAfterRelease(congested: controller.isCongested) {
             // Less waits for a commit now: the flush looks at the limits again
             // (and ends congestion or throttling once everything is written).
             daemon.scheduleFlush(self)
@@ -305,19 +275,15 @@ final class ClientConnection: ClientOutputDelegate {
     func close(flush: Bool) {
         guard !isClosing else { return }
         if flush { self.flush() }
-        guard !isClosing else { return }
-        isClosing = true
-        throttle = InputThrottle()
-        pausedForTurn = false
+        guard let ending = state.close(flush: flush, holdsOutput: !held.isEmpty) else { return }
         daemon.engine.closeClient(controller)
         daemon.logger.debug("\(logName) disconnected")
-        if flush && !held.isEmpty {
-            // No more requests: their changes would be applied and never answered.
+        switch ending {
+        case .afterHeldOutput:
             stream.stopReading()
-            closesWhenReleased = true
-        } else if flush {
+        case .shutdownThenClose:
             stream.shutdownThenClose(onClosed: closedCallback)
-        } else {
+        case .closeNow:
             held = []
             heldBytes = 0
             stream.close(onClosed: closedCallback)

@@ -66,8 +66,13 @@ import Testing
         #expect(unexpected.isEmpty, "\(unexpected)")
         let told = try await raw.waitForCount(Self.rawLines, timeout: 30)
         #expect(told.allSatisfy { $0 == nil || $0?.code == expected })
-        // Nothing is told twice: the count stays where it is.
-        try await Task.sleep(for: .milliseconds(100))
+        // Nothing is told twice: a line sent now fails at once, after every
+        // failure the ending caused, and the count has stayed where it was.
+        let sentinel = Recorder<KVOClientError?>()
+        _ = connection.sendRaw(#"{"op":"ping"}"#) { result in
+            if case .failure(let error) = result { sentinel.append(error) } else { sentinel.append(nil) }
+        }
+        #expect(try await sentinel.waitForCount(1, timeout: 30).first??.code == expected)
         #expect(raw.count == Self.rawLines)
     }
 }

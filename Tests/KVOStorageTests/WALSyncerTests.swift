@@ -26,14 +26,19 @@ import Testing
         let path = directory.path + "/kvod.db-wal"
         #expect(FileManager.default.createFile(atPath: path, contents: Data("frames".utf8)))
         let failures = Recorder<String>()
-        let syncer = WALSyncer(walPath: path, interval: 0.01) { failures.append($0) }
+        let syncs = Recorder<Duration>()
+        let syncer = WALSyncer(walPath: path, interval: 0.01, onSync: { syncs.append($0) }) { failures.append($0) }
         syncer.start()
-        for _ in 0..<20 {
+        // Each commit once the last one's sync is done: a sync per commit.
+        for round in 1...20 {
             syncer.noteCommit()
-            usleep(2_000)
+            try waitUntil("sync \(round) is done", timeout: 10, recheckEvery: nil) {
+                syncs.count >= round || !failures.values.isEmpty
+            }
         }
         syncer.stop()
         #expect(failures.values.isEmpty)
+        #expect(syncs.count == 20)
     }
 }
 

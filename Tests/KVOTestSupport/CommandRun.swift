@@ -32,6 +32,12 @@ public final class RunningCommand: Sendable {
     private let output = Collected()
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
+    /// Foundation calls the termination handler from a thread of its own
+    /// choosing, which a loaded machine may start late: then `isRunning`,
+    /// rechecked this often, tells first.
+    private static let lateExitRecheck = 0.05
+    /// Gets a value when the program has exited (and wakes the waits for it).
+    private let exit = Recorder<Void>()
 
     /// Starts `executable` with ``KVODProcess/inheritedEnvironment`` (so without
     /// `$KVOD_SOCKET`) plus `environment`.
@@ -55,6 +61,7 @@ public final class RunningCommand: Sendable {
             let data = handle.availableData
             output.withLock { $0.err.append(data) }
         }
+        process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
@@ -66,7 +73,9 @@ public final class RunningCommand: Sendable {
     @available(*, noasync, message: "blocks a cooperative thread; use try await wait(…)")
     public func wait(timeout: Double = 20) throws -> CommandRun {
         do {
-            try waitUntil("\(description) exits", timeout: timeout) { !process.isRunning }
+            try waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
+                exit.count > 0 || !process.isRunning
+            }
         } catch {
             killAndReap()
             throw error
@@ -77,7 +86,10 @@ public final class RunningCommand: Sendable {
     /// Waits for the exit as the synchronous form does, suspending meanwhile.
     public func wait(timeout: Double = 20) async throws -> CommandRun {
         do {
-            try await waitUntil("\(description) exits", timeout: timeout) { () async -> Bool in !process.isRunning }
+            try await waitUntil("\(description) exits", timeout: timeout,
+                                recheckEvery: Self.lateExitRecheck) { () async -> Bool in
+                exit.count > 0 || !process.isRunning
+            }
         } catch {
             killAndReap()
             throw error

@@ -18,6 +18,12 @@ public final class KVODProcess: @unchecked Sendable {
     public let stderrPath: String
     /// When kvod writes to a pipe instead, the pipe, drained into that file.
     private let stderrPipe: Pipe?
+    /// Foundation calls the termination handler from a thread of its own
+    /// choosing, which a loaded machine may start late: then `isRunning`,
+    /// rechecked this often, tells first.
+    private static let lateExitRecheck = 0.05
+    /// Gets a value when kvod has exited (and wakes the waits for it).
+    private let exit = Recorder<Void>()
 
     /// The folder that holds the test bundle also holds the built executables.
     public static var productsDirectory: URL {
@@ -89,6 +95,7 @@ public final class KVODProcess: @unchecked Sendable {
             process.standardError = stderrFile
         }
         process.standardOutput = FileHandle.nullDevice
+        process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
     }
 
@@ -135,14 +142,18 @@ public final class KVODProcess: @unchecked Sendable {
     @discardableResult
     @available(*, noasync, message: "blocks a cooperative thread")
     public func waitForExit(timeout: Double = 10) throws -> Int32 {
-        try waitUntil("kvod exits", timeout: timeout) { !process.isRunning }
+        try waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
+            exit.count > 0 || !process.isRunning
+        }
         return process.terminationStatus
     }
 
     /// Waits until kvod has exited, suspending meanwhile; returns its status.
     @discardableResult
     public func waitForExit(timeout: Double = 10) async throws -> Int32 {
-        try await waitUntil("kvod exits", timeout: timeout) { () async -> Bool in !process.isRunning }
+        try await waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) { () async -> Bool in
+            exit.count > 0 || !process.isRunning
+        }
         return process.terminationStatus
     }
 
@@ -155,12 +166,15 @@ public final class KVODProcess: @unchecked Sendable {
     @discardableResult
     @available(*, noasync, message: "blocks a cooperative thread")
     public func waitForLog(containing text: String, timeout: Double = 10) throws -> String {
-        var found: String?
-        try waitUntil("kvod logs \"\(text)\"", timeout: timeout) {
-            found = lastLogLine(containing: text)
-            return found != nil
+        // Woken by each write to the log (inotify), not polled.
+        let changes = try FileChanges(path: stderrPath)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let found = lastLogLine(containing: text) { return found }
+            guard changes.wait(until: deadline) else {
+                throw TestFailure("timed out after \(timeout)s waiting until kvod logs \"\(text)\"")
+            }
         }
-        return found ?? ""
     }
 
     /// The last line of kvod's log that contains `text`, if any.

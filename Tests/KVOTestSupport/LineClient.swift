@@ -49,6 +49,22 @@ public final class LineClient {
         return true
     }
 
+    /// Whether the socket can take more bytes within `timeout` seconds (the
+    /// kernel says so: `poll` for `POLLOUT`), e.g. after
+    /// ``sendWithoutBlocking(_:)`` returned false.
+    @available(*, noasync, message: "blocks a cooperative thread")
+    public func waitUntilWritable(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return false }
+            var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&poller, 1, Int32(remaining * 1000) + 1)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
+        }
+    }
+
     /// Sends what a partial ``sendWithoutBlocking(_:)`` left, blocking.
     @available(*, noasync, message: "blocks a cooperative thread")
     public func finishUnsent() throws {

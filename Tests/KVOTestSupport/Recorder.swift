@@ -10,7 +10,11 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
 
     public init() {}
 
-    public func append(_ value: Value) { lock.withLock { storage.append(value) } }
+    /// Keeps `value` and wakes whoever waits (``WaitSignal``).
+    public func append(_ value: Value) {
+        lock.withLock { storage.append(value) }
+        WaitSignal.shared.notify()
+    }
 
     public var values: [Value] { lock.withLock { storage } }
 
@@ -19,7 +23,8 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     /// The values, once there are at least `count` of them; fails after `timeout` seconds.
     @discardableResult
     public func waitForCount(_ count: Int, timeout: Double = 10) async throws -> [Value] {
-        try await waitUntil("\(count) values are recorded (have \(self.count))", timeout: timeout) { () async -> Bool in
+        try await waitUntil("\(count) values are recorded (have \(self.count))", timeout: timeout,
+                            recheckEvery: nil) { () async -> Bool in
             self.count >= count
         }
         return values

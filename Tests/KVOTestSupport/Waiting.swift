@@ -7,8 +7,17 @@ public struct TestFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` until it holds or `timeout` seconds pass (then throws),
-/// sleeping the calling thread in between: for synchronous tests.
+/// How often a wait checks a condition that nothing in this process signals
+/// (kvod's state asked over a socket, a file, another process): no event
+/// exists for those, so they are the one thing still polled.
+public let unsignalledRecheckInterval = 0.005
+
+/// Checks `condition` until it holds or `timeout` seconds pass (then throws),
+/// blocking the calling thread in between: for synchronous tests.
+///
+/// With `recheckEvery` nil (a condition only signalled events change: a
+/// ``Recorder``'s values, a process's exit) it checks again whenever
+/// ``WaitSignal/shared`` is notified; otherwise every `recheckEvery` seconds.
 ///
 /// Unavailable from async code: a blocked thread of Swift's cooperative pool
 /// (one per core) cannot resume any other task, such as a KVOClient request
@@ -16,28 +25,36 @@ public struct TestFailure: Error, CustomStringConvertible {
 /// closure (`{ () async throws -> Bool in … }`): with a synchronous closure
 /// literal Swift would pick this overload.
 @available(*, noasync, message: "blocks a cooperative thread; use the async waitUntil with an async closure")
-public func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
+public func waitUntil(_ what: String, timeout: Double, recheckEvery interval: Double? = unsignalledRecheckInterval,
+                      _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
+        let seen = WaitSignal.shared.generation
         if try condition() { return }
-        if Date() > deadline { throw TestFailure("timed out after \(timeout)s waiting until \(what)") }
-        usleep(5_000)
+        let now = Date()
+        if now > deadline { throw TestFailure("timed out after \(timeout)s waiting until \(what)") }
+        let wake = interval.map { min(deadline, now.addingTimeInterval($0)) } ?? deadline
+        WaitSignal.shared.wait(after: interval == nil ? seen : nil, until: wake)
     }
 }
 
-/// Polls an async `condition` until it holds or `timeout` seconds pass (then
-/// throws), suspending with `Task.sleep` in between, so that the thread is
-/// free for other tasks meanwhile.
+/// Checks an async `condition` until it holds or `timeout` seconds pass
+/// (then throws), suspending in between, so that the thread is free for
+/// other tasks meanwhile; when it checks again is as for the synchronous form.
 ///
-/// The deadline is checked between polls: a `condition` that never returns
+/// The deadline is checked between checks: a `condition` that never returns
 /// (an awaited reply that never comes) is bounded by its own deadline, e.g.
 /// ``withDeadline(_:seconds:_:)`` or the connection's request timeout.
-public func waitUntil(_ what: String, timeout: Double, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+public func waitUntil(_ what: String, timeout: Double, recheckEvery interval: Double? = unsignalledRecheckInterval,
+                      _ condition: () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
     while true {
+        let seen = WaitSignal.shared.generation
         if try await condition() { return }
-        if ContinuousClock.now > deadline { throw TestFailure("timed out after \(timeout)s waiting until \(what)") }
-        try await Task.sleep(for: .milliseconds(5))
+        let now = Date()
+        if now > deadline { throw TestFailure("timed out after \(timeout)s waiting until \(what)") }
+        let wake = interval.map { min(deadline, now.addingTimeInterval($0)) } ?? deadline
+        await WaitSignal.shared.next(after: interval == nil ? seen : nil, until: wake)
     }
 }
 
@@ -50,11 +67,12 @@ public func withDeadline<T: Sendable>(_ what: String, seconds timeout: Double,
     let outcome = FirstOutcome<T>()
     return try await withCheckedThrowingContinuation { continuation in
         let work = Task { try await body() }
-        let timer = Task {
-            try await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+        // A timer the system fires at the deadline, not a task that sleeps until it.
+        let timer = DispatchWorkItem {
             outcome.settle(continuation, with: .failure(TestFailure("timed out after \(timeout)s waiting for \(what)")))
             work.cancel()
         }
+        WaitSignal.timers.asyncAfter(deadline: .now() + timeout, execute: timer)
         Task {
             let result = await work.result
             timer.cancel()

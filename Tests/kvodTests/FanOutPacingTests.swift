@@ -25,15 +25,24 @@ import Testing
         let reader = Thread { result.append(Result { try Self.readEvents(from: watched, count: Self.changes) }) }
         reader.start()
         let setter = try LineClient(path: kvod.socketPath)
-        // Each set in a write of its own, 1 ms apart: flushed as they come,
-        // each would reach the observers alone.
+        // Each set in a write of its own, the next once the last one's reply
+        // is back or 1 ms passed: flushed as they come, each would reach the
+        // observers alone; held back by a pause, several arrive during it.
+        var replies = 0
         for value in 0..<Self.changes {
             try setter.send(#"{"op":"set","object":"dial","keyPath":"v","value":\#(value)}"#)
-            usleep(1_000)
+            while replies <= value, let reply = try? setter.readJSON(timeout: 0.001) {
+                #expect(reply["ok"] == true)
+                replies += 1
+            }
         }
-        for _ in 0..<Self.changes { #expect(try setter.readJSON()["ok"] == true) }
+        while replies < Self.changes {
+            #expect(try setter.readJSON()["ok"] == true)
+            replies += 1
+        }
         try waitUntil("the reader thread finishes", timeout: 15) { result.count > 0 }
         let reads = try result.values[0].get()
+        print("fan-out pacing: events per read \(reads.map(\.count))")
         #expect(reads.flatMap { $0 } == Array(0..<Self.changes), "every change, in order")
         #expect(reads.map(\.count).max() ?? 0 >= 3,
                 "some write should carry several changes; events per read: \(reads.map(\.count))")

@@ -165,15 +165,18 @@ import Glibc
         _ = try stuck.request(#"{"op":"observe","object":"o","keyPath":"k","options":["new"]}"#)
         let setter = try LineClient(path: kvod.socketPath)
         let padding = String(repeating: "z", count: 1000)
+        let log = try FileChanges(path: kvod.stderrPath)
         let started = Date()
         var sets = 0
-        // Keeps kvod's queue for the stuck client over 64 KiB for more than 0.5 s.
-        while !kvod.stderrText().contains("is not keeping up") {
+        // Keeps kvod's queue for the stuck client over 64 KiB for more than
+        // 0.5 s: a hundred sets each time kvod writes to its log or 20 ms
+        // pass, whichever comes first (the soft period is a time).
+        while kvod.lastLogLine(containing: "is not keeping up") == nil {
             try setter.pipeline(count: 100) { #"{"op":"set","object":"o","keyPath":"k","value":{"n":\#(sets + $0),"pad":"\#(padding)"}}"# }
             sets += 100
             #expect(Date().timeIntervalSince(started) < 20, "never congested")
             if Date().timeIntervalSince(started) >= 20 { return }
-            usleep(20_000)
+            _ = log.wait(until: Date().addingTimeInterval(0.02))
         }
         #expect(Date().timeIntervalSince(started) >= 0.5)
         try setter.pipeline(count: 100) { #"{"op":"set","object":"o","keyPath":"k","value":{"n":\#(sets + $0),"pad":"\#(padding)"}}"# }
@@ -200,12 +203,14 @@ import Glibc
         let request = Array(#"{"op":"get","object":"big","keyPath":"v"}"#.utf8) + [10]
         var sent = 0
         var lastProgress = Date()
+        // Pushed back: the socket stayed full for a second (the kernel says
+        // when it can take more, so the wait ends as soon as kvod reads).
         while Date().timeIntervalSince(lastProgress) < 1 {
             if try client.sendWithoutBlocking(request) {
                 sent += 1
                 lastProgress = Date()
             } else {
-                usleep(10_000)
+                _ = client.waitUntilWritable(timeout: 1 - Date().timeIntervalSince(lastProgress))
             }
             #expect(sent < 200_000, "kvod never pushed back")
             if sent >= 200_000 { return }

@@ -7,8 +7,7 @@
 extension ClientController {
     /// Whether the output may take more before it reaches its allowance.
     var hasRoom: Bool {
-        guard let allowance = outputAllowance else { return true }
-        return output.count < allowance
+        !SlowReaderPolicy.overflows(output.count + 1, allowance: outputAllowance)
     }
 
     /// The consumer took everything: writes what is held, in order, each held
@@ -123,7 +122,7 @@ extension ClientController {
         let wasEmpty = output.isEmpty
         encode(&output)
         endEvent(of: info, seq: change.seq)
-        if let allowance = outputAllowance, output.count > allowance { becomeCongested() }
+        if SlowReaderPolicy.overflows(output.count, allowance: outputAllowance) { becomeCongested() }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 }

@@ -268,12 +268,10 @@ public final class ClientController: CustomStringConvertible {
     /// every object.
     @inline(never)
     func hold(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
-        switch info.policy {
-        case .coalesce:
-            guard !isPrior else {
-                shared.eventCounts.dropped += 1
-                return
-            }
+        switch SlowReaderPolicy.fate(of: info.policy, isPrior: isPrior) {
+        case .drop:
+            shared.eventCounts.dropped += 1
+        case .hold:
             if held.hold(change, for: info, scoped: info.node?.isPrefixScope ?? false) {
                 shared.eventCounts.coalesced += 1
             }
