@@ -27,7 +27,7 @@ import Testing
 
     @Test func aChangesReplyIsItsSeqInOneLineAndASeqFollowedByFieldsKeepsItsPlace() {
         for value: UInt64 in [0, 7, 42, 100, 65_535, UInt64.max] {
-            var output = ByteBuffer()
+            var output = GrowableBytes()
             var reply = ReplyEncoder()
             reply.seq(value)
             reply.write(id: nil, to: &output)

@@ -116,7 +116,7 @@ extension ClientController {
     /// (the whole line, `}\n` included) only if it goes out now; while
     /// congested, the observation's policy applies, as to a live event.
     func deliverReplayed(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool,
-                         encode: (inout ByteBuffer) -> Void) {
+                         encode: (inout GrowableBytes) -> Void) {
         guard !isClosed, disconnectReason == nil else { return }
         guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty

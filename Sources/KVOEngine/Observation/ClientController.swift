@@ -36,7 +36,7 @@ public final class ClientController: CustomStringConvertible {
     /// How many observations this client holds.
     public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
-    public var output = ByteBuffer()
+    public var output = GrowableBytes()
     /// Told when ``output`` becomes non-empty.
     public weak var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
@@ -223,7 +223,7 @@ public final class ClientController: CustomStringConvertible {
         isClosed = true
         endWaits()
         unobserveAll()
-        output = ByteBuffer()
+        output = GrowableBytes()
         countCongestion()
     }
 
@@ -294,7 +294,7 @@ public final class ClientController: CustomStringConvertible {
     }
 
     @inline(__always)
-    private func appendReply(_ write: (inout ByteBuffer) -> Void) {
+    private func appendReply(_ write: (inout GrowableBytes) -> Void) {
         guard !isClosed, disconnectReason == nil else { return }
         let wasEmpty = output.isEmpty
         write(&output)
@@ -330,7 +330,7 @@ public final class ClientController: CustomStringConvertible {
 
     func disconnect(because reason: String) {
         disconnectReason = reason
-        output = ByteBuffer()
+        output = GrowableBytes()
         discardHeld()
         countCongestion()
         outputDelegate?.clientController(self, mustDisconnectBecause: reason)

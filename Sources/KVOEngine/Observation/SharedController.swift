@@ -41,7 +41,7 @@ public final class SharedController {
     /// Change events made, coalesced and dropped, for `metrics`.
     public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, reused from change to change.
-    private var eventBytes = ByteBuffer()
+    private var eventBytes = GrowableBytes()
     /// The ends of throttled observations' intervals.
     let throttleSchedule = ThrottleSchedule()
     /// The writers' waits (`await`) not finished yet.

@@ -7,7 +7,7 @@
 /// an append is a uniqueness and a capacity check, then `memcpy`.
 ///
 /// A value, like `[UInt8]`: copies share the storage until one of them changes.
-public struct ByteBuffer: RandomAccessCollection {
+public struct GrowableBytes: RandomAccessCollection {
     private final class Storage {
         var base: UnsafeMutableRawPointer?
         var capacity: Int
@@ -36,7 +36,7 @@ public struct ByteBuffer: RandomAccessCollection {
     public var endIndex: Int { count }
 
     public subscript(position: Int) -> UInt8 {
-        precondition(position >= 0 && position < count, "ByteBuffer index out of range")
+        precondition(position >= 0 && position < count, "GrowableBytes index out of range")
         return storage.base!.load(fromByteOffset: position, as: UInt8.self)
     }
 
@@ -78,7 +78,7 @@ public struct ByteBuffer: RandomAccessCollection {
     /// Removes the last `count` bytes (an event's end, to splice fields in
     /// before it). The storage stays; the next append copies it if it is shared.
     mutating func removeLast(_ removed: Int) {
-        precondition(removed >= 0 && removed <= count, "ByteBuffer: cannot remove \(removed) of \(count) bytes")
+        precondition(removed >= 0 && removed <= count, "GrowableBytes: cannot remove \(removed) of \(count) bytes")
         count -= removed
     }
 
@@ -87,7 +87,7 @@ public struct ByteBuffer: RandomAccessCollection {
         if keepingCapacity && isKnownUniquelyReferenced(&storage) {
             count = 0
         } else {
-            self = ByteBuffer()
+            self = GrowableBytes()
         }
     }
 
@@ -108,20 +108,20 @@ public struct ByteBuffer: RandomAccessCollection {
     }
 }
 
-extension ByteBuffer: Equatable {
-    public static func == (lhs: ByteBuffer, rhs: ByteBuffer) -> Bool {
+extension GrowableBytes: Equatable {
+    public static func == (lhs: GrowableBytes, rhs: GrowableBytes) -> Bool {
         lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in left.elementsEqual(right) } }
     }
 }
 
-/// What the encoders write into: a `ByteBuffer` on the hot paths, a
+/// What the encoders write into: a `GrowableBytes` on the hot paths, a
 /// `[UInt8]` elsewhere. Generic code is specialized for each in the module.
 protocol ByteSink {
     mutating func append(_ byte: UInt8)
     mutating func append(bytes: UnsafeRawBufferPointer)
 }
 
-extension ByteBuffer: ByteSink {}
+extension GrowableBytes: ByteSink {}
 
 extension Array: ByteSink where Element == UInt8 {
     @inline(__always)
