@@ -12,8 +12,8 @@ extension Daemon {
         let snapshot = try ReplicaSnapshot.readAtStart(etcd, keys: keys)
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision),
                            epoch: keys.epoch(clusterID: snapshot.clusterID))
-        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, engine: engine, loop: loop,
-                                      logger: logger)
+        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, engine: engine,
+                                      leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
         engine.replicator = replica
         cluster = replica
         replica.start()

@@ -59,4 +59,6 @@ struct DaemonConfiguration: Sendable {
     var etcdEndpoints: [String] = []
     /// Where kvod's keys lie in etcd (`--etcd-prefix`).
     var etcdPrefix = "/kvod/"
+    /// Seconds an owning connection's etcd lease lives unrenewed (`--etcd-lease-ttl`).
+    var etcdLeaseTTL: Int64 = 10
 }

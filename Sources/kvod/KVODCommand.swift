@@ -105,6 +105,15 @@ struct KVODCommand: ParsableCommand {
     @Option(help: "Where kvod's keys lie in etcd, with --etcd.")
     var etcdPrefix: String = "/kvod/"
 
+    @Option(help: ArgumentHelp(
+        "With --etcd: the ttl of the etcd lease that holds a connection's ephemeral values.",
+        discussion: """
+            kvod renews it while the connection is open and revokes it when the connection closes; if this \
+            kvod dies, the values go at most this long after, on every host. 2 to 3600.
+            """,
+        valueName: "seconds"))
+    var etcdLeaseTtl: Int64 = 10
+
     /// Parses the options set in the environment, then the command line's
     /// (which win), and runs; a refused variable is named in the error.
     static func main() {
@@ -177,6 +186,7 @@ struct KVODCommand: ParsableCommand {
             if dataDir != nil { throw ValidationError("--etcd and --data-dir exclude each other: over etcd, state lives in etcd") }
         }
         guard !etcdPrefix.isEmpty else { throw ValidationError("--etcd-prefix must not be empty") }
+        guard (2...3600).contains(etcdLeaseTtl) else { throw ValidationError("--etcd-lease-ttl must be 2 to 3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -217,6 +227,7 @@ struct KVODCommand: ParsableCommand {
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
+        configuration.etcdLeaseTTL = etcdLeaseTtl
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

@@ -13,6 +13,9 @@ final class EtcdReplica: ChangeReplicator {
     private unowned let engine: Engine
     private let logger: Logger
     private let loop: UVLoop
+    /// The leases of values with a lifetime, and the deletions their ends make.
+    let leases: EtcdLeases
+    private let releases: LeaseReleases
     private var watch: EtcdWatch?
     /// The revision of the last change applied to the engine.
     private(set) var appliedRevision: Int64
@@ -33,7 +36,7 @@ final class EtcdReplica: ChangeReplicator {
     var isStale: Bool { !isFollowing }
 
     init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, engine: Engine,
-         loop: UVLoop, logger: Logger) throws(DaemonError) {
+         leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
         driver = UVEtcdDriver(loop: loop)
         do {
             client = try EtcdClient(configuration, driver: driver)
@@ -48,6 +51,9 @@ final class EtcdReplica: ChangeReplicator {
         appliedRevision = snapshot.revision
         modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
         resumeTimer = UVTimer(loop: loop)
+        leases = EtcdLeases(client: client, keys: keys, connectionTTL: leaseTTL, loop: loop, logger: logger)
+        releases = LeaseReleases(engine: engine, loop: loop, logger: logger)
+        releases.replicator = self
     }
 
     private var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
@@ -58,6 +64,16 @@ final class EtcdReplica: ChangeReplicator {
         guard isFollowing else {
             return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
         }
+        leases.operations(for: proposal) { [weak self] result in
+            switch result {
+            case .success(let operations): self?.commit(proposal, operations, done)
+            case .failure(let failure): done(.unavailable("\(failure); nothing changed"))
+            }
+        }
+    }
+
+    private func commit(_ proposal: ChangeProposal, _ leased: EtcdLeases.Operations,
+                        _ done: @escaping (ProposalOutcome) -> Void) {
         let object = proposal.change.object
         let compared = modRevisions[object] ?? 0
         let document: EtcdRequestOp = if let members = proposal.document {
@@ -65,11 +81,14 @@ final class EtcdReplica: ChangeReplicator {
         } else {
             .delete(EtcdDeleteRequest(.key(keys.document(object))))
         }
-        let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: proposal.change.json.jsonBytes)
+        var change = proposal.change
+        change.context.host = leases.host
+        let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: change.json.jsonBytes)
         let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
-                                 success: [document, .put(record)])
+                                 success: [document, .put(record)] + leased.operations)
         client.txn(txn) { [weak self] result in
             guard let self else { return }
+            leases.settled(leased, try? result.get())
             switch result {
             case .success(let response) where response.succeeded:
                 let revision = response.header.revision
@@ -176,6 +195,7 @@ final class EtcdReplica: ChangeReplicator {
             engine.applyReplicated(change, document: document, seq: UInt64(revision))
             modRevisions[object] = document == nil ? nil : revision
         }
+        releases.noteEnded(events, keys: keys, recordedObjects: Set(records.keys))
         appliedRevision = max(appliedRevision, revision)
     }
 
@@ -205,6 +225,8 @@ final class EtcdReplica: ChangeReplicator {
         watch = nil
         resumeTimer?.close()
         resumeTimer = nil
+        leases.close()
+        releases.close()
         driver.close()
     }
 }
