@@ -16,6 +16,9 @@ struct ClusterLifetimeTests {
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0], "--etcd-lease-ttl", "2"])
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         let (owner, observer) = try Self.holdEphemeralValues(["leader"], through: a.socketPath, observedOn: b.socketPath)
+        // A kvod started since learns which values are leased from etcd's leased keys.
+        let c = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try Self.checkEphemeral("leader", on: c.socketPath)
         let killedAt = ContinuousClock.now
         try await a.kill()
         let elapsed = try Self.checkDeleted(["leader"], cause: "disconnect", by: observer, on: b.socketPath) - killedAt
@@ -43,6 +46,12 @@ struct ClusterLifetimeTests {
         let deletion = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
         #expect(deletion.contains(#""cause":"disconnect""#) && !deletion.contains("uid"), "kvod's own: \(deletion)")
         try Self.checkKept(b.socketPath)
+        // A leased key whose value is no longer the one it leased (put by hand here) ends and deletes nothing.
+        let lease = try await Self.etcd(cluster, ["lease", "grant", "60"]).first?.split(separator: " ")[1] ?? "?"
+        _ = try await Self.etcd(cluster, ["put", "--lease", String(lease), "/kvod/e/o/y",
+                                          #"{"object":"o","path":["y"],"cause":"disconnect","host":"elsewhere"}"#])
+        _ = try await Self.etcd(cluster, ["lease", "revoke", String(lease)])
+        try Self.checkNothingBefore(observer, set: "y", through: b.socketPath)
     }
 
     @Test func aTTLValueSetThroughOneKvodIsDeletedAtItsDeadlineForAnotherKvodsObserverAndASetWithoutTTLKeepsIt()
@@ -71,11 +80,13 @@ struct ClusterLifetimeTests {
             let event = try observer.readJSON(timeout: 30)
             #expect(event["keyPath"]?.stringValue == key && event["new"] == "a" && event["seq"] == set["seq"], "\(event)")
         }
-        for socket in [a, b] {
-            let got = try LineClient(path: socket).request(#"{"op":"get","object":"o","keyPath":"\#(keys[0])"}"#).reply
-            #expect(got["value"] == "a" && got["ephemeral"] == true, "\(got)")
-        }
+        for socket in [a, b] { try checkEphemeral(keys[0], on: socket) }
         return (owner, observer)
+    }
+
+    private static func checkEphemeral(_ key: String, on socket: String) throws {
+        let got = try LineClient(path: socket).request(#"{"op":"get","object":"o","keyPath":"\#(key)"}"#).reply
+        #expect(got["value"] == "a" && got["ephemeral"] == true, "\(got)")
     }
 
     /// Waits for the observer's event deleting `keys` (in any order) with
@@ -103,6 +114,14 @@ struct ClusterLifetimeTests {
         #expect(plain["ok"] == true, "\(plain)")
         #expect(try observer.readJSON(timeout: 30)["new"] == "b")
         return (owner, observer)
+    }
+
+    /// The observer's next event is the set of `key` through `socket`.
+    private static func checkNothingBefore(_ observer: LineClient, set key: String, through socket: String) throws {
+        let set = try LineClient(path: socket).request(#"{"op":"set","object":"o","keyPath":"\#(key)","value":"c"}"#,
+                                                       timeout: 30).reply
+        let next = try observer.readJSON(timeout: 30)
+        #expect(next["new"] == "c" && next["seq"] == set["seq"], "nothing came before: \(next)")
     }
 
     /// `y`, set plainly after its ephemeral set, stayed when its first owner left.

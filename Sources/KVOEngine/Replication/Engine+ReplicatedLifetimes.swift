@@ -48,3 +48,26 @@ extension Engine {
         return proposal
     }
 }
+
+extension Engine {
+    /// Marks `path` of `object` leased since the set at `revision`, as the
+    /// store's leased keys say when a kvod starts or resyncs (the records of
+    /// those sets may be long overwritten). Ignored for a value not there.
+    public func restoreReplicatedLease(object: String, path: [String], ephemeral: Bool, at revision: UInt64) {
+        guard let entry = store.objects.entry(object), entry.members != nil,
+              store.value(object, at: path[...]) != nil else { return }
+        let keyPath = path.joined(separator: ".")
+        let place = LeaseTable.Place(object: object, keyPath: keyPath)
+        var leases = entry.leases ?? [:]
+        var lease = Lease(owner: nil, ephemeral: ephemeral, deadline: nil, replicatedAt: revision)
+        if let held = leases[keyPath] {
+            // Both families' keys of one set: one lease, ephemeral if either says so.
+            lease.ephemeral = lease.ephemeral || (held.lease.replicatedAt == revision && held.lease.ephemeral)
+            leaseTable.removed(held.lease, at: place)
+        }
+        let generation = leaseTable.makeGeneration()
+        leases[keyPath] = (lease, generation)
+        leaseTable.added(lease, at: place, generation: generation)
+        store.objects.setLeases(leases, of: entry, named: object)
+    }
+}

@@ -76,3 +76,14 @@ struct LeasedValue {
         self.init(object: object, path: path, cause: cause, uid: uid, host: host)
     }
 }
+
+extension ReplicaSnapshot {
+    /// Tells the engine which values are leased, as the leased keys say.
+    func restoreLeases(in engine: Engine, keys: ClusterKeys) {
+        for kv in leasedKeys {
+            guard let leased = LeasedValue(kv.value) else { continue }
+            engine.restoreReplicatedLease(object: leased.object, path: leased.path,
+                                          ephemeral: leased.cause == .disconnect, at: UInt64(kv.modRevision))
+        }
+    }
+}

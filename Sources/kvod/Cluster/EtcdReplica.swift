@@ -208,6 +208,7 @@ final class EtcdReplica: ChangeReplicator {
                 let snapshot = ReplicaSnapshot(response, keys: keys)
                 engine.resyncReplica(documents: snapshot.documents.mapValues(\.document),
                                      revision: UInt64(snapshot.revision))
+                snapshot.restoreLeases(in: engine, keys: keys)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
                 releaseWaiting()

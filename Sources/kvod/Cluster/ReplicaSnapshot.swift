@@ -5,6 +5,8 @@ import KVOEtcd
 /// starts from, and what it resyncs to after a compaction.
 struct ReplicaSnapshot {
     var documents: [String: (document: JSONObject, modRevision: UInt64)] = [:]
+    /// The leased keys of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
+    var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
     var clusterID: UInt64
 
@@ -12,6 +14,7 @@ struct ReplicaSnapshot {
         revision = response.header.revision
         clusterID = response.header.clusterID
         for kv in response.kvs {
+            if keys.isLeased(kv.key) { leasedKeys.append(kv) }
             guard case .document(let object)? = keys.entry(kv.key), let document = ClusterKeys.document(kv.value) else {
                 continue
             }
@@ -19,7 +22,8 @@ struct ReplicaSnapshot {
         }
     }
 
-    static func request(_ keys: ClusterKeys) -> EtcdRangeRequest { EtcdRangeRequest(.prefix(keys.objects)) }
+    /// The whole prefix: the documents, and the leased keys at the same revision.
+    static func request(_ keys: ClusterKeys) -> EtcdRangeRequest { EtcdRangeRequest(.prefix(keys.prefix)) }
 
     /// Reads the snapshot before the daemon's loop runs, on a poll(2) loop of
     /// its own: no client may see the store before it is loaded.
