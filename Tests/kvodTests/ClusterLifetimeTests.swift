@@ -22,7 +22,6 @@ struct ClusterLifetimeTests {
         let killedAt = ContinuousClock.now
         try await a.kill()
         let elapsed = try Self.checkDeleted(["leader"], cause: "disconnect", by: observer, on: b.socketPath) - killedAt
-        print("MEASURE kill->deleted", elapsed)
         #expect(elapsed < .seconds(Self.leaseTTL + 1.5), "deleted \(elapsed) after the kill, lease ttl \(Self.leaseTTL) s")
         withExtendedLifetime(owner) {}
     }
@@ -40,7 +39,6 @@ struct ClusterLifetimeTests {
         let closedAt = ContinuousClock.now
         owner = nil
         let elapsed = try Self.checkDeleted(["x"], cause: "disconnect", by: observer, on: b.socketPath) - closedAt
-        print("MEASURE close->deleted", elapsed)
         #expect(elapsed < .seconds(5), "deleted \(elapsed) after the close; the lease ttl is 60 s")
         withExtendedLifetime(owner) {}
         let deletion = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
@@ -168,7 +166,6 @@ struct ClusterLifetimeTests {
         let k = try observer.readJSON(timeout: 30)
         let kAt = ContinuousClock.now
         #expect(k["keyPath"] == "k" && (k["new"] ?? .null) == .null && k["cause"] == "ttl", "\(k)")
-        print("MEASURE set->ttl deleted", kAt - setAt[0])
         #expect(kAt - setAt[0] >= .seconds(2) && kAt - setAt[0] < .seconds(4), "\(kAt - setAt[0]) after the set")
         let n = try observer.readJSON(timeout: 30)
         #expect(n["keyPath"] == "n" && n["cause"] == "ttl", "m's plain set kept it: \(n)")

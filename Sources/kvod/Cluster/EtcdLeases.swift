@@ -46,7 +46,7 @@ final class EtcdLeases {
         // Renewed three times per ttl: one lost renewal does not end the lease.
         let period = UInt64(connectionTTL) * 1000 / 3
         renewal = UVTimer(loop: loop)
-        renewal?.start(afterMilliseconds: period, repeatMilliseconds: period) { [unowned self] in renew() }
+        renewal?.start(afterMilliseconds: period, repeatMilliseconds: period) { [weak self] in self?.renew() }
     }
 
     // MARK: A change's leased keys
@@ -58,12 +58,14 @@ final class EtcdLeases {
         guard let lifetime = lifetimes.lifetime else {
             return done(.success(operations(proposal, ephemeralLease: nil, ttlLease: nil)))
         }
-        let withTTL: (Int64?) -> Void = { [unowned self] ephemeralLease in
+        let withTTL: (Int64?) -> Void = { [weak self] ephemeralLease in
+            guard let self else { return }
             guard let ttl = lifetime.ttl else {
                 return done(.success(operations(proposal, ephemeralLease: ephemeralLease, ttlLease: nil)))
             }
             // etcd's leases count whole seconds: never before the deadline.
-            client.grantLease(ttl: Int64(ttl.rounded(.up))) { [unowned self] result in
+            client.grantLease(ttl: Int64(ttl.rounded(.up))) { [weak self] result in
+                guard let self else { return }
                 done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: $0.id) }
                     .mapError { LeaseFailure("etcd did not grant the ttl's lease: \($0)") })
             }
@@ -136,8 +138,8 @@ final class EtcdLeases {
             connections[owner] = .granting(waiting)
         case nil:
             connections[owner] = .granting([done])
-            client.grantLease(ttl: connectionTTL) { [unowned self] result in
-                guard case .granting(let waiting)? = connections.removeValue(forKey: owner) else { return }
+            client.grantLease(ttl: connectionTTL) { [weak self] result in
+                guard let self, case .granting(let waiting)? = connections.removeValue(forKey: owner) else { return }
                 var outcome = result.map(\.id).mapError { LeaseFailure("etcd did not grant the connection's lease: \($0)") }
                 if case .success(let lease) = outcome {
                     if closedWhileGranting.remove(owner) != nil {
