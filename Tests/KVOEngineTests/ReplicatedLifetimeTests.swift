@@ -4,17 +4,13 @@ import Testing
 /// Ephemeral values and ttl over a replicated store (docs/CLUSTER.md), at the
 /// engine: what a proposal carries, how records read, and when the end of a
 /// value's lease becomes its deletion.
-@Suite struct ReplicatedLifetimeTests {
-    let fixture = EngineFixture()
+@Suite final class ReplicatedLifetimeTests {
+    let (fixture, writer, watcher) = EngineFixture.withTwoClients()
     let replicator = ScriptedReplicator()
-    let writer: ClientController
-    let watcher: ClientController
 
     init() {
         fixture.engine.replicator = replicator
-        writer = fixture.makeClient()
         writer.credentials = PeerCredentials(pid: 1, uid: 1000, gid: 1000)
-        watcher = fixture.makeClient()
         _ = watcher.observe("o", keyPath: keyPath("a"), options: [.new], context: nil)
     }
 
