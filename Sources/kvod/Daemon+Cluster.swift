@@ -12,10 +12,10 @@ extension Daemon {
         let snapshot = try ReplicaSnapshot.readAtStart(etcd, keys: keys)
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision),
                            epoch: keys.epoch(clusterID: snapshot.clusterID))
-        snapshot.restoreLeases(in: engine, keys: keys)
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, engine: engine,
                                       leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
         engine.replicator = replica
+        replica.restoreLeases(snapshot, engine: engine, keys: keys)
         cluster = replica
         replica.start()
         logger.info("""

@@ -60,6 +60,26 @@ struct ClusterLifetimeTests {
         try Self.checkTTL(a.socketPath, b.socketPath)
     }
 
+    @Test func aTTLThatPassedWhileNoKvodFollowedEtcdDeletesItsValueWhenAKvodStarts() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try Self.set(#"{"op":"set","object":"o","keyPath":"k","value":1,"ttl":2}"#, through: a.socketPath)
+        try await a.kill()
+        try await waitUntil("the ttl's lease expired", timeout: 15, recheckEvery: 0.1) { () async throws -> Bool in
+            try await Self.etcd(cluster, ["get", "--prefix", "/kvod/t/", "--keys-only"]).isEmpty
+        }
+        #expect(try await Self.etcd(cluster, ["get", "/kvod/o/o", "--print-value-only"]) == [#"{"k":1}"#],
+                "nobody deleted it meanwhile")
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try await waitUntil("b deleted the value", timeout: 15, recheckEvery: 0.1) { () async throws -> Bool in
+            try await Self.etcd(cluster, ["get", "/kvod/o/o", "--print-value-only"]) == ["{}"]
+        }
+        let record = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
+        #expect(record.contains(#""cause":"ttl""#), "\(record)")
+        #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/l/", "--keys-only"]).isEmpty, "its note went with it")
+        withExtendedLifetime(b) {}
+    }
+
     // MARK: Steps (blocking socket work, outside the async test bodies)
 
     /// Sets each key of object `o` ephemeral through `a`, observed on `b`:
@@ -112,6 +132,11 @@ struct ClusterLifetimeTests {
         #expect(plain["ok"] == true, "\(plain)")
         #expect(try observer.readJSON(timeout: 30)["new"] == "b")
         return (owner, observer)
+    }
+
+    private static func set(_ line: String, through socket: String) throws {
+        let reply = try LineClient(path: socket).request(line, timeout: 30).reply
+        #expect(reply["ok"] == true, "\(reply)")
     }
 
     /// The observer's next event is the set of `key` through `socket`.

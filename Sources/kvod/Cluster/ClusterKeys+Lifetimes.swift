@@ -7,26 +7,32 @@ import KVOEtcd
 /// lease of the value's `ttl`. Names are escaped (`%` → `%25`, `/` → `%2F`) so
 /// that the keys at or under a key path are that key and the range under
 /// `key/`. Each holds a ``LeasedValue``: etcd cannot tell a lease's expiry
-/// from a delete (its issue #5487), the key tells what its end means.
+/// from a delete (its issue #5487), the key tells what its end means. Beside
+/// them, `<prefix>l/<object>/<key>/…`, without lease, notes that the value is
+/// leased: a note whose leased keys are gone when a kvod starts tells of a
+/// lease that ended while no kvod followed etcd.
 extension ClusterKeys {
-    enum Family: String {
+    enum Family: String, CaseIterable {
         /// Ends with its owner's connection: a deletion with `cause: disconnect`.
         case ephemeral = "e/"
         /// Ends at the value's deadline: `cause: ttl`.
         case ttl = "t/"
-
-        var cause: ChangeCause { self == .ephemeral ? .disconnect : .ttl }
+        /// The note, without lease, that the value is leased.
+        case note = "l/"
     }
 
     func leased(_ family: Family, _ object: String, _ path: [String]) -> String {
         ([prefix + family.rawValue + Self.escaped(object)] + path.map(Self.escaped)).joined(separator: "/")
     }
 
-    /// Whether `key` is a leased key of either family.
-    func isLeased(_ key: [UInt8]) -> Bool {
+    /// The family of `key`, if it is a leased key or a note.
+    func family(of key: [UInt8]) -> Family? {
         let text = String(decoding: key, as: UTF8.self)
-        return text.hasPrefix(prefix + Family.ephemeral.rawValue) || text.hasPrefix(prefix + Family.ttl.rawValue)
+        return Family.allCases.first { text.hasPrefix(prefix + $0.rawValue) }
     }
+
+    /// Whether `key` is a leased key (a note is not).
+    func isLeased(_ key: [UInt8]) -> Bool { family(of: key).map { $0 != .note } ?? false }
 
     private static func escaped(_ name: String) -> String {
         name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
@@ -78,12 +84,22 @@ struct LeasedValue {
 }
 
 extension ReplicaSnapshot {
-    /// Tells the engine which values are leased, as the leased keys say.
-    func restoreLeases(in engine: Engine, keys: ClusterKeys) {
+    /// Tells the engine which values are leased, as the notes say; returns
+    /// the notes whose leased keys are gone (their leases ended while no
+    /// kvod followed etcd), with the revision of the set that leased them.
+    func restoreLeases(in engine: Engine, keys: ClusterKeys) -> [(LeasedValue, grantedAt: UInt64)] {
+        var leased: Set<[String]> = []
+        var notes: [(LeasedValue, grantedAt: UInt64)] = []
         for kv in leasedKeys {
-            guard let leased = LeasedValue(kv.value) else { continue }
-            engine.restoreReplicatedLease(object: leased.object, path: leased.path,
-                                          ephemeral: leased.cause == .disconnect, at: UInt64(kv.modRevision))
+            guard let value = LeasedValue(kv.value) else { continue }
+            if keys.family(of: kv.key) == .note {
+                engine.restoreReplicatedLease(object: value.object, path: value.path,
+                                              ephemeral: value.cause == .disconnect, at: UInt64(kv.modRevision))
+                notes.append((value, UInt64(kv.modRevision)))
+            } else {
+                leased.insert([value.object] + value.path)
+            }
         }
+        return notes.filter { !leased.contains([$0.0.object] + $0.0.path) }
     }
 }

@@ -84,9 +84,10 @@ final class EtcdLeases {
         var puts: [(ClusterKeys.Family, Int64)] = []
         if let ephemeralLease { puts.append((.ephemeral, ephemeralLease)) }
         if let ttlLease { puts.append((.ttl, ttlLease)) }
+        if !puts.isEmpty { puts.append((.note, 0)) }
         var result = Operations(ttlLease: ttlLease)
         if proposal.lifetimes.endsLeases {
-            for family in [ClusterKeys.Family.ephemeral, .ttl] {
+            for family in ClusterKeys.Family.allCases {
                 let key = keys.leased(family, change.object, change.path)
                 // etcd refuses a Txn that puts and deletes one key; the put replaces it anyway.
                 // The ttl keys are read back so their leases can be revoked.
@@ -96,8 +97,9 @@ final class EtcdLeases {
                 result.operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"), prevKV: family == .ttl)))
             }
         }
+        let cause: ChangeCause = ephemeralLease != nil ? .disconnect : .ttl
         for (family, lease) in puts {
-            let value = LeasedValue(object: change.object, path: change.path, cause: family.cause,
+            let value = LeasedValue(object: change.object, path: change.path, cause: family == .ttl ? .ttl : cause,
                                     uid: change.context.uid, host: host)
             result.operations.append(.put(EtcdPutRequest(key: Array(keys.leased(family, change.object, change.path).utf8),
                                                          value: value.json.jsonBytes, lease: lease,

@@ -15,7 +15,7 @@ final class EtcdReplica: ChangeReplicator {
     private let loop: UVLoop
     /// The leases of values with a lifetime, and the deletions their ends make.
     let leases: EtcdLeases
-    private let releases: LeaseReleases
+    let releases: LeaseReleases
     private var watch: EtcdWatch?
     /// The revision of the last change applied to the engine.
     private(set) var appliedRevision: Int64
@@ -208,7 +208,7 @@ final class EtcdReplica: ChangeReplicator {
                 let snapshot = ReplicaSnapshot(response, keys: keys)
                 engine.resyncReplica(documents: snapshot.documents.mapValues(\.document),
                                      revision: UInt64(snapshot.revision))
-                snapshot.restoreLeases(in: engine, keys: keys)
+                restoreLeases(snapshot, engine: engine, keys: keys)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
                 releaseWaiting()

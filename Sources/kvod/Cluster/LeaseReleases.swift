@@ -42,10 +42,14 @@ final class LeaseReleases {
         for event in events where event.kind == .delete && keys.isLeased(event.kv.key) {
             guard let previous = event.prevKV, let leased = LeasedValue(previous.value),
                   !recordedObjects.contains(leased.object) else { continue }
-            queues[leased.object, default: []].append(
-                Release(path: leased.path, cause: leased.cause, grantedAt: UInt64(previous.modRevision)))
-            proposeNext(leased.object)
+            release(leased, grantedAt: UInt64(previous.modRevision))
         }
+    }
+
+    /// Deletes `leased`'s value with its cause, if it is still the one the set at `grantedAt` leased.
+    func release(_ leased: LeasedValue, grantedAt: UInt64) {
+        queues[leased.object, default: []].append(Release(path: leased.path, cause: leased.cause, grantedAt: grantedAt))
+        proposeNext(leased.object)
     }
 
     private func proposeNext(_ object: String) {
@@ -100,5 +104,15 @@ final class LeaseReleases {
     func close() {
         retryTimer?.close()
         retryTimer = nil
+    }
+}
+
+extension EtcdReplica {
+    /// Tells the engine which values of `snapshot` are leased, and deletes
+    /// those whose leases ended while no kvod followed etcd.
+    func restoreLeases(_ snapshot: ReplicaSnapshot, engine: Engine, keys: ClusterKeys) {
+        for (leased, grantedAt) in snapshot.restoreLeases(in: engine, keys: keys) {
+            releases.release(leased, grantedAt: grantedAt)
+        }
     }
 }

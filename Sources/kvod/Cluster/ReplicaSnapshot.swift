@@ -5,7 +5,7 @@ import KVOEtcd
 /// starts from, and what it resyncs to after a compaction.
 struct ReplicaSnapshot {
     var documents: [String: (document: JSONObject, modRevision: UInt64)] = [:]
-    /// The leased keys of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
+    /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
     var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
     var clusterID: UInt64
@@ -14,7 +14,7 @@ struct ReplicaSnapshot {
         revision = response.header.revision
         clusterID = response.header.clusterID
         for kv in response.kvs {
-            if keys.isLeased(kv.key) { leasedKeys.append(kv) }
+            if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
             guard case .document(let object)? = keys.entry(kv.key), let document = ClusterKeys.document(kv.value) else {
                 continue
             }
