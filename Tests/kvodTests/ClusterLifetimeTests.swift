@@ -52,6 +52,18 @@ struct ClusterLifetimeTests {
         try Self.checkNothingBefore(observer, set: "y", through: b.socketPath)
     }
 
+    @Test func aKvodStoppedWithSIGTERMRevokesItsConnectionsLeasesBeforeItExits() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0], "--etcd-lease-ttl", "60"])
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        let (owner, observer) = try Self.holdEphemeralValues(["leader"], through: a.socketPath, observedOn: b.socketPath)
+        let stoppedAt = ContinuousClock.now
+        #expect(try await a.terminate() == 0)
+        let elapsed = try Self.checkDeleted(["leader"], cause: "disconnect", by: observer, on: b.socketPath) - stoppedAt
+        #expect(elapsed < .seconds(5), "deleted \(elapsed) after the SIGTERM; the lease ttl is 60 s")
+        withExtendedLifetime(owner) {}
+    }
+
     @Test func aTTLValueSetThroughOneKvodIsDeletedAtItsDeadlineForAnotherKvodsObserverAndASetWithoutTTLKeepsIt()
         async throws {
         let cluster = try await EtcdCluster(size: 1)

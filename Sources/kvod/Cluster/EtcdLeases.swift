@@ -30,6 +30,8 @@ final class EtcdLeases {
     private var connections: [Int: ConnectionLease] = [:]
     /// Connections that closed while their lease was being granted: it is revoked once granted.
     private var closedWhileGranting: Set<Int> = []
+    /// Leases whose revoke is on its way: sent again, and waited for, if kvod stops meanwhile.
+    private var revoking: Set<Int64> = []
     private var renewal: UVTimer?
 
     /// The leased keys' operations of one change, with the `ttl` lease granted for it.
@@ -180,16 +182,33 @@ final class EtcdLeases {
     }
 
     private func revoke(_ lease: Int64) {
+        revoking.insert(lease)
         client.revokeLease(lease) { [weak self] result in
+            self?.revoking.remove(lease)
             if case .failure(let error) = result {
                 self?.logger.notice("could not revoke etcd lease \(lease) (it expires on its own): \(error)")
             }
         }
     }
 
+    /// kvod stops: the revokes of the connections it closed are on their way
+    /// through the loop's client, which stops with it. They are sent again on
+    /// a client of their own and waited for, a second at most, so that those
+    /// values go now on every host rather than when their leases expire.
     func close() {
         renewal?.close()
         renewal = nil
+        guard !revoking.isEmpty else { return }
+        var configuration = client.configuration
+        configuration.requestTimeoutMilliseconds = 1_000
+        let driver = EtcdPollLoop()
+        guard let stopping = try? EtcdClient(configuration, driver: driver) else { return }
+        driver.client = stopping
+        var left = revoking.count
+        for lease in revoking { stopping.revokeLease(lease) { _ in left -= 1 } }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while left > 0, ContinuousClock.now < deadline { driver.turn(maxWaitMilliseconds: 50) }
+        revoking = []
     }
 
     /// Why a change's leases could not be had; nothing was changed.
