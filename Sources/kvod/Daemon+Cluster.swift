@@ -9,17 +9,17 @@ extension Daemon {
         guard !configuration.etcdEndpoints.isEmpty else { return }
         let keys = ClusterKeys(prefix: configuration.etcdPrefix)
         let etcd = EtcdClient.Configuration(endpoints: configuration.etcdEndpoints)
+        let epoch = try ClusterEpoch.readAtStart(etcd, keys: keys)
         let snapshot = try ReplicaSnapshot.readAtStart(etcd, keys: keys)
-        engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision),
-                           epoch: keys.epoch(clusterID: snapshot.clusterID))
-        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, engine: engine, loop: loop,
-                                      logger: logger)
+        engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text)
+        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
+                                      engine: engine, loop: loop, logger: logger)
         engine.replicator = replica
         cluster = replica
         replica.start()
         logger.info("""
             over etcd (\(configuration.etcdEndpoints.joined(separator: ",")), prefix \(keys.prefix)): \
-            \(snapshot.documents.count) objects at revision \(snapshot.revision)
+            \(snapshot.documents.count) objects at revision \(snapshot.revision), epoch \(epoch.text)
             """)
     }
 

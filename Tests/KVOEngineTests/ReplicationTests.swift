@@ -84,6 +84,7 @@ import Testing
 /// told what became of it; `deliverAll` commits them at consecutive revisions.
 final class ScriptedReplicator: ChangeReplicator {
     var isStale = false
+    var info: JSONObject = ["endpoint": "http://h:2379"]
     var pending: [(proposal: ChangeProposal, done: (ProposalOutcome) -> Void)] = []
 
     func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void) {

@@ -115,6 +115,10 @@ struct ClusterDaemonTests {
         let seen = try observer.readJSON(timeout: 30)
         #expect(seen["seq"] == first["seq"] && seen["new"] == 0)
         #expect(try writerB.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil)
+        let following = try info(b)["cluster"]
+        #expect(following?["endpoints"] == [.string(memberURL)] && following?["endpoint"] == .string(memberURL))
+        #expect(following?["leader"] == true && following?["stale"] == false && following?["error"] == nil, "\(following ?? .null)")
+        #expect(following?["appliedRevision"] == first["seq"] && following?["lag"] == 0, "\(following ?? .null)")
         try cut()
         try waitUntil("b's reads are stale", timeout: 20) {
             try writerB.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == true
@@ -124,6 +128,9 @@ struct ClusterDaemonTests {
         #expect(refused["error"]?["message"]?.stringValue?.contains(memberURL) == true, "\(refused)")
         let listed = try writerB.request(#"{"op":"list","prefix":""}"#).reply
         #expect(listed["stale"] == true && listed["objects"] == ["o"])
+        let cutOff = try info(b)["cluster"]
+        #expect(cutOff?["leader"] == false && cutOff?["stale"] == true && cutOff?["appliedRevision"] == first["seq"])
+        #expect(cutOff?["error"]?.stringValue?.contains(memberURL) == true, "\(cutOff ?? .null)")
         var missed: [Int] = []
         for value in 1...5 {
             let reply = try writerA.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, timeout: 30).reply
@@ -143,6 +150,9 @@ struct ClusterDaemonTests {
         try waitUntil("b's reads are no longer stale", timeout: 20) {
             try writerB.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil
         }
+        let caughtUp = try info(b)["cluster"]
+        #expect(caughtUp?["appliedRevision"]?.intValue == missed.last && caughtUp?["lag"] == 0
+                    && caughtUp?["stale"] == false && caughtUp?["lastWatchResponseMs"] != nil, "\(caughtUp ?? .null)")
         let reply = try writerB.request(#"{"op":"set","object":"o","keyPath":"k","value":6}"#, timeout: 30).reply
         #expect(reply["ok"] == true, "\(reply)")
         let next = try observer.readJSON(timeout: 30)
@@ -173,6 +183,7 @@ struct ClusterDaemonTests {
     private static func checkResynced(_ observer: LineClient, _ socket: String, value: Int, atLeast seq: Int) throws {
         let event = try observer.readJSON(timeout: 30)
         #expect(event["new"]?.intValue == value && event["seq"]?.intValue ?? 0 >= seq, "\(event)")
+        #expect(event["resync"] == true, "told as a resync over compacted history: \(event)")
         let client = try LineClient(path: socket)
         try waitUntil("the kvod follows etcd again", timeout: 20) {
             try client.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil
@@ -180,6 +191,7 @@ struct ClusterDaemonTests {
         let reply = try client.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value + 1)}"#, timeout: 30).reply
         let next = try observer.readJSON(timeout: 30)
         #expect(next["new"]?.intValue == value + 1 && next["seq"] == reply["seq"], "nothing else came between: \(next)")
+        #expect(next["resync"] == nil, "a change followed live is no resync: \(next)")
     }
 
     struct Told: Equatable {

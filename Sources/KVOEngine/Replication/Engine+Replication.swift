@@ -108,7 +108,8 @@ extension Engine {
     /// proposed it: `document` is the object's whole document after it (nil:
     /// deleted), and the change's old and new values are read from the replica
     /// before and from `document`, so every replica derives the same events.
-    public func applyReplicated(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64) {
+    /// `resync`: the change catches up over compacted history (its events say so).
+    public func applyReplicated(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64, resync: Bool = false) {
         let object = change.object
         let keys = change.path[...]
         let before = store.value(object, at: [])
@@ -127,7 +128,7 @@ extension Engine {
             object: object, path: change.path, kind: change.kind, indexes: change.indexes, old: old, new: new,
             seq: seq, existingKeys: existing,
             memberIndex: new == nil && !keys.isEmpty ? store.memberIndex(object, at: keys) : nil,
-            createdObject: before == nil && !keys.isEmpty)
+            createdObject: before == nil && !keys.isEmpty, resync: resync)
         guard old != nil || new != nil else { return }
         commit(record) {
             if let document { store.replaceDocument(object, with: document) } else { _ = store.removeObject(object) }
@@ -155,16 +156,16 @@ extension Engine {
 
     /// Brings the replica to the store's documents at `revision` after the
     /// changes since it last followed were compacted away: each document that
-    /// differs is set (or deleted) as a whole, at `revision`.
+    /// differs is set (or deleted) as a whole, at `revision`, with `"resync": true`.
     public func resyncReplica(documents: [String: JSONObject], revision: UInt64) {
         let gone = store.documents.keys.filter { documents[$0] == nil }
         for object in gone {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting), document: nil,
-                            seq: revision)
+                            seq: revision, resync: true)
         }
         for (object, document) in documents where store.document(object) != document {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting),
-                            document: document, seq: revision)
+                            document: document, seq: revision, resync: true)
         }
     }
 }

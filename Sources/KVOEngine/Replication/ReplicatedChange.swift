@@ -81,6 +81,8 @@ public protocol ChangeReplicator: AnyObject {
     /// Whether the replica may be behind the store (it cannot follow it now):
     /// reads say `"stale": true`.
     var isStale: Bool { get }
+    /// What `info` tells of the store under `cluster` (docs/PROTOCOL.md).
+    var info: JSONObject { get }
     /// Decides `proposal`; `outcome` runs once, on the loop (at once when the store cannot be reached).
     func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void)
 }

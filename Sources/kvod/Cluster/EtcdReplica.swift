@@ -7,11 +7,11 @@ import Logging
 /// the prefix with one watch, applying every change it delivers to the engine
 /// at its revision, this kvod's own changes included. Loop-confined.
 final class EtcdReplica: ChangeReplicator {
-    private let client: EtcdClient
+    let client: EtcdClient
     private let driver: UVEtcdDriver
-    private let keys: ClusterKeys
-    private unowned let engine: Engine
-    private let logger: Logger
+    let keys: ClusterKeys
+    unowned let engine: Engine
+    let logger: Logger
     private let loop: UVLoop
     private var watch: EtcdWatch?
     /// The revision of the last change applied to the engine.
@@ -20,8 +20,12 @@ final class EtcdReplica: ChangeReplicator {
     private var modRevisions: [String: Int64]
     /// Whether the watch is in place: the replica follows etcd.
     private var isFollowing = false
-    /// Why it does not, for `unavailable` and the log.
-    private var lastFailure = "the watch has not started yet"
+    /// Why it does not, for `unavailable`, `info` and the log.
+    private(set) var lastFailure = "the watch has not started yet"
+    /// How far behind etcd the replica may be, for `info`.
+    private(set) var progress = WatchProgress()
+    /// The cluster's epoch, followed while it runs.
+    var epoch: ClusterEpoch
     /// Proposals answered by etcd, waiting for the watch to bring the replica
     /// where their outcome can be told: a commit's revision applied, or a
     /// lost compare's object changed.
@@ -32,8 +36,8 @@ final class EtcdReplica: ChangeReplicator {
 
     var isStale: Bool { !isFollowing }
 
-    init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, engine: Engine,
-         loop: UVLoop, logger: Logger) throws(DaemonError) {
+    init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
+         engine: Engine, loop: UVLoop, logger: Logger) throws(DaemonError) {
         driver = UVEtcdDriver(loop: loop)
         do {
             client = try EtcdClient(configuration, driver: driver)
@@ -45,6 +49,7 @@ final class EtcdReplica: ChangeReplicator {
         self.engine = engine
         self.loop = loop
         self.logger = logger
+        self.epoch = epoch
         appliedRevision = snapshot.revision
         modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
         resumeTimer = UVTimer(loop: loop)
@@ -73,6 +78,7 @@ final class EtcdReplica: ChangeReplicator {
             switch result {
             case .success(let response) where response.succeeded:
                 let revision = response.header.revision
+                progress.heard(revision: revision)
                 wait(until: { [unowned self] in appliedRevision >= revision },
                      then: .applied(seq: UInt64(revision)), done)
             case .success:
@@ -106,7 +112,11 @@ final class EtcdReplica: ChangeReplicator {
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
     }
 
+    /// The endpoint of the watch in place, if one is.
+    var watchEndpoint: String? { watch?.endpoint }
+
     private func handle(_ update: EtcdWatchUpdate) {
+        progress.heard(update)
         switch update {
         case .created:
             if !isFollowing { logger.notice("following etcd (\(endpoints)) from revision \(appliedRevision + 1)") }
@@ -163,7 +173,10 @@ final class EtcdReplica: ChangeReplicator {
             records[object] = change
         }
         for event in events {
-            guard case .document(let object)? = keys.entry(event.kv.key) else { continue }
+            guard case .document(let object)? = keys.entry(event.kv.key) else {
+                if event.kv.key.elementsEqual(keys.epoch.utf8) { followEpoch(event) }
+                continue
+            }
             var document: JSONObject?
             if event.kind == .put {
                 document = ClusterKeys.document(event.kv.value)
