@@ -37,6 +37,12 @@ struct ClusterDaemonTests {
         let observer = try Self.observeFirstValue(writer: a.socketPath, observer: b.socketPath)
         try await cluster.kill(member: 1)
         try await cluster.waitUntilHealthy([cluster.clientURLs[0], cluster.clientURLs[2]])
+        // The epoch key is made anew among the revisions B misses.
+        let oldEpoch = try Self.info(a.socketPath)["epoch"]
+        _ = try await Self.etcdctl(cluster, ["del", "/kvod/meta/epoch"])
+        try await waitUntil("a has a new epoch", timeout: 20, recheckEvery: 0.05) { () async throws -> Bool in
+            try Self.info(a.socketPath)["epoch"] != oldEpoch
+        }
         let last = try Self.setValues(1...3, through: a.socketPath)
         let compaction = try await CommandRun.run(EtcdCluster.binaries!.etcdctl, [
             "--endpoints", cluster.clientURLs[0], "compact", String(last),
@@ -44,6 +50,10 @@ struct ClusterDaemonTests {
         #expect(compaction.status == 0, "\(compaction.stderr)")
         try await cluster.restart(member: 1)
         try Self.checkResynced(observer, b.socketPath, value: 3, atLeast: last)
+        let newEpoch = try Self.info(a.socketPath)["epoch"]
+        try await waitUntil("b takes a's new epoch", timeout: 20, recheckEvery: 0.05) { () async throws -> Bool in
+            try Self.info(b.socketPath)["epoch"] == newEpoch
+        }
     }
 
     @Test func collectionChangesOnOneKvodReachAnotherKvodsObserversAsLocalModeWouldTellThem() async throws {

@@ -10,6 +10,9 @@ struct ClusterEpoch: Equatable {
     /// The value of the epoch key.
     var uuid: String
     var clusterID: UInt64
+    /// The revision the key last changed at, as this kvod knows it: an older
+    /// read of it is not taken over a newer one.
+    var revision: Int64
 
     /// As `observe` and `info` tell it: FNV-1a (64 bits) of the UUID and the
     /// cluster id, 16 hex digits, the length of a local-mode epoch.
@@ -51,12 +54,14 @@ struct ClusterEpoch: Equatable {
         clusterID = response.header.clusterID
         if response.succeeded {
             uuid = proposed
+            revision = response.header.revision
             return
         }
         guard case .range(let range)? = response.responses.first, let kv = range.kvs.first, !kv.value.isEmpty else {
             return nil
         }
         uuid = kv.valueText
+        revision = kv.modRevision
     }
 
     /// Reads the cluster's epoch before the daemon's loop runs, making the

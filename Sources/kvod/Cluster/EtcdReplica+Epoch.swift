@@ -8,20 +8,33 @@ extension EtcdReplica {
     /// counted another one. A deleted key is made again, by whichever kvod wins
     /// the race; every kvod then takes the winner's through its watch.
     func followEpoch(_ event: EtcdWatchEvent) {
-        guard event.kind == .put else {
-            logger.notice("etcd key \(keys.epoch) was deleted; making a new epoch")
-            let proposed = ClusterEpoch.newUUID()
-            client.txn(ClusterEpoch.creation(keys, uuid: proposed)) { [weak self] result in
-                if case .failure(let error) = result {
-                    self?.logger.warning("could not make a new epoch at \(self?.keys.epoch ?? ""): \(error)")
-                }
-            }
-            return
+        if event.kind == .put { adoptEpoch(event.kv) } else { remakeEpoch() }
+    }
+
+    /// After a resync: the key may have changed among the revisions compacted away.
+    func readEpochAgain() {
+        client.range(EtcdRangeRequest(.key(keys.epoch))) { [weak self] result in
+            guard let self, case .success(let response) = result else { return }
+            if let kv = response.kvs.first { adoptEpoch(kv) } else { remakeEpoch() }
         }
-        let uuid = event.kv.valueText
-        guard !uuid.isEmpty, uuid != epoch.uuid else { return }
+    }
+
+    private func adoptEpoch(_ kv: EtcdKeyValue) {
+        let uuid = kv.valueText
+        guard !uuid.isEmpty, kv.modRevision > epoch.revision else { return }
+        epoch.revision = kv.modRevision
+        guard uuid != epoch.uuid else { return }
         epoch.uuid = uuid
         engine.adoptEpoch(epoch.text)
         logger.notice("the cluster's epoch is now \(epoch.text) (\(keys.epoch) = \(uuid)); resume points of the last are compacted")
+    }
+
+    private func remakeEpoch() {
+        logger.notice("etcd key \(keys.epoch) was deleted; making a new epoch")
+        client.txn(ClusterEpoch.creation(keys, uuid: ClusterEpoch.newUUID())) { [weak self] result in
+            if case .failure(let error) = result, let self {
+                logger.warning("could not make a new epoch at \(keys.epoch): \(error)")
+            }
+        }
     }
 }

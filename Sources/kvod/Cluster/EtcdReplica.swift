@@ -204,6 +204,7 @@ final class EtcdReplica: ChangeReplicator {
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
                 releaseWaiting()
+                readEpochAgain()
                 start()
             case .failure(let error):
                 lastFailure = "\(error)"
