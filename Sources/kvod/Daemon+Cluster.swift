@@ -14,6 +14,7 @@ extension Daemon {
                            epoch: keys.epoch(clusterID: snapshot.clusterID))
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, engine: engine, loop: loop,
                                       logger: logger)
+        replica.limits = configuration.etcdLimits
         engine.replicator = replica
         cluster = replica
         replica.start()
