@@ -81,4 +81,21 @@ import Testing
         #expect(reply.member("error")?.member("index") == 1)
         #expect(replicator.pendingBatches.isEmpty && !writer.isAwaiting)
     }
+
+    @Test func theHistoryHoldsTheChangesOfOneRevisionAllOrNone() {
+        let history = ChangeHistory(capacity: 4)
+        func change(_ seq: UInt64) -> ChangeRecord {
+            ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: 1, seq: seq, existingKeys: 0)
+        }
+        for seq: UInt64 in [5, 10, 10, 10, 12] { history.append(change(seq)) }
+        #expect(history.all.map(\.seq) == [10, 10, 10, 12])
+        history.append(change(13))
+        #expect(history.all.map(\.seq) == [12, 13], "a revision partly forgotten is forgotten whole")
+        #expect(history.changes(after: 11).map(\.seq) == [12, 13])
+        // A revision with more changes than the history holds is never held in part.
+        for _ in 0..<5 { history.append(change(20)) }
+        #expect(history.all.isEmpty && history.oldestSeq == nil)
+        history.append(change(21))
+        #expect(history.all.map(\.seq) == [21])
+    }
 }
