@@ -91,6 +91,11 @@ struct ClusterBatchTests {
         let marker = try writer.request(#"{"op":"set","object":"b","keyPath":"m","value":true}"#, timeout: 30).reply
         let next = try observer.readJSON(timeout: 30)
         #expect(next["seq"] == marker["seq"] && next["object"] == "b", "nothing before the marker: \(next)")
+        // A batch that changes nothing (its compares alone go to etcd) answers the current seq.
+        let nothing = try writer.request(#"""
+            {"op":"batch","ops":[{"op":"delete","object":"none","keyPath":"k","ifModSeq":0}]}
+            """#, timeout: 30).reply
+        #expect(nothing["ok"] == true && nothing["seq"] == marker["seq"] && nothing["seqs"] == [.null], "\(nothing)")
     }
 
     /// 65 objects are refused before etcd, 64 taken: the count is etcd's.
