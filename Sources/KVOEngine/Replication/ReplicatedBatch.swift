@@ -5,6 +5,7 @@
 /// Every kvod replays the steps in order against its replica, so each op has
 /// its own events with the state right after it, as in local mode.
 public struct ReplicatedBatchStep: Sendable, Equatable {
+    /// The op's record, as a single change's.
     public var change: ReplicatedChange
     /// The op's index in the batch's `ops`.
     public var position: Int
@@ -53,6 +54,7 @@ public struct ReplicatedBatchStep: Sendable, Equatable {
 public struct BatchProposal: Sendable {
     /// One object the batch changes.
     public struct ObjectChange: Sendable {
+        /// The object's name.
         public let object: String
         /// Its document after the batch; nil: deleted.
         public let document: JSONObject?
