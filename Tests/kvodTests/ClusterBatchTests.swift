@@ -68,6 +68,7 @@ struct ClusterBatchTests {
 
     /// A batch whose second op's condition fails: nothing of it on either kvod, nobody told.
     private static func checkFailedConditionChangesNothing(_ a: String, _ b: String) throws {
+        try waitUntilFollowing([a, b])
         let writer = try LineClient(path: a)
         let first = try writer.request(#"{"op":"set","object":"a","keyPath":"x","value":1}"#, timeout: 30).reply
         let observer = try LineClient(path: b)
@@ -100,6 +101,7 @@ struct ClusterBatchTests {
 
     /// 65 objects are refused before etcd, 64 taken: the count is etcd's.
     private static func checkTxnOpsLimit(_ socket: String) throws {
+        try waitUntilFollowing([socket])
         let client = try LineClient(path: socket)
         func batch(objects: Int) -> String {
             #"{"op":"batch","ops":["# + (0..<objects).map { #"{"op":"set","object":"o\#($0)","keyPath":"k","value":1}"# }
@@ -118,6 +120,7 @@ struct ClusterBatchTests {
 
     /// With etcd's and kvod's request limit at 4096 bytes: a set and a batch over it are refused, one under it taken.
     private static func checkRequestBytesLimit(_ socket: String) throws {
+        try waitUntilFollowing([socket])
         let client = try LineClient(path: socket)
         let observer = try LineClient(path: socket)
         _ = try observer.request(#"{"op":"observe","object":"o","options":["new"]}"#)
@@ -150,6 +153,7 @@ struct ClusterBatchTests {
     /// Observes `a` and `b` on `observer`, sends ``batch`` through `writer`;
     /// returns what the observer was told and the batch's reply.
     private static func eventsOfTheBatch(writer: String, observer: String) throws -> ([Event], JSONValue) {
+        try waitUntilFollowing([writer, observer])
         let watcher = try LineClient(path: observer)
         _ = try watcher.request(#"{"op":"observe","object":"a","keyPaths":["x","y"],"options":["new","old"]}"#)
         _ = try watcher.request(#"{"op":"observe","object":"b","keyPath":"list","options":["new","old"]}"#)
@@ -163,6 +167,17 @@ struct ClusterBatchTests {
         return (events, reply)
     }
 
+    /// Waits until each kvod's watch is in place (its reads are not stale): before, its changes are `unavailable`.
+    private static func waitUntilFollowing(_ sockets: [String]) throws {
+        for socket in sockets {
+            let client = try LineClient(path: socket)
+            try waitUntil("the kvod at \(socket) follows etcd", timeout: 20) {
+                let reply = try client.request(#"{"op":"get","object":"-"}"#).reply
+                return reply["stale"] == nil && reply["error"]?["stale"] == nil
+            }
+        }
+    }
+
     private static func value(of object: String, _ keyPath: String, at socket: String) throws -> JSONValue? {
         try LineClient(path: socket).request(#"{"op":"get","object":"\#(object)","keyPath":"\#(keyPath)"}"#).reply["value"]
     }
@@ -172,6 +187,7 @@ struct ClusterBatchTests {
     /// in one order (each batch whole at one place), and each kvod's observer
     /// sees the same stream.
     private static func raceBatches(_ sockets: [String], perWriter: Int) throws {
+        try waitUntilFollowing(sockets)
         let observers = try sockets.map { try LineClient(path: $0) }
         for observer in observers {
             for object in ["p", "q"] {
