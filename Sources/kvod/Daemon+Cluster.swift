@@ -14,6 +14,7 @@ extension Daemon {
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text)
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
                                       engine: engine, loop: loop, logger: logger)
+        replica.limits = configuration.etcdLimits
         engine.replicator = replica
         cluster = replica
         replica.start()

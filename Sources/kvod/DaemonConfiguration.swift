@@ -59,4 +59,6 @@ struct DaemonConfiguration: Sendable {
     var etcdEndpoints: [String] = []
     /// Where kvod's keys lie in etcd (`--etcd-prefix`).
     var etcdPrefix = "/kvod/"
+    /// The cluster's request limits (`--etcd-max-request-bytes`, `--etcd-max-txn-ops`).
+    var etcdLimits = EtcdLimits()
 }

@@ -105,6 +105,24 @@ struct KVODCommand: ParsableCommand {
     @Option(help: "Where kvod's keys lie in etcd, with --etcd.")
     var etcdPrefix: String = "/kvod/"
 
+    @Option(help: ArgumentHelp(
+        "The etcd cluster's --max-request-bytes, with --etcd.",
+        discussion: """
+            A change whose etcd Txn (the whole documents it changes and their change records) would be larger \
+            is refused with too_large before it is sent. Set it as the cluster is; see docs/CLUSTER.md.
+            """,
+        valueName: "bytes"))
+    var etcdMaxRequestBytes: Int = EtcdLimits.defaultMaxRequestBytes
+
+    @Option(help: ArgumentHelp(
+        "The etcd cluster's --max-txn-ops, with --etcd.",
+        discussion: """
+            A batch whose etcd Txn would carry more operations (a document and its change record per object it \
+            changes) is refused with limit_exceeded before it is sent. Set it as the cluster is.
+            """,
+        valueName: "count"))
+    var etcdMaxTxnOps: Int = EtcdLimits.defaultMaxTxnOps
+
     /// Parses the options set in the environment, then the command line's
     /// (which win), and runs; a refused variable is named in the error.
     static func main() {
@@ -177,6 +195,10 @@ struct KVODCommand: ParsableCommand {
             if dataDir != nil { throw ValidationError("--etcd and --data-dir exclude each other: over etcd, state lives in etcd") }
         }
         guard !etcdPrefix.isEmpty else { throw ValidationError("--etcd-prefix must not be empty") }
+        guard etcdMaxRequestBytes >= 1 else { throw ValidationError("--etcd-max-request-bytes must be at least 1") }
+        guard etcdMaxTxnOps >= EtcdLimits.leastTxnOps else {
+            throw ValidationError("--etcd-max-txn-ops must be at least \(EtcdLimits.leastTxnOps): a change puts a document and its record")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -217,6 +239,7 @@ struct KVODCommand: ParsableCommand {
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
+        configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

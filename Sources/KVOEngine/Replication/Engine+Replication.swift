@@ -19,6 +19,9 @@ extension Engine {
             if request.awaiting != nil || request.lifetime != nil {
                 throw .badRequest("await, ephemeral and ttl are not available over etcd yet")
             }
+            if case .batch(let operations) = request.operation {
+                return try proposeBatch(operations, of: request, from: client, through: replicator, attempt: attempt)
+            }
             if let condition = request.condition { try check(condition, of: request.operation) }
             guard let proposal = try proposal(for: request.operation) else {
                 // Deleting what is not there: as in local mode, no change and the current seq.
@@ -28,26 +31,40 @@ extension Engine {
             }
             client.awaitsReplication = true
             replicator.propose(proposal) { [self] outcome in
-                client.awaitsReplication = false
-                guard !client.isClosed else { return }
-                switch outcome {
-                case .applied(let seq):
+                answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
+                                 contended: proposal.change.object) { seq in
                     var reply = ReplyEncoder()
                     reply.seq(seq)
-                    client.append(reply, id: request.id)
-                case .conflict where attempt < Self.maxProposalAttempts:
-                    handleReplicated(request, from: client, through: replicator, attempt: attempt + 1)
-                case .conflict:
-                    client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(
-                        .unavailable, "\(proposal.change.object) kept changing under this write: "
-                            + "\(Self.maxProposalAttempts) attempts lost their race; nothing changed")))
-                case .unavailable(let message):
-                    client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(.unavailable, message)))
+                    return reply
                 }
             }
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
                                                                                 for: client)))
+        }
+    }
+
+    /// Tells `client` what became of its proposal: the reply `applied` makes
+    /// at the committed seq, or, for a lost race, the request computed again
+    /// (at most ``maxProposalAttempts`` times), or why nothing changed.
+    func answerReplicated(_ outcome: ProposalOutcome, to request: Request, from client: ClientController,
+                          through replicator: ChangeReplicator, attempt: Int, contended: String,
+                          applied: (UInt64) -> ReplyEncoder) {
+        client.awaitsReplication = false
+        guard !client.isClosed else { return }
+        switch outcome {
+        case .applied(let seq):
+            client.append(applied(seq), id: request.id)
+        case .conflict where attempt < Self.maxProposalAttempts:
+            handleReplicated(request, from: client, through: replicator, attempt: attempt + 1)
+        case .conflict:
+            client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(
+                .unavailable, "\(contended) kept changing under this write: "
+                    + "\(Self.maxProposalAttempts) attempts lost their race; nothing changed")))
+        case .unavailable(let message):
+            client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(.unavailable, message)))
+        case .refused(let error):
+            client.append(reply: ReplyEncoder.failure(id: request.id, error))
         }
     }
 
@@ -87,8 +104,6 @@ extension Engine {
         case .replace(let object, let keyPath, let indexes, let values):
             op = "replace"
             record = try replacement(object, keyPath, at: indexes, with: values)
-        case .batch:
-            throw .badRequest("batch is not available over etcd yet")
         default:
             preconditionFailure("not a change op: \(operation)")
         }

@@ -17,13 +17,13 @@ final class EtcdReplica: ChangeReplicator {
     /// The revision of the last change applied to the engine.
     private(set) var appliedRevision: Int64
     /// Each object's key's `mod_revision` as the replica holds it: what a `Txn` compares.
-    private var modRevisions: [String: Int64]
+    var modRevisions: [String: Int64]
     /// Whether the watch is in place: the replica follows etcd.
-    private var isFollowing = false
+    var isFollowing = false
     /// Why it does not, for `unavailable`, `info` and the log.
-    private(set) var lastFailure = "the watch has not started yet"
+    var lastFailure = "the watch has not started yet"
     /// How far behind etcd the replica may be, for `info`.
-    private(set) var progress = WatchProgress()
+    var progress = WatchProgress()
     /// The cluster's epoch, followed while it runs.
     var epoch: ClusterEpoch
     /// Proposals answered by etcd, waiting for the watch to bring the replica
@@ -31,6 +31,8 @@ final class EtcdReplica: ChangeReplicator {
     /// lost compare's object changed.
     private var waiting: [(isDue: () -> Bool, outcome: ProposalOutcome, done: (ProposalOutcome) -> Void)] = []
     private var resumeTimer: UVTimer?
+    /// etcd's request limits, as the cluster is set (``EtcdLimits``).
+    var limits = EtcdLimits()
     /// Pause before watching again after the watch ended.
     static let resumeDelayMilliseconds: UInt64 = 250
 
@@ -55,43 +57,21 @@ final class EtcdReplica: ChangeReplicator {
         resumeTimer = UVTimer(loop: loop)
     }
 
-    private var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
+    var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
 
     // MARK: Proposing
 
     func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
-        guard isFollowing else {
-            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
-        }
         let object = proposal.change.object
         let compared = modRevisions[object] ?? 0
-        let document: EtcdRequestOp = if let members = proposal.document {
-            .put(EtcdPutRequest(key: Array(keys.document(object).utf8), value: JSONValue.object(members).jsonBytes))
-        } else {
-            .delete(EtcdDeleteRequest(.key(keys.document(object))))
-        }
         let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: proposal.change.json.jsonBytes)
         let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
-                                 success: [document, .put(record)])
-        client.txn(txn) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(let response) where response.succeeded:
-                let revision = response.header.revision
-                progress.heard(revision: revision)
-                wait(until: { [unowned self] in appliedRevision >= revision },
-                     then: .applied(seq: UInt64(revision)), done)
-            case .success:
-                // Lost the race: once the replica has the object's newer change, compute again.
-                wait(until: { [unowned self] in (modRevisions[object] ?? 0) != compared }, then: .conflict, done)
-            case .failure(let error):
-                done(.unavailable("etcd (\(endpoints)) did not commit the change: \(error)"))
-            }
-        }
+                                 success: [documentOp(object, proposal.document), .put(record)])
+        commit(txn, comparing: [object: compared], "this \(proposal.change.op)", done)
     }
 
-    private func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
-                      _ done: @escaping (ProposalOutcome) -> Void) {
+    func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
+              _ done: @escaping (ProposalOutcome) -> Void) {
         if isDue() { return done(outcome) }
         waiting.append((isDue, outcome, done))
     }
@@ -165,6 +145,10 @@ final class EtcdReplica: ChangeReplicator {
     }
 
     private func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
+        if applyBatch(revision: revision, events) {
+            appliedRevision = max(appliedRevision, revision)
+            return
+        }
         var records: [String: ReplicatedChange] = [:]
         for event in events where event.kind == .put {
             guard case .record(let object)? = keys.entry(event.kv.key),
