@@ -16,7 +16,7 @@ public final class Engine {
     /// with a saved state. Two kvods (or one restarted without its data) that
     /// reach the same seq have different epochs, so a resume point from one
     /// is never taken for the other's.
-    public private(set) var epoch = ResumePoint.newEpoch()
+    public internal(set) var epoch = ResumePoint.newEpoch()
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
@@ -311,6 +311,7 @@ extension Engine {
         reply.seq(store.seq)
         reply.field("oldestSeq", integer: oldestSeqHeld)
         reply.field("epoch", .string(epoch))
+        if let replicator { reply.field("cluster", .object(replicator.info)) }
         writeResourceInfo(into: &reply)
     }
 }

@@ -125,6 +125,9 @@ public enum Field: String, CaseIterable, Sendable {
     case changedKeyPath
     /// Why kvod removed the value (``EventCause``).
     case cause
+    /// Over etcd: the event brings an observer up to the current value after
+    /// the changes between were compacted away (docs/PROTOCOL.md, "Over etcd").
+    case resync
     /// How many earlier events this one stands for.
     case coalesced
 }

@@ -55,6 +55,8 @@ public enum LineFragment {
     @inlinable public static var causeDisconnect: StaticString { #","cause":"disconnect""# }
     /// `,"cause":"ttl"`.
     @inlinable public static var causeTTL: StaticString { #","cause":"ttl""# }
+    /// `,"resync":true`.
+    @inlinable public static var resyncTrue: StaticString { #","resync":true"# }
     /// `,"coalesced":`, before the count of the events one stands for.
     @inlinable public static var coalescedMember: StaticString { #","coalesced":"# }
     /// `,"seq":`, the last member of every event.

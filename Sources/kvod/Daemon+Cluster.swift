@@ -9,18 +9,19 @@ extension Daemon {
         guard !configuration.etcdEndpoints.isEmpty else { return }
         let keys = ClusterKeys(prefix: configuration.etcdPrefix)
         let etcd = EtcdClient.Configuration(endpoints: configuration.etcdEndpoints)
+        let epoch = try ClusterEpoch.readAtStart(etcd, keys: keys)
         let snapshot = try ReplicaSnapshot.readAtStart(etcd, keys: keys)
-        engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision),
-                           epoch: keys.epoch(clusterID: snapshot.clusterID))
-        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, engine: engine,
-                                      leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
+        engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text)
+        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
+                                      engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
+        replica.limits = configuration.etcdLimits
         engine.replicator = replica
         replica.restoreLeases(snapshot, engine: engine, keys: keys)
         cluster = replica
         replica.start()
         logger.info("""
             over etcd (\(configuration.etcdEndpoints.joined(separator: ",")), prefix \(keys.prefix)): \
-            \(snapshot.documents.count) objects at revision \(snapshot.revision)
+            \(snapshot.documents.count) objects at revision \(snapshot.revision), epoch \(epoch.text)
             """)
     }
 

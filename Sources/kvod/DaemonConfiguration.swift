@@ -59,6 +59,8 @@ struct DaemonConfiguration: Sendable {
     var etcdEndpoints: [String] = []
     /// Where kvod's keys lie in etcd (`--etcd-prefix`).
     var etcdPrefix = "/kvod/"
+    /// The cluster's request limits (`--etcd-max-request-bytes`, `--etcd-max-txn-ops`).
+    var etcdLimits = EtcdLimits()
     /// Seconds an owning connection's etcd lease lives unrenewed (`--etcd-lease-ttl`).
     var etcdLeaseTTL: Int64 = 10
 }

@@ -12,7 +12,8 @@ struct EnvironmentOptions {
         "socket-mode", "max-line-bytes", "data-dir", "sync", "history", "history-bytes", "log-level",
         "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
         "max-connections-per-uid", "max-observations-per-connection", "max-memory", "policy",
-        "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-lease-ttl",
+        "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-max-request-bytes", "etcd-max-txn-ops",
+        "etcd-lease-ttl",
     ]
 
     /// `log-level` → `KVOD_LOG_LEVEL`.

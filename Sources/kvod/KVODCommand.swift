@@ -106,6 +106,24 @@ struct KVODCommand: ParsableCommand {
     var etcdPrefix: String = "/kvod/"
 
     @Option(help: ArgumentHelp(
+        "The etcd cluster's --max-request-bytes, with --etcd.",
+        discussion: """
+            A change whose etcd Txn (the whole documents it changes and their change records) would be larger \
+            is refused with too_large before it is sent. Set it as the cluster is; see docs/CLUSTER.md.
+            """,
+        valueName: "bytes"))
+    var etcdMaxRequestBytes: Int = EtcdLimits.defaultMaxRequestBytes
+
+    @Option(help: ArgumentHelp(
+        "The etcd cluster's --max-txn-ops, with --etcd.",
+        discussion: """
+            A batch whose etcd Txn would carry more operations (a document and its change record per object it \
+            changes) is refused with limit_exceeded before it is sent. Set it as the cluster is.
+            """,
+        valueName: "count"))
+    var etcdMaxTxnOps: Int = EtcdLimits.defaultMaxTxnOps
+
+    @Option(help: ArgumentHelp(
         "With --etcd: the ttl of the etcd lease that holds a connection's ephemeral values.",
         discussion: """
             kvod renews it while the connection is open and revokes it when the connection closes; if this \
@@ -186,6 +204,10 @@ struct KVODCommand: ParsableCommand {
             if dataDir != nil { throw ValidationError("--etcd and --data-dir exclude each other: over etcd, state lives in etcd") }
         }
         guard !etcdPrefix.isEmpty else { throw ValidationError("--etcd-prefix must not be empty") }
+        guard etcdMaxRequestBytes >= 1 else { throw ValidationError("--etcd-max-request-bytes must be at least 1") }
+        guard etcdMaxTxnOps >= EtcdLimits.leastTxnOps else {
+            throw ValidationError("--etcd-max-txn-ops must be at least \(EtcdLimits.leastTxnOps): a change puts a document and its record")
+        }
         guard (2...3600).contains(etcdLeaseTtl) else { throw ValidationError("--etcd-lease-ttl must be 2 to 3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -227,6 +249,7 @@ struct KVODCommand: ParsableCommand {
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
+        configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)
         configuration.etcdLeaseTTL = etcdLeaseTtl
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =

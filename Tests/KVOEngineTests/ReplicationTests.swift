@@ -84,10 +84,17 @@ import Testing
 /// told what became of it; `deliverAll` commits them at consecutive revisions.
 final class ScriptedReplicator: ChangeReplicator {
     var isStale = false
+    var info: JSONObject = ["endpoint": "http://h:2379"]
     var pending: [(proposal: ChangeProposal, done: (ProposalOutcome) -> Void)] = []
+
+    var pendingBatches: [(batch: BatchProposal, done: (ProposalOutcome) -> Void)] = []
 
     func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void) {
         pending.append((proposal, outcome))
+    }
+
+    func propose(_ batch: BatchProposal, _ outcome: @escaping (ProposalOutcome) -> Void) {
+        pendingBatches.append((batch, outcome))
     }
 
     /// Tells the oldest proposal `outcome`.

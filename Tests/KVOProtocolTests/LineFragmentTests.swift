@@ -37,6 +37,7 @@ import Testing
         #expect(text(LineFragment.changedKeyPathMember) == member(.changedKeyPath))
         #expect(text(LineFragment.causeDisconnect) == member(.cause) + quoted(EventCause.disconnect.rawValue))
         #expect(text(LineFragment.causeTTL) == member(.cause) + quoted(EventCause.ttl.rawValue))
+        #expect(text(LineFragment.resyncTrue) == member(.resync) + "true")
         #expect(text(LineFragment.coalescedMember) == member(.coalesced))
         #expect(text(LineFragment.seqMember) == member(.seq))
     }

@@ -37,6 +37,12 @@ struct ClusterDaemonTests {
         let observer = try Self.observeFirstValue(writer: a.socketPath, observer: b.socketPath)
         try await cluster.kill(member: 1)
         try await cluster.waitUntilHealthy([cluster.clientURLs[0], cluster.clientURLs[2]])
+        // The epoch key is made anew among the revisions B misses.
+        let oldEpoch = try Self.info(a.socketPath)["epoch"]
+        _ = try await Self.etcdctl(cluster, ["del", "/kvod/meta/epoch"])
+        try await waitUntil("a has a new epoch", timeout: 20, recheckEvery: 0.05) { () async throws -> Bool in
+            try Self.info(a.socketPath)["epoch"] != oldEpoch
+        }
         let last = try Self.setValues(1...3, through: a.socketPath)
         let compaction = try await CommandRun.run(EtcdCluster.binaries!.etcdctl, [
             "--endpoints", cluster.clientURLs[0], "compact", String(last),
@@ -44,6 +50,10 @@ struct ClusterDaemonTests {
         #expect(compaction.status == 0, "\(compaction.stderr)")
         try await cluster.restart(member: 1)
         try Self.checkResynced(observer, b.socketPath, value: 3, atLeast: last)
+        let newEpoch = try Self.info(a.socketPath)["epoch"]
+        try await waitUntil("b takes a's new epoch", timeout: 20, recheckEvery: 0.05) { () async throws -> Bool in
+            try Self.info(b.socketPath)["epoch"] == newEpoch
+        }
     }
 
     @Test func collectionChangesOnOneKvodReachAnotherKvodsObserversAsLocalModeWouldTellThem() async throws {
@@ -115,6 +125,10 @@ struct ClusterDaemonTests {
         let seen = try observer.readJSON(timeout: 30)
         #expect(seen["seq"] == first["seq"] && seen["new"] == 0)
         #expect(try writerB.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil)
+        let following = try info(b)["cluster"]
+        #expect(following?["endpoints"] == [.string(memberURL)] && following?["endpoint"] == .string(memberURL))
+        #expect(following?["leader"] == true && following?["stale"] == false && following?["error"] == nil, "\(following ?? .null)")
+        #expect(following?["appliedRevision"] == first["seq"] && following?["lag"] == 0, "\(following ?? .null)")
         try cut()
         try waitUntil("b's reads are stale", timeout: 20) {
             try writerB.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == true
@@ -124,6 +138,9 @@ struct ClusterDaemonTests {
         #expect(refused["error"]?["message"]?.stringValue?.contains(memberURL) == true, "\(refused)")
         let listed = try writerB.request(#"{"op":"list","prefix":""}"#).reply
         #expect(listed["stale"] == true && listed["objects"] == ["o"])
+        let cutOff = try info(b)["cluster"]
+        #expect(cutOff?["leader"] == false && cutOff?["stale"] == true && cutOff?["appliedRevision"] == first["seq"])
+        #expect(cutOff?["error"]?.stringValue?.contains(memberURL) == true, "\(cutOff ?? .null)")
         var missed: [Int] = []
         for value in 1...5 {
             let reply = try writerA.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, timeout: 30).reply
@@ -143,6 +160,9 @@ struct ClusterDaemonTests {
         try waitUntil("b's reads are no longer stale", timeout: 20) {
             try writerB.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil
         }
+        let caughtUp = try info(b)["cluster"]
+        #expect(caughtUp?["appliedRevision"]?.intValue == missed.last && caughtUp?["lag"] == 0
+                    && caughtUp?["stale"] == false && caughtUp?["lastWatchResponseMs"] != nil, "\(caughtUp ?? .null)")
         let reply = try writerB.request(#"{"op":"set","object":"o","keyPath":"k","value":6}"#, timeout: 30).reply
         #expect(reply["ok"] == true, "\(reply)")
         let next = try observer.readJSON(timeout: 30)
@@ -173,6 +193,7 @@ struct ClusterDaemonTests {
     private static func checkResynced(_ observer: LineClient, _ socket: String, value: Int, atLeast seq: Int) throws {
         let event = try observer.readJSON(timeout: 30)
         #expect(event["new"]?.intValue == value && event["seq"]?.intValue ?? 0 >= seq, "\(event)")
+        #expect(event["resync"] == true, "told as a resync over compacted history: \(event)")
         let client = try LineClient(path: socket)
         try waitUntil("the kvod follows etcd again", timeout: 20) {
             try client.request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply["stale"] == nil
@@ -180,6 +201,7 @@ struct ClusterDaemonTests {
         let reply = try client.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value + 1)}"#, timeout: 30).reply
         let next = try observer.readJSON(timeout: 30)
         #expect(next["new"]?.intValue == value + 1 && next["seq"] == reply["seq"], "nothing else came between: \(next)")
+        #expect(next["resync"] == nil, "a change followed live is no resync: \(next)")
     }
 
     struct Told: Equatable {

@@ -36,6 +36,7 @@ import Testing
 
     @Test(arguments: [
         ("KVOD_HISTORY", "lots"), ("KVOD_HISTORY", "20000000"), ("KVOD_LOG_LEVEL", "loud"), ("KVOD_SYNC", "sometimes"),
+        ("KVOD_ETCD_MAX_TXN_OPS", "1"), ("KVOD_ETCD_MAX_REQUEST_BYTES", "0"),
     ])
     func aBadValueIsRefusedWithAMessageNamingItsVariable(variable: String, value: String) throws {
         // Should the value be taken, kvod would listen there until the timeout (not litter /).

@@ -49,6 +49,9 @@ public final class ChangeRecord: Sendable, Equatable {
     /// Why kvod made this change itself (an ephemeral value's owner left, a
     /// `ttl` passed); nil for a client's change.
     public let cause: ChangeCause?
+    /// Over etcd: the change brings the replica to the store's state after the
+    /// changes between were compacted away; its events say `"resync": true`.
+    public let isResync: Bool
     /// The lease a `set` with `ephemeral` or `ttl` puts on its value.
     public let lease: Lease?
     /// ``JSONValue/sizeEstimate`` of `old` and of `new` (0 when absent), taken
@@ -66,7 +69,7 @@ public final class ChangeRecord: Sendable, Equatable {
 
     public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
                 new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil, createdObject: Bool = false,
-                cause: ChangeCause? = nil, lease: Lease? = nil) {
+                cause: ChangeCause? = nil, lease: Lease? = nil, resync: Bool = false) {
         self.object = object
         self.path = path
         self.kind = kind
@@ -78,6 +81,7 @@ public final class ChangeRecord: Sendable, Equatable {
         self.memberIndex = memberIndex
         self.createdObject = createdObject
         self.cause = cause
+        isResync = resync
         self.lease = lease
         oldSize = old?.sizeEstimate ?? 0
         newSize = new?.sizeEstimate ?? 0
@@ -89,7 +93,8 @@ public final class ChangeRecord: Sendable, Equatable {
         lhs === rhs
             || (lhs.object == rhs.object && lhs.path == rhs.path && lhs.kind == rhs.kind && lhs.indexes == rhs.indexes
                 && lhs.old == rhs.old && lhs.new == rhs.new && lhs.seq == rhs.seq
-                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex && lhs.cause == rhs.cause)
+                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex && lhs.cause == rhs.cause
+                && lhs.isResync == rhs.isResync)
     }
 }
 

@@ -43,31 +43,7 @@ extension Engine {
     /// seq, nil for an op that changed nothing. Under `--max-memory` the
     /// batch is measured as a whole: what it adds in all must fit.
     func batch(_ operations: [ChangeOperation], for client: ClientController) throws(KVOEngineError) -> [UInt64?] {
-        // The trial keeps this engine's limits; it neither checks access (done
-        // for the whole batch before) nor keeps a history.
-        var limits = configuration
-        limits.accessPolicy = nil
-        limits.historyCapacity = 0
-        limits.maxMemory = 0
-        let trial = Engine(configuration: limits)
-        trial.store.seq = store.seq
-        var copied: Set<String> = []
-        for change in operations {
-            guard let (object, _) = Self.target(of: change.operation), copied.insert(object).inserted,
-                  let members = store.document(object), let modSeqs = store.modSeqs(object) else { continue }
-            trial.store.adopt(object, members: members, modSeqs: modSeqs)
-        }
-        let tryClient = trial.makeClient()
-        for (index, change) in operations.enumerated() {
-            do throws(KVOEngineError) {
-                try trial.apply(change, for: tryClient)
-            } catch {
-                var details = error.details
-                details["index"] = .number(JSONNumber(index))
-                throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
-            }
-        }
-        trial.closeClient(tryClient)
+        let trial = try self.trial(operations).engine
         // The trial's documents count only what its changes added (copies
         // are taken as they are): that is the batch's growth.
         try checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
@@ -86,6 +62,46 @@ extension Engine {
             seqs.append(store.seq == before ? nil : store.seq)
         }
         return seqs
+    }
+
+    /// Tries `operations` in order, with their conditions, on a scratch
+    /// engine holding copies of the documents they touch, told to `log`:
+    /// this engine is left as it was. Returns the scratch engine and each
+    /// op's seq there (nil: it changed nothing); throws the first op's error,
+    /// with its `index`.
+    func trial(_ operations: [ChangeOperation],
+               log: ChangeLog? = nil) throws(KVOEngineError) -> (engine: Engine, seqs: [UInt64?]) {
+        // The trial keeps this engine's limits; it neither checks access (done
+        // for the whole batch before) nor keeps a history.
+        var limits = configuration
+        limits.accessPolicy = nil
+        limits.historyCapacity = 0
+        limits.maxMemory = 0
+        let trial = Engine(configuration: limits)
+        trial.store.seq = store.seq
+        trial.changeLog = log
+        var copied: Set<String> = []
+        for change in operations {
+            guard let (object, _) = Self.target(of: change.operation), copied.insert(object).inserted,
+                  let members = store.document(object), let modSeqs = store.modSeqs(object) else { continue }
+            trial.store.adopt(object, members: members, modSeqs: modSeqs)
+        }
+        let tryClient = trial.makeClient()
+        var seqs: [UInt64?] = []
+        seqs.reserveCapacity(operations.count)
+        for (index, change) in operations.enumerated() {
+            let before = trial.store.seq
+            do throws(KVOEngineError) {
+                try trial.apply(change, for: tryClient)
+            } catch {
+                var details = error.details
+                details["index"] = .number(JSONNumber(index))
+                throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
+            }
+            seqs.append(trial.store.seq == before ? nil : trial.store.seq)
+        }
+        trial.closeClient(tryClient)
+        return (trial, seqs)
     }
 
     /// One change op with its condition, as a request of its own would run.

@@ -17,6 +17,9 @@ public final class ChangeHistory {
     private var newestSeq: UInt64?
     /// Whether some seq held does not follow the one before it (cluster mode).
     private var hasGaps = false
+    /// The seq of the newest change forgotten: the rest of its etcd revision
+    /// (a batch's changes share it) is not held either.
+    private var forgottenSeq: UInt64?
     /// The sum of the held changes' ``ChangeRecord/bytes``.
     public private(set) var bytes = 0
 
@@ -44,7 +47,8 @@ public final class ChangeHistory {
     /// Adds the newest change, forgetting the oldest ones beyond the limits
     /// (the new one too, when it alone is over the bytes: then none is held).
     /// `change.seq` must not be before the last change held (changes of one
-    /// etcd revision share it).
+    /// etcd revision share it, and are held all or none: a resume from before
+    /// the revision replays it whole or is `compacted`).
     func append(_ change: ChangeRecord) {
         guard limits.maxChanges > 0 else { return }
         // The newest seq is kept apart: reading it from the last record
@@ -53,10 +57,17 @@ public final class ChangeHistory {
             precondition(change.seq >= newestSeq, "history seqs must not go back")
             hasGaps = true
         }
+        newestSeq = change.seq
+        guard change.seq != forgottenSeq else { return }
         changes.append(change)
         bytes += change.bytes
-        newestSeq = change.seq
-        while limits.areExceeded(count: changes.count, bytes: bytes) {
+        guard limits.areExceeded(count: changes.count, bytes: bytes) else { return }
+        repeat {
+            let gone = changes.removeFirst()
+            bytes -= gone.bytes
+            forgottenSeq = gone.seq
+        } while limits.areExceeded(count: changes.count, bytes: bytes)
+        while let first = changes.first, first.seq == forgottenSeq {
             bytes -= changes.removeFirst().bytes
         }
     }
@@ -68,6 +79,7 @@ public final class ChangeHistory {
         bytes = 0
         newestSeq = nil
         hasGaps = false
+        forgottenSeq = nil
         for change in restored.suffix(limits.maxChanges) { append(change) }
     }
 

@@ -127,16 +127,23 @@ struct Replay {
     private func passes(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: ObservedChange.Relation,
                         after: JSONValue?) -> Bool {
         info.filter.passes(kind: relation.isExact ? change.kind : .setting) {
-            guard case .descendant = relation else { return change.changesValue }
-            let values = ObservedChange.values(of: change, at: info.node!, relation, wantsOld: true) {
-                JSONValue.value(in: after, at: $0)
-            }
-            return valuesDiffer(values.old, values.new)
+            valueChanged(change, info, relation, after: after)
         }
+    }
+
+    private func valueChanged(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: ObservedChange.Relation,
+                              after: JSONValue?) -> Bool {
+        guard case .descendant = relation else { return change.changesValue }
+        let values = ObservedChange.values(of: change, at: info.node!, relation, wantsOld: true) {
+            JSONValue.value(in: after, at: $0)
+        }
+        return valuesDiffer(values.old, values.new)
     }
 
     private func deliver(_ change: ChangeRecord, to info: ObservationInfo, _ relation: ObservedChange.Relation,
                          after: JSONValue?, prior: Bool, _ client: ClientController) {
+        // A resync told only the values that differed, live.
+        if change.isResync, !valueChanged(change, info, relation, after: after) { return }
         if info.isQuiet {
             if !passes(change, info, relation, after: after) { return }
             // A throttle folds the replay too: the first change, then the latest one when its interval ends.

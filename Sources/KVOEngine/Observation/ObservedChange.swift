@@ -1,6 +1,6 @@
 /// One event to one observation, as the fields that go on the wire: the one
 /// place that decides what an event says. Its kind, whether it carries
-/// `new`, `old`, `indexes`, `changedKeyPath`, `cause`, `prior` or `initial`,
+/// `new`, `old`, `indexes`, `changedKeyPath`, `cause`, `resync`, `prior` or `initial`,
 /// and its seq all follow from the change, where the observed key path lies
 /// from the changed one, and the observation's options.
 ///
@@ -33,19 +33,21 @@ struct ObservedChange {
     /// The change's key path where it is not the observed one (nil for the whole document's).
     let changedKeyPath: String?
     let cause: ChangeCause?
+    let isResync: Bool
     let seq: UInt64
     let isPrior: Bool
     let isInitial: Bool
 
     /// An event from its fields, as they go on the wire.
     init(kind: ChangeKind, new: JSONValue??, old: JSONValue??, indexes: [Int]?, changedKeyPath: String?,
-         cause: ChangeCause?, seq: UInt64, isPrior: Bool, isInitial: Bool) {
+         cause: ChangeCause?, seq: UInt64, isPrior: Bool, isInitial: Bool, isResync: Bool = false) {
         self.kind = kind
         self.new = new
         self.old = old
         self.indexes = indexes
         self.changedKeyPath = changedKeyPath
         self.cause = cause
+        self.isResync = isResync
         self.seq = seq
         self.isPrior = isPrior
         self.isInitial = isInitial
@@ -66,6 +68,7 @@ struct ObservedChange {
         indexes = exact && kind != .setting ? change.indexes : nil
         changedKeyPath = exact ? nil : change.changedKeyPathText
         cause = change.cause
+        isResync = change.isResync
         seq = change.seq
         isPrior = prior
         isInitial = false
@@ -81,6 +84,7 @@ struct ObservedChange {
         indexes = nil
         changedKeyPath = nil
         cause = nil
+        isResync = false
         self.seq = seq
         isPrior = false
         isInitial = true
@@ -94,7 +98,7 @@ struct ObservedChange {
     static func isPlainSetting(_ change: ChangeRecord, _ relation: Relation, options: ObservationOptions,
                                prior: Bool) -> Bool {
         !prior && relation.isExact && options.intersection([.new, .old]) == .new && change.kind == .setting
-            && change.cause == nil
+            && change.cause == nil && !change.isResync
     }
 
     /// How `keyPath` relates to the path `change` changed; nil when the change

@@ -369,6 +369,8 @@ public final class SharedController {
     /// ``ObservationInfo/owner``), no allocation. The change and its group
     /// are read in place: copying them cost more than encoding the event.
     private func send(_ pending: PendingChange, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
+        // A resync over etcd tells only the values that differ (docs/CLUSTER.md).
+        if pending.change!.isResync, !Self.valueChanged(pending.change!, group, prior: prior) { return }
         let node = group.pointee.node
         var variants: UInt8 = 0
         // A congested client's events are held without their bytes: when

@@ -21,8 +21,11 @@ extension Engine {
     /// Whether `change` ends leases: a setting (set, delete) in an object
     /// that holds some (local mode's ``updateLeases(for:in:)`` rule).
     private func endsLeases(_ change: ReplicatedChange) -> Bool {
-        change.kind == .setting && store.objects.entry(change.object)?.leases != nil
+        change.kind == .setting && holdsLeases(in: change.object)
     }
+
+    /// Whether some value of `object` is leased (ephemeral, ttl).
+    public func holdsLeases(in object: String) -> Bool { store.objects.entry(object)?.leases != nil }
 
     /// The lease a replicated change puts on its value, at `seq`: no owner
     /// and no deadline here (the store's lease ends it, on every kvod alike).

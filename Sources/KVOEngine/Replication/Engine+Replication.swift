@@ -17,6 +17,9 @@ extension Engine {
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
             if request.awaiting != nil { throw .badRequest("await is not available over etcd yet") }
+            if case .batch(let operations) = request.operation {
+                return try proposeBatch(operations, of: request, from: client, through: replicator, attempt: attempt)
+            }
             if let condition = request.condition { try check(condition, of: request.operation) }
             guard let proposal = try proposal(for: request.operation).map({ withContext($0, of: request, from: client) })
             else {
@@ -27,26 +30,40 @@ extension Engine {
             }
             client.awaitsReplication = true
             replicator.propose(proposal) { [self] outcome in
-                client.awaitsReplication = false
-                guard !client.isClosed else { return }
-                switch outcome {
-                case .applied(let seq):
+                answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
+                                 contended: proposal.change.object) { seq in
                     var reply = ReplyEncoder()
                     reply.seq(seq)
-                    client.append(reply, id: request.id)
-                case .conflict where attempt < Self.maxProposalAttempts:
-                    handleReplicated(request, from: client, through: replicator, attempt: attempt + 1)
-                case .conflict:
-                    client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(
-                        .unavailable, "\(proposal.change.object) kept changing under this write: "
-                            + "\(Self.maxProposalAttempts) attempts lost their race; nothing changed")))
-                case .unavailable(let message):
-                    client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(.unavailable, message)))
+                    return reply
                 }
             }
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
                                                                                 for: client)))
+        }
+    }
+
+    /// Tells `client` what became of its proposal: the reply `applied` makes
+    /// at the committed seq, or, for a lost race, the request computed again
+    /// (at most ``maxProposalAttempts`` times), or why nothing changed.
+    func answerReplicated(_ outcome: ProposalOutcome, to request: Request, from client: ClientController,
+                          through replicator: ChangeReplicator, attempt: Int, contended: String,
+                          applied: (UInt64) -> ReplyEncoder) {
+        client.awaitsReplication = false
+        guard !client.isClosed else { return }
+        switch outcome {
+        case .applied(let seq):
+            client.append(applied(seq), id: request.id)
+        case .conflict where attempt < Self.maxProposalAttempts:
+            handleReplicated(request, from: client, through: replicator, attempt: attempt + 1)
+        case .conflict:
+            client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(
+                .unavailable, "\(contended) kept changing under this write: "
+                    + "\(Self.maxProposalAttempts) attempts lost their race; nothing changed")))
+        case .unavailable(let message):
+            client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(.unavailable, message)))
+        case .refused(let error):
+            client.append(reply: ReplyEncoder.failure(id: request.id, error))
         }
     }
 
@@ -86,8 +103,6 @@ extension Engine {
         case .replace(let object, let keyPath, let indexes, let values):
             op = "replace"
             record = try replacement(object, keyPath, at: indexes, with: values)
-        case .batch:
-            throw .badRequest("batch is not available over etcd yet")
         default:
             preconditionFailure("not a change op: \(operation)")
         }
@@ -107,7 +122,8 @@ extension Engine {
     /// proposed it: `document` is the object's whole document after it (nil:
     /// deleted), and the change's old and new values are read from the replica
     /// before and from `document`, so every replica derives the same events.
-    public func applyReplicated(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64) {
+    /// `resync`: the change catches up over compacted history (its events say so).
+    public func applyReplicated(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64, resync: Bool = false) {
         let object = change.object
         let keys = change.path[...]
         let before = store.value(object, at: [])
@@ -127,7 +143,7 @@ extension Engine {
             seq: seq, existingKeys: existing,
             memberIndex: new == nil && !keys.isEmpty ? store.memberIndex(object, at: keys) : nil,
             createdObject: before == nil && !keys.isEmpty, cause: change.context.cause,
-            lease: replicatedLease(of: change, at: seq))
+            lease: replicatedLease(of: change, at: seq), resync: resync)
         guard old != nil || new != nil else { return }
         commit(record) {
             if let document { store.replaceDocument(object, with: document) } else { _ = store.removeObject(object) }
@@ -155,16 +171,16 @@ extension Engine {
 
     /// Brings the replica to the store's documents at `revision` after the
     /// changes since it last followed were compacted away: each document that
-    /// differs is set (or deleted) as a whole, at `revision`.
+    /// differs is set (or deleted) as a whole, at `revision`, with `"resync": true`.
     public func resyncReplica(documents: [String: JSONObject], revision: UInt64) {
         let gone = store.documents.keys.filter { documents[$0] == nil }
         for object in gone {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting), document: nil,
-                            seq: revision)
+                            seq: revision, resync: true)
         }
         for (object, document) in documents where store.document(object) != document {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting),
-                            document: document, seq: revision)
+                            document: document, seq: revision, resync: true)
         }
     }
 }

@@ -78,6 +78,9 @@ public enum ProposalOutcome: Sendable {
     case conflict
     /// The replicated store could not be reached or refused; nothing changed.
     case unavailable(String)
+    /// Refused before it was sent, for a limit of the store (its request
+    /// size, its operations per transaction); nothing changed.
+    case refused(KVOEngineError)
 }
 
 /// Where change ops go when state lives elsewhere (etcd): the engine computes
@@ -89,6 +92,10 @@ public protocol ChangeReplicator: AnyObject {
     /// Whether the replica may be behind the store (it cannot follow it now):
     /// reads say `"stale": true`.
     var isStale: Bool { get }
+    /// What `info` tells of the store under `cluster` (docs/PROTOCOL.md).
+    var info: JSONObject { get }
     /// Decides `proposal`; `outcome` runs once, on the loop (at once when the store cannot be reached).
     func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void)
+    /// Decides a whole `batch` at once (one transaction, one revision); `outcome` as for a single change.
+    func propose(_ batch: BatchProposal, _ outcome: @escaping (ProposalOutcome) -> Void)
 }

@@ -48,7 +48,7 @@ import KVOProtocol
     }
 
     /// Appends a whole event line from its fields (``ObservedChange``), `head` then
-    /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]][,"changedKeyPath":…][,"cause":…],"seq":N}\n`.
+    /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]][,"changedKeyPath":…][,"cause":…][,"resync":true],"seq":N}\n`.
     /// Live dispatch, held, initial and replayed events all end here, so a
     /// replayed event is the live one, byte for byte.
     static func write<Sink: ByteSink>(_ event: ObservedChange, head: [UInt8], to bytes: inout Sink) {
@@ -93,6 +93,7 @@ import KVOProtocol
         case .ttl?: bytes.append(literal: LineFragment.causeTTL)
         case nil: break
         }
+        if event.isResync { bytes.append(literal: LineFragment.resyncTrue) }
         appendSeqAndEnd(event.seq, to: &bytes)
     }
 

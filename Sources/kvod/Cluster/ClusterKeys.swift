@@ -31,13 +31,4 @@ struct ClusterKeys {
         guard case .object(let members)? = try? JSONReader.parse(bytes) else { return nil }
         return members
     }
-
-    /// The epoch every kvod of one cluster and prefix shares: etcd's cluster id
-    /// mixed with the prefix (FNV-1a), as 16 hex digits.
-    func epoch(clusterID: UInt64) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in prefix.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let digits = String(clusterID ^ hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }

@@ -110,6 +110,23 @@ final class EtcdLeases {
         return result
     }
 
+    /// The deletes of the leased keys and notes that `batch`'s sets and
+    /// deletes end, in the objects that hold leased values (`holdsLeases`).
+    func operations(endedBy batch: BatchProposal, holdsLeases: (String) -> Bool) -> [EtcdRequestOp] {
+        var operations: [EtcdRequestOp] = []
+        for change in batch.changes where holdsLeases(change.object) {
+            var paths: Set<[String]> = []
+            for step in change.steps where step.change.kind == .setting && paths.insert(step.change.path).inserted {
+                for family in ClusterKeys.Family.allCases {
+                    let key = keys.leased(family, change.object, step.change.path)
+                    operations.append(.delete(EtcdDeleteRequest(.key(key))))
+                    operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"))))
+                }
+            }
+        }
+        return operations
+    }
+
     /// After the change's `Txn`: a `ttl` lease it no longer needs is revoked
     /// (the change lost its race, or replaced or deleted a value leased so),
     /// so leases do not pile up in etcd until their deadlines.

@@ -7,11 +7,11 @@ import Logging
 /// the prefix with one watch, applying every change it delivers to the engine
 /// at its revision, this kvod's own changes included. Loop-confined.
 final class EtcdReplica: ChangeReplicator {
-    private let client: EtcdClient
+    let client: EtcdClient
     private let driver: UVEtcdDriver
-    private let keys: ClusterKeys
-    private unowned let engine: Engine
-    private let logger: Logger
+    let keys: ClusterKeys
+    unowned let engine: Engine
+    let logger: Logger
     private let loop: UVLoop
     /// The leases of values with a lifetime, and the deletions their ends make.
     let leases: EtcdLeases
@@ -20,23 +20,29 @@ final class EtcdReplica: ChangeReplicator {
     /// The revision of the last change applied to the engine.
     private(set) var appliedRevision: Int64
     /// Each object's key's `mod_revision` as the replica holds it: what a `Txn` compares.
-    private var modRevisions: [String: Int64]
+    var modRevisions: [String: Int64]
     /// Whether the watch is in place: the replica follows etcd.
-    private var isFollowing = false
-    /// Why it does not, for `unavailable` and the log.
-    private var lastFailure = "the watch has not started yet"
+    var isFollowing = false
+    /// Why it does not, for `unavailable`, `info` and the log.
+    var lastFailure = "the watch has not started yet"
+    /// How far behind etcd the replica may be, for `info`.
+    var progress = WatchProgress()
+    /// The cluster's epoch, followed while it runs.
+    var epoch: ClusterEpoch
     /// Proposals answered by etcd, waiting for the watch to bring the replica
     /// where their outcome can be told: a commit's revision applied, or a
     /// lost compare's object changed.
     private var waiting: [(isDue: () -> Bool, outcome: ProposalOutcome, done: (ProposalOutcome) -> Void)] = []
     private var resumeTimer: UVTimer?
+    /// etcd's request limits, as the cluster is set (``EtcdLimits``).
+    var limits = EtcdLimits()
     /// Pause before watching again after the watch ended.
     static let resumeDelayMilliseconds: UInt64 = 250
 
     var isStale: Bool { !isFollowing }
 
-    init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, engine: Engine,
-         leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
+    init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
+         engine: Engine, leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
         driver = UVEtcdDriver(loop: loop)
         do {
             client = try EtcdClient(configuration, driver: driver)
@@ -48,6 +54,7 @@ final class EtcdReplica: ChangeReplicator {
         self.engine = engine
         self.loop = loop
         self.logger = logger
+        self.epoch = epoch
         appliedRevision = snapshot.revision
         modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
         resumeTimer = UVTimer(loop: loop)
@@ -56,55 +63,32 @@ final class EtcdReplica: ChangeReplicator {
         releases.replicator = self
     }
 
-    private var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
+    var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
 
     // MARK: Proposing
 
     func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
-        guard isFollowing else {
-            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
-        }
+        // The leases a lifetime needs first; the leased keys' operations join the Txn (EtcdLeases).
         leases.operations(for: proposal) { [weak self] result in
-            switch result {
-            case .success(let operations): self?.commit(proposal, operations, done)
-            case .failure(let failure): done(.unavailable("\(failure); nothing changed"))
-            }
-        }
-    }
-
-    private func commit(_ proposal: ChangeProposal, _ leased: EtcdLeases.Operations,
-                        _ done: @escaping (ProposalOutcome) -> Void) {
-        let object = proposal.change.object
-        let compared = modRevisions[object] ?? 0
-        let document: EtcdRequestOp = if let members = proposal.document {
-            .put(EtcdPutRequest(key: Array(keys.document(object).utf8), value: JSONValue.object(members).jsonBytes))
-        } else {
-            .delete(EtcdDeleteRequest(.key(keys.document(object))))
-        }
-        var change = proposal.change
-        change.context.host = leases.host
-        let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: change.json.jsonBytes)
-        let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
-                                 success: [document, .put(record)] + leased.operations)
-        client.txn(txn) { [weak self] result in
             guard let self else { return }
-            leases.settled(leased, try? result.get())
-            switch result {
-            case .success(let response) where response.succeeded:
-                let revision = response.header.revision
-                wait(until: { [unowned self] in appliedRevision >= revision },
-                     then: .applied(seq: UInt64(revision)), done)
-            case .success:
-                // Lost the race: once the replica has the object's newer change, compute again.
-                wait(until: { [unowned self] in (modRevisions[object] ?? 0) != compared }, then: .conflict, done)
-            case .failure(let error):
-                done(.unavailable("etcd (\(endpoints)) did not commit the change: \(error)"))
+            guard case .success(let leased) = result else {
+                if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
+                return
             }
+            let object = proposal.change.object
+            let compared = modRevisions[object] ?? 0
+            var change = proposal.change
+            change.context.host = leases.host
+            let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: change.json.jsonBytes)
+            let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
+                                     success: [documentOp(object, proposal.document), .put(record)] + leased.operations)
+            commit(txn, comparing: [object: compared], "this \(proposal.change.op)",
+                   answered: { [weak self] in self?.leases.settled(leased, $0) }, done)
         }
     }
 
-    private func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
-                      _ done: @escaping (ProposalOutcome) -> Void) {
+    func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
+              _ done: @escaping (ProposalOutcome) -> Void) {
         if isDue() { return done(outcome) }
         waiting.append((isDue, outcome, done))
     }
@@ -125,7 +109,11 @@ final class EtcdReplica: ChangeReplicator {
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
     }
 
+    /// The endpoint of the watch in place, if one is.
+    var watchEndpoint: String? { watch?.endpoint }
+
     private func handle(_ update: EtcdWatchUpdate) {
+        progress.heard(update)
         switch update {
         case .created:
             if !isFollowing { logger.notice("following etcd (\(endpoints)) from revision \(appliedRevision + 1)") }
@@ -174,6 +162,10 @@ final class EtcdReplica: ChangeReplicator {
     }
 
     private func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
+        if applyBatch(revision: revision, events) {
+            appliedRevision = max(appliedRevision, revision)
+            return
+        }
         var records: [String: ReplicatedChange] = [:]
         for event in events where event.kind == .put {
             guard case .record(let object)? = keys.entry(event.kv.key),
@@ -182,7 +174,10 @@ final class EtcdReplica: ChangeReplicator {
             records[object] = change
         }
         for event in events {
-            guard case .document(let object)? = keys.entry(event.kv.key) else { continue }
+            guard case .document(let object)? = keys.entry(event.kv.key) else {
+                if event.kv.key.elementsEqual(keys.epoch.utf8) { followEpoch(event) }
+                continue
+            }
             var document: JSONObject?
             if event.kind == .put {
                 document = ClusterKeys.document(event.kv.value)
@@ -212,6 +207,7 @@ final class EtcdReplica: ChangeReplicator {
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
                 releaseWaiting()
+                readEpochAgain()
                 start()
             case .failure(let error):
                 lastFailure = "\(error)"

@@ -69,6 +69,9 @@ final class LeaseReleases {
                 switch outcome {
                 case .applied:
                     dropFirst(object)
+                case .refused(let error):
+                    logger.error("the deletion of \(object)'s \(release.cause) value was refused: \(error.message)")
+                    dropFirst(object)
                 case .conflict where release.attempts < Engine.maxProposalAttempts:
                     break
                 case .conflict, .unavailable:

@@ -8,11 +8,9 @@ struct ReplicaSnapshot {
     /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
     var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
-    var clusterID: UInt64
 
     init(_ response: EtcdRangeResponse, keys: ClusterKeys) {
         revision = response.header.revision
-        clusterID = response.header.clusterID
         for kv in response.kvs {
             if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
             guard case .document(let object)? = keys.entry(kv.key), let document = ClusterKeys.document(kv.value) else {
@@ -28,18 +26,7 @@ struct ReplicaSnapshot {
     /// Reads the snapshot before the daemon's loop runs, on a poll(2) loop of
     /// its own: no client may see the store before it is loaded.
     static func readAtStart(_ configuration: EtcdClient.Configuration, keys: ClusterKeys) throws(DaemonError) -> Self {
-        let driver = EtcdPollLoop()
-        let client: EtcdClient
-        do {
-            client = try EtcdClient(configuration, driver: driver)
-        } catch {
-            throw .cannotReachEtcd("\(error)")
-        }
-        driver.client = client
-        var result: Result<EtcdRangeResponse, EtcdError>?
-        client.range(request(keys)) { result = $0 }
-        while result == nil { driver.turn(maxWaitMilliseconds: 100) }
-        switch result! {
+        switch try EtcdStartupCall.run(configuration, { $0.range(request(keys), $1) }) {
         case .success(let response): return Self(response, keys: keys)
         case .failure(let error):
             throw .cannotReachEtcd("cannot read \(keys.prefix) from etcd (\(configuration.endpoints.joined(separator: ","))): \(error)")

@@ -1,0 +1,102 @@
+/// `batch` over a replicated store (etcd, docs/CLUSTER.md): the whole batch is
+/// one proposal, decided as one transaction at one revision. It is tried on a
+/// scratch copy of the documents it touches, exactly as in local mode
+/// (conditions, paths, `--max-memory`); the transaction is guarded by the
+/// revision of every document the trial read, so the conditions held at the
+/// revision it commits at. Every kvod replays its ops in order.
+extension Engine {
+    /// Proposes `operations` (the batch `request` carries) through
+    /// `replicator`; the reply comes once the batch is applied here. A lost
+    /// race is computed again, as a single change's.
+    func proposeBatch(_ operations: [ChangeOperation], of request: Request, from client: ClientController,
+                      through replicator: ChangeReplicator, attempt: Int) throws(KVOEngineError) {
+        if let index = operations.firstIndex(where: { $0.lifetime != nil }) {
+            throw KVOEngineError(.badRequest, "ops[\(index)]: ephemeral and ttl are not available over etcd yet",
+                                 details: ["index": .number(JSONNumber(index))])
+        }
+        let (proposal, changed) = try batchProposal(operations)
+        client.awaitsReplication = true
+        replicator.propose(proposal) { [self] outcome in
+            answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
+                             contended: "the objects of this batch") { seq in
+                // Every op of the batch has the revision's seq; nothing changed: the current seq.
+                var reply = ReplyEncoder()
+                reply.seq(changed.contains(true) ? seq : store.seq)
+                let number = JSONValue.number(JSONNumber(validatedLiteral: String(seq)))
+                reply.field("seqs", .array(changed.map { $0 ? number : .null }))
+                return reply
+            }
+        }
+    }
+
+    /// What `operations` would do to the replica now, as one proposal, and
+    /// whether each op changes something; throws what local mode would.
+    func batchProposal(_ operations: [ChangeOperation]) throws(KVOEngineError) -> (BatchProposal, [Bool]) {
+        let log = ChangeCollector()
+        let (trial, seqs) = try self.trial(operations, log: log)
+        try checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
+        var objects: [String] = []
+        var mentioned: Set<String> = []
+        for change in operations {
+            guard let (object, _) = Self.target(of: change.operation), mentioned.insert(object).inserted else { continue }
+            objects.append(object)
+        }
+        let records = Dictionary(log.changes.map { ($0.seq, $0) }, uniquingKeysWith: { $1 })
+        var steps: [String: [ReplicatedBatchStep]] = [:]
+        for (position, seq) in seqs.enumerated() {
+            guard let seq, let record = records[seq] else { continue }
+            let change = ReplicatedChange(op: Operation.names[operations[position].operation.nameIndex],
+                                          object: record.object, path: record.path, kind: record.kind,
+                                          indexes: record.indexes)
+            steps[record.object, default: []].append(ReplicatedBatchStep(change: change, position: position,
+                                                                         written: record.new))
+        }
+        let changes = objects.compactMap { object -> BatchProposal.ObjectChange? in
+            guard var own = steps[object] else { return nil }
+            // The document after the batch tells what the last step wrote.
+            own[own.count - 1].written = nil
+            return BatchProposal.ObjectChange(object: object, document: trial.store.document(object), steps: own)
+        }
+        return (BatchProposal(objects: objects, changes: changes), seqs.map { $0 != nil })
+    }
+
+    /// Applies a committed batch at `seq` (the store's revision), whoever
+    /// proposed it: its steps in op order, each through
+    /// ``applyReplicated(_:document:seq:)`` with its object's document right
+    /// after it (`documents`' for an object's last step, else the replica's
+    /// with the step replayed), so each op has its own events, as in local
+    /// mode, and they are contiguous. `documents` holds the revision's
+    /// documents (nil: deleted); one that no step names (written without
+    /// kvod) is then applied as a whole-document change.
+    public func applyReplicatedBatch(_ steps: [ReplicatedBatchStep], documents: [String: JSONObject?], seq: UInt64) {
+        let ordered = steps.sorted { $0.position < $1.position }
+        var last: [String: Int] = [:]
+        for (index, step) in ordered.enumerated() { last[step.change.object] = index }
+        for (index, step) in ordered.enumerated() {
+            let object = step.change.object
+            if last[object] == index, let document = documents[object] {
+                applyReplicated(step.change, document: document, seq: seq)
+                continue
+            }
+            var document = store.value(object, at: [])
+            ChangeRecord(object: object, path: step.change.path, kind: step.change.kind, indexes: step.change.indexes,
+                         old: nil, new: step.written, seq: seq, existingKeys: 0).apply(to: &document)
+            guard case .object(let members)? = document else {
+                applyReplicated(step.change, document: nil, seq: seq)
+                continue
+            }
+            applyReplicated(step.change, document: members, seq: seq)
+        }
+        for (object, document) in documents where last[object] == nil {
+            applyReplicated(ReplicatedChange(op: "external", object: object, path: [], kind: .setting),
+                            document: document, seq: seq)
+        }
+    }
+}
+
+/// Keeps the changes a batch's trial makes, in order.
+private final class ChangeCollector: ChangeLog {
+    var changes: [ChangeRecord] = []
+
+    func record(_ change: ChangeRecord) { changes.append(change) }
+}

@@ -1,0 +1,40 @@
+import KVOEngine
+import KVOEtcd
+
+/// etcd's limits on one request, as kvod is told the cluster's settings
+/// (`--etcd-max-request-bytes`, `--etcd-max-txn-ops`): a change whose `Txn`
+/// would pass them is refused by kvod before it is sent, naming the limit,
+/// rather than by etcd after (docs/CLUSTER.md, "etcd's limits").
+struct EtcdLimits: Equatable {
+    /// etcd's `--max-request-bytes` default: 1.5 MiB.
+    static let defaultMaxRequestBytes = 1_572_864
+    /// etcd's `--max-txn-ops` default.
+    static let defaultMaxTxnOps = 128
+    /// A change's `Txn` puts a document and its record: fewer operations allow nothing.
+    static let leastTxnOps = 2
+
+    var maxRequestBytes = Self.defaultMaxRequestBytes
+    var maxTxnOps = Self.defaultMaxTxnOps
+
+    /// Why etcd would refuse `txn`, `what` being the request it carries (`this
+    /// set`, `this batch`); nil when it is within both limits.
+    func refusal(of txn: EtcdTxnRequest, _ what: String) -> KVOEngineError? {
+        let operations = txn.operationCount
+        if operations > maxTxnOps {
+            return KVOEngineError(.limitExceeded, """
+                \(what) would be an etcd Txn of \(operations) operations (a document and its change record per \
+                object it changes), over etcd's --max-txn-ops (\(maxTxnOps); kvod's --etcd-max-txn-ops); \
+                nothing changed
+                """)
+        }
+        let bytes = txn.proposalBytes
+        if bytes > maxRequestBytes {
+            return KVOEngineError(.tooLarge, """
+                \(what) would be an etcd Txn of \(bytes) bytes (the documents it changes, whole, and their change \
+                records), over etcd's --max-request-bytes (\(maxRequestBytes); kvod's --etcd-max-request-bytes); \
+                nothing changed
+                """)
+        }
+        return nil
+    }
+}
