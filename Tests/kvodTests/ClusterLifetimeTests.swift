@@ -31,10 +31,11 @@ struct ClusterLifetimeTests {
         // A lease ttl far longer than the wait: only the revoke can make the deletion prompt.
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0], "--etcd-lease-ttl", "60"])
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
-        var (owner, observer): (LineClient?, LineClient) = try Self.holdTwoValuesAndTakeOneOver(a.socketPath, b.socketPath)
-        // The plain set through b ended y's leased key in its Txn, and its record tells who made it.
+        var (owner, observer): (LineClient?, LineClient) = try Self.holdThreeValuesAndTakeTwoOver(a.socketPath, b.socketPath)
+        // The plain set and the batch through b ended y's and z's leased keys and notes in their Txns.
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/e/", "--keys-only"]) == ["/kvod/e/o/x"])
-        let record = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
+        #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/l/", "--keys-only"]) == ["/kvod/l/o/x"])
+        let record = try await Self.etcd(cluster, ["get", "/kvod/c/p", "--print-value-only"]).first ?? ""
         #expect(record.contains(#""uid":\#(getuid())"#) && record.contains(#""host":"\#(Self.hostName)""#), "\(record)")
         let closedAt = ContinuousClock.now
         owner = nil
@@ -136,13 +137,21 @@ struct ClusterLifetimeTests {
         return at
     }
 
-    /// The owner holds `x` and `y` ephemeral through `a`; a client of `b`
-    /// sets `y` plainly: the owner no longer owns it.
-    private static func holdTwoValuesAndTakeOneOver(_ a: String, _ b: String) throws -> (LineClient, LineClient) {
-        let (owner, observer) = try holdEphemeralValues(["x", "y"], through: a, observedOn: b)
-        let plain = try LineClient(path: b).request(#"{"op":"set","object":"o","keyPath":"y","value":"b"}"#, timeout: 30).reply
-        #expect(plain["ok"] == true, "\(plain)")
-        #expect(try observer.readJSON(timeout: 30)["new"] == "b")
+    /// The owner holds `x`, `y` and `z` ephemeral through `a`; a client of
+    /// `b` sets `y` plainly, then `z` in a batch: the owner no longer owns
+    /// them. A last set, of object `p`, leaves its record to read.
+    private static func holdThreeValuesAndTakeTwoOver(_ a: String, _ b: String) throws -> (LineClient, LineClient) {
+        let (owner, observer) = try holdEphemeralValues(["x", "y", "z"], through: a, observedOn: b)
+        let writer = try LineClient(path: b)
+        for line in [
+            #"{"op":"set","object":"o","keyPath":"y","value":"b"}"#,
+            #"{"op":"batch","ops":[{"op":"set","object":"o","keyPath":"z","value":"b"}]}"#,
+        ] {
+            let reply = try writer.request(line, timeout: 30).reply
+            #expect(reply["ok"] == true, "\(reply)")
+            #expect(try observer.readJSON(timeout: 30)["new"] == "b")
+        }
+        try set(#"{"op":"set","object":"p","keyPath":"k","value":1}"#, through: b)
         return (owner, observer)
     }
 
@@ -159,10 +168,12 @@ struct ClusterLifetimeTests {
         #expect(next["new"] == "c" && next["seq"] == set["seq"], "nothing came before: \(next)")
     }
 
-    /// `y`, set plainly after its ephemeral set, stayed when its first owner left.
+    /// `y` and `z`, set plainly after their ephemeral sets, stayed when their first owner left.
     private static func checkKept(_ b: String) throws {
-        let kept = try LineClient(path: b).request(#"{"op":"get","object":"o","keyPath":"y"}"#).reply
-        #expect(kept["value"] == "b" && kept["ephemeral"] == nil, "\(kept)")
+        for key in ["y", "z"] {
+            let kept = try LineClient(path: b).request(#"{"op":"get","object":"o","keyPath":"\#(key)"}"#).reply
+            #expect(kept["value"] == "b" && kept["ephemeral"] == nil, "\(kept)")
+        }
     }
 
     /// etcdctl's output lines for `arguments`, on the cluster's first member.
