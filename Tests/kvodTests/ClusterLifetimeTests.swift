@@ -35,8 +35,11 @@ struct ClusterLifetimeTests {
         // The plain set and the batch through b ended y's and z's leased keys and notes in their Txns.
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/e/", "--keys-only"]) == ["/kvod/e/o/x"])
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/l/", "--keys-only"]) == ["/kvod/l/o/x"])
-        let record = try await Self.etcd(cluster, ["get", "/kvod/c/p", "--print-value-only"]).first ?? ""
-        #expect(record.contains(#""uid":\#(getuid())"#) && record.contains(#""host":"\#(Self.hostName)""#), "\(record)")
+        for object in ["p", "q"] {
+            let record = try await Self.etcd(cluster, ["get", "/kvod/c/\(object)", "--print-value-only"]).first ?? ""
+            #expect(record.contains(#""uid":\#(getuid())"#) && record.contains(#""host":"\#(Self.hostName)""#),
+                    "\(record)")
+        }
         let closedAt = ContinuousClock.now
         owner = nil
         let elapsed = try Self.checkDeleted(["x"], cause: "disconnect", by: observer, on: b.socketPath) - closedAt
@@ -139,7 +142,7 @@ struct ClusterLifetimeTests {
 
     /// The owner holds `x`, `y` and `z` ephemeral through `a`; a client of
     /// `b` sets `y` plainly, then `z` in a batch: the owner no longer owns
-    /// them. A last set, of object `p`, leaves its record to read.
+    /// them. A set of object `p` and a batch on `q` leave their records to read.
     private static func holdThreeValuesAndTakeTwoOver(_ a: String, _ b: String) throws -> (LineClient, LineClient) {
         let (owner, observer) = try holdEphemeralValues(["x", "y", "z"], through: a, observedOn: b)
         let writer = try LineClient(path: b)
@@ -152,6 +155,7 @@ struct ClusterLifetimeTests {
             #expect(try observer.readJSON(timeout: 30)["new"] == "b")
         }
         try set(#"{"op":"set","object":"p","keyPath":"k","value":1}"#, through: b)
+        try set(#"{"op":"batch","ops":[{"op":"set","object":"q","keyPath":"k","value":1}]}"#, through: b)
         return (owner, observer)
     }
 

@@ -23,7 +23,7 @@ public struct ChangeContext: Sendable, Equatable {
     }
 
     /// Adds the members known to a stored record.
-    func write(to members: inout JSONObject) {
+    public func write(to members: inout JSONObject) {
         if let cause { members["cause"] = .string(cause.rawValue) }
         if let uid { members["uid"] = .number(JSONNumber(Int(uid))) }
         if let host { members["host"] = .string(host) }

@@ -19,8 +19,13 @@ extension EtcdReplica {
         var success: [EtcdRequestOp] = []
         for change in batch.changes {
             success.append(documentOp(change.object, change.document))
-            success.append(.put(EtcdPutRequest(key: Array(keys.record(change.object).utf8),
-                                               value: ReplicatedBatchStep.record(change.steps).jsonBytes)))
+            // Who made it, beside the steps (older readers ignore it).
+            var record = ReplicatedBatchStep.record(change.steps)
+            if case .object(var members) = record {
+                ChangeContext(uid: batch.uid, host: leases.host).write(to: &members)
+                record = .object(members)
+            }
+            success.append(.put(EtcdPutRequest(key: Array(keys.record(change.object).utf8), value: record.jsonBytes)))
         }
         success += leases.operations(endedBy: batch) { engine.holdsLeases(in: $0) }
         commit(EtcdTxnRequest(compare: compare, success: success), comparing: compared, "this batch", done)
