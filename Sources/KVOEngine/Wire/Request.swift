@@ -23,14 +23,7 @@ public final class ChangeModifiers: Sendable {
     public let lifetime: ValueLifetime?
     public let awaiting: ChangeAwait?
 
-    /// Nil when all three are.
-    public static func make(condition: WriteCondition?, lifetime: ValueLifetime?,
-                            awaiting: ChangeAwait?) -> ChangeModifiers? {
-        guard condition != nil || lifetime != nil || awaiting != nil else { return nil }
-        return ChangeModifiers(condition: condition, lifetime: lifetime, awaiting: awaiting)
-    }
-
-    private init(condition: WriteCondition?, lifetime: ValueLifetime?, awaiting: ChangeAwait?) {
+    init(condition: WriteCondition?, lifetime: ValueLifetime?, awaiting: ChangeAwait?) {
         self.condition = condition
         self.lifetime = lifetime
         self.awaiting = awaiting

@@ -388,8 +388,9 @@ struct Fields {
 
     /// A change's condition, lifetime and await, checked; nil when it has none.
     func changeModifiers() throws(KVOEngineError) -> ChangeModifiers? {
-        return ChangeModifiers.make(condition: try writeCondition(), lifetime: try valueLifetime(),
-                                    awaiting: try changeAwait())
+        let (condition, lifetime, awaiting) = (try writeCondition(), try valueLifetime(), try changeAwait())
+        guard condition != nil || lifetime != nil || awaiting != nil else { return nil }
+        return ChangeModifiers(condition: condition, lifetime: lifetime, awaiting: awaiting)
     }
 
     /// `ifModSeq` and `ifValue`, checked; nil when neither is there.
