@@ -114,21 +114,23 @@ public final class Engine {
     }
 
     /// Answers one decoded request.
+    @inline(__always)
     public func handle(_ request: Request, from client: ClientController) {
         requestCounts.count(request.operation)
         if let replicator, request.operation.isChange {
             return handleReplicated(request, from: client, through: replicator)
         }
         do throws(KVOEngineError) {
-            try authorize(request.operation, condition: request.condition, for: client)
+            let modifiers = request.modifiers
+            try authorize(request.operation, condition: modifiers?.condition, for: client)
             var reply = ReplyEncoder()
-            if let condition = request.condition {
+            if let condition = modifiers?.condition {
                 try check(condition, of: request.operation)
             }
-            if let awaiting = request.awaiting {
+            if let awaiting = modifiers?.awaiting {
                 return try performAwaited(request, awaiting, for: client, reply: reply)
             }
-            try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
+            try perform(request.operation, lifetime: modifiers?.lifetime, for: client, reply: &reply)
             client.append(reply, id: request.id)
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,

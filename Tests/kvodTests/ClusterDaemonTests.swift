@@ -56,6 +56,28 @@ struct ClusterDaemonTests {
         }
     }
 
+    @Test func aChangeSentTheMomentAKvodListensIsAppliedNotRefused() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        for round in 0..<5 {
+            let kvod = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]], waitForSocket: false)
+            let (reply, value) = try Self.setAndGet(round, through: kvod.socketPath)
+            #expect(reply["ok"] == true, "the first set after kvod listens: \(reply)")
+            #expect(value == round)
+        }
+    }
+
+    /// A set on the first connection kvod accepts, then a get of it.
+    private static func setAndGet(_ value: Int, through socket: String) throws -> (reply: JSONValue, value: Int?) {
+        var connected: LineClient?
+        try waitUntil("kvod accepts a connection", timeout: 20, recheckEvery: 0.0002) {
+            connected = try? LineClient(path: socket)
+            return connected != nil
+        }
+        let client = connected!
+        let reply = try client.request(#"{"op":"set","object":"first","keyPath":"round","value":\#(value)}"#).reply
+        return (reply, try client.request(#"{"op":"get","object":"first","keyPath":"round"}"#).reply["value"]?.intValue)
+    }
+
     @Test func collectionChangesOnOneKvodReachAnotherKvodsObserversAsLocalModeWouldTellThem() async throws {
         let cluster = try await EtcdCluster(size: 1)
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])

@@ -7,6 +7,7 @@ extension Engine {
     /// to read too). Without a policy everything is allowed.
     func authorize(_ operation: Operation, condition: WriteCondition? = nil,
                    for client: ClientController) throws(KVOEngineError) {
+        guard let policy = configuration.accessPolicy else { return }
         if case .batch(let operations) = operation {
             // Refused whole when any op is, naming the first one.
             for (index, change) in operations.enumerated() {
@@ -19,8 +20,7 @@ extension Engine {
             }
             return
         }
-        guard let policy = configuration.accessPolicy,
-              let (needed, object) = Self.rightsNeeded(by: operation) else { return }
+        guard let (needed, object) = Self.rightsNeeded(by: operation) else { return }
         let rights = policy.rights(of: client.credentials, on: object)
         if !rights.isSuperset(of: needed) {
             let verb = needed == .write ? "write" : "read or observe"

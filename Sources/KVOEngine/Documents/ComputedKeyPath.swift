@@ -58,7 +58,8 @@ extension ObservedPath {
 
 extension ComputedKeyPath {
     /// Refuses a request that writes a computed key path, or reads or
-    /// observes a malformed one (also inside a `batch`); nil for every other.
+    /// observes a malformed one; nil for every other (a batch's ops are
+    /// checked as each is decoded).
     static func refusal(_ operation: Operation) -> KVOEngineError? {
         switch operation {
         case .set(_, let keyPath, _), .insert(_, let keyPath, _, _), .remove(_, let keyPath, _),
@@ -70,8 +71,6 @@ extension ComputedKeyPath {
             keyPath.readRefusal
         case .observe(_, let keyPaths, _, _, _, _, _):
             keyPaths.lazy.compactMap(\.readRefusal).first
-        case .batch(let operations):
-            operations.lazy.compactMap { refusal($0.operation) }.first
         default:
             nil
         }

@@ -38,16 +38,12 @@ public enum DocumentDepth {
         return tooDeep(object, keyPath, budget: budget)
     }
 
-    /// Checks the operations that store values, also inside a `batch`; nil
-    /// for every other.
+    /// Checks `insert` and `replace`; nil for every other operation (a
+    /// set's value is checked as the decoder takes it, a batch's ops as each is decoded).
     static func refusal(_ operation: Operation) -> KVOEngineError? {
         switch operation {
-        case .set(let object, let keyPath, let value):
-            refusal(object, keyPath, value)
         case .insert(let object, let keyPath, _, let values), .replace(let object, let keyPath, _, let values):
             refusal(object, keyPath, elements: values)
-        case .batch(let operations):
-            operations.lazy.compactMap { refusal($0.operation) }.first
         default:
             nil
         }

@@ -5,12 +5,29 @@ public struct Request {
     /// The client's `id`, any JSON value, echoed in the reply; nil when absent.
     public var id: JSONValue?
     public var operation: Operation
+    /// A change's condition, lifetime and await, boxed: most requests have
+    /// none, and three optional values cost every request their copies.
+    public var modifiers: ChangeModifiers? = nil
+
     /// A change op's `ifModSeq`/`ifValue`; nil when it has none.
-    public var condition: WriteCondition? = nil
+    public var condition: WriteCondition? { modifiers?.condition }
     /// A set's `ephemeral`/`ttl`; nil when it has none.
-    public var lifetime: ValueLifetime? = nil
+    public var lifetime: ValueLifetime? { modifiers?.lifetime }
     /// A change's `await`/`awaitTimeout`: its reply waits for its observers; nil when it has none.
-    public var awaiting: ChangeAwait? = nil
+    public var awaiting: ChangeAwait? { modifiers?.awaiting }
+}
+
+/// What a change request asks beside its op: a condition, a lifetime, an await.
+public final class ChangeModifiers: Sendable {
+    public let condition: WriteCondition?
+    public let lifetime: ValueLifetime?
+    public let awaiting: ChangeAwait?
+
+    init(condition: WriteCondition?, lifetime: ValueLifetime?, awaiting: ChangeAwait?) {
+        self.condition = condition
+        self.lifetime = lifetime
+        self.awaiting = awaiting
+    }
 }
 
 /// What a request asks for: one case per `op`. The engine's exhaustive switch
@@ -29,7 +46,8 @@ public enum Operation {
     /// Observes `keyPaths` (``ObservedPath/wholeDocument`` for the whole
     /// document) of one object or of every object under a prefix; with
     /// `since`, first replays the changes after that point.
-    case observe(scope: ObservationScope, keyPaths: [ObservedPath], options: ObservationOptions,
+    /// (Boxed: its payload is twice any other's, and every request would carry its size.)
+    indirect case observe(scope: ObservationScope, keyPaths: [ObservedPath], options: ObservationOptions,
                  context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy,
                  filter: ObservationFilter = .none)
     /// Unobserves `keyPaths` in `scope`, or everything observed there when nil.

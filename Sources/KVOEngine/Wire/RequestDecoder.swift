@@ -68,15 +68,14 @@ public struct RequestDecoder {
     /// twentieth of a set).
     private mutating func request(from fields: inout Fields) -> Outcome {
         do throws(KVOEngineError) {
+            // A set's depth and key path are checked as its operands are taken.
+            let isSet = fields.opCode == .set
             let operation = try fields.takeOperation(keyPaths: &keyPaths)
-            if let refusal = DocumentDepth.refusal(operation) { throw refusal }
-            // A set's key path was checked for writing when the cache took it.
-            if case .set = operation {} else if let refusal = ComputedKeyPath.refusal(operation) { throw refusal }
-            let condition = try fields.writeCondition()
-            let lifetime = try fields.valueLifetime()
-            let awaiting = try fields.changeAwait()
-            return .request(Request(id: fields.id.take(), operation: operation, condition: condition,
-                                    lifetime: lifetime, awaiting: awaiting))
+            if !isSet, let refusal = DocumentDepth.refusal(operation) ?? ComputedKeyPath.refusal(operation) {
+                throw refusal
+            }
+            let modifiers = fields.hasRareMembers ? try fields.changeModifiers() : nil
+            return .request(Request(id: fields.id.take(), operation: operation, modifiers: modifiers))
         } catch {
             return .failure(id: fields.id, error: error)
         }

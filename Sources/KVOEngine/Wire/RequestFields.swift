@@ -241,6 +241,7 @@ struct Fields {
         }
         guard let value = value.take() else { throw .badRequest("missing field \"value\"") }
         try Self.checkWholeDocument(value, at: path)
+        if let refusal = DocumentDepth.refusal(name, path, value) { throw refusal }
         return (name, path, value)
     }
 
@@ -258,39 +259,37 @@ struct Fields {
     /// where they belong, as `prefix`, `after` and `limit`.
     private func checkCommonFields(for opCode: OpCode) throws(KVOEngineError) {
         if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
-        if rare != nil {
-            let scoped: Set<OpCode> = [.observe, .unobserve, .list]
-            if prefix != nil, !scoped.contains(opCode) {
-                throw .badRequest("unknown field \"prefix\" for op \"\(opCode.rawValue)\"")
-            }
-            for (field, name) in [(after, "after"), (limit, "limit")]
-            where field != nil && opCode != .list && opCode != .observations {
-                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-            }
-            let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
-            for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
-            where field != nil && !changes.contains(opCode) {
-                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-            }
-            for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")] where field != nil && opCode != .set {
-                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-            }
-            for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
-                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-            }
-            if ack != nil, opCode != .observe {
-                throw .badRequest("unknown field \"ack\" for op \"\(opCode.rawValue)\"")
-            }
-            if seq != nil, opCode != .ack {
-                throw .badRequest("unknown field \"seq\" for op \"\(opCode.rawValue)\"")
-            }
-            for (field, name) in [(awaiting, "await"), (awaitTimeout, "awaitTimeout")]
-            where field != nil && !changes.contains(opCode) && opCode != .batch {
-                throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-            }
-            if ops != nil, opCode != .batch {
-                throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
-            }
+        let scoped: Set<OpCode> = [.observe, .unobserve, .list]
+        if prefix != nil, !scoped.contains(opCode) {
+            throw .badRequest("unknown field \"prefix\" for op \"\(opCode.rawValue)\"")
+        }
+        for (field, name) in [(after, "after"), (limit, "limit")]
+        where field != nil && opCode != .list && opCode != .observations {
+            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+        }
+        let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
+        for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
+        where field != nil && !changes.contains(opCode) {
+            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+        }
+        for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")] where field != nil && opCode != .set {
+            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+        }
+        for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
+            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+        }
+        if ack != nil, opCode != .observe {
+            throw .badRequest("unknown field \"ack\" for op \"\(opCode.rawValue)\"")
+        }
+        if seq != nil, opCode != .ack {
+            throw .badRequest("unknown field \"seq\" for op \"\(opCode.rawValue)\"")
+        }
+        for (field, name) in [(awaiting, "await"), (awaitTimeout, "awaitTimeout")]
+        where field != nil && !changes.contains(opCode) && opCode != .batch {
+            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
+        }
+        if ops != nil, opCode != .batch {
+            throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
         }
         if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
@@ -304,7 +303,8 @@ struct Fields {
             guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
-        try checkCommonFields(for: opCode)
+        // Every member checked there is a rare one.
+        if hasRareMembers { try checkCommonFields(for: opCode) }
         if opCode != .set, let text = keyPathText.take() { keyPath = .string(RequestScanner.string(text)) }
         switch opCode {
         case .set:
@@ -380,6 +380,18 @@ struct Fields {
 
     /// The most ops one `batch` may carry.
     static let maxBatchOps = 10_000
+
+    /// Whether any member but the ones every set has was read. (Asked
+    /// before calling a method that reads them: a call on a `Fields` being
+    /// filled copies all of it.)
+    var hasRareMembers: Bool { rare != nil }
+
+    /// A change's condition, lifetime and await, checked; nil when it has none.
+    func changeModifiers() throws(KVOEngineError) -> ChangeModifiers? {
+        let (condition, lifetime, awaiting) = (try writeCondition(), try valueLifetime(), try changeAwait())
+        guard condition != nil || lifetime != nil || awaiting != nil else { return nil }
+        return ChangeModifiers(condition: condition, lifetime: lifetime, awaiting: awaiting)
+    }
 
     /// `ifModSeq` and `ifValue`, checked; nil when neither is there.
     func writeCondition() throws(KVOEngineError) -> WriteCondition? {

@@ -21,10 +21,12 @@ final class EtcdReplica: ChangeReplicator {
     private(set) var appliedRevision: Int64
     /// Each object's key's `mod_revision` as the replica holds it: what a `Txn` compares.
     var modRevisions: [String: Int64]
-    /// Whether the watch is in place: the replica follows etcd.
-    var isFollowing = false
+    /// Whether the replica follows etcd: from the snapshot read at start (the
+    /// first watch starts at its revision, so it delivers what is committed
+    /// before it is in place), then while a watch is in place.
+    var isFollowing = true
     /// Why it does not, for `unavailable`, `info` and the log.
-    var lastFailure = "the watch has not started yet"
+    var lastFailure = "not following etcd"
     /// How far behind etcd the replica may be, for `info`.
     var progress = WatchProgress()
     /// The cluster's epoch, followed while it runs.
@@ -116,7 +118,7 @@ final class EtcdReplica: ChangeReplicator {
         progress.heard(update)
         switch update {
         case .created:
-            if !isFollowing { logger.notice("following etcd (\(endpoints)) from revision \(appliedRevision + 1)") }
+            logger.notice("following etcd (\(endpoints)) from revision \(appliedRevision + 1)")
             isFollowing = true
         case .events(_, let events):
             apply(events)
