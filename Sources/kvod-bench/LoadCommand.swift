@@ -58,7 +58,7 @@ struct LoadCommand: ParsableCommand {
         for name in shapes where ClientShape(rawValue: name) == nil {
             throw ValidationError("unknown shape \(name); known: \(ClientShape.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
+        if let peer, !Peer.loadPeers.contains(where: { $0.rawValue == peer }) { throw ValidationError("--peer must be kvod or redis") }
         if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
         if attach != nil && scenarios.contains(Scenario.durabilityFamily) {
             throw ValidationError("durability starts each server itself, with a fresh data directory: it cannot --attach")
@@ -76,7 +76,7 @@ struct LoadCommand: ParsableCommand {
             shapes.isEmpty || !["set-throughput", "fanout"].contains(scenario.family)
                 || shapes.contains(scenario.shape.rawValue)
         }
-        let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.allCases
+        let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.loadPeers
         let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer)
         let started = Date()
         let loadBefore = Machine.loadAverage()
