@@ -35,7 +35,7 @@ struct ClusterReport {
             guard let mine = median(row, peer), let theirs = median(row, base), theirs > 0 else { return nil }
             return mine / theirs
         }
-        return Report.median(zip(mine, theirs).map { $1 > 0 ? $0 / $1 : .infinity })
+        return Report.median(zip(mine, theirs).map { $1 > 0 ? $0 / $1 : $0 > 0 ? .infinity : 1 })
     }
 
     func table() -> String {
@@ -69,9 +69,9 @@ struct ClusterReport {
             }
             lines.append("| \(what) | \(String(format: "%.2f×", value)) | \(value >= 0.8 ? "yes" : "**no**") |")
         }
-        // "At local-mode speed": each host's first-to-last spread within the machine's noise (±25 %) of local mode's.
-        for row in rows where row.contains("first to last observer") {
-            let what = "a host fans a change out at local-mode speed (\(row.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ≤ 1.25× local mode's)"
+        // "At local-mode speed": the fan-out's first-to-last spread within the machine's noise (±25 %) of local mode's.
+        for row in rows where row.contains("first observer to its last") {
+            let what = "a change fans out at local-mode speed (\(row.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ≤ 1.25× local mode's)"
             guard let value = ratio(row, .kvodOverEtcd, over: .kvodLocal) else {
                 lines.append("| \(what) | not measured | – |")
                 continue

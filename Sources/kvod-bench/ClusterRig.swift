@@ -60,18 +60,11 @@ final class ClusterRig {
 
     /// A new client connection to `host`.
     func connect(host: Int) throws(BenchError) -> Connection {
-        let connection: Connection
         if let etcd, kvods.isEmpty {
-            connection = try Connection(port: etcd.clientPorts[host % etcd.clientPorts.count], wire: wire)
-        } else {
-            connection = try Connection(path: kvods[host % kvods.count].socketPath, wire: wire)
+            return try Connection(port: etcd.clientPorts[host % etcd.clientPorts.count], wire: wire)
         }
-        connection.host = host % hostCount
-        return connection
+        return try Connection(path: kvods[host % kvods.count].socketPath, wire: wire)
     }
-
-    /// Hosts that are distinct servers: one for local mode.
-    var hostCount: Int { peer == .kvodLocal ? 1 : hosts }
 
     /// Registers `requests` on `connections` (an observe per key, or one etcd watch).
     func register(_ connections: [Connection], keys: [BenchKey]) throws(BenchError) {

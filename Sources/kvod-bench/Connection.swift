@@ -33,10 +33,8 @@ final class Connection: InboundHandler {
     /// The time the bytes being parsed were read.
     var readAt: UInt64 = 0
 
-    /// Where each change reached this connection's host's observers (the cluster fan-out); nil: not kept.
+    /// When each change reached the observers (the cluster fan-out); nil: not kept.
     var arrivals: FanoutArrivals?
-    /// Which host (kvod, or etcd member) this connection talks to, for ``arrivals``.
-    var host = 0
     /// etcd's HTTP responses, which need state across reads (etcd connections only).
     private let http: HTTPResponseReader?
 
@@ -149,7 +147,7 @@ final class Connection: InboundHandler {
             lastIndex[key] = index
         }
         if sentAt > 0, let latencies, readAt > sentAt { latencies.record(readAt - sentAt) }
-        if index >= 0, let arrivals { arrivals.record(host: host, change: index, at: readAt) }
+        if index >= 0, let arrivals { arrivals.record(change: index, at: monotonicNanoseconds()) }
     }
 
     /// What is wrong with this connection, if anything.
