@@ -1,3 +1,8 @@
+import KVOProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What `kvod-bench cluster` compares: kvod over etcd, etcd itself through
 /// its JSON gateway, and kvod in local mode (the fan-out's reference).
 enum ClusterPeer: String, CaseIterable, Sendable {
@@ -46,6 +51,7 @@ final class ClusterRig {
                     "--etcd", etcd.clientURLs[host % members], "--etcd-prefix", Self.kvodPrefix,
                 ])
             }
+            for kvod in kvods { try Self.waitUntilFollowing(kvod) }
         case .etcd:
             etcd = try EtcdServers(members: members, binary: binaries.etcd)
             kvods = []
@@ -53,6 +59,31 @@ final class ClusterRig {
             etcd = nil
             kvods = [try ServerProcess(.kvod, binaries: kvodBinaries)]
         }
+    }
+
+    /// Until `kvod` follows etcd (a `get` no longer says `stale`), at most 20 s: its
+    /// socket listens before its watch is in place, and a change sent in between
+    /// is `unavailable` ("the watch has not started yet").
+    private static func waitUntilFollowing(_ kvod: ServerProcess) throws(BenchError) {
+        let fd = try UnixSocket.connect(kvod.socketPath)
+        defer { close(fd) }
+        let request = RequestEncoder(op: .get, object: "kvod-bench/following", keyPath: nil).line
+        let deadline = monotonicNanoseconds() + 20_000_000_000
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while monotonicNanoseconds() < deadline {
+            guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+                throw BenchError("kvod \(kvod.socketPath): \(UnixSocket.errorText())")
+            }
+            var reply: [UInt8] = []
+            while !reply.contains(10) {
+                let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard n > 0 else { throw BenchError("kvod \(kvod.socketPath) closed the connection") }
+                reply += scratch[..<n]
+            }
+            if !String(decoding: reply, as: UTF8.self).contains(#""stale":true"#) { return }
+            usleep(10_000)
+        }
+        throw BenchError("kvod \(kvod.socketPath) did not follow etcd within 20 s")
     }
 
     /// How the clients of this measurement speak.
