@@ -71,10 +71,7 @@ struct ClusterCommand: ParsableCommand {
                         defer { rig.stop() }
                         let result = try scenario.run(on: rig, sizes: sizes)
                         report.add(result, peer: peer, scenario: scenario, round: round, load: load)
-                        let shown = result.figures.map { "\(Report.number($0.value)) \($0.unit)" }.joined(separator: ", ")
-                        let trouble = (result.problems.isEmpty ? "" : "  PROBLEM: " + result.problems.joined(separator: "; "))
-                            + (result.notes.isEmpty ? "" : "  note: " + result.notes.joined(separator: "; "))
-                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName) (load \(load)): \(shown)\(trouble)")
+                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName) (load \(load)): \(result.summary)")
                     } catch {
                         report.failed(error, peer: peer, scenario: scenario, round: round)
                         progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): FAILED: \(error)")
@@ -95,25 +92,21 @@ struct ClusterCommand: ParsableCommand {
         }
     }
 
-    private func progress(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-    }
-
     private func section(_ report: ClusterReport, started: Date, seconds: Double, loadBefore: String) -> String {
         let date = ISO8601DateFormatter().string(from: started)
         return """
         **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(commit), \
-        \(EtcdServers.version(etcd)), \(sizes.members) members with their data on \
+        etcd \(ServerProcess.version(etcd).replacingOccurrences(of: "etcd Version: ", with: "")), \(sizes.members) members with their data on \
         \(Machine.filesystemType(ServerProcess.parentDirectory)).
 
         **Machine:** \(Machine.cpuModel()), \(Machine.cores) cores, \(Machine.memory()), \(Machine.kernel()).
         Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
 
-        ### Targets
+        ### Targets of issue 18
 
         \(report.targets())
 
-        ### Figures
+        ### Figures over etcd
 
         \(report.table())
 

@@ -90,18 +90,4 @@ final class EtcdServers {
     }
 
     deinit { stop() }
-
-    /// `etcd --version`'s first line, for the report.
-    static func version(_ binary: String) -> String {
-        let process = Process()
-        let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--version"]
-        process.standardOutput = pipe
-        guard (try? process.run()) != nil else { return "etcd: unknown version" }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init)
-        return first ?? "etcd: unknown version"
-    }
 }

@@ -102,8 +102,8 @@ final class ServerProcess {
 
     deinit { stop() }
 
-    /// `redis-server --version`'s first line, for the report.
-    static func redisVersion(_ binary: String) -> String {
+    /// `binary --version`'s first line, for the report (redis-server's, etcd's).
+    static func version(_ binary: String) -> String {
         let process = Process()
         let pipe = Pipe()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -112,6 +112,7 @@ final class ServerProcess {
         guard (try? process.run()) != nil else { return "unknown" }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first ?? ""
+        return first.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
