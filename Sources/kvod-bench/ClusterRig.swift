@@ -61,9 +61,9 @@ final class ClusterRig {
         }
     }
 
-    /// Until `kvod` follows etcd (a `get` no longer says `stale`), at most 20 s: its
-    /// socket listens before its watch is in place, and a change sent in between
-    /// is `unavailable` ("the watch has not started yet").
+    /// Until `kvod` follows etcd (a `get` no longer says `stale`), at most 20 s, so
+    /// that no measurement starts on a kvod that refuses changes (`unavailable`;
+    /// kvods before 758e590 did, between their socket's listening and their first watch).
     private static func waitUntilFollowing(_ kvod: ServerProcess) throws(BenchError) {
         let fd = try UnixSocket.connect(kvod.socketPath)
         defer { close(fd) }
