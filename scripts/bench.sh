@@ -6,7 +6,11 @@
 #      scenario starts both with their data on disk (kvod --data-dir --sync
 #      always|batch, Redis appendonly with appendfsync always|everysec) and has
 #      a section of its own.
-#   2. the engine micro-benchmarks (ordo-one/benchmark, in Benchmarks/).
+#   2. kvod-bench cluster (issue 18), when etcd is installed: kvod over a 3-member
+#      etcd cluster it starts on loopback, beside etcd itself (its JSON gateway)
+#      and local-mode kvod, CLUSTER_ROUNDS rounds (default 3, about 3 minutes
+#      each); CLUSTER=no skips it.
+#   3. the engine micro-benchmarks (ordo-one/benchmark, in Benchmarks/).
 # Usage: scripts/bench.sh [kvod-bench load options, e.g. --rounds 3 --scenario fanout]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +28,12 @@ status=0
 .build/release/kvod-bench load --kvod .build/release/kvod --redis-server "$(command -v redis-server)" \
   --rounds "${ROUNDS:-5}" --write "$document" --command "scripts/bench.sh $*" \
   --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@" || status=$?
+if [ "${CLUSTER:-yes}" != no ] && command -v etcd >/dev/null; then
+  echo "== kvod-bench cluster (kvod over etcd, etcd alone, local-mode kvod alternately)"
+  .build/release/kvod-bench cluster --kvod .build/release/kvod --etcd "$(command -v etcd)" \
+    --rounds "${CLUSTER_ROUNDS:-3}" --write "$document" --command "scripts/bench.sh (kvod-bench cluster)" \
+    --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" || status=$?
+fi
 echo "== engine micro-benchmarks (Benchmarks/, ordo-one/benchmark)"
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT

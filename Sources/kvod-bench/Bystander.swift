@@ -30,6 +30,8 @@ final class Bystander {
         case .redis:
             request = Array("*1\r\n$4\r\nPING\r\n".utf8)
             expected = Array("+PONG".utf8)
+        case .etcd:
+            throw BenchError("the bystander pings kvod or Redis, not etcd")
         }
     }
 

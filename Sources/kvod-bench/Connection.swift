@@ -33,9 +33,23 @@ final class Connection: InboundHandler {
     /// The time the bytes being parsed were read.
     var readAt: UInt64 = 0
 
+    /// When each change reached the observers (the cluster fan-out); nil: not kept.
+    var arrivals: FanoutArrivals?
+    /// etcd's HTTP responses, which need state across reads (etcd connections only).
+    private let http: HTTPResponseReader?
+
     init(path: String, wire: Wire) throws(BenchError) {
         fd = try UnixSocket.connect(path)
         self.wire = wire
+        http = nil
+        UnixSocket.setNonBlocking(fd)
+    }
+
+    /// A connection to etcd's JSON gateway on 127.0.0.1:`port`.
+    init(port: Int, wire: Wire) throws(BenchError) {
+        fd = try LoopbackTCP.connect(port: port)
+        self.wire = wire
+        http = HTTPResponseReader()
         UnixSocket.setNonBlocking(fd)
     }
 
@@ -103,7 +117,9 @@ final class Connection: InboundHandler {
             return false
         }
         let bytes = UnsafeRawBufferPointer(rebasing: scratch[..<n])
-        if unparsed.isEmpty {
+        if let http {
+            http.consume(bytes, self)
+        } else if unparsed.isEmpty {
             let used = wire.parse(bytes, self)
             if used < n { unparsed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...])) }
         } else {
@@ -131,6 +147,7 @@ final class Connection: InboundHandler {
             lastIndex[key] = index
         }
         if sentAt > 0, let latencies, readAt > sentAt { latencies.record(readAt - sentAt) }
+        if index >= 0, let arrivals { arrivals.record(change: index, at: monotonicNanoseconds()) }
     }
 
     /// What is wrong with this connection, if anything.

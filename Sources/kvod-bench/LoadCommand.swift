@@ -58,7 +58,7 @@ struct LoadCommand: ParsableCommand {
         for name in shapes where ClientShape(rawValue: name) == nil {
             throw ValidationError("unknown shape \(name); known: \(ClientShape.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
+        if let peer, !Peer.loadPeers.contains(where: { $0.rawValue == peer }) { throw ValidationError("--peer must be kvod or redis") }
         if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
         if attach != nil && scenarios.contains(Scenario.durabilityFamily) {
             throw ValidationError("durability starts each server itself, with a fresh data directory: it cannot --attach")
@@ -76,7 +76,7 @@ struct LoadCommand: ParsableCommand {
             shapes.isEmpty || !["set-throughput", "fanout"].contains(scenario.family)
                 || shapes.contains(scenario.shape.rawValue)
         }
-        let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.allCases
+        let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.loadPeers
         let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer)
         let started = Date()
         let loadBefore = Machine.loadAverage()
@@ -93,10 +93,7 @@ struct LoadCommand: ParsableCommand {
                         defer { server.stop() }
                         let result = try scenario.run(on: server, sizes: sizes)
                         report.add(result, peer: peer, scenario: scenario, round: round)
-                        let shown = result.figures.map { "\(Report.number($0.value)) \($0.unit)" }.joined(separator: ", ")
-                        let trouble = (result.problems.isEmpty ? "" : "  PROBLEM: " + result.problems.joined(separator: "; "))
-                            + (result.notes.isEmpty ? "" : "  note: " + result.notes.joined(separator: "; "))
-                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): \(shown)\(trouble)")
+                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): \(result.summary)")
                     } catch {
                         report.failed(error, peer: peer, scenario: scenario, round: round)
                         progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): FAILED: \(error)")
@@ -112,7 +109,7 @@ struct LoadCommand: ParsableCommand {
         if loadRan {
             print("\n" + report.table { !isDurability($0) } + (size == "standard" ? "\n\n" + report.targets() : ""))
         }
-        let header = header(started: started, seconds: seconds, redis: ServerProcess.redisVersion(redisServer))
+        let header = header(started: started, seconds: seconds, redis: ServerProcess.version(redisServer))
         let durability = DurabilitySection(report: report, sizes: sizes, header: header)
         if durabilityRan { print("\n" + report.table(isDurability) + "\n\n" + durability.keptTable()) }
         if let write {
@@ -127,11 +124,6 @@ struct LoadCommand: ParsableCommand {
             print("\nPROBLEMS:\n" + report.problems.map { "- " + $0 }.joined(separator: "\n"))
             throw ExitCode(1)
         }
-    }
-
-    /// One line on stderr, at once (stdout is buffered when piped).
-    private func progress(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// The run and machine lines that both sections start with.

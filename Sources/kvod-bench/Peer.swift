@@ -1,9 +1,21 @@
-/// The two servers the benchmark compares.
-enum Peer: String, CaseIterable, Sendable {
+/// The servers the benchmark talks to, by the protocol a connection speaks:
+/// kvod's lines, Redis's RESP, etcd's JSON gateway over HTTP/1.1 (the cluster
+/// benchmark's reference, `kvod-bench cluster`).
+enum Peer: String, Sendable {
     case kvod
     case redis
+    case etcd
 
-    var displayName: String { self == .kvod ? "kvod" : "Redis" }
+    /// The two that `kvod-bench load` compares.
+    static let loadPeers: [Peer] = [.kvod, .redis]
+
+    var displayName: String {
+        switch self {
+        case .kvod: "kvod"
+        case .redis: "Redis"
+        case .etcd: "etcd"
+        }
+    }
 }
 
 /// How Redis stands in for kvod's observations in a scenario.

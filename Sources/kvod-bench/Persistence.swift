@@ -45,6 +45,7 @@ enum Persistence: String, CaseIterable, Sendable, Hashable {
         case (_, .kvod): "kvod `--sync \(rawValue)`"
         case (.batch, .redis): "Redis `appendfsync everysec`"
         case (.always, .redis): "Redis `appendfsync always`"
+        case (_, .etcd): "etcd"
         }
     }
 }

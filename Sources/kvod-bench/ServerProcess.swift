@@ -22,7 +22,8 @@ final class ServerProcess {
     /// Where every server's folder is made.
     static let parentDirectory = "/tmp"
 
-    init(_ peer: Peer, binaries: Binaries, persistence: Persistence = .none) throws {
+    /// `arguments` are added to kvod's command line (`--etcd URL`, say).
+    init(_ peer: Peer, binaries: Binaries, persistence: Persistence = .none, arguments: [String] = []) throws {
         self.peer = peer
         var template = Array("\(Self.parentDirectory)/kvod-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(UnixSocket.errorText())") }
@@ -35,7 +36,9 @@ final class ServerProcess {
         case .kvod:
             process.executableURL = URL(fileURLWithPath: binaries.kvod)
             process.arguments = ["--socket", socketPath, "--log-level", "warning"]
-                + persistence.kvodArguments(directory: directory)
+                + persistence.kvodArguments(directory: directory) + arguments
+        case .etcd:
+            throw BenchError("etcd members are started by EtcdServers")
         case .redis:
             process.executableURL = URL(fileURLWithPath: binaries.redisServer)
             // No snapshots, no TCP, enough clients for the memory scenario;
@@ -99,8 +102,8 @@ final class ServerProcess {
 
     deinit { stop() }
 
-    /// `redis-server --version`'s first line, for the report.
-    static func redisVersion(_ binary: String) -> String {
+    /// `binary --version`'s first line, for the report (redis-server's, etcd's).
+    static func version(_ binary: String) -> String {
         let process = Process()
         let pipe = Pipe()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -109,6 +112,7 @@ final class ServerProcess {
         guard (try? process.run()) != nil else { return "unknown" }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first ?? ""
+        return first.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

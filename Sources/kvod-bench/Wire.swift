@@ -5,7 +5,8 @@ import KVOProtocol
 /// A change carries the payload `"<index>,<sentAt>"`: the setter's running
 /// index, from which observers detect lost and out-of-order events, and the
 /// time it was (or was scheduled to be) sent, from which they measure latency.
-/// kvod gets it as a JSON string value, Redis as the `PUBLISH`/`SET` argument.
+/// kvod gets it as a JSON string value, Redis as the `PUBLISH`/`SET` argument,
+/// etcd as a put's value (base64, as its JSON gateway carries values).
 ///
 /// kvod's requests are spelled as `shape`'s client spells them; each request
 /// that carries an id carries the setter's running index. KVOClient's and
@@ -33,6 +34,8 @@ struct Wire: Sendable {
             let command = flavour == .pubSub ? "PUBLISH" : "SET"
             let name = key.redisKey
             return Array("*3\r\n$\(command.utf8.count)\r\n\(command)\r\n$\(name.utf8.count)\r\n\(name)\r\n$".utf8)
+        case .etcd:
+            return Self.etcdPutPrefix(key)
         }
     }
 
@@ -65,6 +68,8 @@ struct Wire: Sendable {
             bytes.append(UInt8(ascii: ","))
             appendDecimal(sentAt, to: &bytes)
             bytes.append(contentsOf: [13, 10])
+        case .etcd:
+            Self.appendEtcdPut(prefix: prefix, index: index, sentAt: sentAt, into: &bytes)
         }
     }
 
@@ -86,6 +91,8 @@ struct Wire: Sendable {
         case .redis:
             let channel = flavour == .pubSub ? key.redisKey : "__keyspace@0__:" + key.redisKey
             return Array("*2\r\n$9\r\nSUBSCRIBE\r\n$\(channel.utf8.count)\r\n\(channel)\r\n".utf8)
+        case .etcd:
+            return Self.etcdWatchRequest(key: Self.etcdKey(key), rangeEnd: nil)
         }
     }
 
@@ -107,6 +114,8 @@ struct Wire: Sendable {
         switch peer {
         case .kvod: KVODParser.parse(bytes, handler)
         case .redis: RESPParser.parse(bytes, handler)
+        // HTTP needs state across reads: each connection's own `HTTPResponseReader`.
+        case .etcd: preconditionFailure("etcd's responses are read by the connection's HTTPResponseReader")
         }
     }
 }

@@ -4,7 +4,9 @@
 # shape, and fan-out to KVOClient observer processes) against kvod and a redis-server it starts
 # (debug binaries, already built by scripts/test.sh; any lost, out-of-order or
 # failed request fails the step), durability included (kvod --data-dir with
-# --sync always|batch, Redis appendonly), then builds the engine micro-benchmarks
+# --sync always|batch, Redis appendonly), the cluster scenarios once when etcd
+# is installed (kvod over a 3-member etcd cluster on loopback, etcd alone and
+# local-mode kvod; about 80 s, most of it starting etcd ten times), then builds the engine micro-benchmarks
 # (Benchmarks/, debug) so that they keep compiling. The figures are
 # scripts/bench.sh's job, on a quiet machine.
 set -euo pipefail
@@ -26,6 +28,18 @@ done
 for pair in '`--sync always` / `appendfsync always`' '`--sync batch` / `appendfsync everysec`'; do
   grep -qF "$pair" "$output" || { echo "no durability row for $pair"; exit 1; }
 done
+if command -v etcd >/dev/null; then
+  echo "-- kvod-bench cluster --size tiny --rounds 1"
+  .build/debug/kvod-bench cluster --size tiny --rounds 1 --kvod .build/debug/kvod --etcd "$(command -v etcd)" \
+    | tee "$output"
+  # Every cluster scenario must have been measured (a failed measurement already failed the step).
+  for row in 'set on host A to its event on hosts B and C' 'set throughput through 1 host' \
+    'set throughput through 3 hosts' "a change's first observer to its last"; do
+    grep -qF "$row" "$output" || { echo "no cluster row for $row"; exit 1; }
+  done
+else
+  echo "-- etcd is not installed (scripts/install-deps.sh installs etcd-server): cluster scenarios skipped"
+fi
 echo "-- building the engine micro-benchmarks (Benchmarks/, debug)"
 # SwiftPM reuses its cached build plan for a path dependency (the root
 # package, through Benchmarks/kvod) even when files were added to it since:

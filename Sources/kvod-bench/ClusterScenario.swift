@@ -1,0 +1,182 @@
+/// How big the cluster scenarios are. ``standard`` is what docs/PERFORMANCE.md
+/// reports; ``tiny`` only proves in CI that every scenario still runs.
+struct ClusterSizes: Sendable {
+    /// etcd members (each kvod over etcd is pointed at its own).
+    var members: Int
+    /// Setter connections per host in the throughput scenario, and what each kvod client pipelines.
+    var setConnections: Int
+    var setPipeline: Int
+    var fanoutObservers: Int
+    /// Changes per second in the fan-out scenario (each reaches every observer).
+    var fanoutRate: Double
+    var warmupSeconds: Double
+    var durationSeconds: Double
+    /// The latency and fan-out scenarios' window: their p99s need samples.
+    var latencySeconds: Double
+
+    static let standard = ClusterSizes(
+        members: 3, setConnections: 4, setPipeline: 64, fanoutObservers: 1000, fanoutRate: 25,
+        warmupSeconds: 1, durationSeconds: 5, latencySeconds: 8)
+
+    static let tiny = ClusterSizes(
+        members: 3, setConnections: 2, setPipeline: 4, fanoutObservers: 6, fanoutRate: 20,
+        warmupSeconds: 0.2, durationSeconds: 0.5, latencySeconds: 0.5)
+}
+
+/// The scenarios of issue 18's benchmark, each run against one ``ClusterRig``.
+enum ClusterScenario: Sendable, Hashable {
+    /// A set through host A, one at a time; its event at observers on hosts B and C.
+    case latency
+    /// Pipelined setters on `hosts` hosts, each connection its own key; an observer per host of every key.
+    case setThroughput(hosts: Int)
+    /// One setter on host A at a fixed rate; the observers spread over every host.
+    case fanout
+
+    static let all: [ClusterScenario] = [.latency, .setThroughput(hosts: 1), .setThroughput(hosts: 3), .fanout]
+
+    var name: String {
+        switch self {
+        case .latency: "cluster-latency"
+        case .setThroughput(let hosts): "cluster-set-throughput-\(hosts)"
+        case .fanout: "cluster-fanout"
+        }
+    }
+
+    /// For `--scenario` filters.
+    var family: String {
+        if case .setThroughput = self { "cluster-set-throughput" } else { name }
+    }
+
+    /// Local mode is the fan-out's reference (issue 18: "at local-mode speed"), and the latency's floor.
+    var peers: [ClusterPeer] {
+        switch self {
+        case .latency, .fanout: ClusterPeer.allCases
+        case .setThroughput: [.kvodOverEtcd, .etcd]
+        }
+    }
+
+    var hosts: Int {
+        if case .setThroughput(let hosts) = self { hosts } else { 3 }
+    }
+
+    func run(on rig: ClusterRig, sizes: ClusterSizes) throws(BenchError) -> ScenarioResult {
+        switch self {
+        case .latency: try Self.latency(rig, sizes)
+        case .setThroughput(let hosts): try Self.setThroughput(rig, sizes, hosts: hosts)
+        case .fanout: try Self.fanout(rig, sizes)
+        }
+    }
+
+    private static func milliseconds(_ histogram: Histogram, _ fraction: Double) -> Double {
+        Double(histogram.percentile(fraction)) / 1e6
+    }
+
+    /// One setter on host 0 with one set in flight (each sent when the last
+    /// was answered); an observer of the key on hosts 1 and 2. The latency is
+    /// from a set's send to its event's read on another host.
+    static func latency(_ rig: ClusterRig, _ sizes: ClusterSizes) throws(BenchError) -> ScenarioResult {
+        let key = BenchKey(object: "lat/0", keyPath: "v")
+        let observers = [try rig.connect(host: 1), try rig.connect(host: 2)]
+        for observer in observers { observer.lastIndex = [-1] }
+        try rig.register(observers, keys: [key])
+        let setter = try rig.connect(host: 0)
+        let outcome = ChangeLoad(
+            setters: [setter], observers: observers, prefixes: [rig.wire.changePrefix(key)], fanout: [2],
+            choice: .perConnection, pipeline: 1, maxLagEvents: Int.max, rate: nil,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.latencySeconds
+        ).run()
+        let row = "set on host A to its event on hosts B and C, one set in flight"
+        return ScenarioResult(
+            figures: [
+                Figure(row: row + ", p50", unit: "ms", higherIsBetter: false, value: milliseconds(outcome.latencies, 0.5)),
+                Figure(row: row + ", p99", unit: "ms", higherIsBetter: false, value: milliseconds(outcome.latencies, 0.99)),
+                Figure(row: "sets answered per second, one in flight (1 ÷ the round trip)", unit: "sets/s",
+                       higherIsBetter: true, value: outcome.setsPerSecond),
+            ],
+            problems: outcome.problems)
+    }
+
+    /// C setter connections on each of `hosts` hosts, kvod's pipelining P sets
+    /// each, etcd's one put at a time (HTTP/1.1 keep-alive, no pipelining);
+    /// every connection sets its own key; one observer (etcd: one watch of the
+    /// prefix) on each host used.
+    static func setThroughput(_ rig: ClusterRig, _ sizes: ClusterSizes, hosts: Int) throws(BenchError) -> ScenarioResult {
+        let count = hosts * sizes.setConnections
+        let keys = (0..<count).map { BenchKey(object: "set/\($0)", keyPath: "v") }
+        var observers: [Connection] = []
+        for host in 0..<hosts {
+            let observer = try rig.connect(host: host)
+            observer.lastIndex = [Int](repeating: -1, count: count)
+            observers.append(observer)
+        }
+        try rig.register(observers, keys: keys)
+        var setters: [Connection] = []
+        for index in 0..<count { setters.append(try rig.connect(host: index / sizes.setConnections)) }
+        let pipeline = rig.peer == .etcd ? 1 : sizes.setPipeline
+        let cpuBefore = rig.cpuSeconds()
+        let outcome = ChangeLoad(
+            setters: setters, observers: observers, prefixes: keys.map(rig.wire.changePrefix),
+            fanout: [Int](repeating: hosts, count: count), choice: .perConnection, pipeline: pipeline,
+            maxLagEvents: 8192, rate: nil,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
+        ).run()
+        let cpuAfter = rig.cpuSeconds()
+        let sets = Double(setters.reduce(0) { $0 + $1.replies })
+        let row = "set throughput through \(hosts) host\(hosts == 1 ? "" : "s"), \(count) client connections "
+            + "(kvod: \(sizes.setPipeline) pipelined each), an observer per host"
+        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)]
+        // What each set cost each server, warm-up and drain included: whether a server, not the round trip, is the limit.
+        if sets > 0 {
+            if rig.peer == .kvodOverEtcd {
+                figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the kvods", unit: "µs",
+                                      higherIsBetter: false, value: (cpuAfter.kvods - cpuBefore.kvods) / sets * 1e6))
+            }
+            figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the etcd members", unit: "µs",
+                                  higherIsBetter: false, value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6))
+        }
+        return ScenarioResult(figures: figures, problems: outcome.problems)
+    }
+
+    /// One setter on host 0 at `fanoutRate` changes a second (one in flight:
+    /// the rate is below one over the round trip), the observers of its key
+    /// spread evenly over the hosts (local mode: all on its one kvod, so the
+    /// generator reads as many sockets). The set-to-event latency over all
+    /// observers, and each change's spread from its first observer to its last.
+    static func fanout(_ rig: ClusterRig, _ sizes: ClusterSizes) throws(BenchError) -> ScenarioResult {
+        let key = BenchKey(object: "fan/0", keyPath: "v")
+        let count = sizes.fanoutObservers
+        let arrivals = FanoutArrivals(observers: count)
+        var observers: [Connection] = []
+        for index in 0..<count {
+            let observer = try rig.connect(host: index % rig.hosts)
+            observer.lastIndex = [-1]
+            observer.arrivals = arrivals
+            observers.append(observer)
+        }
+        try rig.register(observers, keys: [key])
+        let setter = try rig.connect(host: 0)
+        let outcome = ChangeLoad(
+            setters: [setter], observers: observers, prefixes: [rig.wire.changePrefix(key)], fanout: [count],
+            choice: .perConnection, pipeline: 1, maxLagEvents: Int.max, rate: sizes.fanoutRate,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.latencySeconds
+        ).run()
+        var notes: [String] = []
+        if outcome.setsPerSecond < sizes.fanoutRate * 0.9 {
+            notes.append("the setter fell behind \(Int(sizes.fanoutRate)) sets/s (reached \(Int(outcome.setsPerSecond)))")
+        }
+        let spreads = arrivals.spreads()
+        let row = "fan-out, \(count) observers over \(rig.hosts) hosts (local mode: one), \(Int(sizes.fanoutRate)) sets/s"
+        return ScenarioResult(
+            figures: [
+                Figure(row: row + ": set to event, p50", unit: "ms", higherIsBetter: false,
+                       value: milliseconds(outcome.latencies, 0.5)),
+                Figure(row: row + ": set to event, p99", unit: "ms", higherIsBetter: false,
+                       value: milliseconds(outcome.latencies, 0.99)),
+                Figure(row: row + ": a change's first observer to its last, p50", unit: "ms", higherIsBetter: false,
+                       value: milliseconds(spreads, 0.5)),
+                Figure(row: row + ": a change's first observer to its last, p99", unit: "ms", higherIsBetter: false,
+                       value: milliseconds(spreads, 0.99)),
+            ],
+            problems: outcome.problems, notes: notes)
+    }
+}
