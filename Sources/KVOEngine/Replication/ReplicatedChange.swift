@@ -59,6 +59,8 @@ public struct ChangeProposal: Sendable {
     public let change: ReplicatedChange
     /// The document after the change; nil: the object is deleted.
     public let document: JSONObject?
+    /// Its modSeqs after the change, for the record (``ReplicatedModSeqs``).
+    public internal(set) var modSeqs: ProposedModSeqs?
 }
 
 /// What became of a proposal.

@@ -16,13 +16,11 @@ extension EtcdReplica {
             compared[object] = revision
             compare.append(.modRevision(of: keys.document(object), is: revision))
         }
-        var success: [EtcdRequestOp] = []
-        for change in batch.changes {
-            success.append(documentOp(change.object, change.document))
-            success.append(.put(EtcdPutRequest(key: Array(keys.record(change.object).utf8),
-                                               value: ReplicatedBatchStep.record(change.steps).jsonBytes)))
+        let writes = batch.changes.map {
+            ObjectWrite(object: $0.object, document: $0.document, record: ReplicatedBatchStep.record($0.steps),
+                        modSeqs: $0.modSeqs)
         }
-        commit(EtcdTxnRequest(compare: compare, success: success), comparing: compared, "this batch", done)
+        commit(txn(comparing: compare, writes: writes), comparing: compared, "this batch", done)
     }
 
     /// Applies the revision when it is a batch's (its records are batch
@@ -30,12 +28,14 @@ extension EtcdReplica {
     /// nothing, when it is not.
     func applyBatch(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) -> Bool {
         var steps: [ReplicatedBatchStep] = []
+        var modSeqs: [String: ModSeqTree] = [:]
         var isBatch = false
         for event in events where event.kind == .put {
             guard case .record(let object)? = keys.entry(event.kv.key), let json = try? JSONReader.parse(event.kv.value),
                   let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
             isBatch = true
             steps += own
+            modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
         guard isBatch else { return false }
         var documents: [String: JSONObject?] = [:]
@@ -52,6 +52,9 @@ extension EtcdReplica {
             documents[object] = document
         }
         engine.applyReplicatedBatch(steps, documents: documents, seq: UInt64(revision))
+        for object in documents.keys {
+            engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
+        }
         for (object, document) in documents { modRevisions[object] = document == nil ? nil : revision }
         return true
     }

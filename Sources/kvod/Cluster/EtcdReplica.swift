@@ -66,10 +66,10 @@ final class EtcdReplica: ChangeReplicator {
     func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
         let object = proposal.change.object
         let compared = modRevisions[object] ?? 0
-        let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: proposal.change.json.jsonBytes)
-        let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
-                                 success: [documentOp(object, proposal.document), .put(record)])
-        commit(txn, comparing: [object: compared], "this \(proposal.change.op)", done)
+        let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
+                      writes: [ObjectWrite(object: object, document: proposal.document, record: proposal.change.json,
+                                           modSeqs: proposal.modSeqs)])
+        commit(request, comparing: [object: compared], "this \(proposal.change.op)", done)
     }
 
     func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
@@ -152,11 +152,13 @@ final class EtcdReplica: ChangeReplicator {
             return
         }
         var records: [String: ReplicatedChange] = [:]
+        var modSeqs: [String: ModSeqTree] = [:]
         for event in events where event.kind == .put {
             guard case .record(let object)? = keys.entry(event.kv.key),
                   let json = try? JSONReader.parse(event.kv.value),
                   let change = ReplicatedChange(object: object, json: json) else { continue }
             records[object] = change
+            modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
         for event in events {
             guard case .document(let object)? = keys.entry(event.kv.key) else {
@@ -173,6 +175,7 @@ final class EtcdReplica: ChangeReplicator {
             }
             let change = records[object] ?? ReplicatedChange(op: "external", object: object, path: [], kind: .setting)
             engine.applyReplicated(change, document: document, seq: UInt64(revision))
+            engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
             modRevisions[object] = document == nil ? nil : revision
         }
         appliedRevision = max(appliedRevision, revision)
@@ -186,7 +189,7 @@ final class EtcdReplica: ChangeReplicator {
             case .success(let response):
                 let snapshot = ReplicaSnapshot(response, keys: keys)
                 engine.resyncReplica(documents: snapshot.documents.mapValues(\.document),
-                                     revision: UInt64(snapshot.revision))
+                                     revision: UInt64(snapshot.revision), modSeqs: snapshot.modSeqs)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
                 releaseWaiting()

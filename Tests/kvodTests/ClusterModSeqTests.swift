@@ -1,0 +1,92 @@
+import Foundation
+import KVOEngine
+import KVOTestSupport
+import Testing
+
+/// modSeqs over etcd (docs/CLUSTER.md, "modSeqs over etcd"): a kvod that
+/// loaded the prefix at start gives every key path the modSeq a kvod that
+/// followed the changes gives, so a compare-and-set read on one kvod holds
+/// through another, and through the same kvod after a restart.
+@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+       .serialized)
+struct ClusterModSeqTests {
+    @Test func aKvodThatLoadedThePrefixGivesEachKeyPathTheModSeqOfTheKvodThatFollowedIt() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let arguments = ["--etcd", cluster.clientURLs[0]]
+        let a = try await KVODProcess(arguments: arguments)
+        let first = try Self.setTwoKeyPaths(through: a.socketPath)
+        // B starts after both sets: it loads them from the prefix.
+        let b = try await KVODProcess(arguments: arguments)
+        let second = try Self.checkAgreementAndWriteThroughB(a.socketPath, b.socketPath, aWasSetAt: first)
+        try await a.terminate()
+        // A again: it loads the prefix too, a batch's record last for o.
+        let restarted = try await KVODProcess(arguments: arguments)
+        try Self.checkAgreementAfterRestart(restarted.socketPath, b.socketPath, aWasSetAt: second)
+    }
+
+    // MARK: Steps (blocking socket work, outside the async test bodies)
+
+    /// Sets `o.a`, then `o.b`, through the kvod at `socket`; answers the first set's seq.
+    private static func setTwoKeyPaths(through socket: String) throws -> Int {
+        try waitUntilFollowing([socket])
+        let client = try LineClient(path: socket)
+        let first = try #require(try client.request(#"{"op":"set","object":"o","keyPath":"a","value":1}"#,
+                                                    timeout: 30).reply["seq"]?.intValue)
+        let second = try client.request(#"{"op":"set","object":"o","keyPath":"b","value":2}"#, timeout: 30).reply
+        #expect(try #require(second["seq"]?.intValue) > first)
+        return first
+    }
+
+    /// `get o a` (and `o b`, `o`) on A and on B agree; a set of `o.a` with
+    /// the modSeq read from A succeeds through B; then a batch through B
+    /// changes `o.b` and another object. Answers the seq of B's set of `o.a`.
+    private static func checkAgreementAndWriteThroughB(_ a: String, _ b: String, aWasSetAt first: Int) throws -> Int {
+        try waitUntilFollowing([b])
+        let onA = try LineClient(path: a), onB = try LineClient(path: b)
+        #expect(try modSeq(of: "a", from: onA) == first)
+        for keyPath in ["a", "b", nil] {
+            #expect(try modSeq(of: keyPath, from: onB) == modSeq(of: keyPath, from: onA), "\(keyPath ?? "o")")
+        }
+        let conditional = try onB.request(#"{"op":"set","object":"o","keyPath":"a","value":10,"ifModSeq":\#(first)}"#,
+                                          timeout: 30).reply
+        #expect(conditional["ok"] == true, "\(conditional)")
+        let seq = try #require(conditional["seq"]?.intValue)
+        let batch = try onB.request(#"""
+            {"op":"batch","ops":[{"op":"set","object":"o","keyPath":"b","value":20},\#
+            {"op":"set","object":"p","keyPath":"x","value":1}]}
+            """#, timeout: 30).reply
+        let batchSeq = try #require(batch["seq"]?.intValue, "\(batch)")
+        try waitUntil("A has B's batch", timeout: 20) { try modSeq(of: "b", from: onA) == batchSeq }
+        #expect(try modSeq(of: "a", from: onA) == seq && modSeq(of: "a", from: onB) == seq)
+        return seq
+    }
+
+    /// The restarted A gives what B gives, and a set with B's modSeq of `o.a` succeeds through it.
+    private static func checkAgreementAfterRestart(_ a: String, _ b: String, aWasSetAt seq: Int) throws {
+        try waitUntilFollowing([a])
+        let onA = try LineClient(path: a), onB = try LineClient(path: b)
+        for keyPath in ["a", "b", nil] {
+            #expect(try modSeq(of: keyPath, from: onA) == modSeq(of: keyPath, from: onB), "\(keyPath ?? "o")")
+        }
+        #expect(try modSeq(of: "a", from: onA) == seq)
+        let conditional = try onA.request(#"{"op":"set","object":"o","keyPath":"a","value":11,"ifModSeq":\#(seq)}"#,
+                                          timeout: 30).reply
+        #expect(conditional["ok"] == true, "\(conditional)")
+    }
+
+    private static func modSeq(of keyPath: String?, from client: LineClient) throws -> Int? {
+        let line = keyPath.map { #"{"op":"get","object":"o","keyPath":"\#($0)"}"# } ?? #"{"op":"get","object":"o"}"#
+        return try client.request(line).reply["modSeq"]?.intValue
+    }
+
+    /// Waits until each kvod's watch is in place (its reads are not stale): before, its changes are `unavailable`.
+    private static func waitUntilFollowing(_ sockets: [String]) throws {
+        for socket in sockets {
+            let client = try LineClient(path: socket)
+            try waitUntil("the kvod at \(socket) follows etcd", timeout: 20) {
+                let reply = try client.request(#"{"op":"get","object":"-"}"#).reply
+                return reply["stale"] == nil && reply["error"]?["stale"] == nil
+            }
+        }
+    }
+}
