@@ -277,6 +277,7 @@ final class ClientConnection: ClientOutputDelegate {
         if flush { self.flush() }
         guard let ending = state.close(flush: flush, holdsOutput: !held.isEmpty) else { return }
         daemon.engine.closeClient(controller)
+        daemon.cluster?.leases.clientClosed(controller.id)
         daemon.logger.debug("\(logName) disconnected")
         switch ending {
         case .afterHeldOutput:

@@ -14,9 +14,10 @@ extension Daemon {
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text,
                            modSeqs: snapshot.modSeqs)
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
-                                      engine: engine, loop: loop, logger: logger)
+                                      engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
         replica.limits = configuration.etcdLimits
         engine.replicator = replica
+        replica.restoreLeases(snapshot, engine: engine, keys: keys)
         cluster = replica
         replica.start()
         logger.info("""

@@ -61,4 +61,6 @@ struct DaemonConfiguration: Sendable {
     var etcdPrefix = "/kvod/"
     /// The cluster's request limits (`--etcd-max-request-bytes`, `--etcd-max-txn-ops`).
     var etcdLimits = EtcdLimits()
+    /// Seconds an owning connection's etcd lease lives unrenewed (`--etcd-lease-ttl`).
+    var etcdLeaseTTL: Int64 = 10
 }

@@ -123,6 +123,15 @@ struct KVODCommand: ParsableCommand {
         valueName: "count"))
     var etcdMaxTxnOps: Int = EtcdLimits.defaultMaxTxnOps
 
+    @Option(help: ArgumentHelp(
+        "With --etcd: the ttl of the etcd lease that holds a connection's ephemeral values.",
+        discussion: """
+            kvod renews it while the connection is open and revokes it when the connection closes; if this \
+            kvod dies, the values go at most this long after, on every host. 2 to 3600.
+            """,
+        valueName: "seconds"))
+    var etcdLeaseTtl: Int64 = 10
+
     /// Parses the options set in the environment, then the command line's
     /// (which win), and runs; a refused variable is named in the error.
     static func main() {
@@ -199,6 +208,7 @@ struct KVODCommand: ParsableCommand {
         guard etcdMaxTxnOps >= EtcdLimits.leastTxnOps else {
             throw ValidationError("--etcd-max-txn-ops must be at least \(EtcdLimits.leastTxnOps): a change puts a document and its record")
         }
+        guard (2...3600).contains(etcdLeaseTtl) else { throw ValidationError("--etcd-lease-ttl must be 2 to 3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -240,6 +250,7 @@ struct KVODCommand: ParsableCommand {
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
         configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)
+        configuration.etcdLeaseTTL = etcdLeaseTtl
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

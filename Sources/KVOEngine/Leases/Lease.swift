@@ -41,11 +41,16 @@ public struct Lease: Sendable, Equatable {
     public var ephemeral: Bool
     /// When the value goes, in seconds since 1970 (wall clock: it survives restarts).
     public var deadline: Double?
+    /// Over etcd: the revision of the set that leased the value. Its leased
+    /// key in etcd has that `mod_revision`, so when that key goes the engine
+    /// can tell whether the value is still the one it held (docs/CLUSTER.md).
+    public var replicatedAt: UInt64?
 
-    public init(owner: Int?, ephemeral: Bool, deadline: Double?) {
+    public init(owner: Int?, ephemeral: Bool, deadline: Double?, replicatedAt: UInt64? = nil) {
         self.owner = owner
         self.ephemeral = ephemeral
         self.deadline = deadline
+        self.replicatedAt = replicatedAt
     }
 }
 

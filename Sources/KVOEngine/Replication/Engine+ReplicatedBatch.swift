@@ -14,7 +14,8 @@ extension Engine {
             throw KVOEngineError(.badRequest, "ops[\(index)]: ephemeral and ttl are not available over etcd yet",
                                  details: ["index": .number(JSONNumber(index))])
         }
-        let (proposal, changed) = try batchProposal(operations)
+        var (proposal, changed) = try batchProposal(operations)
+        proposal.uid = client.credentials?.uid
         client.awaitsReplication = true
         replicator.propose(proposal) { [self] outcome in
             answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,

@@ -16,14 +16,13 @@ extension Engine {
                           attempt: Int = 1) {
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
-            if request.awaiting != nil || request.lifetime != nil {
-                throw .badRequest("await, ephemeral and ttl are not available over etcd yet")
-            }
+            if request.awaiting != nil { throw .badRequest("await is not available over etcd yet") }
             if case .batch(let operations) = request.operation {
                 return try proposeBatch(operations, of: request, from: client, through: replicator, attempt: attempt)
             }
             if let condition = request.condition { try check(condition, of: request.operation) }
-            guard let proposal = try proposal(for: request.operation) else {
+            guard let proposal = try proposal(for: request.operation).map({ withContext($0, of: request, from: client) })
+            else {
                 // Deleting what is not there: as in local mode, no change and the current seq.
                 var reply = ReplyEncoder()
                 reply.seq(store.seq)
@@ -144,7 +143,8 @@ extension Engine {
             object: object, path: change.path, kind: change.kind, indexes: change.indexes, old: old, new: new,
             seq: seq, existingKeys: existing,
             memberIndex: new == nil && !keys.isEmpty ? store.memberIndex(object, at: keys) : nil,
-            createdObject: before == nil && !keys.isEmpty, resync: resync)
+            createdObject: before == nil && !keys.isEmpty, cause: change.context.cause,
+            lease: replicatedLease(of: change, at: seq), resync: resync)
         guard old != nil || new != nil else { return }
         commit(record) {
             if let document { store.replaceDocument(object, with: document) } else { _ = store.removeObject(object) }

@@ -70,4 +70,6 @@ public struct BatchProposal: Sendable {
     public let objects: [String]
     /// The objects it changes; empty when no op changes anything.
     public let changes: [ObjectChange]
+    /// The uid of the client that sent it, for its records (``ChangeContext``).
+    public internal(set) var uid: UInt32?
 }

@@ -12,6 +12,9 @@ public struct ReplicatedChange: Sendable, Equatable {
     public var kind: ChangeKind
     /// The array positions touched, for the collection kinds.
     public var indexes: [Int]
+    /// Who made it and why, and the lifetime a set gave its value: optional
+    /// members of the stored record (``ChangeContext``).
+    public var context = ChangeContext()
 
     public init(op: String, object: String, path: [String], kind: ChangeKind, indexes: [Int] = []) {
         self.op = op
@@ -23,12 +26,14 @@ public struct ReplicatedChange: Sendable, Equatable {
 
     /// The record as stored: `{"op":…,"path":[…],"kind":…,"indexes":[…]}` (the object is the key's).
     public var json: JSONValue {
-        .object([
+        var members: JSONObject = [
             "op": .string(op),
             "path": .array(path.map(JSONValue.string)),
             "kind": .string(kind.rawValue),
             "indexes": .array(indexes.map { .number(JSONNumber(validatedLiteral: String($0))) }),
-        ])
+        ]
+        context.write(to: &members)
+        return .object(members)
     }
 
     /// Reads a stored record of `object`; nil when it is not one.
@@ -50,17 +55,20 @@ public struct ReplicatedChange: Sendable, Equatable {
             }
         }
         self.init(op: op, object: object, path: path, kind: kind, indexes: indexes)
+        context = ChangeContext(json)
     }
 }
 
 /// A change computed against the local replica, for the replicated store to
 /// decide: the record, and the object's whole document after it.
 public struct ChangeProposal: Sendable {
-    public let change: ReplicatedChange
+    public internal(set) var change: ReplicatedChange
     /// The document after the change; nil: the object is deleted.
     public let document: JSONObject?
     /// Its modSeqs after the change, for the record (``ReplicatedModSeqs``).
     public internal(set) var modSeqs: ProposedModSeqs?
+    /// What the store must do for values' lifetimes (ephemeral, ttl) beside the change.
+    public internal(set) var lifetimes = ProposedLifetimes()
 }
 
 /// What became of a proposal.

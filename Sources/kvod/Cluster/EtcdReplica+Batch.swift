@@ -16,11 +16,18 @@ extension EtcdReplica {
             compared[object] = revision
             compare.append(.modRevision(of: keys.document(object), is: revision))
         }
-        let writes = batch.changes.map {
-            ObjectWrite(object: $0.object, document: $0.document, record: ReplicatedBatchStep.record($0.steps),
-                        modSeqs: $0.modSeqs)
+        let writes = batch.changes.map { change in
+            // Who made it, beside the steps (older readers ignore it).
+            var record = ReplicatedBatchStep.record(change.steps)
+            if case .object(var members) = record {
+                ChangeContext(uid: batch.uid, host: leases.host).write(to: &members)
+                record = .object(members)
+            }
+            return ObjectWrite(object: change.object, document: change.document, record: record, modSeqs: change.modSeqs)
         }
-        commit(txn(comparing: compare, writes: writes), comparing: compared, "this batch", done)
+        let request = txn(comparing: compare, writes: writes,
+                          besides: leases.operations(endedBy: batch) { engine.holdsLeases(in: $0) })
+        commit(request, comparing: compared, "this batch", done)
     }
 
     /// Applies the revision when it is a batch's (its records are batch

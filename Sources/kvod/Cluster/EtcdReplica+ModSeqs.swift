@@ -14,13 +14,13 @@ extension EtcdReplica {
         let modSeqs: ProposedModSeqs?
     }
 
-    /// The `Txn` that compares `compare` and puts each of `writes`: its
-    /// document and its record. Each record holds its object's modSeqs in at
+    /// The `Txn` that compares `compare` and puts each of `writes` (its
+    /// document and its record), then does `extra` (leased keys). Each record holds its object's modSeqs in at
     /// most an equal share of the bytes the `Txn` leaves below etcd's request
     /// limit (and ``ReplicatedModSeqs/maxBytes``): the trees never make a
     /// change too large that would fit without them (one that fits no tree
     /// goes without, and every kvod counts its document as changed whole).
-    func txn(comparing compare: [EtcdCompare], writes: [ObjectWrite]) -> EtcdTxnRequest {
+    func txn(comparing compare: [EtcdCompare], writes: [ObjectWrite], besides extra: [EtcdRequestOp] = []) -> EtcdTxnRequest {
         let documents = writes.map { documentOp($0.object, $0.document) }
         func txn(_ records: [JSONValue]) -> EtcdTxnRequest {
             var success: [EtcdRequestOp] = []
@@ -28,7 +28,7 @@ extension EtcdReplica {
                 success.append(document)
                 success.append(.put(EtcdPutRequest(key: Array(keys.record(write.object).utf8), value: record.jsonBytes)))
             }
-            return EtcdTxnRequest(compare: compare, success: success)
+            return EtcdTxnRequest(compare: compare, success: success + extra)
         }
         let bare = txn(writes.map(\.record))
         guard writes.contains(where: { $0.modSeqs != nil }) else { return bare }

@@ -11,14 +11,20 @@ extension EtcdReplica {
     /// its revision. Lost compare: `done(.conflict)` once the replica has the
     /// newer change (every revision up to the one etcd compared at, or a
     /// compared object's newer revision), so the retry is computed against it.
+    /// `answered` is told etcd's answer first (nil: none, the Txn was not sent or failed).
     func commit(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], _ what: String,
-                _ done: @escaping (ProposalOutcome) -> Void) {
+                answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ done: @escaping (ProposalOutcome) -> Void) {
         guard isFollowing else {
+            answered(nil)
             return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
         }
-        if let refusal = limits.refusal(of: txn, what) { return done(.refused(refusal)) }
+        if let refusal = limits.refusal(of: txn, what) {
+            answered(nil)
+            return done(.refused(refusal))
+        }
         client.txn(txn) { [weak self] result in
             guard let self else { return }
+            answered(try? result.get())
             switch result {
             case .success(let response) where response.succeeded:
                 // Compares alone (a batch that changes nothing) make no revision.

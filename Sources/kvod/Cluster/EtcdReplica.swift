@@ -13,6 +13,9 @@ final class EtcdReplica: ChangeReplicator {
     unowned let engine: Engine
     let logger: Logger
     private let loop: UVLoop
+    /// The leases of values with a lifetime, and the deletions their ends make.
+    let leases: EtcdLeases
+    let releases: LeaseReleases
     private var watch: EtcdWatch?
     /// The revision of the last change applied to the engine.
     private(set) var appliedRevision: Int64
@@ -41,7 +44,7 @@ final class EtcdReplica: ChangeReplicator {
     var isStale: Bool { !isFollowing }
 
     init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
-         engine: Engine, loop: UVLoop, logger: Logger) throws(DaemonError) {
+         engine: Engine, leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
         driver = UVEtcdDriver(loop: loop)
         do {
             client = try EtcdClient(configuration, driver: driver)
@@ -57,6 +60,9 @@ final class EtcdReplica: ChangeReplicator {
         appliedRevision = snapshot.revision
         modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
         resumeTimer = UVTimer(loop: loop)
+        leases = EtcdLeases(client: client, keys: keys, connectionTTL: leaseTTL, loop: loop, logger: logger)
+        releases = LeaseReleases(engine: engine, loop: loop, logger: logger)
+        releases.replicator = self
     }
 
     var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
@@ -64,12 +70,24 @@ final class EtcdReplica: ChangeReplicator {
     // MARK: Proposing
 
     func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
-        let object = proposal.change.object
-        let compared = modRevisions[object] ?? 0
-        let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
-                      writes: [ObjectWrite(object: object, document: proposal.document, record: proposal.change.json,
-                                           modSeqs: proposal.modSeqs)])
-        commit(request, comparing: [object: compared], "this \(proposal.change.op)", done)
+        // The leases a lifetime needs first; the leased keys' operations join the Txn (EtcdLeases).
+        leases.operations(for: proposal) { [weak self] result in
+            guard let self else { return }
+            guard case .success(let leased) = result else {
+                if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
+                return
+            }
+            let object = proposal.change.object
+            let compared = modRevisions[object] ?? 0
+            var change = proposal.change
+            change.context.host = leases.host
+            let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
+                              writes: [ObjectWrite(object: object, document: proposal.document, record: change.json,
+                                                   modSeqs: proposal.modSeqs)],
+                              besides: leased.operations)
+            commit(request, comparing: [object: compared], "this \(proposal.change.op)",
+                   answered: { [weak self] in self?.leases.settled(leased, $0) }, done)
+        }
     }
 
     func wait(until isDue: @escaping () -> Bool, then outcome: ProposalOutcome,
@@ -178,6 +196,7 @@ final class EtcdReplica: ChangeReplicator {
             engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
             modRevisions[object] = document == nil ? nil : revision
         }
+        releases.noteEnded(events, keys: keys, recordedObjects: Set(records.keys))
         appliedRevision = max(appliedRevision, revision)
     }
 
@@ -190,6 +209,7 @@ final class EtcdReplica: ChangeReplicator {
                 let snapshot = ReplicaSnapshot(response, keys: keys)
                 engine.resyncReplica(documents: snapshot.documents.mapValues(\.document),
                                      revision: UInt64(snapshot.revision), modSeqs: snapshot.modSeqs)
+                restoreLeases(snapshot, engine: engine, keys: keys)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
                 releaseWaiting()
@@ -208,6 +228,8 @@ final class EtcdReplica: ChangeReplicator {
         watch = nil
         resumeTimer?.close()
         resumeTimer = nil
+        leases.close()
+        releases.close()
         driver.close()
     }
 }

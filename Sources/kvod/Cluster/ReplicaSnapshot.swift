@@ -9,12 +9,15 @@ struct ReplicaSnapshot {
     /// (``ReplicatedModSeqs``), which every kvod that followed its changes
     /// holds; without them, the whole document at its `mod_revision`.
     var modSeqs: [String: ModSeqTree] = [:]
+    /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
+    var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
 
     init(_ response: EtcdRangeResponse, keys: ClusterKeys) {
         revision = response.header.revision
         var records: [String: EtcdKeyValue] = [:]
         for kv in response.kvs {
+            if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
             switch keys.entry(kv.key) {
             case .document(let object)?:
                 guard let document = ClusterKeys.document(kv.value) else { continue }
@@ -35,7 +38,7 @@ struct ReplicaSnapshot {
         }
     }
 
-    /// The whole prefix: the documents and their records, at one revision.
+    /// The whole prefix: the documents, their records and the leased keys, at one revision.
     static func request(_ keys: ClusterKeys) -> EtcdRangeRequest { EtcdRangeRequest(.prefix(keys.prefix)) }
 
     /// Reads the snapshot before the daemon's loop runs, on a poll(2) loop of

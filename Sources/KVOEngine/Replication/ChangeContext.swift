@@ -1,0 +1,48 @@
+/// What a replicated change record tells beside the change itself: who made
+/// it (the client's uid, the kvod's host), why (`cause`, for kvod's own
+/// deletions: etcd cannot tell a lease's expiry from a delete, its issue
+/// #5487), and the lifetime a `set` gave its value, so that every kvod knows
+/// the value is leased. Every member is optional in the record: a reader takes
+/// what it finds and ignores the rest, so older and newer kvods read each
+/// other's records.
+public struct ChangeContext: Sendable, Equatable {
+    /// Why kvod made the change itself; nil: a client's op.
+    public var cause: ChangeCause?
+    /// The uid of the client that made it (`SO_PEERCRED`); nil: unknown, or kvod's own.
+    public var uid: UInt32?
+    /// The host name of the kvod that committed it.
+    public var host: String?
+    /// The `ephemeral` and `ttl` of the set that made it.
+    public var lifetime: ValueLifetime?
+
+    public init(cause: ChangeCause? = nil, uid: UInt32? = nil, host: String? = nil, lifetime: ValueLifetime? = nil) {
+        self.cause = cause
+        self.uid = uid
+        self.host = host
+        self.lifetime = lifetime
+    }
+
+    /// Adds the members known to a stored record.
+    public func write(to members: inout JSONObject) {
+        if let cause { members["cause"] = .string(cause.rawValue) }
+        if let uid { members["uid"] = .number(JSONNumber(Int(uid))) }
+        if let host { members["host"] = .string(host) }
+        if let lifetime {
+            if lifetime.ephemeral { members["ephemeral"] = .bool(true) }
+            if let ttl = lifetime.ttl { members["ttl"] = .number(JSONNumber(validatedLiteral: String(ttl))) }
+        }
+    }
+
+    /// Reads them from a stored record, leniently: a member of another type is left out.
+    init(_ record: JSONValue) {
+        if case .string(let name)? = record.value(at: ["cause"]) { cause = ChangeCause(rawValue: name) }
+        if case .number(let number)? = record.value(at: ["uid"]) { uid = UInt32(number.literal) }
+        if case .string(let name)? = record.value(at: ["host"]) { host = name }
+        var lifetime = ValueLifetime()
+        if case .bool(true)? = record.value(at: ["ephemeral"]) { lifetime.ephemeral = true }
+        if case .number(let number)? = record.value(at: ["ttl"]), let seconds = Double(number.literal), seconds > 0 {
+            lifetime.ttl = seconds
+        }
+        if lifetime.ephemeral || lifetime.ttl != nil { self.lifetime = lifetime }
+    }
+}

@@ -1,0 +1,76 @@
+/// Ephemeral values and `ttl` over a replicated store (docs/CLUSTER.md):
+/// the store holds a leased key per leased value; the engine says what a
+/// change does to them, tracks which values are leased from the records it
+/// applies (as local mode does, without owners or deadlines: the store's
+/// leases end them), and turns a leased key's end into the value's deletion.
+extension Engine {
+    /// `proposal` for `request` from `client`, with who makes it and what it
+    /// does to leased values.
+    func withContext(_ proposal: ChangeProposal, of request: Request, from client: ClientController) -> ChangeProposal {
+        var proposal = proposal
+        proposal.change.context.uid = client.credentials?.uid
+        if request.lifetime != nil {
+            proposal.change.context.lifetime = request.lifetime
+            proposal.lifetimes.lifetime = request.lifetime
+            proposal.lifetimes.owner = client.id
+        }
+        proposal.lifetimes.endsLeases = endsLeases(proposal.change)
+        return proposal
+    }
+
+    /// Whether `change` ends leases: a setting (set, delete) in an object
+    /// that holds some (local mode's ``updateLeases(for:in:)`` rule).
+    private func endsLeases(_ change: ReplicatedChange) -> Bool {
+        change.kind == .setting && holdsLeases(in: change.object)
+    }
+
+    /// Whether some value of `object` is leased (ephemeral, ttl).
+    public func holdsLeases(in object: String) -> Bool { store.objects.entry(object)?.leases != nil }
+
+    /// The lease a replicated change puts on its value, at `seq`: no owner
+    /// and no deadline here (the store's lease ends it, on every kvod alike).
+    func replicatedLease(of change: ReplicatedChange, at seq: UInt64) -> Lease? {
+        guard let lifetime = change.context.lifetime, change.kind == .setting else { return nil }
+        return Lease(owner: nil, ephemeral: lifetime.ephemeral, deadline: nil, replicatedAt: seq)
+    }
+
+    /// The deletion of `path` in `object` with `cause`, because the store's
+    /// lease on it ended (its owner's connection closed or its kvod died, or
+    /// its ttl passed); nil when the value is no longer the one leased at
+    /// `grantedAt` (a later set or delete ended that lease, or another kvod
+    /// already deleted it). Proposed as any change: computed against the
+    /// replica, committed or retried.
+    public func releaseProposal(object: String, path: [String], cause: ChangeCause,
+                                grantedAt: UInt64) -> ChangeProposal? {
+        let held = store.objects.entry(object)?.leases?[path.joined(separator: ".")]?.lease
+        guard held?.replicatedAt == grantedAt else { return nil }
+        let keyPath = path.isEmpty ? nil : ObservedPath(components: path)
+        guard var proposal = try? proposal(for: .delete(object: object, keyPath: keyPath)) else { return nil }
+        proposal.change.context.cause = cause
+        proposal.lifetimes.endsLeases = true
+        return proposal
+    }
+}
+
+extension Engine {
+    /// Marks `path` of `object` leased since the set at `revision`, as the
+    /// store's leased keys say when a kvod starts or resyncs (the records of
+    /// those sets may be long overwritten). Ignored for a value not there.
+    public func restoreReplicatedLease(object: String, path: [String], ephemeral: Bool, at revision: UInt64) {
+        guard let entry = store.objects.entry(object), entry.members != nil,
+              store.value(object, at: path[...]) != nil else { return }
+        let keyPath = path.joined(separator: ".")
+        let place = LeaseTable.Place(object: object, keyPath: keyPath)
+        var leases = entry.leases ?? [:]
+        var lease = Lease(owner: nil, ephemeral: ephemeral, deadline: nil, replicatedAt: revision)
+        if let held = leases[keyPath] {
+            // Both families' keys of one set: one lease, ephemeral if either says so.
+            lease.ephemeral = lease.ephemeral || (held.lease.replicatedAt == revision && held.lease.ephemeral)
+            leaseTable.removed(held.lease, at: place)
+        }
+        let generation = leaseTable.makeGeneration()
+        leases[keyPath] = (lease, generation)
+        leaseTable.added(lease, at: place, generation: generation)
+        store.objects.setLeases(leases, of: entry, named: object)
+    }
+}

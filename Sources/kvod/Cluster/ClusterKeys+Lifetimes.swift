@@ -1,0 +1,105 @@
+import KVOEngine
+import KVOEtcd
+
+/// The leased keys of values with a lifetime (docs/CLUSTER.md): one per
+/// leased key path, `<prefix>e/<object>/<key>/…` attached to the lease of the
+/// connection that owns an ephemeral value, `<prefix>t/<object>/<key>/…` to a
+/// lease of the value's `ttl`. Names are escaped (`%` → `%25`, `/` → `%2F`) so
+/// that the keys at or under a key path are that key and the range under
+/// `key/`. Each holds a ``LeasedValue``: etcd cannot tell a lease's expiry
+/// from a delete (its issue #5487), the key tells what its end means. Beside
+/// them, `<prefix>l/<object>/<key>/…`, without lease, notes that the value is
+/// leased: a note whose leased keys are gone when a kvod starts tells of a
+/// lease that ended while no kvod followed etcd.
+extension ClusterKeys {
+    enum Family: String, CaseIterable {
+        /// Ends with its owner's connection: a deletion with `cause: disconnect`.
+        case ephemeral = "e/"
+        /// Ends at the value's deadline: `cause: ttl`.
+        case ttl = "t/"
+        /// The note, without lease, that the value is leased.
+        case note = "l/"
+    }
+
+    func leased(_ family: Family, _ object: String, _ path: [String]) -> String {
+        ([prefix + family.rawValue + Self.escaped(object)] + path.map(Self.escaped)).joined(separator: "/")
+    }
+
+    /// The family of `key`, if it is a leased key or a note.
+    func family(of key: [UInt8]) -> Family? {
+        let text = String(decoding: key, as: UTF8.self)
+        return Family.allCases.first { text.hasPrefix(prefix + $0.rawValue) }
+    }
+
+    /// Whether `key` is a leased key (a note is not).
+    func isLeased(_ key: [UInt8]) -> Bool { family(of: key).map { $0 != .note } ?? false }
+
+    private static func escaped(_ name: String) -> String {
+        name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+    }
+}
+
+/// What a leased key holds: the value it leases and what its end means.
+/// Read leniently (unknown members ignored), like the change records.
+struct LeasedValue {
+    var object: String
+    var path: [String]
+    var cause: ChangeCause
+    /// Who set the value: the client's uid and the kvod's host, for people reading etcd.
+    var uid: UInt32?
+    var host: String
+
+    var json: JSONValue {
+        var members: JSONObject = [
+            "object": .string(object), "path": .array(path.map(JSONValue.string)),
+            "cause": .string(cause.rawValue), "host": .string(host),
+        ]
+        if let uid { members["uid"] = .number(JSONNumber(Int(uid))) }
+        return .object(members)
+    }
+
+    init(object: String, path: [String], cause: ChangeCause, uid: UInt32?, host: String) {
+        self.object = object
+        self.path = path
+        self.cause = cause
+        self.uid = uid
+        self.host = host
+    }
+
+    init?(_ bytes: [UInt8]) {
+        guard case .object(let members)? = try? JSONReader.parse(bytes), case .string(let object)? = members["object"],
+              case .array(let keys)? = members["path"], case .string(let name)? = members["cause"],
+              let cause = ChangeCause(rawValue: name) else { return nil }
+        var path: [String] = []
+        for key in keys {
+            guard case .string(let text) = key else { return nil }
+            path.append(text)
+        }
+        var host = ""
+        if case .string(let text)? = members["host"] { host = text }
+        var uid: UInt32?
+        if case .number(let number)? = members["uid"] { uid = UInt32(number.literal) }
+        self.init(object: object, path: path, cause: cause, uid: uid, host: host)
+    }
+}
+
+extension ReplicaSnapshot {
+    /// Tells the engine which values are leased, as the notes say; returns
+    /// the notes whose leased keys are gone (their leases ended while no
+    /// kvod followed etcd), with the revision of the set that leased them.
+    func restoreLeases(in engine: Engine, keys: ClusterKeys) -> [(LeasedValue, grantedAt: UInt64)] {
+        var leased: Set<[String]> = []
+        var notes: [(LeasedValue, grantedAt: UInt64)] = []
+        for kv in leasedKeys {
+            guard let value = LeasedValue(kv.value) else { continue }
+            if keys.family(of: kv.key) == .note {
+                engine.restoreReplicatedLease(object: value.object, path: value.path,
+                                              ephemeral: value.cause == .disconnect, at: UInt64(kv.modRevision))
+                notes.append((value, UInt64(kv.modRevision)))
+            } else {
+                leased.insert([value.object] + value.path)
+            }
+        }
+        return notes.filter { !leased.contains([$0.0.object] + $0.0.path) }
+    }
+}

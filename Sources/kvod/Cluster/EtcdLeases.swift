@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KVOEngine
+import KVOEtcd
+import Logging
+
+/// The etcd leases behind values with a lifetime (docs/CLUSTER.md): one per
+/// connection that owns ephemeral values, renewed while it is open
+/// (`--etcd-lease-ttl`) and revoked when it closes, so that a kvod that dies
+/// lets them expire; one per `ttl` set, left to expire at the deadline. Adds
+/// to a change's `Txn` the puts and deletes of the leased keys
+/// (``ClusterKeys/leased(_:_:_:)``). Loop-confined.
+final class EtcdLeases {
+    private let client: EtcdClient
+    private let keys: ClusterKeys
+    /// Seconds a connection's lease lives without renewal: how long the
+    /// ephemeral values of a kvod that died outlive it.
+    let connectionTTL: Int64
+    /// This kvod's host name, put in each record and leased key.
+    let host = EtcdLeases.hostName()
+    private let logger: Logger
+
+    private enum ConnectionLease {
+        case granting([(Result<Int64, LeaseFailure>) -> Void])
+        case granted(Int64)
+    }
+
+    /// The lease of each connection (``ClientController/id``) that set an ephemeral value.
+    private var connections: [Int: ConnectionLease] = [:]
+    /// Connections that closed while their lease was being granted: it is revoked once granted.
+    private var closedWhileGranting: Set<Int> = []
+    /// Leases whose revoke is on its way: sent again, and waited for, if kvod stops meanwhile.
+    private var revoking: Set<Int64> = []
+    private var renewal: UVTimer?
+
+    /// The leased keys' operations of one change, with the `ttl` lease granted for it.
+    struct Operations {
+        var operations: [EtcdRequestOp] = []
+        var ttlLease: Int64?
+    }
+
+    init(client: EtcdClient, keys: ClusterKeys, connectionTTL: Int64, loop: UVLoop, logger: Logger) {
+        self.client = client
+        self.keys = keys
+        self.connectionTTL = connectionTTL
+        self.logger = logger
+        // Renewed three times per ttl: one lost renewal does not end the lease.
+        let period = UInt64(connectionTTL) * 1000 / 3
+        renewal = UVTimer(loop: loop)
+        renewal?.start(afterMilliseconds: period, repeatMilliseconds: period) { [weak self] in self?.renew() }
+    }
+
+    // MARK: A change's leased keys
+
+    /// The operations `proposal` adds to its `Txn`, once the leases it needs
+    /// are granted: the leased keys it ends deleted, the ones it leases put.
+    func operations(for proposal: ChangeProposal, _ done: @escaping (Result<Operations, LeaseFailure>) -> Void) {
+        let lifetimes = proposal.lifetimes
+        guard let lifetime = lifetimes.lifetime else {
+            return done(.success(operations(proposal, ephemeralLease: nil, ttlLease: nil)))
+        }
+        let withTTL: (Int64?) -> Void = { [weak self] ephemeralLease in
+            guard let self else { return }
+            guard let ttl = lifetime.ttl else {
+                return done(.success(operations(proposal, ephemeralLease: ephemeralLease, ttlLease: nil)))
+            }
+            // etcd's leases count whole seconds: never before the deadline.
+            client.grantLease(ttl: Int64(ttl.rounded(.up))) { [weak self] result in
+                guard let self else { return }
+                done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: $0.id) }
+                    .mapError { LeaseFailure("etcd did not grant the ttl's lease: \($0)") })
+            }
+        }
+        guard lifetime.ephemeral, let owner = lifetimes.owner else { return withTTL(nil) }
+        connectionLease(owner) { result in
+            switch result {
+            case .success(let lease): withTTL(lease)
+            case .failure(let error): done(.failure(error))
+            }
+        }
+    }
+
+    private func operations(_ proposal: ChangeProposal, ephemeralLease: Int64?, ttlLease: Int64?) -> Operations {
+        let change = proposal.change
+        var puts: [(ClusterKeys.Family, Int64)] = []
+        if let ephemeralLease { puts.append((.ephemeral, ephemeralLease)) }
+        if let ttlLease { puts.append((.ttl, ttlLease)) }
+        if !puts.isEmpty { puts.append((.note, 0)) }
+        var result = Operations(ttlLease: ttlLease)
+        if proposal.lifetimes.endsLeases {
+            for family in ClusterKeys.Family.allCases {
+                let key = keys.leased(family, change.object, change.path)
+                // etcd refuses a Txn that puts and deletes one key; the put replaces it anyway.
+                // The ttl keys are read back so their leases can be revoked.
+                if !puts.contains(where: { $0.0 == family }) {
+                    result.operations.append(.delete(EtcdDeleteRequest(.key(key), prevKV: family == .ttl)))
+                }
+                result.operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"), prevKV: family == .ttl)))
+            }
+        }
+        let cause: ChangeCause = ephemeralLease != nil ? .disconnect : .ttl
+        for (family, lease) in puts {
+            let value = LeasedValue(object: change.object, path: change.path, cause: family == .ttl ? .ttl : cause,
+                                    uid: change.context.uid, host: host)
+            result.operations.append(.put(EtcdPutRequest(key: Array(keys.leased(family, change.object, change.path).utf8),
+                                                         value: value.json.jsonBytes, lease: lease,
+                                                         prevKV: family == .ttl)))
+        }
+        return result
+    }
+
+    /// The deletes of the leased keys and notes that `batch`'s sets and
+    /// deletes end, in the objects that hold leased values (`holdsLeases`).
+    func operations(endedBy batch: BatchProposal, holdsLeases: (String) -> Bool) -> [EtcdRequestOp] {
+        var operations: [EtcdRequestOp] = []
+        for change in batch.changes where holdsLeases(change.object) {
+            var paths: Set<[String]> = []
+            for step in change.steps where step.change.kind == .setting && paths.insert(step.change.path).inserted {
+                for family in ClusterKeys.Family.allCases {
+                    let key = keys.leased(family, change.object, step.change.path)
+                    operations.append(.delete(EtcdDeleteRequest(.key(key))))
+                    operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"))))
+                }
+            }
+        }
+        return operations
+    }
+
+    /// After the change's `Txn`: a `ttl` lease it no longer needs is revoked
+    /// (the change lost its race, or replaced or deleted a value leased so),
+    /// so leases do not pile up in etcd until their deadlines.
+    func settled(_ operations: Operations, _ response: EtcdTxnResponse?) {
+        guard let response, response.succeeded else {
+            if let lease = operations.ttlLease { revoke(lease) }
+            return
+        }
+        var replaced: [EtcdKeyValue] = []
+        for answer in response.responses {
+            switch answer {
+            case .put(let put): if let kv = put.prevKV { replaced.append(kv) }
+            case .delete(let delete): replaced += delete.prevKVs
+            case .range: break
+            }
+        }
+        for kv in replaced where kv.lease != 0 && kv.lease != operations.ttlLease && keys.isLeased(kv.key) {
+            revoke(kv.lease)
+        }
+    }
+
+    // MARK: Connections' leases
+
+    private func connectionLease(_ owner: Int, _ done: @escaping (Result<Int64, LeaseFailure>) -> Void) {
+        switch connections[owner] {
+        case .granted(let lease)?:
+            done(.success(lease))
+        case .granting(var waiting)?:
+            waiting.append(done)
+            connections[owner] = .granting(waiting)
+        case nil:
+            connections[owner] = .granting([done])
+            client.grantLease(ttl: connectionTTL) { [weak self] result in
+                guard let self, case .granting(let waiting)? = connections.removeValue(forKey: owner) else { return }
+                var outcome = result.map(\.id).mapError { LeaseFailure("etcd did not grant the connection's lease: \($0)") }
+                if case .success(let lease) = outcome {
+                    if closedWhileGranting.remove(owner) != nil {
+                        revoke(lease)
+                        outcome = .failure(LeaseFailure("the connection closed"))
+                    } else {
+                        connections[owner] = .granted(lease)
+                    }
+                }
+                for done in waiting { done(outcome) }
+            }
+        }
+    }
+
+    /// The connection `owner` closed: its lease is revoked, and etcd deletes
+    /// its leased keys in one revision, which every kvod turns into deletions.
+    func clientClosed(_ owner: Int) {
+        switch connections.removeValue(forKey: owner) {
+        case .granted(let lease)?: revoke(lease)
+        case .granting(let waiting)?:
+            connections[owner] = .granting(waiting)
+            closedWhileGranting.insert(owner)
+        case nil: break
+        }
+    }
+
+    private func renew() {
+        for case (let owner, .granted(let lease)) in connections {
+            client.keepAlive(lease: lease) { [weak self] result in
+                guard let self, case .success(let renewed) = result, renewed.ttl <= 0 else { return }
+                // Expired meanwhile (etcd out of reach too long): its values are gone; the next set leases anew.
+                logger.warning("the etcd lease of connection \(owner) expired; its ephemeral values were deleted")
+                if case .granted(lease)? = connections[owner] { connections[owner] = nil }
+            }
+        }
+    }
+
+    private func revoke(_ lease: Int64) {
+        revoking.insert(lease)
+        client.revokeLease(lease) { [weak self] result in
+            self?.revoking.remove(lease)
+            if case .failure(let error) = result {
+                self?.logger.notice("could not revoke etcd lease \(lease) (it expires on its own): \(error)")
+            }
+        }
+    }
+
+    /// kvod stops: the revokes of the connections it closed are on their way
+    /// through the loop's client, which stops with it. They are sent again on
+    /// a client of their own and waited for, a second at most, so that those
+    /// values go now on every host rather than when their leases expire.
+    func close() {
+        renewal?.close()
+        renewal = nil
+        guard !revoking.isEmpty else { return }
+        var configuration = client.configuration
+        configuration.requestTimeoutMilliseconds = 1_000
+        let driver = EtcdPollLoop()
+        guard let stopping = try? EtcdClient(configuration, driver: driver) else { return }
+        driver.client = stopping
+        var left = revoking.count
+        for lease in revoking { stopping.revokeLease(lease) { _ in left -= 1 } }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while left > 0, ContinuousClock.now < deadline { driver.turn(maxWaitMilliseconds: 50) }
+        revoking = []
+    }
+
+    /// Why a change's leases could not be had; nothing was changed.
+    struct LeaseFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "" }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

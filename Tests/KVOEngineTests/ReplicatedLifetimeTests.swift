@@ -1,0 +1,60 @@
+import Testing
+@testable import KVOEngine
+
+/// Ephemeral values and ttl over a replicated store (docs/CLUSTER.md), at the
+/// engine: what a proposal carries, how records read, and when the end of a
+/// value's lease becomes its deletion.
+@Suite final class ReplicatedLifetimeTests {
+    let (fixture, writer, watcher) = EngineFixture.withTwoClients()
+    let replicator = ScriptedReplicator()
+
+    init() {
+        fixture.engine.replicator = replicator
+        writer.credentials = PeerCredentials(pid: 1, uid: 1000, gid: 1000)
+        _ = watcher.observe("o", keyPath: keyPath("a"), options: [.new], context: nil)
+    }
+
+    @Test func anEphemeralSetIsProposedWithItsLifetimeOwnerAndUidAndEveryReplicaKnowsTheValueIsLeased() throws {
+        _ = fixture.send(["op": "set", "object": "o", "keyPath": "a", "value": 1, "ephemeral": true, "ttl": 5],
+                         from: writer)
+        let proposal = try #require(replicator.pending.first?.proposal)
+        #expect(proposal.lifetimes == ProposedLifetimes(lifetime: ValueLifetime(ephemeral: true, ttl: 5),
+                                                        owner: writer.id, endsLeases: false))
+        #expect(proposal.change.context == ChangeContext(uid: 1000, lifetime: ValueLifetime(ephemeral: true, ttl: 5)))
+        replicator.deliverAll(into: fixture.engine, from: 4)
+        expectJSON(fixture.send(["op": "get", "object": "o", "keyPath": "a"], from: watcher).reply,
+                   ["ok": true, "value": 1, "modSeq": 4, "seq": 4, "ephemeral": true])
+        // A plain set there ends the lease: its proposal deletes the leased keys, and a lease's end deletes nothing.
+        _ = fixture.send(["op": "set", "object": "o", "keyPath": "a", "value": 2], from: writer)
+        #expect(replicator.pending.first?.proposal.lifetimes.endsLeases == true)
+        replicator.deliverAll(into: fixture.engine, from: 5)
+        #expect(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .disconnect, grantedAt: 4) == nil)
+    }
+
+    @Test func theEndOfALeaseIsTheDeletionOfTheValueItStillHoldsWithItsCause() throws {
+        var leased = ReplicatedChange(op: "set", object: "o", path: ["a"], kind: .setting)
+        leased.context = ChangeContext(uid: 1000, host: "web1", lifetime: ValueLifetime(ttl: 2))
+        fixture.engine.applyReplicated(leased, document: ["a": 1], seq: 3)
+        _ = fixture.take(from: watcher)
+        #expect(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .ttl, grantedAt: 2) == nil,
+                "a key of an older set")
+        let release = try #require(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .ttl, grantedAt: 3))
+        #expect(release.document == [:] && release.lifetimes.endsLeases, "the key path deleted, the object kept")
+        #expect(release.change.context == ChangeContext(cause: .ttl))
+        fixture.engine.applyReplicated(release.change, document: release.document, seq: 6)
+        let events = fixture.take(from: watcher).events
+        #expect(events.count == 1 && events.first?.member("cause") == "ttl" && events.first?.member("seq") == 6)
+    }
+
+    @Test func recordsReadWhatTheyKnowAndIgnoreTheRest() throws {
+        var change = ReplicatedChange(op: "delete", object: "o", path: ["a"], kind: .setting)
+        change.context = ChangeContext(cause: .disconnect, uid: 7, host: "h", lifetime: ValueLifetime(ephemeral: true, ttl: 1.5))
+        #expect(ReplicatedChange(object: "o", json: change.json) == change)
+        // An older kvod's record, and a newer one's with members of kinds this one does not know.
+        let older = try JSONReader.parse(Array(#"{"op":"set","path":["a"],"kind":"setting","indexes":[]}"#.utf8))
+        #expect(ReplicatedChange(object: "o", json: older)?.context == ChangeContext())
+        let newer = try JSONReader.parse(Array(
+            #"{"op":"set","path":["a"],"kind":"setting","cause":"eviction","uid":"x","host":"h","ttl":-1,"by":{}}"#.utf8))
+        #expect(ReplicatedChange(object: "o", json: newer)?.context == ChangeContext(host: "h"))
+    }
+}
