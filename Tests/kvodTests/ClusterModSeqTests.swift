@@ -24,7 +24,37 @@ struct ClusterModSeqTests {
         try Self.checkAgreementAfterRestart(restarted.socketPath, b.socketPath, aWasSetAt: second)
     }
 
+    @Test func aKvodThatResyncedAfterACompactionGivesEachKeyPathTheModSeqOfTheKvodThatFollowedIt() async throws {
+        let cluster = try await EtcdCluster()
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[1]])
+        try Self.waitUntilFollowing([a.socketPath, b.socketPath])
+        try await cluster.kill(member: 1)
+        try await cluster.waitUntilHealthy([cluster.clientURLs[0], cluster.clientURLs[2]])
+        // B misses both sets, and the compaction leaves it nothing to follow: it reads the prefix again.
+        let first = try Self.setTwoKeyPaths(through: a.socketPath)
+        let last = try #require(try Self.modSeq(of: nil, from: LineClient(path: a.socketPath)))
+        let compaction = try await CommandRun.run(EtcdCluster.binaries!.etcdctl, [
+            "--endpoints", cluster.clientURLs[0], "compact", String(last),
+        ], environment: ["ETCDCTL_API": "3"], timeout: 10)
+        #expect(compaction.status == 0, "\(compaction.stderr)")
+        try await cluster.restart(member: 1)
+        try Self.checkAgreementAfterResync(a.socketPath, b.socketPath, aWasSetAt: first)
+    }
+
     // MARK: Steps (blocking socket work, outside the async test bodies)
+
+    /// Once B has resynced (it has `o.b`), it gives what A gives, `o.a` the first set's seq.
+    private static func checkAgreementAfterResync(_ a: String, _ b: String, aWasSetAt first: Int) throws {
+        let onA = try LineClient(path: a), onB = try LineClient(path: b)
+        try waitUntil("B has resynced", timeout: 30) {
+            try onB.request(#"{"op":"get","object":"o","keyPath":"b"}"#).reply["value"] == 2
+        }
+        for keyPath in ["a", "b", nil] {
+            #expect(try modSeq(of: keyPath, from: onB) == modSeq(of: keyPath, from: onA), "\(keyPath ?? "o")")
+        }
+        #expect(try modSeq(of: "a", from: onB) == first)
+    }
 
     /// Sets `o.a`, then `o.b`, through the kvod at `socket`; answers the first set's seq.
     private static func setTwoKeyPaths(through socket: String) throws -> Int {
