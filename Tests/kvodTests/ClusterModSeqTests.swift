@@ -28,7 +28,7 @@ struct ClusterModSeqTests {
         let cluster = try await EtcdCluster()
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[1]])
-        try Self.waitUntilFollowing([a.socketPath, b.socketPath])
+        try waitUntilFollowing([a.socketPath, b.socketPath])
         try await cluster.kill(member: 1)
         try await cluster.waitUntilHealthy([cluster.clientURLs[0], cluster.clientURLs[2]])
         // B misses both sets, and the compaction leaves it nothing to follow: it reads the prefix again.
@@ -107,16 +107,5 @@ struct ClusterModSeqTests {
     private static func modSeq(of keyPath: String?, from client: LineClient) throws -> Int? {
         let line = keyPath.map { #"{"op":"get","object":"o","keyPath":"\#($0)"}"# } ?? #"{"op":"get","object":"o"}"#
         return try client.request(line).reply["modSeq"]?.intValue
-    }
-
-    /// Waits until each kvod's watch is in place (its reads are not stale): before, its changes are `unavailable`.
-    private static func waitUntilFollowing(_ sockets: [String]) throws {
-        for socket in sockets {
-            let client = try LineClient(path: socket)
-            try waitUntil("the kvod at \(socket) follows etcd", timeout: 20) {
-                let reply = try client.request(#"{"op":"get","object":"-"}"#).reply
-                return reply["stale"] == nil && reply["error"]?["stale"] == nil
-            }
-        }
     }
 }
