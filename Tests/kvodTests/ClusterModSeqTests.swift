@@ -42,7 +42,44 @@ struct ClusterModSeqTests {
         try Self.checkAgreementAfterResync(a.socketPath, b.socketPath, aWasSetAt: first)
     }
 
+    @Test func treesStayWithinEtcdsRequestLimitAndKvodsStillAgree() async throws {
+        let cluster = try await EtcdCluster(size: 1, arguments: ["--max-request-bytes", "4096"])
+        let arguments = ["--etcd", cluster.clientURLs[0], "--etcd-max-request-bytes", "4096"]
+        let a = try await KVODProcess(arguments: arguments)
+        try Self.setManyKeyPaths(through: a.socketPath, count: 70)
+        let b = try await KVODProcess(arguments: arguments)
+        try Self.checkAgreement(a.socketPath, b.socketPath, keyPaths: ["k0", "k35", "k69", nil])
+    }
+
     // MARK: Steps (blocking socket work, outside the async test bodies)
+
+    /// Sets `o.k0` … `o.k<count-1>` one by one to 40-byte strings: 70 of them
+    /// make a document of about 3.5 KB, whose whole tree (about 0.8 KB) a
+    /// 4096-byte `Txn` cannot carry beside it; every set is taken all the same.
+    private static func setManyKeyPaths(through socket: String, count: Int) throws {
+        try waitUntilFollowing([socket])
+        let client = try LineClient(path: socket)
+        let value = String(repeating: "x", count: 40)
+        for index in 0..<count {
+            let reply = try client.request(#"{"op":"set","object":"o","keyPath":"k\#(index)","value":"\#(value)"}"#,
+                                           timeout: 30).reply
+            try #require(reply["ok"] == true, "set \(index): \(reply)")
+        }
+    }
+
+    /// B gives what A gives for each of `keyPaths` of `o` (nil: the whole
+    /// document), and a set under A's modSeq of the first succeeds through B.
+    private static func checkAgreement(_ a: String, _ b: String, keyPaths: [String?]) throws {
+        try waitUntilFollowing([b])
+        let onA = try LineClient(path: a), onB = try LineClient(path: b)
+        for keyPath in keyPaths {
+            #expect(try modSeq(of: keyPath, from: onB) == modSeq(of: keyPath, from: onA), "\(keyPath ?? "o")")
+        }
+        let first = try #require(try modSeq(of: keyPaths[0], from: onA))
+        let conditional = try onB.request(#"{"op":"set","object":"o","keyPath":"\#(keyPaths[0]!)","value":1,"ifModSeq":\#(first)}"#,
+                                          timeout: 30).reply
+        #expect(conditional["ok"] == true, "\(conditional)")
+    }
 
     /// Once B has resynced (it has `o.b`), it gives what A gives, `o.a` the first set's seq.
     private static func checkAgreementAfterResync(_ a: String, _ b: String, aWasSetAt first: Int) throws {
