@@ -11,7 +11,8 @@ extension Daemon {
         let etcd = EtcdClient.Configuration(endpoints: configuration.etcdEndpoints)
         let epoch = try ClusterEpoch.readAtStart(etcd, keys: keys)
         let snapshot = try ReplicaSnapshot.readAtStart(etcd, keys: keys)
-        engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text)
+        engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text,
+                           modSeqs: snapshot.modSeqs)
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
                                       engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
         replica.limits = configuration.etcdLimits

@@ -167,16 +167,6 @@ struct ClusterBatchTests {
         return (events, reply)
     }
 
-    /// Waits until each kvod's watch is in place (its reads are not stale): before, its changes are `unavailable`.
-    private static func waitUntilFollowing(_ sockets: [String]) throws {
-        for socket in sockets {
-            let client = try LineClient(path: socket)
-            try waitUntil("the kvod at \(socket) follows etcd", timeout: 20) {
-                let reply = try client.request(#"{"op":"get","object":"-"}"#).reply
-                return reply["stale"] == nil && reply["error"]?["stale"] == nil
-            }
-        }
-    }
 
     private static func value(of object: String, _ keyPath: String, at socket: String) throws -> JSONValue? {
         try LineClient(path: socket).request(#"{"op":"get","object":"\#(object)","keyPath":"\#(keyPath)"}"#).reply["value"]

@@ -56,7 +56,10 @@ extension Engine {
             guard var own = steps[object] else { return nil }
             // The document after the batch tells what the last step wrote.
             own[own.count - 1].written = nil
-            return BatchProposal.ObjectChange(object: object, document: trial.store.document(object), steps: own)
+            return BatchProposal.ObjectChange(object: object, document: trial.store.document(object), steps: own,
+                                              modSeqs: trial.store.modSeqs(object).map {
+                                                  ProposedModSeqs(tree: $0, base: store.seq)
+                                              })
         }
         return (BatchProposal(objects: objects, changes: changes), seqs.map { $0 != nil })
     }

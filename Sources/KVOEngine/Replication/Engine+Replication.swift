@@ -111,7 +111,8 @@ extension Engine {
         guard case .object(let members)? = document else {
             return ChangeProposal(change: replicated(record, op: op), document: nil)
         }
-        return ChangeProposal(change: replicated(record, op: op), document: members)
+        return ChangeProposal(change: replicated(record, op: op), document: members,
+                              modSeqs: proposedModSeqs(after: record, document: members))
     }
 
     private func replicated(_ record: ChangeRecord, op: String) -> ReplicatedChange {
@@ -157,12 +158,15 @@ extension Engine {
 
     /// Starts the replica from the store's documents at `revision`, each with
     /// the revision it last changed at. Call before the first client.
+    /// `modSeqs`: the trees their records stored (``ReplicatedModSeqs``); a
+    /// document without one counts as changed whole at its revision.
     public func loadReplica(documents: [String: (document: JSONObject, modRevision: UInt64)], revision: UInt64,
-                            epoch: String) {
+                            epoch: String, modSeqs: [String: ModSeqTree] = [:]) {
         let state: SavedState
         do {
+            let coarse = documents.mapValues { ModSeqTree(madeAt: $0.modRevision) }
             state = try SavedState(documents: documents.mapValues(\.document), seq: revision, history: [],
-                                   epoch: epoch, modSeqs: documents.mapValues { ModSeqTree(madeAt: $0.modRevision) })
+                                   epoch: epoch, modSeqs: coarse.merging(modSeqs) { $1 })
         } catch {
             preconditionFailure("a state without history is consistent: \(error)")
         }
@@ -172,7 +176,10 @@ extension Engine {
     /// Brings the replica to the store's documents at `revision` after the
     /// changes since it last followed were compacted away: each document that
     /// differs is set (or deleted) as a whole, at `revision`, with `"resync": true`.
-    public func resyncReplica(documents: [String: JSONObject], revision: UInt64) {
+    /// `modSeqs`: every document's tree as ``loadReplica(documents:revision:epoch:modSeqs:)``
+    /// would take it, so the replica then agrees with a kvod that loaded the store.
+    public func resyncReplica(documents: [String: JSONObject], revision: UInt64,
+                              modSeqs: [String: ModSeqTree] = [:]) {
         let gone = store.documents.keys.filter { documents[$0] == nil }
         for object in gone {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting), document: nil,
@@ -182,6 +189,7 @@ extension Engine {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting),
                             document: document, seq: revision, resync: true)
         }
+        for (object, tree) in modSeqs { adoptReplicatedModSeqs(object, tree, revision: revision) }
     }
 }
 

@@ -60,6 +60,8 @@ public struct BatchProposal: Sendable {
         public let document: JSONObject?
         /// Its ops' steps, in order (``ReplicatedBatchStep/record(_:)`` is what is stored).
         public let steps: [ReplicatedBatchStep]
+        /// Its modSeqs after the batch, for the record (``ReplicatedModSeqs``).
+        public internal(set) var modSeqs: ProposedModSeqs?
     }
 
     /// Every object the batch's ops read or change, in order of first

@@ -65,6 +65,8 @@ public struct ChangeProposal: Sendable {
     public internal(set) var change: ReplicatedChange
     /// The document after the change; nil: the object is deleted.
     public let document: JSONObject?
+    /// Its modSeqs after the change, for the record (``ReplicatedModSeqs``).
+    public internal(set) var modSeqs: ProposedModSeqs?
     /// What the store must do for values' lifetimes (ephemeral, ttl) beside the change.
     public internal(set) var lifetimes = ProposedLifetimes()
 }

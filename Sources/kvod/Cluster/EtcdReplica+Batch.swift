@@ -16,19 +16,18 @@ extension EtcdReplica {
             compared[object] = revision
             compare.append(.modRevision(of: keys.document(object), is: revision))
         }
-        var success: [EtcdRequestOp] = []
-        for change in batch.changes {
-            success.append(documentOp(change.object, change.document))
+        let writes = batch.changes.map { change in
             // Who made it, beside the steps (older readers ignore it).
             var record = ReplicatedBatchStep.record(change.steps)
             if case .object(var members) = record {
                 ChangeContext(uid: batch.uid, host: leases.host).write(to: &members)
                 record = .object(members)
             }
-            success.append(.put(EtcdPutRequest(key: Array(keys.record(change.object).utf8), value: record.jsonBytes)))
+            return ObjectWrite(object: change.object, document: change.document, record: record, modSeqs: change.modSeqs)
         }
-        success += leases.operations(endedBy: batch) { engine.holdsLeases(in: $0) }
-        commit(EtcdTxnRequest(compare: compare, success: success), comparing: compared, "this batch", done)
+        let request = txn(comparing: compare, writes: writes,
+                          besides: leases.operations(endedBy: batch) { engine.holdsLeases(in: $0) })
+        commit(request, comparing: compared, "this batch", done)
     }
 
     /// Applies the revision when it is a batch's (its records are batch
@@ -36,12 +35,14 @@ extension EtcdReplica {
     /// nothing, when it is not.
     func applyBatch(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) -> Bool {
         var steps: [ReplicatedBatchStep] = []
+        var modSeqs: [String: ModSeqTree] = [:]
         var isBatch = false
         for event in events where event.kind == .put {
             guard case .record(let object)? = keys.entry(event.kv.key), let json = try? JSONReader.parse(event.kv.value),
                   let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
             isBatch = true
             steps += own
+            modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
         guard isBatch else { return false }
         var documents: [String: JSONObject?] = [:]
@@ -58,6 +59,9 @@ extension EtcdReplica {
             documents[object] = document
         }
         engine.applyReplicatedBatch(steps, documents: documents, seq: UInt64(revision))
+        for object in documents.keys {
+            engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
+        }
         for (object, document) in documents { modRevisions[object] = document == nil ? nil : revision }
         return true
     }

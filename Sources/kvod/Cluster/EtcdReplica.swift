@@ -81,10 +81,11 @@ final class EtcdReplica: ChangeReplicator {
             let compared = modRevisions[object] ?? 0
             var change = proposal.change
             change.context.host = leases.host
-            let record = EtcdPutRequest(key: Array(keys.record(object).utf8), value: change.json.jsonBytes)
-            let txn = EtcdTxnRequest(compare: [.modRevision(of: keys.document(object), is: compared)],
-                                     success: [documentOp(object, proposal.document), .put(record)] + leased.operations)
-            commit(txn, comparing: [object: compared], "this \(proposal.change.op)",
+            let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
+                              writes: [ObjectWrite(object: object, document: proposal.document, record: change.json,
+                                                   modSeqs: proposal.modSeqs)],
+                              besides: leased.operations)
+            commit(request, comparing: [object: compared], "this \(proposal.change.op)",
                    answered: { [weak self] in self?.leases.settled(leased, $0) }, done)
         }
     }
@@ -169,11 +170,13 @@ final class EtcdReplica: ChangeReplicator {
             return
         }
         var records: [String: ReplicatedChange] = [:]
+        var modSeqs: [String: ModSeqTree] = [:]
         for event in events where event.kind == .put {
             guard case .record(let object)? = keys.entry(event.kv.key),
                   let json = try? JSONReader.parse(event.kv.value),
                   let change = ReplicatedChange(object: object, json: json) else { continue }
             records[object] = change
+            modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
         for event in events {
             guard case .document(let object)? = keys.entry(event.kv.key) else {
@@ -190,6 +193,7 @@ final class EtcdReplica: ChangeReplicator {
             }
             let change = records[object] ?? ReplicatedChange(op: "external", object: object, path: [], kind: .setting)
             engine.applyReplicated(change, document: document, seq: UInt64(revision))
+            engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
             modRevisions[object] = document == nil ? nil : revision
         }
         releases.noteEnded(events, keys: keys, recordedObjects: Set(records.keys))
@@ -204,7 +208,7 @@ final class EtcdReplica: ChangeReplicator {
             case .success(let response):
                 let snapshot = ReplicaSnapshot(response, keys: keys)
                 engine.resyncReplica(documents: snapshot.documents.mapValues(\.document),
-                                     revision: UInt64(snapshot.revision))
+                                     revision: UInt64(snapshot.revision), modSeqs: snapshot.modSeqs)
                 restoreLeases(snapshot, engine: engine, keys: keys)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision

@@ -5,22 +5,40 @@ import KVOEtcd
 /// starts from, and what it resyncs to after a compaction.
 struct ReplicaSnapshot {
     var documents: [String: (document: JSONObject, modRevision: UInt64)] = [:]
+    /// Each document's modSeqs: those its record, put with it, stored
+    /// (``ReplicatedModSeqs``), which every kvod that followed its changes
+    /// holds; without them, the whole document at its `mod_revision`.
+    var modSeqs: [String: ModSeqTree] = [:]
     /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
     var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
 
     init(_ response: EtcdRangeResponse, keys: ClusterKeys) {
         revision = response.header.revision
+        var records: [String: EtcdKeyValue] = [:]
         for kv in response.kvs {
             if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
-            guard case .document(let object)? = keys.entry(kv.key), let document = ClusterKeys.document(kv.value) else {
+            switch keys.entry(kv.key) {
+            case .document(let object)?:
+                guard let document = ClusterKeys.document(kv.value) else { continue }
+                documents[object] = (document, UInt64(kv.modRevision))
+            case .record(let object)?:
+                records[object] = kv
+            case nil:
                 continue
             }
-            documents[object] = (document, UInt64(kv.modRevision))
+        }
+        for (object, entry) in documents {
+            modSeqs[object] = ModSeqTree(replacedAt: entry.modRevision, modifiedAt: entry.modRevision)
+            // A record of another revision belongs to an older document (one written without kvod since).
+            guard let record = records[object], UInt64(record.modRevision) == entry.modRevision,
+                  let json = try? JSONReader.parse(record.value),
+                  let tree = ReplicatedModSeqs.tree(inRecord: json, revision: entry.modRevision) else { continue }
+            modSeqs[object] = tree
         }
     }
 
-    /// The whole prefix: the documents, and the leased keys at the same revision.
+    /// The whole prefix: the documents, their records and the leased keys, at one revision.
     static func request(_ keys: ClusterKeys) -> EtcdRangeRequest { EtcdRangeRequest(.prefix(keys.prefix)) }
 
     /// Reads the snapshot before the daemon's loop runs, on a poll(2) loop of
