@@ -24,6 +24,9 @@ enum Scenario: Sendable, Hashable {
     /// Sets as `ClientShape`'s client spells them (issue 16).
     case setThroughput(ClientShape)
     case fanout(observers: Int, ClientShape)
+    /// Fan-out with the setter flat out, no bound on events in flight unless
+    /// `lagBound` (the bounded twin, for comparison: issue 16 item 3).
+    case fanoutFlatOut(observers: Int, lagBound: Bool)
     /// Fan-out to observers that are KVOClient processes (kvod only).
     case kvoclientFanout(observers: Int)
     case fanoutLatency
@@ -39,6 +42,9 @@ enum Scenario: Sendable, Hashable {
         for shape in ClientShape.allCases where shape != .kvoclient {
             all += sizes.fanoutObservers.suffix(2).map { Scenario.fanout(observers: $0, shape) }
         }
+        all += sizes.flatOutObservers.flatMap {
+            [Scenario.fanoutFlatOut(observers: $0, lagBound: false), .fanoutFlatOut(observers: $0, lagBound: true)]
+        }
         all += [.kvoclientFanout(observers: sizes.kvoclientObservers), .fanoutLatency, .manyKeys, .memory]
         for shape in sizes.durabilityShapes {
             all += Persistence.allCases.map { Scenario.durability($0, shape) }
@@ -50,6 +56,7 @@ enum Scenario: Sendable, Hashable {
         switch self {
         case .setThroughput(let shape): "set-throughput" + shape.nameSuffix
         case .fanout(let observers, let shape): "fanout-\(observers)" + shape.nameSuffix
+        case .fanoutFlatOut(let observers, let lagBound): "fanout-flat-out-\(observers)" + (lagBound ? "-lag-bound" : "")
         case .kvoclientFanout(let observers): "fanout-\(observers)-kvoclient-processes"
         case .fanoutLatency: "fanout-latency"
         case .manyKeys: "many-keys"
@@ -64,6 +71,7 @@ enum Scenario: Sendable, Hashable {
         switch self {
         case .setThroughput: "set-throughput"
         case .fanout, .kvoclientFanout: "fanout"
+        case .fanoutFlatOut: "fanout-flat-out"
         case .durability: Self.durabilityFamily
         default: name
         }
@@ -94,6 +102,8 @@ enum Scenario: Sendable, Hashable {
         switch self {
         case .setThroughput(let shape): try Self.setThroughput(server, sizes, shape)
         case .fanout(let observers, let shape): try Self.fanout(server, sizes, observers: observers, rate: nil, shape)
+        case .fanoutFlatOut(let observers, let lagBound):
+            try FlatOutFanout.run(server, sizes, observers: observers, lagBound: lagBound)
         case .kvoclientFanout(let observers): try KVOClientFanout.run(server, sizes, observers: observers)
         case .fanoutLatency: try Self.fanout(server, sizes, observers: sizes.latencyObservers, rate: sizes.latencyRate)
         case .manyKeys: try Self.manyKeys(server, sizes)
