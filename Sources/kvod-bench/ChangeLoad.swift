@@ -38,6 +38,9 @@ struct ChangeLoad {
     /// coalescing, which an unbounded setter can cause): then every expected
     /// event must be delivered or counted in a delivered event's `coalesced`.
     var coalescingAllowed = false
+    /// The most one read takes from an observer connection (a reader with a
+    /// small buffer pays a system call per that many bytes).
+    var observerReadBytes = 256 * 1024
     /// The server, whose CPU time and resident memory over the window are reported; nil: not measured.
     var server: ServerProcess? = nil
 
@@ -68,7 +71,7 @@ struct ChangeLoad {
     func run() -> Outcome {
         let signals = LoadSignals()
         let setter = Handoff(value: SetterWorker(load: self))
-        let observer = Handoff(value: ObserverWorker(connections: observers))
+        let observer = Handoff(value: ObserverWorker(connections: observers, readBytes: observerReadBytes))
         var bodies: [@Sendable () -> Void] = [
             { observer.value.run(signals) },
             { setter.value.run(signals) },
@@ -222,14 +225,15 @@ private final class SetterWorker {
 /// The observers' thread.
 private final class ObserverWorker {
     let connections: [Connection]
-    let poller = Poller()
+    let poller: Poller
     let latencies = Histogram()
     var problem: String?
     /// This thread's CPU time while recording.
     private(set) var recordedCPUSeconds = 0.0
 
-    init(connections: [Connection]) {
+    init(connections: [Connection], readBytes: Int) {
         self.connections = connections
+        poller = Poller(readBytes: readBytes)
         for connection in connections { poller.add(connection) }
     }
 

@@ -27,6 +27,7 @@ enum FlatOutFanout {
             choice: .perConnection, pipeline: sizes.fanoutPipeline, maxLagEvents: lagBound ? max(sizes.fanoutPipeline * count, 8192) : .max, rate: nil,
             warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds)
         load.coalescingAllowed = !lagBound
+        load.observerReadBytes = sizes.observerReadBytes
         load.server = server
         let outcome = load.run()
         var problems = outcome.problems

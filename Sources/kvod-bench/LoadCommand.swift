@@ -37,6 +37,9 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "Sets each fan-out setter keeps unanswered (default: the size's, 64 standard).")
     var fanoutPipeline: Int?
 
+    @Option(help: "The most fanout-flat-out's observer thread reads from one connection at a time, in bytes (default 262144).")
+    var readBytes: Int?
+
     @Option(help: "fanout-flat-out with the setter unbounded (off), held back while observers lag as fanout is (on), or both.")
     var lagBound: String = "off"
 
@@ -76,6 +79,7 @@ struct LoadCommand: ParsableCommand {
             throw ValidationError("unknown shape \(name); known: \(ClientShape.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if let seconds, !(seconds > 0 && seconds <= 600) { throw ValidationError("--seconds must be above 0 and at most 600") }
+        if let readBytes, !(512...(16 << 20)).contains(readBytes) { throw ValidationError("--read-bytes must be 512 to 16777216") }
         if let fanoutPipeline, fanoutPipeline < 1 { throw ValidationError("--fanout-pipeline must be at least 1") }
         guard ["off", "on", "both"].contains(lagBound) else { throw ValidationError("--lag-bound must be off, on or both") }
         if let peer, Peer(rawValue: peer) == nil { throw ValidationError("--peer must be kvod or redis") }
@@ -90,6 +94,7 @@ struct LoadCommand: ParsableCommand {
         var sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
         if let fanoutPipeline { sizes.fanoutPipeline = fanoutPipeline }
         if let seconds { sizes.durationSeconds = seconds }
+        if let readBytes { sizes.observerReadBytes = readBytes }
         let selected = Scenario.all(sizes).filter { scenario in
             // An attached server keeps its data however it was started: durability's pairs would be mislabelled.
             scenarios.isEmpty ? attach == nil || scenario.family != Scenario.durabilityFamily

@@ -7,6 +7,8 @@ struct Sizes: Sendable {
     var fanoutPipeline: Int
     /// Observers of the fan-out whose setter is not held back by lagging observers.
     var flatOutObservers: [Int]
+    /// The most one read takes from one of its observer connections.
+    var observerReadBytes = 256 * 1024
     /// Observers of the fan-out whose observers are KVOClient processes.
     var kvoclientObservers: Int
     var latencyObservers: Int
