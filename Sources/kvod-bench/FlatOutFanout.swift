@@ -11,15 +11,8 @@ enum FlatOutFanout {
     static func run(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
                     lagBound: Bool) throws(BenchError) -> ScenarioResult {
         let wire = Wire(peer: server.peer, flavour: .pubSub)
-        let key = BenchKey(object: "fan/0", keyPath: "v")
-        var observers: [Connection] = []
-        for _ in 0..<count {
-            let observer = try Connection(path: server.socketPath, wire: wire)
-            observer.lastIndex = [-1]
-            observers.append(observer)
-        }
-        let request = wire.observeRequest(key)
-        _ = try Registration.run(observers, requests: { _ in request }, count: { _ in 1 })
+        let key = Scenario.fanoutKey
+        let observers = try Scenario.observersOfOneKey(server, wire, key, count: count)
         let setter = try Connection(path: server.socketPath, wire: wire)
         let before = server.peer == .kvod ? try KvodInfo.read(server.socketPath) : nil
         var load = ChangeLoad(

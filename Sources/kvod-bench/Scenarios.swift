@@ -150,12 +150,12 @@ extension Scenario {
         ).run()
     }
 
-    /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
-    /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
-    static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
-                       rate: Double?, _ client: ClientShape = .kvoclient) throws(BenchError) -> ScenarioResult {
-        let wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
-        let key = BenchKey(object: "fan/0", keyPath: "v")
+    /// The one key of the fan-out scenarios.
+    static let fanoutKey = BenchKey(object: "fan/0", keyPath: "v")
+
+    /// `count` connections, each observing `key` (registered, replies in), ready for a ``ChangeLoad``.
+    static func observersOfOneKey(_ server: ServerProcess, _ wire: Wire, _ key: BenchKey,
+                                  count: Int) throws(BenchError) -> [Connection] {
         var observers: [Connection] = []
         for _ in 0..<count {
             let observer = try Connection(path: server.socketPath, wire: wire)
@@ -164,6 +164,16 @@ extension Scenario {
         }
         let request = wire.observeRequest(key)
         _ = try Registration.run(observers, requests: { _ in request }, count: { _ in 1 })
+        return observers
+    }
+
+    /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
+    /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
+    static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
+                       rate: Double?, _ client: ClientShape = .kvoclient) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
+        let key = fanoutKey
+        let observers = try observersOfOneKey(server, wire, key, count: count)
         let setter = try Connection(path: server.socketPath, wire: wire)
         let outcome = ChangeLoad(
             setters: [setter], observers: observers, prefixes: [wire.changePrefix(key)], fanout: [count],
