@@ -34,6 +34,15 @@ struct ChangeLoad {
     var durationSeconds: Double
     /// A client that pings throughout, on a thread of its own; nil: none.
     var bystander: Bystander? = nil
+    /// Whether an event may stand for earlier ones (kvod's slow-reader
+    /// coalescing, which an unbounded setter can cause): then every expected
+    /// event must be delivered or counted in a delivered event's `coalesced`.
+    var coalescingAllowed = false
+    /// The most one read takes from an observer connection (a reader with a
+    /// small buffer pays a system call per that many bytes).
+    var observerReadBytes = 256 * 1024
+    /// The server, whose CPU time and resident memory over the window are reported; nil: not measured.
+    var server: ServerProcess? = nil
 
     struct Outcome {
         var setsPerSecond: Double
@@ -44,12 +53,25 @@ struct ChangeLoad {
         var lost: Int
         var outOfOrder: Int
         var problem: String?
+        /// Per second of the window: earlier events that the delivered ones stood for.
+        var coalescedPerSecond = 0.0
+        /// Over the whole run: coalesced events, and indexes the observers never saw.
+        var coalesced = 0
+        var skipped = 0
+        /// Bytes the observers read per event delivered, over the whole run.
+        var bytesPerEvent = 0.0
+        /// The observer thread's CPU time over the window ÷ the window.
+        var readerBusy = 0.0
+        /// The server's CPU time over the window per event delivered in it, in µs (0: not measured).
+        var serverMicrosecondsPerEvent = 0.0
+        /// The server's resident memory at the window's end (output it holds for observers included).
+        var serverResidentBytes = 0
     }
 
     func run() -> Outcome {
         let signals = LoadSignals()
         let setter = Handoff(value: SetterWorker(load: self))
-        let observer = Handoff(value: ObserverWorker(connections: observers))
+        let observer = Handoff(value: ObserverWorker(connections: observers, readBytes: observerReadBytes))
         var bodies: [@Sendable () -> Void] = [
             { observer.value.run(signals) },
             { setter.value.run(signals) },
@@ -64,16 +86,22 @@ struct ChangeLoad {
         let started = monotonicNanoseconds()
         let acknowledged0 = signals.acknowledgedSets.load(ordering: .acquiring)
         let delivered0 = signals.deliveredEvents.load(ordering: .acquiring)
+        let coalesced0 = signals.coalescedEvents.load(ordering: .acquiring)
+        let server0 = server?.cpuSeconds() ?? 0
         sleep(seconds: durationSeconds)
         let acknowledged1 = signals.acknowledgedSets.load(ordering: .acquiring)
         let delivered1 = signals.deliveredEvents.load(ordering: .acquiring)
+        let coalesced1 = signals.coalescedEvents.load(ordering: .acquiring)
+        let server1 = server?.cpuSeconds() ?? 0
+        let resident = server?.residentBytes() ?? 0
         let elapsed = Double(monotonicNanoseconds() - started) / 1e9
         signals.recording.store(false, ordering: .releasing)
         signals.stopSetting.store(true, ordering: .releasing)
         // Whatever is still on its way gets 20 s to arrive before it counts as lost.
         let deadline = monotonicNanoseconds() + 20_000_000_000
+        let accounted = { signals.deliveredEvents.load(ordering: .acquiring) + signals.coalescedEvents.load(ordering: .acquiring) }
         while !signals.settersFinished.load(ordering: .acquiring)
-            || signals.deliveredEvents.load(ordering: .acquiring) < signals.expectedEvents.load(ordering: .acquiring) {
+            || accounted() < signals.expectedEvents.load(ordering: .acquiring) {
             if monotonicNanoseconds() > deadline { break }
             usleep(2_000)
         }
@@ -81,16 +109,33 @@ struct ChangeLoad {
         threads.join()
         let expected = signals.expectedEvents.load(ordering: .acquiring)
         let delivered = signals.deliveredEvents.load(ordering: .acquiring)
-        let problem = setter.value.problem ?? observer.value.problem ?? bystander?.problem
+        let coalesced = observers.reduce(0) { $0 + $1.coalesced }
+        let skipped = observers.reduce(0) { $0 + $1.skipped }
+        var problem = setter.value.problem ?? observer.value.problem ?? bystander?.problem
             ?? (signals.settersFinished.load(ordering: .acquiring) ? nil : "sets still unanswered after 20 s")
+        // Indexes skip in many-keys (one setter index over many keys): compared only where coalescing is expected.
+        if problem == nil, !coalescingAllowed, coalesced > 0 {
+            problem = "\(coalesced) event(s) coalesced in a load bounded to keep observers from lagging"
+        } else if problem == nil, coalescingAllowed, skipped != coalesced {
+            problem = "\(skipped) index(es) skipped but \(coalesced) counted as coalesced: events lost"
+        }
+        let accountedFor = delivered + (coalescingAllowed ? coalesced : 0)
+        let bytes = observers.reduce(0) { $0 + $1.bytesRead }
         return Outcome(
             setsPerSecond: Double(acknowledged1 - acknowledged0) / elapsed,
             eventsPerSecond: Double(delivered1 - delivered0) / elapsed,
             latencies: observer.value.latencies,
             pings: bystander?.latencies,
-            lost: max(expected - delivered, 0) + max(delivered - expected, 0),
+            lost: max(expected - accountedFor, 0) + max(accountedFor - expected, 0),
             outOfOrder: observers.reduce(0) { $0 + $1.outOfOrder },
-            problem: problem)
+            problem: problem,
+            coalescedPerSecond: Double(coalesced1 - coalesced0) / elapsed,
+            coalesced: coalesced, skipped: skipped,
+            bytesPerEvent: delivered > 0 ? Double(bytes) / Double(delivered) : 0,
+            readerBusy: observer.value.recordedCPUSeconds / elapsed,
+            serverMicrosecondsPerEvent: delivered1 > delivered0 && server1 > 0
+                ? (server1 - server0) * 1e6 / Double(delivered1 - delivered0) : 0,
+            serverResidentBytes: resident)
     }
 }
 
@@ -180,22 +225,35 @@ private final class SetterWorker {
 /// The observers' thread.
 private final class ObserverWorker {
     let connections: [Connection]
-    let poller = Poller()
+    let poller: Poller
     let latencies = Histogram()
     var problem: String?
+    /// This thread's CPU time while recording.
+    private(set) var recordedCPUSeconds = 0.0
 
-    init(connections: [Connection]) {
+    init(connections: [Connection], readBytes: Int) {
         self.connections = connections
+        poller = Poller(readBytes: readBytes)
         for connection in connections { poller.add(connection) }
     }
 
     func run(_ signals: LoadSignals) {
         var counted = 0
+        var countedCoalesced = 0
         var recording = false
+        var recordingSince = 0.0
         while !signals.abandon.load(ordering: .relaxed) {
             poller.poll(timeoutMilliseconds: 2)
             var total = 0
-            for connection in connections { total += connection.events }
+            var coalesced = 0
+            for connection in connections {
+                total += connection.events
+                coalesced += connection.coalesced
+            }
+            if coalesced != countedCoalesced {
+                signals.coalescedEvents.add(coalesced - countedCoalesced, ordering: .releasing)
+                countedCoalesced = coalesced
+            }
             if total != counted {
                 signals.deliveredEvents.add(total - counted, ordering: .releasing)
                 counted = total
@@ -204,17 +262,25 @@ private final class ObserverWorker {
             if shouldRecord != recording {
                 recording = shouldRecord
                 for connection in connections { connection.latencies = recording ? latencies : nil }
+                if recording { recordingSince = threadCPUSeconds() } else { recordedCPUSeconds = threadCPUSeconds() - recordingSince }
             }
             if let broken = connections.lazy.compactMap(\.problem).first {
                 problem = "observer: \(broken)"
                 return
             }
             if signals.settersFinished.load(ordering: .acquiring),
-               counted >= signals.expectedEvents.load(ordering: .acquiring) {
+               counted + countedCoalesced >= signals.expectedEvents.load(ordering: .acquiring) {
                 return
             }
         }
     }
+}
+
+/// The calling thread's CPU time (user + system), in seconds.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// A small, fast, seeded random generator (SplitMix64): the same key

@@ -26,6 +26,12 @@ final class Connection: InboundHandler {
     // Events.
     private(set) var events = 0
     private(set) var outOfOrder = 0
+    /// Indexes passed over (a later index arrived first): events kvod coalesced, or lost.
+    private(set) var skipped = 0
+    /// The earlier events the events received stand for (kvod's `"coalesced":N`).
+    private(set) var coalesced = 0
+    /// Bytes read from the server.
+    private(set) var bytesRead = 0
     /// The last payload index seen per key, for the order check.
     var lastIndex: [Int] = []
     /// Where latencies go (the thread's histogram); nil: not recorded.
@@ -116,6 +122,7 @@ final class Connection: InboundHandler {
             }
             return false
         }
+        bytesRead += n
         let bytes = UnsafeRawBufferPointer(rebasing: scratch[..<n])
         if let http {
             http.consume(bytes, self)
@@ -143,12 +150,14 @@ final class Connection: InboundHandler {
     func event(key: Int, index: Int, sentAt: UInt64) {
         events += 1
         if index >= 0, key >= 0, key < lastIndex.count {
-            if index <= lastIndex[key] { outOfOrder += 1 }
+            if index <= lastIndex[key] { outOfOrder += 1 } else { skipped += index - lastIndex[key] - 1 }
             lastIndex[key] = index
         }
         if sentAt > 0, let latencies, readAt > sentAt { latencies.record(readAt - sentAt) }
         if index >= 0, let arrivals { arrivals.record(change: index, at: monotonicNanoseconds()) }
     }
+
+    func coalesced(_ count: Int) { coalesced += count }
 
     /// What is wrong with this connection, if anything.
     var problem: String? {

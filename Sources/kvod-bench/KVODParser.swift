@@ -60,6 +60,23 @@ enum KVODParser {
         cursor += 1
         let sentAt = readNumber(line, &cursor)
         handler.event(key: key, index: index, sentAt: UInt64(max(sentAt, 0)))
+        if let count = trailingCoalesced(line) { handler.coalesced(count) }
+    }
+
+    private static let coalescedMember = bytes(LineFragment.coalescedMember)
+
+    /// N of a line that ends `,"coalesced":N}` (the member kvod puts last), read from the end.
+    @inline(__always)
+    static func trailingCoalesced(_ line: UnsafeRawBufferPointer) -> Int? {
+        var end = line.count - 1
+        guard end > coalescedMember.count, line[end] == UInt8(ascii: "}") else { return nil }
+        var start = end
+        while start > 0, line[start - 1] >= 48, line[start - 1] <= 57 { start -= 1 }
+        guard start < end, start >= coalescedMember.count else { return nil }
+        let member = UnsafeRawBufferPointer(rebasing: line[(start - coalescedMember.count)..<start])
+        guard hasPrefix(member, coalescedMember) else { return nil }
+        end = start
+        return readNumber(line, &end)
     }
 
     /// The number after the last `/` of the object name that starts at

@@ -10,7 +10,8 @@ struct LoadCommand: ParsableCommand {
         commandName: "load",
         abstract: "Measure kvod beside Redis on this machine: throughput, fan-out, latency, memory.",
         discussion: """
-            Scenarios: set-throughput, fanout (with fanout-latency), many-keys, memory, durability \
+            Scenarios: set-throughput, fanout (with fanout-latency), fanout-flat-out (the setter never \
+            waits for lagging observers), many-keys, memory, durability \
             (set throughput with kvod's --data-dir beside Redis's AOF). set-throughput and fanout run \
             with each client shape (--shape). See docs/PERFORMANCE.md.
             """)
@@ -21,11 +22,30 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "How many times each scenario runs per peer; medians are reported.")
     var rounds: Int = 5
 
-    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): set-throughput, fanout, fanout-latency, many-keys, memory, durability.")
+    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): set-throughput, fanout, fanout-flat-out, fanout-latency, many-keys, memory, durability.")
     var scenarios: [String] = []
 
     @Option(name: .customLong("shape"), help: "Run set-throughput and fanout only with these client shapes (repeatable): kvoclient ({\"op\":\"set\",…}, no id, no space), id-first ({\"id\":N,\"op\":…}, as typed into socat), json-dumps (Python's spacing, the id last). Default: all.")
     var shapes: [String] = []
+
+    @Option(name: .customLong("observers"), help: "Run fanout and fanout-flat-out only with these observer counts (repeatable). Default: all.")
+    var observerCounts: [Int] = []
+
+    @Option(help: "The measurement window of the unpaced scenarios, in seconds (default: the size's, 2 standard).")
+    var seconds: Double?
+
+    @Option(help: "Sets each fan-out setter keeps unanswered (default: the size's, 64 standard).")
+    var fanoutPipeline: Int?
+
+    @Option(help: "The most fanout-flat-out's observer thread reads from one connection at a time, in bytes (default 262144).")
+    var readBytes: Int?
+
+    @Option(help: "fanout-flat-out with the setter unbounded (off), held back while observers lag as fanout is (on), or both.")
+    var lagBound: String = "off"
+
+    @Option(name: .customLong("kvod-argument"), parsing: .unconditionalSingleValue,
+            help: "Pass this argument to every kvod started (repeatable), e.g. --kvod-argument=--fanout-pause-microseconds=0.")
+    var kvodArguments: [String] = []
 
     @Option(help: "Run only this peer: kvod or redis (default: both).")
     var peer: String?
@@ -58,6 +78,10 @@ struct LoadCommand: ParsableCommand {
         for name in shapes where ClientShape(rawValue: name) == nil {
             throw ValidationError("unknown shape \(name); known: \(ClientShape.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        if let seconds, !(seconds > 0 && seconds <= 600) { throw ValidationError("--seconds must be above 0 and at most 600") }
+        if let readBytes, !(512...(16 << 20)).contains(readBytes) { throw ValidationError("--read-bytes must be 512 to 16777216") }
+        if let fanoutPipeline, fanoutPipeline < 1 { throw ValidationError("--fanout-pipeline must be at least 1") }
+        guard ["off", "on", "both"].contains(lagBound) else { throw ValidationError("--lag-bound must be off, on or both") }
         if let peer, !Peer.loadPeers.contains(where: { $0.rawValue == peer }) { throw ValidationError("--peer must be kvod or redis") }
         if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
         if attach != nil && scenarios.contains(Scenario.durabilityFamily) {
@@ -67,7 +91,10 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         _ = UnixSocket.raiseFileLimit()
-        let sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
+        var sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
+        if let fanoutPipeline { sizes.fanoutPipeline = fanoutPipeline }
+        if let seconds { sizes.durationSeconds = seconds }
+        if let readBytes { sizes.observerReadBytes = readBytes }
         let selected = Scenario.all(sizes).filter { scenario in
             // An attached server keeps its data however it was started: durability's pairs would be mislabelled.
             scenarios.isEmpty ? attach == nil || scenario.family != Scenario.durabilityFamily
@@ -75,9 +102,16 @@ struct LoadCommand: ParsableCommand {
         }.filter { scenario in
             shapes.isEmpty || !["set-throughput", "fanout"].contains(scenario.family)
                 || shapes.contains(scenario.shape.rawValue)
+        }.filter { scenario in
+            switch scenario {
+            case .fanout(let observers, _): observerCounts.isEmpty || observerCounts.contains(observers)
+            case .fanoutFlatOut(let observers, let bound):
+                (observerCounts.isEmpty || observerCounts.contains(observers)) && (bound ? lagBound != "off" : lagBound != "on")
+            default: true
+            }
         }
         let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.loadPeers
-        let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer)
+        let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer, kvodArguments: kvodArguments)
         let started = Date()
         let loadBefore = Machine.loadAverage()
         var report = Report()

@@ -14,6 +14,8 @@ final class LoadSignals: Sendable {
     let expectedEvents = Atomic<Int>(0)
     /// Events received by all observers.
     let deliveredEvents = Atomic<Int>(0)
+    /// Earlier events that the delivered ones stand for (kvod's `"coalesced":N`).
+    let coalescedEvents = Atomic<Int>(0)
     /// Replies received by all setters.
     let acknowledgedSets = Atomic<Int>(0)
 }

@@ -44,7 +44,11 @@ protocol InboundHandler: AnyObject {
     /// `"<index>,<sentAt>"`, -1 and 0 when the event carries no value
     /// (Redis keyspace events name the operation, not the value).
     func event(key: Int, index: Int, sentAt: UInt64)
+    /// The event just passed to ``event(key:index:sentAt:)`` stands for
+    /// `count` earlier ones that kvod dropped (`"coalesced":N`, a slow reader's).
+    func coalesced(_ count: Int)
 }
+
 
 /// Appends a non-negative integer's decimal digits.
 @inline(__always)

@@ -13,10 +13,11 @@ final class Poller {
     /// One read buffer for all connections: each read is parsed before the next.
     private let scratch: UnsafeMutableRawBufferPointer
 
-    init() {
+    /// `readBytes`: the most one read takes from a connection.
+    init(readBytes: Int = 256 * 1024) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         ready = [epoll_event](repeating: epoll_event(), count: 1024)
-        scratch = .allocate(byteCount: 256 * 1024, alignment: 16)
+        scratch = .allocate(byteCount: readBytes, alignment: 16)
     }
 
     deinit {

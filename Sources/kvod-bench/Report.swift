@@ -61,7 +61,7 @@ struct Report {
             guard let kvod = median(row, .kvod), let redis = median(row, .redis), redis > 0 else { return nil }
             return kvod / redis
         }
-        return Self.median(zip(kvod, redis).map { $1 > 0 ? $0 / $1 : .infinity })
+        return Self.median(zip(kvod, redis).map { $1 > 0 ? $0 / $1 : $0 == 0 ? 1 : .infinity })
     }
 
     /// One peer's figure in `row` relative to its figure in `base`: the

@@ -24,6 +24,9 @@ enum Scenario: Sendable, Hashable {
     /// Sets as `ClientShape`'s client spells them (issue 16).
     case setThroughput(ClientShape)
     case fanout(observers: Int, ClientShape)
+    /// Fan-out with the setter flat out, no bound on events in flight unless
+    /// `lagBound` (the bounded twin, for comparison: issue 16 item 3).
+    case fanoutFlatOut(observers: Int, lagBound: Bool)
     /// Fan-out to observers that are KVOClient processes (kvod only).
     case kvoclientFanout(observers: Int)
     case fanoutLatency
@@ -39,6 +42,9 @@ enum Scenario: Sendable, Hashable {
         for shape in ClientShape.allCases where shape != .kvoclient {
             all += sizes.fanoutObservers.suffix(2).map { Scenario.fanout(observers: $0, shape) }
         }
+        all += sizes.flatOutObservers.flatMap {
+            [Scenario.fanoutFlatOut(observers: $0, lagBound: false), .fanoutFlatOut(observers: $0, lagBound: true)]
+        }
         all += [.kvoclientFanout(observers: sizes.kvoclientObservers), .fanoutLatency, .manyKeys, .memory]
         for shape in sizes.durabilityShapes {
             all += Persistence.allCases.map { Scenario.durability($0, shape) }
@@ -50,6 +56,7 @@ enum Scenario: Sendable, Hashable {
         switch self {
         case .setThroughput(let shape): "set-throughput" + shape.nameSuffix
         case .fanout(let observers, let shape): "fanout-\(observers)" + shape.nameSuffix
+        case .fanoutFlatOut(let observers, let lagBound): "fanout-flat-out-\(observers)" + (lagBound ? "-lag-bound" : "")
         case .kvoclientFanout(let observers): "fanout-\(observers)-kvoclient-processes"
         case .fanoutLatency: "fanout-latency"
         case .manyKeys: "many-keys"
@@ -64,6 +71,7 @@ enum Scenario: Sendable, Hashable {
         switch self {
         case .setThroughput: "set-throughput"
         case .fanout, .kvoclientFanout: "fanout"
+        case .fanoutFlatOut: "fanout-flat-out"
         case .durability: Self.durabilityFamily
         default: name
         }
@@ -94,6 +102,8 @@ enum Scenario: Sendable, Hashable {
         switch self {
         case .setThroughput(let shape): try Self.setThroughput(server, sizes, shape)
         case .fanout(let observers, let shape): try Self.fanout(server, sizes, observers: observers, rate: nil, shape)
+        case .fanoutFlatOut(let observers, let lagBound):
+            try FlatOutFanout.run(server, sizes, observers: observers, lagBound: lagBound)
         case .kvoclientFanout(let observers): try KVOClientFanout.run(server, sizes, observers: observers)
         case .fanoutLatency: try Self.fanout(server, sizes, observers: sizes.latencyObservers, rate: sizes.latencyRate)
         case .manyKeys: try Self.manyKeys(server, sizes)
@@ -140,12 +150,12 @@ extension Scenario {
         ).run()
     }
 
-    /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
-    /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
-    static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
-                       rate: Double?, _ client: ClientShape = .kvoclient) throws(BenchError) -> ScenarioResult {
-        let wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
-        let key = BenchKey(object: "fan/0", keyPath: "v")
+    /// The one key of the fan-out scenarios.
+    static let fanoutKey = BenchKey(object: "fan/0", keyPath: "v")
+
+    /// `count` connections, each observing `key` (registered, replies in), ready for a ``ChangeLoad``.
+    static func observersOfOneKey(_ server: ServerProcess, _ wire: Wire, _ key: BenchKey,
+                                  count: Int) throws(BenchError) -> [Connection] {
         var observers: [Connection] = []
         for _ in 0..<count {
             let observer = try Connection(path: server.socketPath, wire: wire)
@@ -154,6 +164,16 @@ extension Scenario {
         }
         let request = wire.observeRequest(key)
         _ = try Registration.run(observers, requests: { _ in request }, count: { _ in 1 })
+        return observers
+    }
+
+    /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
+    /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
+    static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
+                       rate: Double?, _ client: ClientShape = .kvoclient) throws(BenchError) -> ScenarioResult {
+        let wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
+        let key = fanoutKey
+        let observers = try observersOfOneKey(server, wire, key, count: count)
         let setter = try Connection(path: server.socketPath, wire: wire)
         let outcome = ChangeLoad(
             setters: [setter], observers: observers, prefixes: [wire.changePrefix(key)], fanout: [count],

@@ -17,6 +17,8 @@ final class ServerProcess {
     struct Binaries: Sendable {
         var kvod: String
         var redisServer: String
+        /// Added to kvod's command line (`--kvod-argument`).
+        var kvodArguments: [String] = []
     }
 
     /// Where every server's folder is made.
@@ -36,7 +38,7 @@ final class ServerProcess {
         case .kvod:
             process.executableURL = URL(fileURLWithPath: binaries.kvod)
             process.arguments = ["--socket", socketPath, "--log-level", "warning"]
-                + persistence.kvodArguments(directory: directory) + arguments
+                + persistence.kvodArguments(directory: directory) + binaries.kvodArguments + arguments
         case .etcd:
             throw BenchError("etcd members are started by EtcdServers")
         case .redis:
@@ -83,6 +85,16 @@ final class ServerProcess {
             if fields.count >= 2, let kilobytes = Int(fields[1]) { return kilobytes * 1024 }
         }
         return 0
+    }
+
+    /// User + system CPU time so far, from `/proc/<pid>/stat`, in seconds; 0 when unknown.
+    func cpuSeconds() -> Double {
+        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Stops the server (SIGTERM, then SIGKILL after 10 s) and removes its folder.

@@ -5,6 +5,10 @@ struct Sizes: Sendable {
     var setPipeline: Int
     var fanoutObservers: [Int]
     var fanoutPipeline: Int
+    /// Observers of the fan-out whose setter is not held back by lagging observers.
+    var flatOutObservers: [Int]
+    /// The most one read takes from one of its observer connections.
+    var observerReadBytes = 256 * 1024
     /// Observers of the fan-out whose observers are KVOClient processes.
     var kvoclientObservers: Int
     var latencyObservers: Int
@@ -29,7 +33,7 @@ struct Sizes: Sendable {
 
     static let standard = Sizes(
         setConnections: 4, setPipeline: 64,
-        fanoutObservers: [1, 10, 100, 1000], fanoutPipeline: 64, kvoclientObservers: 10,
+        fanoutObservers: [1, 10, 100, 1000], fanoutPipeline: 64, flatOutObservers: [100, 1000], kvoclientObservers: 10,
         latencyObservers: 100, latencyRate: 20_000,
         manyKeysObservers: 100, manyKeysPerObserver: 1000, manyKeysKeySpace: 10_000,
         memoryConnections: 10_000, memoryPerConnection: 100,
@@ -39,7 +43,7 @@ struct Sizes: Sendable {
 
     static let tiny = Sizes(
         setConnections: 2, setPipeline: 4,
-        fanoutObservers: [1, 3], fanoutPipeline: 4, kvoclientObservers: 2,
+        fanoutObservers: [1, 3], fanoutPipeline: 4, flatOutObservers: [3], kvoclientObservers: 2,
         latencyObservers: 3, latencyRate: 1_000,
         manyKeysObservers: 3, manyKeysPerObserver: 20, manyKeysKeySpace: 40,
         memoryConnections: 10, memoryPerConnection: 10,

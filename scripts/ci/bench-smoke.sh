@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI: proves the benchmark still works, without timing anything. Runs every
 # load scenario once at a tiny size (set-throughput and fan-out in each client
-# shape, and fan-out to KVOClient observer processes) against kvod and a redis-server it starts
+# shape, fan-out with the setter flat out (issue 16 item 3), and fan-out to
+# KVOClient observer processes) against kvod and a redis-server it starts
 # (debug binaries, already built by scripts/test.sh; any lost, out-of-order or
 # failed request fails the step), durability included (kvod --data-dir with
 # --sync always|batch, Redis appendonly), the cluster scenarios once when etcd
@@ -21,7 +22,8 @@ trap 'rm -f "$output"' EXIT
 .build/debug/kvod-bench load --size tiny --rounds 1 --kvod .build/debug/kvod \
   --redis-server "$(command -v redis-server)" | tee "$output"
 # Every client shape (issue 16) and the KVOClient observers must have been measured.
-for row in 'socat-style lines, id first' 'Python json.dumps lines' 'KVOClient observers of one key'; do
+for row in 'socat-style lines, id first' 'Python json.dumps lines' 'KVOClient observers of one key' \
+  'fanout flat out, 3 observers, events delivered'; do
   grep -qF "$row" "$output" || { echo "no row for $row"; exit 1; }
 done
 # The durability scenario's pairs must have been measured, not skipped.
