@@ -1,0 +1,224 @@
+import Foundation
+import KVOClient
+import KVOEngine
+import KVOTestSupport
+import Testing
+
+/// docs/RECIPES.md over etcd (docs/CLUSTER.md): each recipe's shell block, run by `sh` as
+/// written (RecipeTests' helpers), with its participants spread over two kvods on one etcd member.
+@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+       .serialized)
+struct ClusterRecipeTests {
+    /// Both kvods' `--etcd-lease-ttl`: a killed kvod's ephemeral values must go within it; a
+    /// closed connection's at once (its lease is revoked), well within it.
+    static let leaseTTL = 4.0
+
+    /// Two kvods on `cluster`'s member, both started before any write (so that both take every
+    /// modSeq from etcd's revisions; a kvod follows etcd from its start, docs/CLUSTER.md).
+    static func twoKvods(_ cluster: EtcdCluster) async throws -> [KVODProcess] {
+        var kvods: [KVODProcess] = []
+        for _ in 0..<2 {
+            kvods.append(try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0],
+                                                           "--etcd-lease-ttl", String(Int(leaseTTL))]))
+        }
+        return kvods
+    }
+
+    /// Waits until the candidate on `kvod` waits in `observe --since`, beside `others` observations of the test's.
+    static func waitForCandidate(on kvod: KVODProcess, beside others: Int) async throws {
+        try await RecipeTests.waitForObservations(try KVOConnection(socketPath: kvod.socketPath), others + 1)
+    }
+
+    @Test func leaderElectionTwoCandidatesOnTwoKvodsOneWinsTheOtherTakesOverWhenTheLeaderGoes() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let kvods = try await Self.twoKvods(cluster)
+        let campaign = try RecipeTests.recipe("Leader election")
+        let observer = try RecipeTests.background(kvods[1], ["observe", "election/web", "leader", "--new"])
+        let onB = try KVOConnection(socketPath: kvods[1].socketPath)
+        try await RecipeTests.waitForObservations(onB, 1)
+        let observersOn = [0, 1]  // the test's own observations on kvods[0], kvods[1]
+
+        // Both candidates start at once, each on its own kvod.
+        let hosts = ["host-a", "host-b"]
+        let candidates = try (0..<2).map { try RecipeTests.shell(kvods[$0], campaign, environment: ["HOST": hosts[$0]]) }
+        var winner = -1
+        try await waitUntil("someone leads", timeout: 30) { () async -> Bool in
+            let seat = try? await onB.get("election/web", "leader")
+            winner = hosts.firstIndex { seat == .string($0) } ?? -1
+            return winner >= 0
+        }
+        let loser = 1 - winner
+        // The loser waits in `observe --since` on its kvod; the seat stayed the winner's: one event only.
+        try await Self.waitForCandidate(on: kvods[loser], beside: observersOn[loser])
+        #expect(candidates[loser].isRunning)
+        #expect(try await onB.get("election/web", "leader") == .string(hosts[winner]))
+        #expect(RecipeTests.events(observer).map { $0["new"] } == [.string(hosts[winner])], "\(observer.linesSoFar)")
+        // The one-line form, on either kvod: the seat is taken.
+        for kvod in kvods {
+            let oneLine = try await RecipeTests.shell(kvod, try RecipeTests.recipe("Leader election", block: 1)).wait()
+            #expect(oneLine.status == 5 && oneLine.stderr.contains("precondition_failed"), "\(oneLine)")
+        }
+
+        // The winner's kvoctl dies: its connection closes, its kvod revokes the seat's lease, the loser takes over.
+        let leader = try #require(RecipeTests.children(of: candidates[winner].processIdentifier).first, "the leader's kvoctl")
+        let closedAt = ContinuousClock.now
+        kill(leader, SIGKILL)
+        try await waitUntil("the other candidate leads", timeout: 30) { () async -> Bool in
+            (try? await onB.get("election/web", "leader")) == .string(hosts[loser])
+        }
+        let takeover = ContinuousClock.now - closedAt
+        #expect(takeover < .seconds(Self.leaseTTL / 2), "took over \(takeover) after the close, lease ttl \(Self.leaseTTL) s")
+        try await waitUntil("the observer saw the takeover", timeout: 10) { () async -> Bool in
+            RecipeTests.events(observer).count >= 3
+        }
+        let seen = RecipeTests.events(observer).map { [$0["new"], $0["cause"]] }
+        #expect(seen == [[.string(hosts[winner]), nil], [.null, "disconnect"], [.string(hosts[loser]), nil]],
+                "\(observer.linesSoFar)")
+        #expect(try await candidates[winner].wait().status == 1, "a candidate whose kvoctl was killed gives up")
+
+        // A new candidate on the other kvod; then the leader's whole kvod is SIGKILLed: no revoke,
+        // the seat goes when its lease expires, and the candidate takes over within the lease ttl.
+        let survivor = kvods[winner]
+        let onSurvivor = try KVOConnection(socketPath: survivor.socketPath)
+        let next = try RecipeTests.shell(survivor, campaign, environment: ["HOST": "host-c"])
+        try await Self.waitForCandidate(on: survivor, beside: observersOn[winner])
+        #expect(try await onSurvivor.get("election/web", "leader") == .string(hosts[loser]))
+        let killedAt = ContinuousClock.now
+        try await kvods[loser].kill()
+        try await waitUntil("host-c leads", timeout: 30) { () async -> Bool in
+            (try? await onSurvivor.get("election/web", "leader")) == "host-c"
+        }
+        let afterKill = ContinuousClock.now - killedAt
+        #expect(afterKill < .seconds(Self.leaseTTL + 3), "took over \(afterKill) after the kill, lease ttl \(Self.leaseTTL) s")
+        #expect(next.isRunning, "host-c holds the seat")
+        try await Self.stop(candidates + [next, observer])
+    }
+
+    /// Ends `commands` still running, their children first: a shell's child would keep its output
+    /// open, and a `set --hold` on a SIGKILLed kvod does not notice that its connection is gone.
+    static func stop(_ commands: [RunningCommand]) async throws {
+        for command in commands where command.isRunning {
+            for child in RecipeTests.children(of: command.processIdentifier) { kill(child, SIGKILL) }
+            command.send(SIGKILL)
+            _ = try await command.wait()
+        }
+    }
+
+    /// 2 processes on each kvod run the recipe at once; every increment counts, on both kvods.
+    @Test func counterRecipeRunOnTwoKvodsAtOnceLosesNoIncrement() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let kvods = try await Self.twoKvods(cluster)
+        let recipe = try RecipeTests.recipe("A counter without lost updates")
+        let increments = ProcessInfo.processInfo.environment["KVOD_TEST_SANITIZER"] == nil ? 10 : 3
+        let runners = try (0..<4).map { index in
+            try RecipeTests.shell(kvods[index % 2], recipe, environment: ["INCREMENTS": String(increments)])
+        }
+        for runner in runners {
+            let run = try await runner.wait(timeout: 240)
+            #expect(run.status == 0, "\(run)")
+        }
+        for kvod in kvods {
+            let connection = try KVOConnection(socketPath: kvod.socketPath)
+            try await waitUntil("the kvod at \(kvod.socketPath) has every increment", timeout: 10) { () async -> Bool in
+                (try? await connection.get("counters/jobs", "n")) == .number(JSONNumber(4 * increments))
+            }
+        }
+    }
+
+    /// The worker renews through one kvod, observed on the other; then the worker's kvod is
+    /// SIGKILLed (its host is gone): the value still goes at its deadline, with `cause: ttl`.
+    @Test func leaseRecipeValueGoesWithCauseTtlForAnotherKvodsObserverWhenTheWorkersKvodIsKilled() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let kvods = try await Self.twoKvods(cluster)
+        let onB = try KVOConnection(socketPath: kvods[1].socketPath)
+        let observer = try RecipeTests.background(kvods[1], ["observe", "workers/w1", "alive", "--new"])
+        try await RecipeTests.waitForObservations(onB, 1)
+        let heartbeat = try RecipeTests.shell(kvods[0], try RecipeTests.recipe("A lease"))
+        try await waitUntil("three renewals", timeout: 30) { () async -> Bool in RecipeTests.events(observer).count >= 3 }
+        // Not `expiresIn` yet: over etcd each kvod knows a value has a ttl, not its deadline (docs/CLUSTER.md).
+        #expect(try await onB.get("workers/w1", "alive") == true)
+
+        try await kvods[0].kill()
+        var lastRenewal = ContinuousClock.now
+        var renewals = RecipeTests.events(observer).count
+        try await waitUntil("the lease expires", timeout: 15) { () async -> Bool in
+            let events = RecipeTests.events(observer)
+            if events.last?["cause"] == "ttl" { return true }
+            if events.count != renewals { (renewals, lastRenewal) = (events.count, .now) }
+            return false
+        }
+        let expiredAfter = ContinuousClock.now - lastRenewal
+        #expect(expiredAfter <= .milliseconds(4_500), "at most 4 s after the last renewal (\(expiredAfter))")
+        #expect(expiredAfter >= .milliseconds(2_900), "never before its deadline (\(expiredAfter))")
+        #expect(RecipeTests.events(observer).last?["new"] == .null)
+        #expect(try await heartbeat.wait().status == 1, "the worker's next renewal fails: its kvod is gone")
+        try await Self.stop([observer])
+    }
+
+    /// The queue move through one kvod, observed on the other while a writer on it writes on:
+    /// what kvoctl says and what the observer is told are what one local kvod says and tells.
+    @Test func batchRecipeAcrossTwoKvodsTellsWhatLocalModeTells() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let kvods = try await Self.twoKvods(cluster)
+        let overEtcd = try await Self.moveJob(through: kvods[1], observedOn: kvods[0])
+        let local = try await KVODProcess()
+        let inLocalMode = try await Self.moveJob(through: local, observedOn: local)
+        #expect(overEtcd.told == inLocalMode.told && overEtcd.told.count == 2, "\(overEtcd) / \(inLocalMode)")
+        #expect(overEtcd.statuses == [0, 5] && overEtcd.statuses == inLocalMode.statuses)
+        #expect(overEtcd.refusal == inLocalMode.refusal && overEtcd.refusal.contains("ops[0]"), "\(overEtcd.refusal)")
+        // One Txn, one revision: both events carry it (locally, two consecutive seqs).
+        #expect(overEtcd.seqs.count == 2 && overEtcd.seqs[0] == overEtcd.seqs[1], "\(overEtcd.seqs)")
+        #expect(inLocalMode.seqs.count == 2 && inLocalMode.seqs[0] + 1 == inLocalMode.seqs[1], "\(inLocalMode.seqs)")
+    }
+
+    struct Move: CustomStringConvertible {
+        /// The batch's events (object, keyPath, new), adjacent in the observer's stream.
+        var told: [[JSONValue?]] = []
+        var seqs: [Int] = []
+        /// kvoctl's status, the first run and the second.
+        var statuses: [Int32] = []
+        /// The second run's error message.
+        var refusal = ""
+        var description: String { "told \(told), seqs \(seqs), statuses \(statuses), refusal \(refusal)" }
+    }
+
+    /// Runs the batch recipe through `kvod` twice, observed on `observing`, while another client of
+    /// `observing` writes a third queue flat out; checks the events came adjacent and the second run changed nothing.
+    static func moveJob(through kvod: KVODProcess, observedOn observing: KVODProcess) async throws -> Move {
+        let connection = try KVOConnection(socketPath: observing.socketPath)
+        try await connection.set("queue/pending", "job7", to: ["cmd": "backup"] as JSONValue)
+        let observer = try RecipeTests.background(observing, ["observe", "--prefix", "queue/", "job7", "--new"])
+        try await RecipeTests.waitForObservations(connection, 1)
+        let writer = Task {
+            var count = 0
+            while !Task.isCancelled { try await connection.set("queue/other", "job7", to: count); count += 1 }
+        }
+        try await waitUntil("the writer writes", timeout: 10) { () async -> Bool in RecipeTests.events(observer).count > 20 }
+        let batch = try RecipeTests.recipe("A batch")
+        let moved = try await RecipeTests.shell(kvod, batch).wait()
+        try await waitUntil("the writer writes on", timeout: 10) { () async -> Bool in
+            RecipeTests.events(observer).contains { $0["object"] == "queue/running" }
+                && RecipeTests.events(observer).last?["object"] == "queue/other"
+        }
+        writer.cancel()
+        _ = await writer.result
+        var move = Move(statuses: [moved.status])
+        let seq = Int(moved.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let events = RecipeTests.events(observer)
+        let first = try #require(events.firstIndex { $0["object"] != "queue/other" })
+        for event in events[first...].prefix(2) {
+            move.told.append([event["object"], event["keyPath"], event["new"]])
+            move.seqs.append(event["seq"]?.intValue ?? -1)
+        }
+        #expect(move.seqs.last == seq, "kvoctl printed the seq of the batch's last change: \(moved)")
+
+        // Run again: the job is no longer pending; nothing changes on either kvod.
+        let seqBefore = try await connection.info().seq
+        let again = try await RecipeTests.shell(kvod, batch).wait()
+        move.statuses.append(again.status)
+        move.refusal = again.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await connection.info().seq == seqBefore)
+        #expect(try await connection.get("queue/running", "job7") == ["cmd": "backup"])
+        return move
+    }
+}
