@@ -30,17 +30,28 @@ struct ClusterRecipeTests {
     }
 
     @Test func leaderElectionTwoCandidatesOnTwoKvodsOneWinsTheOtherTakesOverWhenTheLeaderGoes() async throws {
+        let started = Started()
+        do { try await Self.electLeaders(started) } catch {
+            try? await started.stop()
+            throw error
+        }
+        try await started.stop()
+    }
+
+    private static func electLeaders(_ started: Started) async throws {
         let cluster = try await EtcdCluster(size: 1)
-        let kvods = try await Self.twoKvods(cluster)
+        let kvods = try await twoKvods(cluster)
         let campaign = try RecipeTests.recipe("Leader election")
-        let observer = try RecipeTests.background(kvods[1], ["observe", "election/web", "leader", "--new"])
+        let observer = try started.add(RecipeTests.background(kvods[1], ["observe", "election/web", "leader", "--new"]))
         let onB = try KVOConnection(socketPath: kvods[1].socketPath)
         try await RecipeTests.waitForObservations(onB, 1)
         let observersOn = [0, 1]  // the test's own observations on kvods[0], kvods[1]
 
         // Both candidates start at once, each on its own kvod.
         let hosts = ["host-a", "host-b"]
-        let candidates = try (0..<2).map { try RecipeTests.shell(kvods[$0], campaign, environment: ["HOST": hosts[$0]]) }
+        let candidates = try (0..<2).map {
+            try started.add(RecipeTests.shell(kvods[$0], campaign, environment: ["HOST": hosts[$0]]))
+        }
         var winner = -1
         try await waitUntil("someone leads", timeout: 30) { () async -> Bool in
             let seat = try? await onB.get("election/web", "leader")
@@ -49,7 +60,7 @@ struct ClusterRecipeTests {
         }
         let loser = 1 - winner
         // The loser waits in `observe --since` on its kvod; the seat stayed the winner's: one event only.
-        try await Self.waitForCandidate(on: kvods[loser], beside: observersOn[loser])
+        try await waitForCandidate(on: kvods[loser], beside: observersOn[loser])
         #expect(candidates[loser].isRunning)
         #expect(try await onB.get("election/web", "leader") == .string(hosts[winner]))
         #expect(RecipeTests.events(observer).map { $0["new"] } == [.string(hosts[winner])], "\(observer.linesSoFar)")
@@ -67,7 +78,7 @@ struct ClusterRecipeTests {
             (try? await onB.get("election/web", "leader")) == .string(hosts[loser])
         }
         let takeover = ContinuousClock.now - closedAt
-        #expect(takeover < .seconds(Self.leaseTTL / 2), "took over \(takeover) after the close, lease ttl \(Self.leaseTTL) s")
+        #expect(takeover < .seconds(leaseTTL / 2), "took over \(takeover) after the close, lease ttl \(leaseTTL) s")
         try await waitUntil("the observer saw the takeover", timeout: 10) { () async -> Bool in
             RecipeTests.events(observer).count >= 3
         }
@@ -80,8 +91,8 @@ struct ClusterRecipeTests {
         // the seat goes when its lease expires, and the candidate takes over within the lease ttl.
         let survivor = kvods[winner]
         let onSurvivor = try KVOConnection(socketPath: survivor.socketPath)
-        let next = try RecipeTests.shell(survivor, campaign, environment: ["HOST": "host-c"])
-        try await Self.waitForCandidate(on: survivor, beside: observersOn[winner])
+        let next = try started.add(RecipeTests.shell(survivor, campaign, environment: ["HOST": "host-c"]))
+        try await waitForCandidate(on: survivor, beside: observersOn[winner])
         #expect(try await onSurvivor.get("election/web", "leader") == .string(hosts[loser]))
         let killedAt = ContinuousClock.now
         try await kvods[loser].kill()
@@ -89,18 +100,28 @@ struct ClusterRecipeTests {
             (try? await onSurvivor.get("election/web", "leader")) == "host-c"
         }
         let afterKill = ContinuousClock.now - killedAt
-        #expect(afterKill < .seconds(Self.leaseTTL + 3), "took over \(afterKill) after the kill, lease ttl \(Self.leaseTTL) s")
+        #expect(afterKill < .seconds(leaseTTL + 3), "took over \(afterKill) after the kill, lease ttl \(leaseTTL) s")
         #expect(next.isRunning, "host-c holds the seat")
-        try await Self.stop(candidates + [next, observer])
     }
 
-    /// Ends `commands` still running, their children first: a shell's child would keep its output
-    /// open, and a `set --hold` on a SIGKILLed kvod does not notice that its connection is gone.
-    static func stop(_ commands: [RunningCommand]) async throws {
-        for command in commands where command.isRunning {
-            for child in RecipeTests.children(of: command.processIdentifier) { kill(child, SIGKILL) }
-            command.send(SIGKILL)
-            _ = try await command.wait()
+    /// The commands a test started, ended by ``stop()`` whether the test passed or threw, their
+    /// children first: a shell's child would keep its output open (and RunningCommand's deinit
+    /// waits for a shell killed so in vain), and a `set --hold` on a SIGKILLed kvod does not
+    /// notice that its connection is gone.
+    final class Started {
+        private var commands: [RunningCommand] = []
+
+        func add(_ command: RunningCommand) -> RunningCommand {
+            commands.append(command)
+            return command
+        }
+
+        func stop() async throws {
+            for command in commands where command.isRunning {
+                for child in RecipeTests.children(of: command.processIdentifier) { kill(child, SIGKILL) }
+                command.send(SIGKILL)
+                _ = try await command.wait()
+            }
         }
     }
 
@@ -128,12 +149,21 @@ struct ClusterRecipeTests {
     /// The worker renews through one kvod, observed on the other; then the worker's kvod is
     /// SIGKILLed (its host is gone): the value still goes at its deadline, with `cause: ttl`.
     @Test func leaseRecipeValueGoesWithCauseTtlForAnotherKvodsObserverWhenTheWorkersKvodIsKilled() async throws {
+        let started = Started()
+        do { try await Self.renewLease(started) } catch {
+            try? await started.stop()
+            throw error
+        }
+        try await started.stop()
+    }
+
+    private static func renewLease(_ started: Started) async throws {
         let cluster = try await EtcdCluster(size: 1)
-        let kvods = try await Self.twoKvods(cluster)
+        let kvods = try await twoKvods(cluster)
         let onB = try KVOConnection(socketPath: kvods[1].socketPath)
-        let observer = try RecipeTests.background(kvods[1], ["observe", "workers/w1", "alive", "--new"])
+        let observer = try started.add(RecipeTests.background(kvods[1], ["observe", "workers/w1", "alive", "--new"]))
         try await RecipeTests.waitForObservations(onB, 1)
-        let heartbeat = try RecipeTests.shell(kvods[0], try RecipeTests.recipe("A lease"))
+        let heartbeat = try started.add(RecipeTests.shell(kvods[0], try RecipeTests.recipe("A lease")))
         try await waitUntil("three renewals", timeout: 30) { () async -> Bool in RecipeTests.events(observer).count >= 3 }
         // Not `expiresIn` yet: over etcd each kvod knows a value has a ttl, not its deadline (docs/CLUSTER.md).
         #expect(try await onB.get("workers/w1", "alive") == true)
@@ -152,7 +182,6 @@ struct ClusterRecipeTests {
         #expect(expiredAfter >= .milliseconds(2_900), "never before its deadline (\(expiredAfter))")
         #expect(RecipeTests.events(observer).last?["new"] == .null)
         #expect(try await heartbeat.wait().status == 1, "the worker's next renewal fails: its kvod is gone")
-        try await Self.stop([observer])
     }
 
     /// The queue move through one kvod, observed on the other while a writer on it writes on:
