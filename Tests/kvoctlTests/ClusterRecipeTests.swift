@@ -189,65 +189,14 @@ struct ClusterRecipeTests {
     @Test func batchRecipeAcrossTwoKvodsTellsWhatLocalModeTells() async throws {
         let cluster = try await EtcdCluster(size: 1)
         let kvods = try await Self.twoKvods(cluster)
-        let overEtcd = try await Self.moveJob(through: kvods[1], observedOn: kvods[0])
+        let overEtcd = try await RecipeTests.moveJob(through: kvods[1], observedOn: kvods[0])
         let local = try await KVODProcess()
-        let inLocalMode = try await Self.moveJob(through: local, observedOn: local)
+        let inLocalMode = try await RecipeTests.moveJob(through: local, observedOn: local)
         #expect(overEtcd.told == inLocalMode.told && overEtcd.told.count == 2, "\(overEtcd) / \(inLocalMode)")
         #expect(overEtcd.statuses == [0, 5] && overEtcd.statuses == inLocalMode.statuses)
         #expect(overEtcd.refusal == inLocalMode.refusal && overEtcd.refusal.contains("ops[0]"), "\(overEtcd.refusal)")
         // One Txn, one revision: both events carry it (locally, two consecutive seqs).
         #expect(overEtcd.seqs.count == 2 && overEtcd.seqs[0] == overEtcd.seqs[1], "\(overEtcd.seqs)")
         #expect(inLocalMode.seqs.count == 2 && inLocalMode.seqs[0] + 1 == inLocalMode.seqs[1], "\(inLocalMode.seqs)")
-    }
-
-    struct Move: CustomStringConvertible {
-        /// The batch's events (object, keyPath, new), adjacent in the observer's stream.
-        var told: [[JSONValue?]] = []
-        var seqs: [Int] = []
-        /// kvoctl's status, the first run and the second.
-        var statuses: [Int32] = []
-        /// The second run's error message.
-        var refusal = ""
-        var description: String { "told \(told), seqs \(seqs), statuses \(statuses), refusal \(refusal)" }
-    }
-
-    /// Runs the batch recipe through `kvod` twice, observed on `observing`, while another client of
-    /// `observing` writes a third queue flat out; checks the events came adjacent and the second run changed nothing.
-    static func moveJob(through kvod: KVODProcess, observedOn observing: KVODProcess) async throws -> Move {
-        let connection = try KVOConnection(socketPath: observing.socketPath)
-        try await connection.set("queue/pending", "job7", to: ["cmd": "backup"] as JSONValue)
-        let observer = try RecipeTests.background(observing, ["observe", "--prefix", "queue/", "job7", "--new"])
-        try await RecipeTests.waitForObservations(connection, 1)
-        let writer = Task {
-            var count = 0
-            while !Task.isCancelled { try await connection.set("queue/other", "job7", to: count); count += 1 }
-        }
-        try await waitUntil("the writer writes", timeout: 10) { () async -> Bool in RecipeTests.events(observer).count > 20 }
-        let batch = try RecipeTests.recipe("A batch")
-        let moved = try await RecipeTests.shell(kvod, batch).wait()
-        try await waitUntil("the writer writes on", timeout: 10) { () async -> Bool in
-            RecipeTests.events(observer).contains { $0["object"] == "queue/running" }
-                && RecipeTests.events(observer).last?["object"] == "queue/other"
-        }
-        writer.cancel()
-        _ = await writer.result
-        var move = Move(statuses: [moved.status])
-        let seq = Int(moved.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        let events = RecipeTests.events(observer)
-        let first = try #require(events.firstIndex { $0["object"] != "queue/other" })
-        for event in events[first...].prefix(2) {
-            move.told.append([event["object"], event["keyPath"], event["new"]])
-            move.seqs.append(event["seq"]?.intValue ?? -1)
-        }
-        #expect(move.seqs.last == seq, "kvoctl printed the seq of the batch's last change: \(moved)")
-
-        // Run again: the job is no longer pending; nothing changes on either kvod.
-        let seqBefore = try await connection.info().seq
-        let again = try await RecipeTests.shell(kvod, batch).wait()
-        move.statuses.append(again.status)
-        move.refusal = again.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try await connection.info().seq == seqBefore)
-        #expect(try await connection.get("queue/running", "job7") == ["cmd": "backup"])
-        return move
     }
 }
