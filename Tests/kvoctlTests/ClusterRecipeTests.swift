@@ -30,12 +30,7 @@ struct ClusterRecipeTests {
     }
 
     @Test func leaderElectionTwoCandidatesOnTwoKvodsOneWinsTheOtherTakesOverWhenTheLeaderGoes() async throws {
-        let started = Started()
-        do { try await Self.electLeaders(started) } catch {
-            try? await started.stop()
-            throw error
-        }
-        try await started.stop()
+        try await Started.run(Self.electLeaders)
     }
 
     private static func electLeaders(_ started: Started) async throws {
@@ -116,6 +111,16 @@ struct ClusterRecipeTests {
             return command
         }
 
+        /// Runs `body` with a new `Started`, and stops what it started however it ends.
+        static func run(_ body: (Started) async throws -> Void) async throws {
+            let started = Started()
+            do { try await body(started) } catch {
+                try? await started.stop()
+                throw error
+            }
+            try await started.stop()
+        }
+
         func stop() async throws {
             for command in commands where command.isRunning {
                 for child in RecipeTests.children(of: command.processIdentifier) { kill(child, SIGKILL) }
@@ -149,12 +154,7 @@ struct ClusterRecipeTests {
     /// The worker renews through one kvod, observed on the other; then the worker's kvod is
     /// SIGKILLed (its host is gone): the value still goes at its deadline, with `cause: ttl`.
     @Test func leaseRecipeValueGoesWithCauseTtlForAnotherKvodsObserverWhenTheWorkersKvodIsKilled() async throws {
-        let started = Started()
-        do { try await Self.renewLease(started) } catch {
-            try? await started.stop()
-            throw error
-        }
-        try await started.stop()
+        try await Started.run(Self.renewLease)
     }
 
     private static func renewLease(_ started: Started) async throws {
@@ -169,18 +169,7 @@ struct ClusterRecipeTests {
         #expect(try await onB.get("workers/w1", "alive") == true)
 
         try await kvods[0].kill()
-        var lastRenewal = ContinuousClock.now
-        var renewals = RecipeTests.events(observer).count
-        try await waitUntil("the lease expires", timeout: 15) { () async -> Bool in
-            let events = RecipeTests.events(observer)
-            if events.last?["cause"] == "ttl" { return true }
-            if events.count != renewals { (renewals, lastRenewal) = (events.count, .now) }
-            return false
-        }
-        let expiredAfter = ContinuousClock.now - lastRenewal
-        #expect(expiredAfter <= .milliseconds(4_500), "at most 4 s after the last renewal (\(expiredAfter))")
-        #expect(expiredAfter >= .milliseconds(2_900), "never before its deadline (\(expiredAfter))")
-        #expect(RecipeTests.events(observer).last?["new"] == .null)
+        try await RecipeTests.checkLeaseExpires(observer)
         #expect(try await heartbeat.wait().status == 1, "the worker's next renewal fails: its kvod is gone")
     }
 
