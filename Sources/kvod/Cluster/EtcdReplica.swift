@@ -70,6 +70,10 @@ final class EtcdReplica: ChangeReplicator {
     // MARK: Proposing
 
     func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
+        // The revision the proposal was computed at, read now: a change applied while a lease is
+        // granted must make the Txn's compare fail, not pass it (two leaders otherwise).
+        let object = proposal.change.object
+        let compared = modRevisions[object] ?? 0
         // The leases a lifetime needs first; the leased keys' operations join the Txn (EtcdLeases).
         leases.operations(for: proposal) { [weak self] result in
             guard let self else { return }
@@ -77,8 +81,6 @@ final class EtcdReplica: ChangeReplicator {
                 if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
                 return
             }
-            let object = proposal.change.object
-            let compared = modRevisions[object] ?? 0
             var change = proposal.change
             change.context.host = leases.host
             let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
