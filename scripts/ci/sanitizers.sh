@@ -33,10 +33,10 @@ sanitizers=("$@")
 # for no thread that KVOClientTests does not already run.
 thread_suites='KVOClientTests\.|KVOStorageTests\.|kvoctlTests\.(ObserveTests|ExitReasonTests)|kvodTests\.(DurabilityTests|LeaseDaemonTests|DataDirectoryModeTests|CanonicalNameTests|DocumentDepthTests|HistoryBytesTests|ConditionalWriteTests|LifecycleTests|MetricsTests)'
 # ASan runs everything but kvoctl's command-line suites (what it prints for
-# each argument, recipes, resume files: 80 s under ASan). kvoctl's unsafe code
+# each argument, recipes local and across kvods over etcd, resume files: 80 s under ASan). kvoctl's unsafe code
 # is KVOClient's, which KVOClientTests and kvoctl's observe suites run.
 # FuzzCorpusTests too: fuzz.sh runs every input of its folders under ASan first.
-address_skip='kvoctlTests\.(RecipeTests|ValueArgumentTests|ResumeCommandTests|CommandTests|AtomicCommandTests|NamespaceCommandTests)|FuzzCorpusTests'
+address_skip='kvoctlTests\.(RecipeTests|ClusterRecipeTests|ValueArgumentTests|ResumeCommandTests|CommandTests|AtomicCommandTests|NamespaceCommandTests)|FuzzCorpusTests'
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 for s in "${sanitizers[@]}"; do
     case "$s" in
