@@ -37,6 +37,8 @@ enum Hold {
     final class Interruption: @unchecked Sendable {
         private struct State {
             var signalled = false
+            /// The waiting task was cancelled: the connection was lost first.
+            var cancelled = false
             var waiter: CheckedContinuation<Void, Never>?
         }
 
@@ -57,15 +59,25 @@ enum Hold {
             for source in sources { source.cancel() }
         }
 
-        /// Returns at the first SIGINT or SIGTERM since ``init()``.
+        /// Returns at the first SIGINT or SIGTERM since ``init()``, or when the waiting task is
+        /// cancelled (the held connection was lost: its task group would otherwise wait here).
         func wait() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if state.signalled { return true }
-                    state.waiter = continuation
-                    return false
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state in
+                        if state.signalled || state.cancelled { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
                 }
-                if now { continuation.resume() }
+            } onCancel: {
+                let waiter = state.withLock { state in
+                    state.cancelled = true
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                waiter?.resume()
             }
         }
 

@@ -101,8 +101,8 @@ struct ClusterRecipeTests {
 
     /// The commands a test started, ended by ``stop()`` whether the test passed or threw, their
     /// children first: a shell's child would keep its output open (and RunningCommand's deinit
-    /// waits for a shell killed so in vain), and a `set --hold` on a SIGKILLed kvod does not
-    /// notice that its connection is gone.
+    /// waits for a shell killed so in vain), and a candidate's loop goes on after its
+    /// kvod is SIGKILLed.
     final class Started {
         private var commands: [RunningCommand] = []
 

@@ -31,7 +31,7 @@ sanitizers=("$@")
 # signals and endings (observe, exit reasons): the others start hundreds of
 # kvoctl processes to check what the command line prints, 270 s under TSan
 # for no thread that KVOClientTests does not already run.
-thread_suites='KVOClientTests\.|KVOStorageTests\.|kvoctlTests\.(ObserveTests|ExitReasonTests)|kvodTests\.(DurabilityTests|LeaseDaemonTests|DataDirectoryModeTests|CanonicalNameTests|DocumentDepthTests|HistoryBytesTests|ConditionalWriteTests|LifecycleTests|MetricsTests)'
+thread_suites='KVOClientTests\.|KVOStorageTests\.|kvoctlTests\.(ObserveTests|ExitReasonTests|HoldCommandTests)|kvodTests\.(DurabilityTests|LeaseDaemonTests|DataDirectoryModeTests|CanonicalNameTests|DocumentDepthTests|HistoryBytesTests|ConditionalWriteTests|LifecycleTests|MetricsTests)'
 # ASan runs everything but kvoctl's command-line suites (what it prints for
 # each argument, recipes local and across kvods over etcd, resume files: 80 s under ASan). kvoctl's unsafe code
 # is KVOClient's, which KVOClientTests and kvoctl's observe suites run.
