@@ -133,7 +133,7 @@ import Testing
     }
 
     /// Once the renewals stop, `observer` (of the lease recipe's value) gets its deletion with
-    /// `cause: ttl` at its deadline: 2.9 to 4.5 s after the last renewal it saw.
+    /// `cause: ttl` at its deadline: 2 to 4.5 s after it saw the last renewal.
     static func checkLeaseExpires(_ observer: RunningCommand) async throws {
         var lastRenewal = ContinuousClock.now
         var renewals = Self.events(observer).count
@@ -145,7 +145,9 @@ import Testing
         }
         let expiredAfter = ContinuousClock.now - lastRenewal
         #expect(expiredAfter <= .milliseconds(4_500), "at most 4 s after the last renewal (\(expiredAfter))")
-        #expect(expiredAfter >= .milliseconds(2_900), "never before its deadline (\(expiredAfter))")
+        // The test sees the last renewal when it reads it, later than kvod made it: on a loaded
+        // machine (`swift test --parallel`) by up to a second. Not deleted long before its 3 s.
+        #expect(expiredAfter >= .milliseconds(2_000), "not before its deadline (\(expiredAfter))")
         #expect(Self.events(observer).last?["new"] == .null)
     }
 
