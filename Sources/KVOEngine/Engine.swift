@@ -90,6 +90,7 @@ public final class Engine {
             handle(request, from: client)
         case .failure(let id, let error):
             requestCounts.invalid += 1
+            if replicator != nil, client.holdsPipelinedWork { return park(.failure(id: id, error: error), of: client) }
             client.append(reply: ReplyEncoder.failure(id: id, error))
         }
     }
@@ -110,6 +111,7 @@ public final class Engine {
     public func handleLineTooLarge(maxLineBytes: Int, from client: ClientController) {
         requestCounts.invalid += 1
         let error = KVOEngineError(.tooLarge, "line longer than \(maxLineBytes) bytes; the rest of it is discarded")
+        if replicator != nil, client.holdsPipelinedWork { return park(.failure(id: nil, error: error), of: client) }
         client.append(reply: ReplyEncoder.failure(id: nil, error))
     }
 
@@ -117,9 +119,15 @@ public final class Engine {
     @inline(__always)
     public func handle(_ request: Request, from client: ClientController) {
         requestCounts.count(request.operation)
-        if let replicator, request.operation.isChange {
-            return handleReplicated(request, from: client, through: replicator)
+        if let replicator, request.operation.isChange || client.holdsPipelinedWork {
+            return handlePipelined(request, from: client, through: replicator)
         }
+        answer(request, from: client)
+    }
+
+    /// Answers one request here and now (over etcd: one that is not a change).
+    @inline(__always)
+    func answer(_ request: Request, from client: ClientController) {
         do throws(KVOEngineError) {
             let modifiers = request.modifiers
             try authorize(request.operation, condition: modifiers?.condition, for: client)

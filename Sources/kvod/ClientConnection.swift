@@ -84,6 +84,14 @@ final class ClientConnection: ClientOutputDelegate {
             handle(frame)
             perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
         }
+        proposePipelinedChanges()
+    }
+
+    /// Over etcd, the change requests just read in a row go as one proposal;
+    /// nothing more is read until they are answered.
+    private func proposePipelinedChanges() {
+        guard daemon.engine.proposePipelinedChanges(of: controller) else { return }
+        perform(state.frameHandled(inputHeld: true, turn: daemon.turn))
     }
 
     /// The next turn began: handles what waited, within the new budget.
@@ -119,6 +127,7 @@ final class ClientConnection: ClientOutputDelegate {
         while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
             frame.withFrame { handle($0) }
         }
+        _ = daemon.engine.proposePipelinedChanges(of: controller)
         perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))
     }
 

@@ -80,6 +80,11 @@ public final class ClientController: CustomStringConvertible {
     var pendingWait: ChangeWait?
     /// Over etcd: this client's last change waits to be committed and applied here.
     var awaitsReplication = false
+    /// Over etcd: change requests read in a row, to be proposed as one
+    /// transaction (``Engine/proposePipelinedChanges(of:)``).
+    var pipelined: [Request] = []
+    /// Over etcd: what came after them, answered once they are, in order.
+    var parked: [ParkedRequest] = []
 
     init(id: Int, shared: SharedController) {
         self.id = id

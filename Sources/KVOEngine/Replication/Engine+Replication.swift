@@ -65,6 +65,7 @@ extension Engine {
         case .refused(let error):
             client.append(reply: ReplyEncoder.failure(id: request.id, error))
         }
+        answerParked(of: client)
     }
 
     /// The change `operation` would make to the replica now, checked as

@@ -1,0 +1,151 @@
+/// Pipelined change ops over etcd (docs/CLUSTER.md, "Pipelined changes"): the
+/// change requests a client sent in a row, read together, are proposed as one
+/// transaction through the batch machinery (one revision; every kvod replays
+/// the ops in order, each with its own events), and each gets its own reply,
+/// in request order. An op that would fail is answered alone, against the
+/// state the ops before it leave, as if it had been sent by itself.
+extension Engine {
+    /// The most change requests proposed as one transaction: 64 objects'
+    /// documents and records fill etcd's default 128 `Txn` operations.
+    public static let maxPipelinedChanges = 64
+
+    /// Proposes the change requests `client` sent in a row: the daemon calls
+    /// it once it has handled what it read. Returns whether the client now
+    /// awaits its changes (read nothing more from it until they are answered).
+    public func proposePipelinedChanges(of client: ClientController) -> Bool {
+        guard let replicator, !client.pipelined.isEmpty, !client.awaitsReplication else {
+            return client.awaitsReplication
+        }
+        proposePipeline(of: client, through: replicator)
+        return client.awaitsReplication
+    }
+
+    /// Takes a request over etcd: a change op that may join the pipeline
+    /// joins it; anything else waits for the pipeline to be answered first.
+    func handlePipelined(_ request: Request, from client: ClientController, through replicator: ChangeReplicator) {
+        if client.awaitsReplication { return client.parked.append(.request(request)) }
+        if joinsPipeline(request, of: client) {
+            client.pipelined.append(request)
+            if client.pipelined.count >= Self.maxPipelinedChanges { proposePipeline(of: client, through: replicator) }
+            return
+        }
+        guard client.pipelined.isEmpty else {
+            client.parked.insert(.request(request), at: 0)
+            return proposePipeline(of: client, through: replicator)
+        }
+        answerAlone(.alone(request), of: client, through: replicator)
+    }
+
+    /// Keeps an error reply behind the changes proposed before it.
+    func park(_ failure: ParkedRequest, of client: ClientController) {
+        guard let replicator, !client.awaitsReplication else { return client.parked.append(failure) }
+        client.parked.insert(failure, at: 0)
+        proposePipeline(of: client, through: replicator)
+    }
+
+    /// A single change op without lifetime or `await` that the client may make.
+    private func joinsPipeline(_ request: Request, of client: ClientController) -> Bool {
+        switch request.operation {
+        case .set, .delete, .insert, .remove, .replace: break
+        default: return false
+        }
+        guard request.lifetime == nil, request.awaiting == nil else { return false }
+        do throws(KVOEngineError) {
+            try authorize(request.operation, condition: request.condition, for: client)
+        } catch {
+            return false
+        }
+        return true
+    }
+
+    /// Proposes the client's pipeline as one transaction (a single request as
+    /// itself). A request the trial fails is answered alone after the ones
+    /// before it; one the store refuses or the race keeps losing, each alone.
+    private func proposePipeline(of client: ClientController, through replicator: ChangeReplicator,
+                                 attempt: Int = 1) {
+        let requests = client.pipelined
+        client.pipelined = []
+        guard requests.count > 1 else {
+            if let request = requests.first { handleReplicated(request, from: client, through: replicator) }
+            return
+        }
+        var proposal: BatchProposal, changed: [Bool]
+        do throws(KVOEngineError) {
+            (proposal, changed) = try batchProposal(requests.map { ChangeOperation($0.operation,
+                                                                                  condition: $0.condition) })
+        } catch {
+            let failing = error.details["index"].flatMap { if case .number(let n) = $0 { n.intValue } else { nil } } ?? 0
+            client.parked.insert(contentsOf: requests[failing...].indices.map {
+                $0 == failing ? .alone(requests[$0]) : .request(requests[$0])
+            }, at: 0)
+            client.pipelined = Array(requests[..<failing])
+            return failing > 0 ? proposePipeline(of: client, through: replicator) : answerParked(of: client)
+        }
+        proposal.uid = client.credentials?.uid
+        client.awaitsReplication = true
+        replicator.propose(proposal) { [self] outcome in
+            client.awaitsReplication = false
+            guard !client.isClosed else { return }
+            switch outcome {
+            case .applied(let seq):
+                for (request, changed) in zip(requests, changed) {
+                    var reply = ReplyEncoder()
+                    reply.seq(changed ? seq : store.seq)
+                    client.append(reply, id: request.id)
+                }
+            case .conflict where attempt < Self.maxProposalAttempts:
+                client.pipelined = requests
+                return proposePipeline(of: client, through: replicator, attempt: attempt + 1)
+            case .conflict, .unavailable, .refused:
+                client.parked.insert(contentsOf: requests.map { .alone($0) }, at: 0)
+            }
+            answerParked(of: client)
+        }
+    }
+
+    /// Answers what waited behind a proposal, in order, until a change
+    /// awaits its commit again; change requests in a row join a new pipeline.
+    func answerParked(of client: ClientController) {
+        guard let replicator else { return }
+        while !client.awaitsReplication, !client.isClosed, !client.parked.isEmpty {
+            let entry = client.parked.removeFirst()
+            if case .request(let request) = entry {
+                handlePipelined(request, from: client, through: replicator)
+            } else if !client.pipelined.isEmpty {
+                client.parked.insert(entry, at: 0)
+                proposePipeline(of: client, through: replicator)
+            } else {
+                answerAlone(entry, of: client, through: replicator)
+            }
+        }
+        if !client.awaitsReplication, !client.isClosed { proposePipeline(of: client, through: replicator) }
+    }
+
+    private func answerAlone(_ entry: ParkedRequest, of client: ClientController, through replicator: ChangeReplicator) {
+        switch entry {
+        case .request(let request), .alone(let request):
+            if request.operation.isChange {
+                handleReplicated(request, from: client, through: replicator)
+            } else {
+                answer(request, from: client)
+            }
+        case .failure(let id, let error):
+            client.append(reply: ReplyEncoder.failure(id: id, error))
+        }
+    }
+}
+
+extension ClientController {
+    /// Over etcd, whether requests are held back: a request after them waits its turn.
+    var holdsPipelinedWork: Bool { !pipelined.isEmpty || !parked.isEmpty }
+}
+
+/// A request held behind a client's pipelined changes over etcd.
+enum ParkedRequest {
+    /// Handled as if it had just been read: a change op may join a pipeline.
+    case request(Request)
+    /// Handled by itself: a change op proposed alone.
+    case alone(Request)
+    /// A line that could not be decoded: its error reply.
+    case failure(id: JSONValue?, error: KVOEngineError)
+}
