@@ -38,6 +38,10 @@ public final class Engine {
     var admitsEveryChange = false
     /// Over etcd: where change ops go instead of being applied here (docs/CLUSTER.md); nil in local mode.
     public var replicator: ChangeReplicator?
+    /// Over a replicator: whether the change requests a client sends in a row
+    /// wait for ``proposePipelinedChanges(of:)`` and go as one proposal (the
+    /// daemon calls it after each read); false: each is proposed at once.
+    public var pipelinesChanges = false
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration

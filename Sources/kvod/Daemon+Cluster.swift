@@ -17,6 +17,7 @@ extension Daemon {
                                       engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
         replica.limits = configuration.etcdLimits
         engine.replicator = replica
+        engine.pipelinesChanges = true
         replica.restoreLeases(snapshot, engine: engine, keys: keys)
         cluster = replica
         replica.start()

@@ -49,7 +49,7 @@ extension Engine {
         case .set, .delete, .insert, .remove, .replace: break
         default: return false
         }
-        guard request.lifetime == nil, request.awaiting == nil else { return false }
+        guard pipelinesChanges, request.lifetime == nil, request.awaiting == nil else { return false }
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
         } catch {
@@ -136,8 +136,9 @@ extension Engine {
 }
 
 extension ClientController {
-    /// Over etcd, whether requests are held back: a request after them waits its turn.
-    var holdsPipelinedWork: Bool { !pipelined.isEmpty || !parked.isEmpty }
+    /// Over etcd, whether a change awaits its commit or requests are held
+    /// back: a request read now waits its turn.
+    var holdsPipelinedWork: Bool { awaitsReplication || !pipelined.isEmpty || !parked.isEmpty }
 }
 
 /// A request held behind a client's pipelined changes over etcd.
