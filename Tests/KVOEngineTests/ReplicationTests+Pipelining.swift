@@ -4,31 +4,19 @@ import Testing
 /// Pipelined change ops over a replicated store (docs/CLUSTER.md, "Pipelined
 /// changes"): the change requests a client sent in a row are one proposal,
 /// each answered on its own, in order, with what came after them behind.
-@Suite struct PipelinedChangesTests {
-    let fixture = EngineFixture()
-    let replicator = ScriptedReplicator()
-    let writer: ClientController
-    let watcher: ClientController
-
-    init() {
-        fixture.engine.replicator = replicator
-        fixture.engine.pipelinesChanges = true
-        writer = fixture.makeClient()
-        watcher = fixture.makeClient()
-        _ = watcher.observe("a", keyPath: keyPath("x"), options: [.new], context: nil)
-    }
-
+extension ReplicationTests {
     @Test func setsInARowAreOneProposalAndEachGetsItsReplyInOrderWithTheGetAfterThem() throws {
-        #expect(fixture.send(["op": "set", "id": 0, "object": "a", "keyPath": "x", "value": 1], from: writer).isEmpty)
-        #expect(fixture.send(["op": "set", "id": 1, "object": "a", "keyPath": "x", "value": 2], from: writer).isEmpty)
-        #expect(fixture.send(["op": "set", "id": 2, "object": "b", "keyPath": "y", "value": 3], from: writer).isEmpty)
+        fixture.engine.pipelinesChanges = true
+        #expect(fixture.send(["op": "set", "id": 0, "object": "o", "keyPath": "a", "value": 1], from: writer).isEmpty)
+        #expect(fixture.send(["op": "set", "id": 1, "object": "o", "keyPath": "a", "value": 2], from: writer).isEmpty)
+        #expect(fixture.send(["op": "set", "id": 2, "object": "p", "keyPath": "y", "value": 3], from: writer).isEmpty)
         #expect(replicator.pendingBatches.isEmpty && replicator.pending.isEmpty, "nothing proposed before the read ends")
         #expect(fixture.engine.proposePipelinedChanges(of: writer) && writer.isAwaiting)
-        #expect(fixture.send(["op": "get", "id": 3, "object": "a", "keyPath": "x"], from: writer).isEmpty,
+        #expect(fixture.send(["op": "get", "id": 3, "object": "o", "keyPath": "a"], from: writer).isEmpty,
                 "a get read meanwhile waits for the sets before it")
         #expect(replicator.pending.isEmpty && replicator.pendingBatches.count == 1)
         let batch = try #require(replicator.pendingBatches.first?.batch)
-        #expect(batch.objects == ["a", "b"] && batch.changes.map { $0.steps.map(\.position) } == [[0, 1], [2]])
+        #expect(batch.objects == ["o", "p"] && batch.changes.map { $0.steps.map(\.position) } == [[0, 1], [2]])
         let steps = batch.changes.flatMap(\.steps)
         fixture.engine.applyReplicatedBatch(steps, documents: Dictionary(uniqueKeysWithValues: batch.changes.map {
             ($0.object, $0.document)
@@ -44,13 +32,14 @@ import Testing
     }
 
     @Test func anOpThatFailsIsAnsweredAloneAfterTheOnesBeforeItAndTheRestGoOn() throws {
-        _ = fixture.send(["op": "set", "id": 0, "object": "a", "keyPath": "x", "value": 1], from: writer)
-        _ = fixture.send(["op": "set", "id": 1, "object": "a", "keyPath": "x", "value": 2, "ifValue": 7], from: writer)
-        _ = fixture.send(["op": "set", "id": 2, "object": "a", "keyPath": "x", "value": 3], from: writer)
+        fixture.engine.pipelinesChanges = true
+        _ = fixture.send(["op": "set", "id": 0, "object": "o", "keyPath": "a", "value": 1], from: writer)
+        _ = fixture.send(["op": "set", "id": 1, "object": "o", "keyPath": "a", "value": 2, "ifValue": 7], from: writer)
+        _ = fixture.send(["op": "set", "id": 2, "object": "o", "keyPath": "a", "value": 3], from: writer)
         #expect(fixture.engine.proposePipelinedChanges(of: writer))
         // The first goes alone (a group of one); the failing one waits behind it.
         let first = try #require(replicator.pending.first?.proposal)
-        #expect(first.document.map(JSONValue.object) == ["x": 1] && replicator.pendingBatches.isEmpty)
+        #expect(first.document.map(JSONValue.object) == ["a": 1] && replicator.pendingBatches.isEmpty)
         // Then the failing one is answered, and the one after it proposed, computed on the first's result.
         replicator.deliverAll(into: fixture.engine, from: 5)
         let output = fixture.take(from: writer).replies
@@ -58,12 +47,11 @@ import Testing
         #expect(output.map { $0.member("seq") } == [5, nil, 6])
         #expect(output[1].member("error")?.member("code") == "precondition_failed")
         #expect(output[1].member("error")?.member("index") == nil, "its own error, not a batch's")
-        #expect(fixture.value("a", "x") == 3 && !writer.isAwaiting)
+        #expect(fixture.value("o", "a") == 3 && !writer.isAwaiting)
     }
 
     @Test func withoutPipeliningEachChangeIsProposedAtOnce() {
-        fixture.engine.pipelinesChanges = false
-        _ = fixture.send(["op": "set", "object": "a", "keyPath": "x", "value": 1], from: writer)
+        _ = fixture.send(["op": "set", "object": "o", "keyPath": "a", "value": 1], from: writer)
         #expect(replicator.pending.count == 1 && writer.isAwaiting)
     }
 }
