@@ -74,7 +74,12 @@ extension Engine {
             (proposal, changed) = try batchProposal(requests.map { ChangeOperation($0.operation,
                                                                                   condition: $0.condition) })
         } catch {
-            let failing = error.details["index"].flatMap { if case .number(let n) = $0 { n.intValue } else { nil } } ?? 0
+            // The trial names the op that failed (none named: the first goes alone).
+            var failing = 0
+            if case .number(let index)? = error.details["index"], let position = index.intValue,
+               requests.indices.contains(position) {
+                failing = position
+            }
             client.parked.insert(contentsOf: requests[failing...].indices.map {
                 $0 == failing ? .alone(requests[$0]) : .request(requests[$0])
             }, at: 0)
