@@ -33,8 +33,8 @@ public final class RunningCommand: Sendable {
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
     /// Foundation calls the termination handler from a thread of its own
-    /// choosing, which a loaded machine may start late: then `isRunning`,
-    /// rechecked this often, tells first.
+    /// choosing, which a loaded machine may start late: then the kernel's
+    /// record (``ChildExit``), rechecked this often, tells first.
     private static let lateExitRecheck = 0.05
     /// Gets a value when the program has exited (and wakes the waits for it).
     private let exit = Recorder<Void>()
@@ -74,11 +74,10 @@ public final class RunningCommand: Sendable {
     public func wait(timeout: Double = 20) throws -> CommandRun {
         do {
             try waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
-                exit.count > 0 || !process.isRunning
+                exit.count > 0 || ChildExit.status(of: process) != nil
             }
         } catch {
-            killAndReap()
-            throw error
+            throw killAndReap(after: error)
         }
         return collect()
     }
@@ -88,11 +87,10 @@ public final class RunningCommand: Sendable {
         do {
             try await waitUntil("\(description) exits", timeout: timeout,
                                 recheckEvery: Self.lateExitRecheck) { () async -> Bool in
-                exit.count > 0 || !process.isRunning
+                exit.count > 0 || ChildExit.status(of: process) != nil
             }
         } catch {
-            killAndReap()
-            throw error
+            throw killAndReap(after: error)
         }
         return collect()
     }
@@ -120,11 +118,18 @@ public final class RunningCommand: Sendable {
         let restOut = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
         let restErr = stderrPipe.fileHandleForReading.readDataToEndOfFile()
         let (out, err) = output.withLock { ($0.out + restOut, $0.err + restErr) }
-        return CommandRun(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+        return CommandRun(status: ChildExit.status(of: process) ?? -1, stdout: String(decoding: out, as: UTF8.self),
                           stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// SIGKILL, then the exit status is collected (at once: SIGKILL cannot be caught).
+    /// SIGKILL, then the exit status is collected (at once: SIGKILL cannot be
+    /// caught); returns `error` with what the program was doing.
+    private func killAndReap(after error: any Error) -> any Error {
+        let state = ChildExit.describe(process.processIdentifier)
+        killAndReap()
+        return TestFailure("\(error) (\(state))")
+    }
+
     private func killAndReap() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

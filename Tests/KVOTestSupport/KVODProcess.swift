@@ -19,8 +19,8 @@ public final class KVODProcess: @unchecked Sendable {
     /// When kvod writes to a pipe instead, the pipe, drained into that file.
     private let stderrPipe: Pipe?
     /// Foundation calls the termination handler from a thread of its own
-    /// choosing, which a loaded machine may start late: then `isRunning`,
-    /// rechecked this often, tells first.
+    /// choosing, which a loaded machine may start late: then the kernel's
+    /// record (``ChildExit``), rechecked this often, tells first.
     private static let lateExitRecheck = 0.05
     /// Gets a value when kvod has exited (and wakes the waits for it).
     private let exit = Recorder<Void>()
@@ -143,18 +143,18 @@ public final class KVODProcess: @unchecked Sendable {
     @available(*, noasync, message: "blocks a cooperative thread")
     public func waitForExit(timeout: Double = 10) throws -> Int32 {
         try waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
-            exit.count > 0 || !process.isRunning
+            exit.count > 0 || ChildExit.status(of: process) != nil
         }
-        return process.terminationStatus
+        return ChildExit.status(of: process) ?? -1
     }
 
     /// Waits until kvod has exited, suspending meanwhile; returns its status.
     @discardableResult
     public func waitForExit(timeout: Double = 10) async throws -> Int32 {
         try await waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) { () async -> Bool in
-            exit.count > 0 || !process.isRunning
+            exit.count > 0 || ChildExit.status(of: process) != nil
         }
-        return process.terminationStatus
+        return ChildExit.status(of: process) ?? -1
     }
 
     /// Everything kvod wrote to stderr so far.
