@@ -26,12 +26,17 @@ public struct CommandRun: Sendable {
 }
 
 /// A program started in the background; ``wait(timeout:)`` collects it.
-public final class RunningCommand: Sendable {
+///
+/// @unchecked Sendable: the drains are set once, in `init`; the rest is
+/// immutable or locked (``Collected``, ``Recorder``).
+public final class RunningCommand: @unchecked Sendable {
     private let process: Process
     private let description: String
     private let output = Collected()
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
+    private var stdoutDrain: PipeDrain?
+    private var stderrDrain: PipeDrain?
     /// Foundation calls the termination handler from a thread of its own
     /// choosing, which a loaded machine may start late: then the kernel's
     /// record (``ChildExit``), rechecked this often, tells first.
@@ -52,17 +57,11 @@ public final class RunningCommand: Sendable {
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        // Drain both pipes as the program writes, so it cannot block on a full pipe.
-        stdoutPipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0.out.append(data) }
-        }
-        stderrPipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0.err.append(data) }
-        }
         process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
+        // Drain both pipes as the program writes, so it cannot block on a full pipe.
+        stdoutDrain = PipeDrain(stdoutPipe.fileHandleForReading) { [output] data in output.withLock { $0.out.append(data) } }
+        stderrDrain = PipeDrain(stderrPipe.fileHandleForReading) { [output] data in output.withLock { $0.err.append(data) } }
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
@@ -113,11 +112,10 @@ public final class RunningCommand: Sendable {
 
     /// Everything the program wrote, once it has exited.
     private func collect() -> CommandRun {
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
-        let restOut = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        let restErr = stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        let (out, err) = output.withLock { ($0.out + restOut, $0.err + restErr) }
+        // The pipes end as the program exits (no child of its own keeps them).
+        stdoutDrain?.waitForEnd(timeout: 10)
+        stderrDrain?.waitForEnd(timeout: 10)
+        let (out, err) = output.withLock { ($0.out, $0.err) }
         return CommandRun(status: ChildExit.status(of: process) ?? -1, stdout: String(decoding: out, as: UTF8.self),
                           stderr: String(decoding: err, as: UTF8.self))
     }

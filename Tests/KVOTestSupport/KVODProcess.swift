@@ -18,6 +18,8 @@ public final class KVODProcess: @unchecked Sendable {
     public let stderrPath: String
     /// When kvod writes to a pipe instead, the pipe, drained into that file.
     private let stderrPipe: Pipe?
+    /// Copies `stderrPipe` into the log file.
+    private var stderrDrain: PipeDrain?
     /// Foundation calls the termination handler from a thread of its own
     /// choosing, which a loaded machine may start late: then the kernel's
     /// record (``ChildExit``), rechecked this often, tells first.
@@ -86,10 +88,6 @@ public final class KVODProcess: @unchecked Sendable {
             throw TestFailure("cannot create \(stderrPath)")
         }
         if let stderrPipe {
-            stderrPipe.fileHandleForReading.readabilityHandler = { pipe in
-                let data = pipe.availableData
-                if data.isEmpty { pipe.readabilityHandler = nil } else { stderrFile.write(data) }
-            }
             process.standardError = stderrPipe
         } else {
             process.standardError = stderrFile
@@ -97,6 +95,9 @@ public final class KVODProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
+        if let stderrPipe {
+            stderrDrain = PipeDrain(stderrPipe.fileHandleForReading) { data in stderrFile.write(data) }
+        }
     }
 
     private var readiness: String { "kvod accepts connections on \(socketPath)" }
@@ -187,7 +188,6 @@ public final class KVODProcess: @unchecked Sendable {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        stderrPipe?.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
