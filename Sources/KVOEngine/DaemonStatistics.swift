@@ -11,6 +11,9 @@ public struct DaemonStatistics: Sendable, Equatable {
     public var loopLagPeakMicroseconds: UInt64 = 0
     /// The longest turn since the previous `metrics` (or since start).
     public var loopLagScrapeMaxMicroseconds: UInt64 = 0
+    /// Turns the loop has finished since start: an idle kvod adds few, a
+    /// spinning one (a socket left readable) thousands a second.
+    public var loopTurns: UInt64 = 0
     /// Clients refused because kvod already served `--max-connections`.
     public var refusedConnections = 0
     /// Clients refused because their uid already had `--max-connections-per-uid`.
@@ -20,6 +23,7 @@ public struct DaemonStatistics: Sendable, Equatable {
 
     /// Notes one finished turn of the loop that worked `microseconds`.
     public mutating func recordLoopTurn(microseconds: UInt64) {
+        loopTurns &+= 1
         loopLagLastMicroseconds = microseconds
         loopLagMaxMicroseconds = max(loopLagMaxMicroseconds, microseconds)
         loopLagPeakMicroseconds = max(loopLagPeakMicroseconds, microseconds)

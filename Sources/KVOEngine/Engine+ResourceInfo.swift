@@ -24,6 +24,7 @@ extension Engine {
         reply.field("loopLagLastMs", Self.milliseconds(daemon.loopLagLastMicroseconds))
         reply.field("loopLagMaxMs", Self.milliseconds(daemon.loopLagMaxMicroseconds))
         reply.field("loopLagPeakMs", Self.milliseconds(daemon.loopLagPeakMicroseconds))
+        reply.field("loopTurns", integer: daemon.loopTurns)
         // The longest turn since the previous `info`: each one starts a new window.
         daemonStatistics.loopLagMaxMicroseconds = 0
     }

@@ -14,7 +14,8 @@ extension StateDatabase {
     public func load() throws(StorageError) -> SavedState {
         do {
             let seq = UInt64(bitPattern: try connection.integer("""
-                SELECT MAX(value) FROM (SELECT value FROM meta WHERE key = 'seq' UNION ALL SELECT MAX(seq) FROM history)
+                SELECT MAX(value) FROM (SELECT value FROM meta WHERE key = 'seq' UNION ALL SELECT MAX(seq) FROM history
+                    UNION ALL SELECT MAX(last_seq) FROM history_batches)
                 """) ?? 0)
             var unreadable = UnreadableRows()
             var documents = try loadDocuments(&unreadable)
@@ -22,7 +23,7 @@ extension StateDatabase {
             if !unreadable.isEmpty {
                 quarantined = try quarantine(unreadable, seq: seq)
                 for object in unreadable.objects.keys { documents.removeValue(forKey: object) }
-                if let through = unreadable.history.keys.max() { history.removeAll { $0.seq <= through } }
+                if let through = unreadable.historyThrough { history.removeAll { $0.seq <= through } }
             }
             try trimHistory(keeping: history, seq: seq)
             let modSeqs = try loadModSeqs(of: documents)
@@ -78,33 +79,28 @@ extension StateDatabase {
 
     /// The newest changes up to `seq`, consecutive, within the history
     /// limits (the rule ``ChangeHistory`` follows), oldest first: read newest
-    /// first, and no further than the limits, a gap or an unreadable row
-    /// (which everything older goes with).
+    /// first (the batch rows, then the older rows of a change each), and no
+    /// further than the limits, a gap or an unreadable row (which everything
+    /// older goes with).
     private func loadHistory(endingAt seq: UInt64, _ unreadable: inout UnreadableRows) throws -> [ChangeRecord] {
+        var collector = HistoryCollector(limits: historyLimits, endingAt: seq)
+        try collectHistoryBatches(endingAt: seq, into: &collector, &unreadable)
         let select = try connection.prepare("""
             SELECT seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause
             FROM history WHERE seq <= ? ORDER BY seq DESC
             """)
         select.bind(1, Int64(bitPattern: seq))
-        var newestFirst: [ChangeRecord] = []
-        var bytes = 0
-        var expected = seq
-        while try select.step() {
+        while !collector.isDone, try select.step() {
             let rowSeq = UInt64(bitPattern: select.int64(0))
-            guard rowSeq == expected, rowSeq > 0 else { break }
-            let change: ChangeRecord
+            guard collector.wants(rowSeq) else { break }
             do throws(HistoryRowError) {
-                change = try self.change(in: select, seq: rowSeq)
+                collector.offer(try self.change(in: select, seq: rowSeq))
             } catch {
                 unreadable.history[rowSeq] = error.reason
                 break
             }
-            guard !historyLimits.areExceeded(count: newestFirst.count + 1, bytes: bytes + change.bytes) else { break }
-            newestFirst.append(change)
-            bytes += change.bytes
-            expected -= 1
         }
-        return newestFirst.reversed()
+        return collector.newestFirst.reversed()
     }
 
     /// Deletes the history rows older than `kept` (all of them when it is
@@ -113,15 +109,19 @@ extension StateDatabase {
     private func trimHistory(keeping kept: [ChangeRecord], seq: UInt64) throws {
         let keepAfter = kept.first.map { $0.seq - 1 } ?? seq
         historyRows.restore(kept, seq: seq)
-        guard try connection.integer("SELECT COUNT(*) FROM history WHERE seq <= \(Int64(bitPattern: keepAfter))") ?? 0 > 0
+        guard try connection.integer("""
+            SELECT (SELECT COUNT(*) FROM history WHERE seq <= \(Int64(bitPattern: keepAfter)))
+            + (SELECT COUNT(*) FROM history_batches WHERE first_seq <= \(Int64(bitPattern: keepAfter)))
+            """) ?? 0 > 0
         else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try connection.execute("""
                 UPDATE meta SET value = \(Int64(bitPattern: seq)) WHERE key = 'seq';
                 DELETE FROM history WHERE seq <= \(Int64(bitPattern: keepAfter));
-                COMMIT;
                 """)
+            try trimHistoryBatches(keeping: kept, after: keepAfter)
+            try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
@@ -163,9 +163,4 @@ extension StateDatabase {
     private static func parse(_ bytes: [UInt8]) -> Result<JSONValue, JSONError> {
         Result { () throws(JSONError) in try JSONReader.parse(bytes, maxDepth: DocumentDepth.readerLimit) }
     }
-}
-
-/// Why one history row could not be read.
-private struct HistoryRowError: Error {
-    let reason: String
 }

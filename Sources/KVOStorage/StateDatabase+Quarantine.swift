@@ -1,11 +1,14 @@
 import KVOEngine
 
-/// What a load could not read: objects by name, history rows by seq, each
-/// with the reason.
+/// What a load could not read: objects by name, history rows by seq,
+/// history batch rows by their last seq, each with the reason.
 struct UnreadableRows {
     var objects: [String: String] = [:]
     var history: [UInt64: String] = [:]
-    var isEmpty: Bool { objects.isEmpty && history.isEmpty }
+    var historyBatches: [UInt64: String] = [:]
+    var isEmpty: Bool { objects.isEmpty && history.isEmpty && historyBatches.isEmpty }
+    /// The newest seq an unreadable history row holds: the history up to it goes.
+    var historyThrough: UInt64? { (Array(history.keys) + Array(historyBatches.keys)).max() }
 }
 
 /// Moving unreadable rows aside, so that one bad row costs its object, not
@@ -34,7 +37,7 @@ extension StateDatabase {
                 try run("DELETE FROM mod_seqs WHERE object = ?", object)
                 report.append("object \(LogText.quoted(object)) moved to the quarantine table of \(path): \(reason)")
             }
-            if let through = unreadable.history.keys.max() {
+            if let through = unreadable.historyThrough {
                 let moveHistory = try connection.prepare("""
                     INSERT INTO quarantine (reason, source, object, key, seq, value, old)
                     SELECT ?, 'history', object, key_path, seq, new, old FROM history WHERE seq = ?
@@ -45,12 +48,25 @@ extension StateDatabase {
                     try moveHistory.run()
                     report.append("history row \(rowSeq) moved to the quarantine table of \(path): \(reason)")
                 }
+                let moveBatch = try connection.prepare("""
+                    INSERT INTO quarantine (reason, source, object, seq, value)
+                    SELECT ?, 'history_batches', '', last_seq, changes FROM history_batches WHERE last_seq = ?
+                    """)
+                for (lastSeq, reason) in unreadable.historyBatches.sorted(by: { $0.key < $1.key }) {
+                    moveBatch.bind(1, reason)
+                    moveBatch.bind(2, Int64(bitPattern: lastSeq))
+                    try moveBatch.run()
+                    report.append("history batch row \(lastSeq) moved to the quarantine table of \(path): \(reason)")
+                }
                 let setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
                 setSeq.bind(1, Int64(bitPattern: seq))
                 try setSeq.run()
                 let trim = try connection.prepare("DELETE FROM history WHERE seq <= ?")
                 trim.bind(1, Int64(bitPattern: through))
                 try trim.run()
+                let trimBatches = try connection.prepare("DELETE FROM history_batches WHERE last_seq <= ?")
+                trimBatches.bind(1, Int64(bitPattern: through))
+                try trimBatches.run()
                 report.append("the history through seq \(through) is dropped: a resume from before it gets compacted")
             }
             try connection.execute("COMMIT")

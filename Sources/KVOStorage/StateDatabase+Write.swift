@@ -46,14 +46,16 @@ extension StateDatabase {
         do throws(SQLiteError) {
             try statements.begin.run()
             do throws(SQLiteError) {
-                try insertHistory(batches, after: keepAfter)
+                try insertHistoryBatches(batches, after: keepAfter)
                 for batch in batches {
                     for change in batch.changes { try writeLeases(of: change) }
                 }
                 for (name, edit) in zip(order, edits) { try write(name, edit, lastSeq: lastSeq) }
                 if trims {
-                    statements.trimHistory.bind(1, Int64(bitPattern: keepAfter))
-                    try statements.trimHistory.run()
+                    for trim in [statements.trimHistory, statements.trimHistoryBatches] {
+                        trim.bind(1, Int64(bitPattern: keepAfter))
+                        try trim.run()
+                    }
                 }
                 // The newest history row says the seq; meta only needs it
                 // when no row is kept, or rows are deleted.
@@ -71,42 +73,6 @@ extension StateDatabase {
         } catch {
             throw StorageError("cannot commit to \(path)", error)
         }
-    }
-
-    /// Inserts the batches' changes after `keepAfter` as history rows: a
-    /// chunk of rows per statement, and what is left over one row each.
-    private func insertHistory(_ batches: [CommitBatch], after keepAfter: UInt64) throws(SQLiteError) {
-        let chunk = statements.insertHistoryChunk
-        var rows: [ChangeRecord] = []
-        rows.reserveCapacity(Statements.historyChunk)
-        for batch in batches {
-            for change in batch.changes where change.seq > keepAfter {
-                rows.append(change)
-                guard rows.count == Statements.historyChunk else { continue }
-                for (row, change) in rows.enumerated() { bindHistory(change, to: chunk, row: row) }
-                try chunk.run()
-                rows.removeAll(keepingCapacity: true)
-            }
-        }
-        for change in rows {
-            bindHistory(change, to: statements.insertHistory, row: 0)
-            try statements.insertHistory.run()
-        }
-    }
-
-    private func bindHistory(_ change: ChangeRecord, to insert: SQLiteStatement, row: Int) {
-        let base = Int32(row) * Statements.historyColumns
-        insert.bind(base + 1, Int64(bitPattern: change.seq))
-        insert.bind(base + 2, CanonicalName.of(change.object))
-        insert.bind(base + 3, CanonicalName.of(path: change.path))
-        insert.bind(base + 4, change.kind.rawValue)
-        let indexes = JSONValue.array(change.indexes.map { .number(JSONNumber($0)) })
-        insert.bind(base + 5, utf8: change.kind == .setting ? nil : indexes.jsonBytes)
-        insert.bind(base + 6, utf8: change.old?.jsonBytes)
-        insert.bind(base + 7, utf8: change.new?.jsonBytes)
-        insert.bind(base + 8, change.existingKeys)
-        insert.bind(base + 9, change.memberIndex)
-        insert.bind(base + 10, utf8: change.cause.map { Array($0.rawValue.utf8) })
     }
 
     /// Brings one object's rows to its document after the batches.

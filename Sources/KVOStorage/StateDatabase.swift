@@ -18,7 +18,7 @@ public final class StateDatabase {
     /// The database file inside the data directory.
     public static let fileName = "kvod.db"
     /// `PRAGMA user_version` of the schema this kvod writes.
-    public static let schemaVersion: Int64 = 2
+    public static let schemaVersion: Int64 = 3
 
     public let path: String
     public let syncMode: SyncMode
@@ -43,6 +43,8 @@ public final class StateDatabase {
     /// Objects that may have rows in `leases` (a superset): a change to any
     /// other has no lease to end, so its commit skips that delete.
     var leasedObjects: Set<String> = []
+    /// The history batch row being encoded (kept to reuse its capacity).
+    var historyBlob: [UInt8] = []
     var trimStep: Int { min(1024, max(1, historyLimits.maxChanges / 8)) }
     var trimStepBytes: Int { max(1, historyLimits.maxBytes / 8) }
 
@@ -96,6 +98,9 @@ public final class StateDatabase {
                 try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', \(epoch))")
             case 1:
                 try migrateFromVersion1(connection)
+                fallthrough
+            case 2:
+                try migrateFromVersion2(connection)
             case schemaVersion:
                 break
             default:
@@ -114,13 +119,15 @@ public final class StateDatabase {
         }
     }
 
-    /// Version 2. An object's members are rows of `members`, so that a commit
+    /// Version 3. An object's members are rows of `members`, so that a commit
     /// rewrites the top-level members it touched, not whole documents;
     /// `created_seq`, `created_index` keep members in the order they were
     /// first written. `objects` lists every object, also those that are `{}`.
     /// The last seq is the newest history row's, or `meta.seq` when that is
     /// larger (no row is kept, or the rows were trimmed: `meta.seq` is written
-    /// whenever rows are deleted); `meta.epoch` names the history (16 hex digits
+    /// whenever rows are deleted); the history is a row per run of changes in
+    /// `history_batches` (``HistoryBatchCodec``; `history`, a row per change,
+    /// holds what versions 1 and 2 wrote); `meta.epoch` names the history (16 hex digits
     /// on the wire). Values are JSON text; in `history`, `old` and
     /// `new` are NULL when the value was absent and `key_path` is dotted (`''`:
     /// the whole object). Names and key paths are stored in NFC
@@ -150,8 +157,9 @@ public final class StateDatabase {
             member_index INTEGER
         );
         \(quarantineTable);
+        \(historyBatchSchema);
         INSERT INTO meta (key, value) VALUES ('seq', 0);
-        PRAGMA user_version = 2;
+        PRAGMA user_version = 3;
         COMMIT;
         """
 
@@ -171,13 +179,9 @@ struct Statements {
     let begin: SQLiteStatement
     let commit: SQLiteStatement
     let rollback: SQLiteStatement
-    let insertHistory: SQLiteStatement
-    /// ``historyChunk`` rows in one statement: a statement's own cost (start,
-    /// cursor, reset) is then paid once for them.
-    let insertHistoryChunk: SQLiteStatement
-    static let historyChunk = 32
-    static let historyColumns: Int32 = 10
+    let insertHistoryBatch: SQLiteStatement
     let trimHistory: SQLiteStatement
+    let trimHistoryBatches: SQLiteStatement
     let setSeq: SQLiteStatement
     let insertObject: SQLiteStatement
     let deleteObject: SQLiteStatement
@@ -195,13 +199,10 @@ struct Statements {
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commit = try connection.prepare("COMMIT")
         rollback = try connection.prepare("ROLLBACK")
-        let insertRows = { (count: Int) in
-            "INSERT INTO history (seq, object, key_path, kind, indexes, old, new, existing_keys, member_index, cause) VALUES "
-                + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-        }
-        insertHistory = try connection.prepare(insertRows(1))
-        insertHistoryChunk = try connection.prepare(insertRows(Self.historyChunk))
+        insertHistoryBatch = try connection.prepare(
+            "INSERT INTO history_batches (last_seq, first_seq, changes) VALUES (?, ?, ?)")
         trimHistory = try connection.prepare("DELETE FROM history WHERE seq <= ?")
+        trimHistoryBatches = try connection.prepare("DELETE FROM history_batches WHERE last_seq <= ?")
         setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
         insertObject = try connection.prepare("INSERT OR IGNORE INTO objects (name) VALUES (?)")
         deleteObject = try connection.prepare("DELETE FROM objects WHERE name = ?")

@@ -28,7 +28,8 @@ final class GroupCommit: ChangeLog {
 
     func record(_ change: ChangeRecord) {
         changes.append(change)
-        if isTouched.insert(change.object).inserted { touched.append(change.object) }
+        // Changes come in runs on one object: comparing with the last saves hashing its name.
+        if touched.last != change.object, isTouched.insert(change.object).inserted { touched.append(change.object) }
     }
 
     /// The batch that output made now must wait for; nil when everything is committed.

@@ -65,7 +65,7 @@ import Testing
         try await waitUntil("kvod holds the agent's observation", timeout: 10) {
             try await agent.observations().count == 1
         }
-        let write = Task { try await writer.set("config", "version", to: 42, await: .acknowledged) }
+        let write = Task { try await writer.set("config", "version", to: 42, await: .acknowledged(timeout: .seconds(30))) }
         let change = try #require(try await seen.waitForCount(1).first)
         #expect(try await lastAckedSeq(agent) == 0, "a change being handled is not acknowledged")
         open.yield()  // the loop's next turn asks for the next change: this one is handled
@@ -93,7 +93,7 @@ import Testing
         }
         do {
             // Long enough for the other agent's ack on a loaded machine (`swift test --parallel`).
-            let result = try await writer.set("config", "version", to: 43, await: .acknowledged(timeout: .seconds(3)))
+            let result = try await writer.set("config", "version", to: 43, await: .acknowledged(timeout: .seconds(6)))
             Issue.record("the await returned without the silent agent's ack: \(result)")
         } catch {
             #expect(error.code == .timeout)

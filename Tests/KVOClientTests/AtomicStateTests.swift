@@ -95,9 +95,15 @@ import Testing
         try await waitUntil("observing", timeout: 30) { () async throws -> Bool in
             try await connection.info().observations == 1
         }
+        let sentAt = ContinuousClock.now
         try await connection.set("session/1", "user", to: "xsc", ttl: .milliseconds(1500))
-        let left = try await connection.getVersioned("session/1", "user").expiresIn
-        #expect(left.map { (1...2).contains($0) } == true, "1.5 s, rounded up, less what has passed: \(left as Any)")
+        do {
+            let left = try await connection.getVersioned("session/1", "user").expiresIn
+            #expect(left.map { (1...2).contains($0) } == true, "1.5 s, rounded up, less what has passed: \(left as Any)")
+        } catch {
+            // A loaded machine can take the whole ttl between set and get.
+            #expect("\(error)".contains("not_found") && ContinuousClock.now - sentAt >= .milliseconds(1500), "\(error)")
+        }
         let changes = try await seen.changes.waitForCount(2, timeout: 10)
         #expect(changes.map(\.cause) == [nil, .ttl])
     }

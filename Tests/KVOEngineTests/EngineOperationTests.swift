@@ -666,7 +666,8 @@ import Testing
 
         let reply = fixture.ok(["op": "info", "id": "i"], from: two).reply
         #expect(reply.memberNames == ["coalescingConnections", "connections", "epoch", "eventsCoalesced", "eventsSent",
-                                      "historyChanges", "id", "loopLagLastMs", "loopLagMaxMs", "loopLagPeakMs", "memory",
+                                      "historyChanges", "id", "loopLagLastMs", "loopLagMaxMs", "loopLagPeakMs", "loopTurns",
+                                      "memory",
                                       "objects", "observations", "ok", "oldestSeq", "refused", "seq", "uptime",
                                       "version"])
         #expect(reply.member("version") == "9.8.7-test")

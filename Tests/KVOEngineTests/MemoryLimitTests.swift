@@ -120,9 +120,11 @@ import Testing
         #expect(first["loopLagMaxMs"]?.jsonString == "12.345")
         #expect(first["loopLagPeakMs"]?.jsonString == "12.345")
         #expect(first["refused"]?["connections"] == 3)
+        #expect(first["loopTurns"] == 2)
         engine.daemonStatistics.recordLoopTurn(microseconds: 2_000)
         let second = fixture.send(#"{"op":"info"}"#, from: client).reply
         #expect(second["loopLagMaxMs"]?.jsonString == "2.000", "the longest since the previous info")
         #expect(second["loopLagPeakMs"]?.jsonString == "12.345", "the longest since start")
+        #expect(second["loopTurns"] == 3, "every turn since start")
     }
 }

@@ -50,7 +50,7 @@ import Testing
                                     seq: seq, existingKeys: 1)
                 try database.write([CommitBatch(id: seq, changes: [change], documents: [("o", ["k": change.new!])])])
             }
-            #expect(try database.connection.integer("SELECT COUNT(*) FROM history") == 5)
+            #expect(try database.historyChangesOnDisk() == 5)
         }
         let smaller = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 3)
         let state = try smaller.load()
@@ -74,7 +74,7 @@ import Testing
                 try database.write([CommitBatch(id: change.seq, changes: [change], documents: [("o", ["k": value])])])
             }
             // Rows that fell out go in steps of an eighth of the bytes.
-            let rows = try #require(try database.connection.integer("SELECT COUNT(*) FROM history"))
+            let rows = try #require(try database.historyChangesOnDisk())
             #expect(rows >= Int64(memory.count) && rows <= Int64(memory.count) + 2, "\(rows) rows")
         }
         do {
@@ -83,7 +83,7 @@ import Testing
             let state = try reopened.load()
             #expect(state.seq == 40)
             #expect(state.history.map(\.seq) == memory.all.map(\.seq), "the same changes as the history in memory")
-            #expect(try reopened.connection.integer("SELECT COUNT(*) FROM history") == Int64(memory.count),
+            #expect(try reopened.historyChangesOnDisk() == Int64(memory.count),
                     "the load deleted what it did not keep")
         }
 
@@ -103,7 +103,7 @@ import Testing
                                      new: .string(String(repeating: "x", count: 2_000)), seq: 2, existingKeys: 1)
             try database.write([CommitBatch(id: 1, changes: [small], documents: [("o", ["a": 1])])])
             try database.write([CommitBatch(id: 2, changes: [large], documents: [("o", ["a": 1, "b": large.new!])])])
-            #expect(try database.connection.integer("SELECT COUNT(*) FROM history") == 0)
+            #expect(try database.historyChangesOnDisk() == 0)
         }
         let state = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10, historyBytes: 1_000).load()
         #expect(state.seq == 2 && state.history.isEmpty)

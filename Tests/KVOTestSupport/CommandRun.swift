@@ -26,15 +26,20 @@ public struct CommandRun: Sendable {
 }
 
 /// A program started in the background; ``wait(timeout:)`` collects it.
-public final class RunningCommand: Sendable {
+///
+/// @unchecked Sendable: the drains are set once, in `init`; the rest is
+/// immutable or locked (``Collected``, ``Recorder``).
+public final class RunningCommand: @unchecked Sendable {
     private let process: Process
     private let description: String
     private let output = Collected()
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
+    private var stdoutDrain: PipeDrain?
+    private var stderrDrain: PipeDrain?
     /// Foundation calls the termination handler from a thread of its own
-    /// choosing, which a loaded machine may start late: then `isRunning`,
-    /// rechecked this often, tells first.
+    /// choosing, which a loaded machine may start late: then the kernel's
+    /// record (``ChildExit``), rechecked this often, tells first.
     private static let lateExitRecheck = 0.05
     /// Gets a value when the program has exited (and wakes the waits for it).
     private let exit = Recorder<Void>()
@@ -52,17 +57,11 @@ public final class RunningCommand: Sendable {
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        // Drain both pipes as the program writes, so it cannot block on a full pipe.
-        stdoutPipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0.out.append(data) }
-        }
-        stderrPipe.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.withLock { $0.err.append(data) }
-        }
         process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
+        // Drain both pipes as the program writes, so it cannot block on a full pipe.
+        stdoutDrain = PipeDrain(stdoutPipe.fileHandleForReading) { [output] data in output.withLock { $0.out.append(data) } }
+        stderrDrain = PipeDrain(stderrPipe.fileHandleForReading) { [output] data in output.withLock { $0.err.append(data) } }
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
@@ -74,11 +73,10 @@ public final class RunningCommand: Sendable {
     public func wait(timeout: Double = 20) throws -> CommandRun {
         do {
             try waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
-                exit.count > 0 || !process.isRunning
+                exit.count > 0 || ChildExit.status(of: process) != nil
             }
         } catch {
-            killAndReap()
-            throw error
+            throw killAndReap(after: error)
         }
         return collect()
     }
@@ -88,11 +86,10 @@ public final class RunningCommand: Sendable {
         do {
             try await waitUntil("\(description) exits", timeout: timeout,
                                 recheckEvery: Self.lateExitRecheck) { () async -> Bool in
-                exit.count > 0 || !process.isRunning
+                exit.count > 0 || ChildExit.status(of: process) != nil
             }
         } catch {
-            killAndReap()
-            throw error
+            throw killAndReap(after: error)
         }
         return collect()
     }
@@ -115,16 +112,22 @@ public final class RunningCommand: Sendable {
 
     /// Everything the program wrote, once it has exited.
     private func collect() -> CommandRun {
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
-        let restOut = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        let restErr = stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        let (out, err) = output.withLock { ($0.out + restOut, $0.err + restErr) }
-        return CommandRun(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+        // The pipes end as the program exits (no child of its own keeps them).
+        stdoutDrain?.waitForEnd(timeout: 10)
+        stderrDrain?.waitForEnd(timeout: 10)
+        let (out, err) = output.withLock { ($0.out, $0.err) }
+        return CommandRun(status: ChildExit.status(of: process) ?? -1, stdout: String(decoding: out, as: UTF8.self),
                           stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// SIGKILL, then the exit status is collected (at once: SIGKILL cannot be caught).
+    /// SIGKILL, then the exit status is collected (at once: SIGKILL cannot be
+    /// caught); returns `error` with what the program was doing.
+    private func killAndReap(after error: any Error) -> any Error {
+        let state = ChildExit.describe(process.processIdentifier)
+        killAndReap()
+        return TestFailure("\(error) (\(state))")
+    }
+
     private func killAndReap() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

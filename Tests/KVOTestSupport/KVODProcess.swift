@@ -18,9 +18,11 @@ public final class KVODProcess: @unchecked Sendable {
     public let stderrPath: String
     /// When kvod writes to a pipe instead, the pipe, drained into that file.
     private let stderrPipe: Pipe?
+    /// Copies `stderrPipe` into the log file.
+    private var stderrDrain: PipeDrain?
     /// Foundation calls the termination handler from a thread of its own
-    /// choosing, which a loaded machine may start late: then `isRunning`,
-    /// rechecked this often, tells first.
+    /// choosing, which a loaded machine may start late: then the kernel's
+    /// record (``ChildExit``), rechecked this often, tells first.
     private static let lateExitRecheck = 0.05
     /// Gets a value when kvod has exited (and wakes the waits for it).
     private let exit = Recorder<Void>()
@@ -86,10 +88,6 @@ public final class KVODProcess: @unchecked Sendable {
             throw TestFailure("cannot create \(stderrPath)")
         }
         if let stderrPipe {
-            stderrPipe.fileHandleForReading.readabilityHandler = { pipe in
-                let data = pipe.availableData
-                if data.isEmpty { pipe.readabilityHandler = nil } else { stderrFile.write(data) }
-            }
             process.standardError = stderrPipe
         } else {
             process.standardError = stderrFile
@@ -97,6 +95,9 @@ public final class KVODProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
+        if let stderrPipe {
+            stderrDrain = PipeDrain(stderrPipe.fileHandleForReading) { data in stderrFile.write(data) }
+        }
     }
 
     private var readiness: String { "kvod accepts connections on \(socketPath)" }
@@ -143,18 +144,18 @@ public final class KVODProcess: @unchecked Sendable {
     @available(*, noasync, message: "blocks a cooperative thread")
     public func waitForExit(timeout: Double = 10) throws -> Int32 {
         try waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
-            exit.count > 0 || !process.isRunning
+            exit.count > 0 || ChildExit.status(of: process) != nil
         }
-        return process.terminationStatus
+        return ChildExit.status(of: process) ?? -1
     }
 
     /// Waits until kvod has exited, suspending meanwhile; returns its status.
     @discardableResult
     public func waitForExit(timeout: Double = 10) async throws -> Int32 {
         try await waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) { () async -> Bool in
-            exit.count > 0 || !process.isRunning
+            exit.count > 0 || ChildExit.status(of: process) != nil
         }
-        return process.terminationStatus
+        return ChildExit.status(of: process) ?? -1
     }
 
     /// Everything kvod wrote to stderr so far.
@@ -187,7 +188,6 @@ public final class KVODProcess: @unchecked Sendable {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        stderrPipe?.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -95,7 +95,9 @@ struct ClusterRecipeTests {
             (try? await onSurvivor.get("election/web", "leader")) == "host-c"
         }
         let afterKill = ContinuousClock.now - killedAt
-        #expect(afterKill < .seconds(leaseTTL + 3), "took over \(afterKill) after the kill, lease ttl \(leaseTTL) s")
+        // The lease's ttl, etcd's 500 ms expiry check, and the candidate's
+        // shell loop starting kvoctl again (seconds of it at a load of 20).
+        #expect(afterKill < .seconds(2 * leaseTTL + 2), "took over \(afterKill) after the kill, lease ttl \(leaseTTL) s")
         #expect(next.isRunning, "host-c holds the seat")
     }
 

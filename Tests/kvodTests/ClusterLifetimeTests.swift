@@ -208,17 +208,21 @@ struct ClusterLifetimeTests {
             #"{"op":"set","object":"o","keyPath":"m","value":2}"#,
             #"{"op":"set","object":"o","keyPath":"n","value":1,"ttl":3}"#,
         ]
-        var setAt: [ContinuousClock.Instant] = []
+        // A ttl runs from some moment between the set's sending and its reply:
+        // the value goes no sooner than 2 s after the one, and soon after the other.
+        var sentAt: [ContinuousClock.Instant] = [], answeredAt: [ContinuousClock.Instant] = []
         for line in lines {
+            sentAt.append(.now)
             let reply = try writer.request(line, timeout: 30).reply
             #expect(reply["ok"] == true, "\(reply)")
-            setAt.append(.now)
+            answeredAt.append(.now)
             _ = try observer.readJSON(timeout: 30)
         }
         let k = try observer.readJSON(timeout: 30)
         let kAt = ContinuousClock.now
         #expect(k["keyPath"] == "k" && (k["new"] ?? .null) == .null && k["cause"] == "ttl", "\(k)")
-        #expect(kAt - setAt[0] >= .seconds(2) && kAt - setAt[0] < .seconds(4), "\(kAt - setAt[0]) after the set")
+        #expect(kAt - sentAt[0] >= .seconds(2), "deleted \(kAt - sentAt[0]) after the set was sent")
+        #expect(kAt - answeredAt[0] < .seconds(4), "deleted \(kAt - answeredAt[0]) after the set's reply")
         let n = try observer.readJSON(timeout: 30)
         #expect(n["keyPath"] == "n" && n["cause"] == "ttl", "m's plain set kept it: \(n)")
         let m = try LineClient(path: b).request(#"{"op":"get","object":"o","keyPath":"m"}"#).reply

@@ -86,12 +86,12 @@ import Glibc
             try kvod.terminate()
         }
         do {
-            // What an older kvod could write: a member nested past every reader's limit,
-            // and a history row that is not JSON.
+            // What an older kvod could write: a member nested past every reader's limit;
+            // and a history batch row cut short (as a disk could corrupt it).
             let database = try SQLiteConnection(path: data.path + "/" + StateDatabase.fileName)
             let tooDeep = Self.nested(DocumentDepth.readerLimit + 1)
             try database.execute("UPDATE members SET value = '\(tooDeep)' WHERE object = 'bad' || char(10) || 'line'")
-            try database.execute("UPDATE history SET new = '{' WHERE seq = 2")
+            try database.execute("UPDATE history_batches SET changes = substr(changes, 1, length(changes) - 1) WHERE last_seq = 2")
         }
         let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
         let client = try LineClient(path: kvod.socketPath)
@@ -105,7 +105,7 @@ import Glibc
         try kvod.terminate()
         let log = kvod.stderrText()
         #expect(log.contains(#"object "bad\nline" moved to the quarantine table"#), "\(log)")
-        #expect(log.contains("history row 2 moved to the quarantine table"), "\(log)")
+        #expect(log.contains("history batch row 2 moved to the quarantine table"), "\(log)")
         do {
             let database = try SQLiteConnection(path: data.path + "/" + StateDatabase.fileName)
             #expect(try database.integer("SELECT COUNT(*) FROM quarantine") == 2)

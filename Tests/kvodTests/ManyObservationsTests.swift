@@ -30,12 +30,12 @@ import Testing
         #expect(try other.request(#"{"op":"observe","object":"o7","keyPath":"k1","options":["new"]}"#).reply["ok"] == true)
         try other.pipeline(count: 11) { #"{"op":"observe","object":"r\#($0)","keyPaths":\#(keyPaths)}"# }
 
-        let probe = try PingProbe(socketPath: kvod.socketPath)
+        let probe = try PingProbe(socketPath: kvod.socketPath, pid: kvod.pid)
         defer { probe.stop() }
         // Each three times, judged by the median: one scheduling stall of this shared machine must not decide.
         func unobserveHolds(_ connection: LineClient, _ objects: [String]) throws -> Duration {
             try objects.map { object in
-                try probe.longestRoundTrip {
+                try probe.loopHold {
                     let reply = try connection.request(#"{"op":"unobserve","object":"\#(object)"}"#).reply
                     #expect(reply["ok"] == true, "\(reply)")
                 }
@@ -52,7 +52,7 @@ import Testing
         func pageHolds(_ connection: LineClient) throws -> Duration {
             var next: JSONValue?
             return try (0..<3).map { _ in
-                try probe.longestRoundTrip {
+                try probe.loopHold {
                     let after = next.map { #","after":\#($0.jsonString)"# } ?? ""
                     let reply = try connection.request(#"{"op":"observations","limit":10000\#(after)}"#).reply
                     #expect(reply["observations"]?.arrayValue?.count ?? 0 >= 2_000, "\(reply["more"] ?? nil)")

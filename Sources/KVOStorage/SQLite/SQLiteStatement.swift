@@ -46,6 +46,15 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds bytes as a blob.
+    func bind(_ index: Int32, blob bytes: [UInt8]) {
+        let nonEmpty = bytes.isEmpty ? [0] : bytes
+        // A NULL pointer would bind NULL, not an empty blob.
+        nonEmpty.withUnsafeBytes { raw in
+            _ = sqlite3_bind_blob(statement, index, raw.baseAddress, Int32(bytes.count), kvod_sqlite_transient())
+        }
+    }
+
     // MARK: Running
 
     /// Runs to the next row: true when a row is ready, false when done.
@@ -79,6 +88,15 @@ final class SQLiteStatement {
     /// The column's text (all of it: an embedded NUL does not end it), or nil for NULL.
     func text(_ column: Int32) -> String? {
         bytes(column).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The column's bytes as a blob, or nil for NULL.
+    func blob(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL else { return nil }
+        // The pointer first: sqlite3_column_bytes then counts the bytes it points to.
+        guard let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// The column's text as bytes, or nil for NULL.

@@ -8,7 +8,9 @@ final class EtcdSession {
     let loop = EtcdPollLoop()
     let client: EtcdClient
 
-    init(endpoints: [String], requestTimeoutMilliseconds: Int = 5_000) throws {
+    /// etcd's fsync on a disk that parallel builds also write can pass kvod's
+    /// 5 s: a test's requests allow 15 s unless the test is about timeouts.
+    init(endpoints: [String], requestTimeoutMilliseconds: Int = 15_000) throws {
         var configuration = EtcdClient.Configuration(endpoints: endpoints)
         configuration.requestTimeoutMilliseconds = requestTimeoutMilliseconds
         client = try EtcdClient(configuration, driver: loop)
@@ -16,7 +18,7 @@ final class EtcdSession {
     }
 
     /// The answer to the request `start` makes, or its error.
-    func answer<T>(_ what: String, timeout: Double = 15,
+    func answer<T>(_ what: String, timeout: Double = 20,
                    _ start: (@escaping (Result<T, EtcdError>) -> Void) -> Void) async throws -> Result<T, EtcdError> {
         var outcome: Result<T, EtcdError>?
         start { outcome = $0 }
@@ -25,7 +27,7 @@ final class EtcdSession {
     }
 
     /// The successful answer to the request `start` makes; throws its error.
-    func call<T>(_ what: String, timeout: Double = 15,
+    func call<T>(_ what: String, timeout: Double = 20,
                  _ start: (@escaping (Result<T, EtcdError>) -> Void) -> Void) async throws -> T {
         try await answer(what, timeout: timeout, start).get()
     }

@@ -1,0 +1,184 @@
+import KVOEngine
+
+/// The encoding of a `history_batches` row's `changes`: consecutive changes
+/// in one blob, so that a commit writes one row for a run of changes instead
+/// of a row each (docs/DURABILITY.md, "On disk").
+///
+/// A format byte (1), then per change: its kind (a byte), a flags byte
+/// (which optional parts follow, and whether the object is the previous
+/// change's), the object name, the key path's keys, the indexes, `old` and
+/// `new` as JSON, `existingKeys`, `memberIndex` and `cause`. Lengths and
+/// integers are LEB128 varints (integers zigzag-encoded), except a JSON
+/// value's length, 4 bytes little-endian before the value. Names are
+/// in NFC (``CanonicalName``); seqs are not stored: the row's `first_seq`
+/// numbers its changes.
+enum HistoryBatchCodec {
+    static let format: UInt8 = 1
+    private static let kinds: [ChangeKind] = [.setting, .insertion, .removal, .replacement]
+    private static let hasOld: UInt8 = 1, hasNew: UInt8 = 2, hasMemberIndex: UInt8 = 4, hasCause: UInt8 = 8,
+                       sameObject: UInt8 = 16
+
+    /// Starts a blob.
+    static func begin(_ blob: inout [UInt8]) {
+        blob.removeAll(keepingCapacity: true)
+        blob.append(format)
+    }
+
+    /// Appends `change`; `previousObject` is the object of the change before it in the blob.
+    static func append(_ change: ChangeRecord, previousObject: String?, to blob: inout [UInt8]) {
+        blob.append(UInt8(kinds.firstIndex(of: change.kind)!))
+        let same = previousObject == change.object
+        var flags: UInt8 = same ? sameObject : 0
+        if change.old != nil { flags |= hasOld }
+        if change.new != nil { flags |= hasNew }
+        if change.memberIndex != nil { flags |= hasMemberIndex }
+        if change.cause != nil { flags |= hasCause }
+        blob.append(flags)
+        if !same { appendString(CanonicalName.of(change.object), to: &blob) }
+        appendVarint(UInt64(change.path.count), to: &blob)
+        for key in change.path { appendString(CanonicalName.of(key), to: &blob) }
+        appendVarint(UInt64(change.indexes.count), to: &blob)
+        for index in change.indexes { appendInt(index, to: &blob) }
+        if let old = change.old { appendJSON(old, to: &blob) }
+        if let new = change.new { appendJSON(new, to: &blob) }
+        appendInt(change.existingKeys, to: &blob)
+        if let memberIndex = change.memberIndex { appendInt(memberIndex, to: &blob) }
+        if let cause = change.cause { appendString(cause.rawValue, to: &blob) }
+    }
+
+    /// The changes of a blob, numbered from `firstSeq`; throws (with the
+    /// reason) when the blob is not this format or is cut short, or a value
+    /// is not JSON kvod can read.
+    static func decode(_ blob: [UInt8], firstSeq: UInt64) throws(HistoryRowError) -> [ChangeRecord] {
+        var reader = Reader(bytes: blob)
+        guard try reader.byte() == format else { throw HistoryRowError(reason: "an unknown history format") }
+        var changes: [ChangeRecord] = []
+        var object = ""
+        var seq = firstSeq
+        while !reader.isAtEnd {
+            let kindCode = Int(try reader.byte())
+            guard kindCode < kinds.count else { throw HistoryRowError(reason: "an unknown kind") }
+            let flags = try reader.byte()
+            if flags & sameObject == 0 {
+                object = try reader.string()
+            } else if changes.isEmpty {
+                throw HistoryRowError(reason: "a change without its object")
+            }
+            var path: [String] = []
+            for _ in 0..<(try reader.count()) { path.append(try reader.string()) }
+            var indexes: [Int] = []
+            for _ in 0..<(try reader.count()) { indexes.append(try reader.int()) }
+            // Not `c ? nil : value`: JSONValue is ExpressibleByNilLiteral, so that nil would be JSON null.
+            let old = flags & hasOld == 0 ? JSONValue?.none : .some(try reader.json())
+            let new = flags & hasNew == 0 ? JSONValue?.none : .some(try reader.json())
+            let existingKeys = try reader.int()
+            let memberIndex = flags & hasMemberIndex == 0 ? nil : try reader.int()
+            let cause = flags & hasCause == 0 ? nil : ChangeCause(rawValue: try reader.string())
+            changes.append(ChangeRecord(object: object, path: path, kind: kinds[kindCode], indexes: indexes,
+                                        old: old, new: new, seq: seq, existingKeys: existingKeys,
+                                        memberIndex: memberIndex, cause: cause))
+            seq += 1
+        }
+        return changes
+    }
+
+    // MARK: Writing
+
+    private static func appendVarint(_ value: UInt64, to blob: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            blob.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        blob.append(UInt8(value))
+    }
+
+    private static func appendInt(_ value: Int, to blob: inout [UInt8]) {
+        let wide = Int64(value)
+        appendVarint(UInt64(bitPattern: (wide << 1) ^ (wide >> 63)), to: &blob)
+    }
+
+    private static func appendString(_ string: String, to blob: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count), to: &blob)
+            blob.append(contentsOf: utf8)
+        }
+    }
+
+    /// Its length (4 bytes, little-endian), then the value: the length is
+    /// patched in once the value is written, so the value is written once.
+    private static func appendJSON(_ value: JSONValue, to blob: inout [UInt8]) {
+        let lengthAt = blob.count
+        blob.append(contentsOf: [0, 0, 0, 0])
+        JSONWriter.write(value, into: &blob)
+        let length = blob.count - lengthAt - 4
+        for byte in 0..<4 { blob[lengthAt + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
+    }
+
+    // MARK: Reading
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() throws(HistoryRowError) -> UInt8 {
+            guard offset < bytes.count else { throw Self.cutShort }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() throws(HistoryRowError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = try byte()
+                guard shift < 64 else { throw HistoryRowError(reason: "an integer too large") }
+                value |= UInt64(byte & 0x7f) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+
+        /// A count or length: no more than the bytes left (each item takes one at least).
+        mutating func count() throws(HistoryRowError) -> Int {
+            let value = try varint()
+            guard value <= UInt64(bytes.count - offset) else { throw Self.cutShort }
+            return Int(value)
+        }
+
+        mutating func int() throws(HistoryRowError) -> Int {
+            let bits = try varint()
+            let value = Int64(bitPattern: (bits >> 1) ^ (0 &- (bits & 1)))
+            return Int(value)
+        }
+
+        mutating func string() throws(HistoryRowError) -> String {
+            let length = try count()
+            defer { offset += length }
+            return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+        }
+
+        mutating func json() throws(HistoryRowError) -> JSONValue {
+            guard offset + 4 <= bytes.count else { throw Self.cutShort }
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+            offset += 4
+            guard length <= bytes.count - offset else { throw Self.cutShort }
+            defer { offset += length }
+            do {
+                return try JSONReader.parse(bytes[offset..<offset + length], maxDepth: DocumentDepth.readerLimit)
+            } catch {
+                throw HistoryRowError(reason: "a value that is not JSON kvod can read (\(error.message))")
+            }
+        }
+
+        static let cutShort = HistoryRowError(reason: "a history batch cut short")
+    }
+}
+
+/// Why one history row could not be read.
+struct HistoryRowError: Error {
+    let reason: String
+}

@@ -1,0 +1,159 @@
+import Foundation
+@testable import KVOEngine
+@testable import KVOStorage
+import KVOTestSupport
+import Testing
+
+/// The history as a row per commit (`history_batches`, schema version 3),
+/// beside the row per change that versions 1 and 2 wrote.
+@Suite struct HistoryBatchTests {
+    static func change(_ seq: UInt64, object: String = "o", key: String = "k") -> ChangeRecord {
+        ChangeRecord(object: object, path: [key], kind: .setting, old: seq > 1 ? .number(JSONNumber(Int(seq) - 1)) : nil,
+                     new: .number(JSONNumber(Int(seq))), seq: seq, existingKeys: seq > 1 ? 1 : 0)
+    }
+
+    /// Every kind of field: collection kinds with indexes, a removed member's
+    /// index, a cause, absent and null values, a NUL and an NFD name (stored NFC).
+    static let varied: [ChangeRecord] = [
+        ChangeRecord(object: "p", path: ["tags"], kind: .insertion, indexes: [0, 1], old: nil, new: ["x", "y"], seq: 1,
+                     existingKeys: 0),
+        ChangeRecord(object: "p", path: ["tags"], kind: .replacement, indexes: [1], old: ["y"], new: ["z"], seq: 2,
+                     existingKeys: 1),
+        ChangeRecord(object: "p", path: ["tags"], kind: .removal, indexes: [0], old: ["x"], new: nil, seq: 3, existingKeys: 1),
+        ChangeRecord(object: "q\u{0}x", path: ["a", "b"], kind: .setting, old: .null, new: 1, seq: 4, existingKeys: 2),
+        ChangeRecord(object: "p", path: ["gone"], kind: .setting, old: "v", new: nil, seq: 5, existingKeys: 1,
+                     memberIndex: 3, cause: .ttl),
+        ChangeRecord(object: "caf\u{65}\u{301}", path: [], kind: .setting, old: ["k": .null], new: nil, seq: 6,
+                     existingKeys: 0, cause: .disconnect),
+    ]
+
+    @Test func oneCommitWritesOneRowAndEveryFieldComesBack() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10)
+            try database.write([
+                CommitBatch(id: 1, changes: Array(Self.varied[..<3]), documents: [("p", ["tags": ["z"]])]),
+                CommitBatch(id: 2, changes: Array(Self.varied[3...]),
+                            documents: [("p", [:]), ("q\u{0}x", ["a": ["b": 1]]), ("caf\u{e9}", nil)]),
+            ])
+            #expect(try database.connection.integer("SELECT COUNT(*) FROM history_batches") == 1)
+            #expect(try database.connection.integer("SELECT COUNT(*) FROM history") == 0)
+        }
+        let state = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10).load()
+        #expect(state.seq == 6)
+        #expect(state.history == Self.varied)
+        #expect(state.history.last.map { Array($0.object.utf8) } == Array("caf\u{e9}".utf8))
+    }
+
+    @Test func rowsOfAChangeEachFromVersion2LoadBeforeTheBatchRowsWrittenAfterThem() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            _ = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10)
+        }
+        do {
+            // What a version 2 kvod left: three changes, a row each.
+            let connection = try SQLiteConnection(path: directory.path + "/" + StateDatabase.fileName)
+            try connection.execute("""
+                DROP TABLE history_batches;
+                PRAGMA user_version = 2;
+                INSERT INTO objects VALUES ('o');
+                INSERT INTO members VALUES ('o', 'k', 1, 0, '3');
+                INSERT INTO history (seq, object, key_path, kind, old, new, existing_keys)
+                    VALUES (1, 'o', 'k', 'setting', NULL, '1', 0), (2, 'o', 'k', 'setting', '1', '2', 1),
+                           (3, 'o', 'k', 'setting', '2', '3', 1);
+                """)
+        }
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10)
+            #expect(try database.connection.integer("PRAGMA user_version") == StateDatabase.schemaVersion)
+            let state = try database.load()
+            #expect(state.seq == 3 && state.history == (1...3).map { Self.change($0) })
+            try database.write([CommitBatch(id: 1, changes: [Self.change(4), Self.change(5)], documents: [("o", ["k": 5])])])
+        }
+        let state = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10).load()
+        #expect(state.seq == 5)
+        #expect(state.history == (1...5).map { Self.change($0) })
+        #expect(state.documents["o"] == ["k": 5])
+
+        // Trimmed to 2, the old rows go and a later larger limit does not bring them back.
+        _ = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 2).load()
+        let larger = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10)
+        #expect(try larger.load().history.map(\.seq) == [4, 5])
+        #expect(try larger.connection.integer("SELECT COUNT(*) FROM history") == 0)
+    }
+
+    @Test func loadTrimsARowThatStraddlesTheLimitSoALargerLimitLaterBringsNothingBack() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 100)
+            try database.write([CommitBatch(id: 1, changes: (1...10).map { Self.change($0) }, documents: [("o", ["k": 10])])])
+        }
+        do {
+            let smaller = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 3)
+            #expect(try smaller.load().history.map(\.seq) == [8, 9, 10])
+            #expect(try smaller.historyChangesOnDisk() == 3)
+        }
+        let larger = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 100)
+        let state = try larger.load()
+        #expect(state.history == (8...10).map { Self.change($0) })
+        #expect(state.seq == 10)
+    }
+
+    @Test func unreadableBatchRowIsQuarantinedWithTheHistoryBeforeItAndTheSeqGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 100)
+            try database.write([CommitBatch(id: 1, changes: (1...3).map { Self.change($0) }, documents: [("o", ["k": 3])])])
+            try database.write([CommitBatch(id: 2, changes: (4...5).map { Self.change($0) }, documents: [("o", ["k": 5])])])
+            try database.write([CommitBatch(id: 3, changes: [Self.change(6)], documents: [("o", ["k": 6])])])
+            // A value in the middle row that is not JSON: change 5's old value, `4`, becomes `{`.
+            let select = try database.connection.prepare("SELECT changes FROM history_batches WHERE last_seq = 5")
+            var blob = try #require(try select.step() ? select.blob(0) : nil)
+            let four = try #require(blob.lastIndex(of: UInt8(ascii: "4")))
+            blob[four] = UInt8(ascii: "{")
+            select.reset()
+            let update = try database.connection.prepare("UPDATE history_batches SET changes = ? WHERE last_seq = 5")
+            update.bind(1, blob: blob)
+            try update.run()
+        }
+        do {
+            let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 100)
+            let state = try database.load()
+            #expect(state.seq == 6)
+            #expect(state.history == [Self.change(6)])
+            #expect(database.quarantined.contains { $0.hasPrefix("history batch row 5 moved to the quarantine table") },
+                    "\(database.quarantined)")
+            #expect(try database.connection.integer("SELECT COUNT(*) FROM quarantine WHERE source = 'history_batches'") == 1)
+            #expect(try database.connection.integer("SELECT COUNT(*) FROM history_batches") == 1)
+        }
+        #expect(try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 100).load().seq == 6)
+    }
+
+    @Test func everyTruncationOfARowIsRefusedOrAShorterRunNeverACrash() throws {
+        var blob: [UInt8] = []
+        HistoryBatchCodec.begin(&blob)
+        var previous: String?
+        for change in Self.varied {
+            HistoryBatchCodec.append(change, previousObject: previous, to: &blob)
+            previous = change.object
+        }
+        #expect(try HistoryBatchCodec.decode(blob, firstSeq: 1).map(\.seq) == Array(1...6))
+        for count in 0..<blob.count {
+            if let changes = try? HistoryBatchCodec.decode(Array(blob[..<count]), firstSeq: 1) {
+                #expect(changes.count < Self.varied.count, "a prefix of \(count) bytes")
+            }
+        }
+        #expect(throws: HistoryRowError.self) { try HistoryBatchCodec.decode([2] + blob.dropFirst(), firstSeq: 1) }
+    }
+}
+
+extension StateDatabase {
+    /// How many changes the history tables hold: a row each in `history`,
+    /// a run each in `history_batches`.
+    func historyChangesOnDisk() throws -> Int64? {
+        try connection.integer("""
+            SELECT (SELECT COUNT(*) FROM history)
+            + (SELECT COALESCE(SUM(last_seq - first_seq + 1), 0) FROM history_batches)
+            """)
+    }
+}
