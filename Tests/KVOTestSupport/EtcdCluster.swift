@@ -34,7 +34,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// Starts the members, each with `arguments` added to its command line, and
     /// waits until every one of them is healthy (the cluster has a leader and
     /// each member serves a quorum read).
-    public init(size: Int = 3, arguments: [String] = [], timeout: Double = 30) async throws {
+    public init(size: Int = 3, arguments: [String] = [], timeout: Double = 60) async throws {
         guard let binaries = Self.binaries else { throw TestFailure("etcd and etcdctl are not installed") }
         directory = try TemporaryDirectory.make()
         let ports = try LoopbackPorts.free(size * 2)

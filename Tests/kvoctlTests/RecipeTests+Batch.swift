@@ -28,10 +28,10 @@ extension RecipeTests {
             var count = 0
             while !Task.isCancelled { try await connection.set("queue/other", "job7", to: count); count += 1 }
         }
-        try await waitUntil("the writer writes", timeout: 10) { () async -> Bool in Self.events(observer).count > 20 }
+        try await waitUntil("the writer writes", timeout: 30) { () async -> Bool in Self.events(observer).count > 20 }
         let batch = try Self.recipe("A batch")
         let moved = try await Self.shell(kvod, batch).wait()
-        try await waitUntil("the writer writes on", timeout: 10) { () async -> Bool in
+        try await waitUntil("the writer writes on", timeout: 30) { () async -> Bool in
             Self.events(observer).contains { $0["object"] == "queue/running" }
                 && Self.events(observer).last?["object"] == "queue/other"
         }
