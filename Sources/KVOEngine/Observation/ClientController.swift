@@ -108,13 +108,13 @@ public final class ClientController: CustomStringConvertible {
     @discardableResult
     public func observe(_ scope: ObservationScope, keyPath: ObservedPath, options: ObservationOptions,
                         context: JSONValue?, policy: ObservationPolicy = .default,
-                        filter: ObservationFilter = .none) -> ObservationInfo? {
+                        filter: ObservationFilter = .none, compact: Bool = false) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
         let node = shared.nodeCreating(scope, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
         let info = ObservationInfo(node: node, options: options, context: context, policy: policy, filter: filter,
-                                   controller: self)
+                                   compact: compact, controller: self)
         info.serial = nextSerial
         nextSerial += 1
         shared.register(info, at: node)
@@ -212,8 +212,13 @@ public final class ClientController: CustomStringConvertible {
 
     /// Whether this client observes `keyPath` in `scope`.
     public func isObserving(_ scope: ObservationScope, keyPath: ObservedPath) -> Bool {
-        guard let node = shared.node(scope, keyPath) else { return false }
-        return infos.find(ObjectIdentifier(node)) != nil
+        observation(scope, keyPath: keyPath) != nil
+    }
+
+    /// This client's observation of `keyPath` in `scope`, if it has one.
+    public func observation(_ scope: ObservationScope, keyPath: ObservedPath) -> ObservationInfo? {
+        guard let node = shared.node(scope, keyPath) else { return nil }
+        return infos.find(ObjectIdentifier(node))
     }
 
     // MARK: Output
@@ -235,8 +240,8 @@ public final class ClientController: CustomStringConvertible {
     }
 
     /// The delivery of one event line of `change` (ending `}\n`, its `seq`
-    /// just before), with the observation's context fragment spliced in
-    /// before its closing brace; or, while congested, the observation's
+    /// just before; a compact one's fields, after `{"o":N`), with the
+    /// observation's context fragment spliced in before its closing brace; or, while congested, the observation's
     /// policy applied to it (``hold(_:for:isPrior:)``).
     @inline(__always)
     func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
@@ -248,6 +253,8 @@ public final class ClientController: CustomStringConvertible {
         }
         guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty
+        // A compact event's line is its fields: the observation's number goes first.
+        if info.isCompact { EventEncoder.appendCompactStart(info.number, to: &output) }
         if let contextFragment {
             output.append(bytes: UnsafeRawBufferPointer(rebasing: line.dropLast(EventEncoder.eventTerminator.count)))
             output.append(bytes: contextFragment)
