@@ -102,6 +102,45 @@ import Testing
         #expect(listed?["compact"] == true && listed?["o"] == number, "\(String(describing: listed))")
     }
 
+    @Test func aCongestedCompactObserverGetsItsHeldEventsCompactWithWhatTheyFolded() throws {
+        let kvod = try KVODProcess(arguments: ["--output-hard-limit", "1m", "--output-soft-limit", "256k",
+                                               "--output-soft-seconds", "1"])
+        let stuck = try LineClient(path: kvod.socketPath)
+        let keys = (0..<4).map { "k\($0)" }
+        let keyList = keys.map { "\"\($0)\"" }.joined(separator: ",")
+        let numbers = try stuck.request(
+            #"{"op":"observe","object":"o","keyPaths":[\#(keyList)],"options":["new"],"compact":true}"#)
+            .reply["o"]?.arrayValue?.compactMap(\.intValue) ?? []
+        #expect(numbers.count == keys.count, "one number per key path")
+        let setter = try LineClient(path: kvod.socketPath)
+        let rounds = 4_000
+        let padding = String(repeating: "x", count: 200)
+        try setter.pipeline(count: rounds * keys.count) { index in
+            #"{"op":"set","object":"o","keyPath":"\#(keys[index % keys.count])","value":{"n":\#(index),"pad":"\#(padding)"}}"#
+        }
+        try kvod.waitForLog(containing: "is not keeping up")
+        var accounted = 0
+        var sawCoalesced = false
+        var latest: [Int: Int] = [:]
+        while accounted < rounds * keys.count {
+            let event = try stuck.readJSON()
+            guard let number = event["o"]?.intValue, let n = event["new"]?["n"]?.intValue,
+                  let position = numbers.firstIndex(of: number) else {
+                Issue.record("not a compact change event of this observation: \(event)")
+                return
+            }
+            #expect(event["event"] == nil && event["keyPath"] == nil, "\(event)")
+            #expect(n % keys.count == position, "o names the key path the change was made at: \(event)")
+            #expect(n > latest[number, default: -1], "events of one key come in order")
+            latest[number] = n
+            let folded = event["coalesced"]?.intValue ?? 0
+            sawCoalesced = sawCoalesced || folded > 0
+            accounted += 1 + folded
+        }
+        #expect(sawCoalesced, "the client was congested: some events stood for others")
+        #expect(accounted == rounds * keys.count)
+    }
+
     @Test func aCompactThatIsNoBooleanIsRefusedAndObservesNothing() throws {
         let kvod = try KVODProcess()
         let client = try LineClient(path: kvod.socketPath)
