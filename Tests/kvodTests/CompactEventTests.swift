@@ -112,13 +112,9 @@ import Testing
             #"{"op":"observe","object":"o","keyPaths":[\#(keyList)],"options":["new"],"compact":true}"#)
             .reply["o"]?.arrayValue?.compactMap(\.intValue) ?? []
         #expect(numbers.count == keys.count, "one number per key path")
-        let setter = try LineClient(path: kvod.socketPath)
         let rounds = 4_000
-        let padding = String(repeating: "x", count: 200)
-        try setter.pipeline(count: rounds * keys.count) { index in
-            #"{"op":"set","object":"o","keyPath":"\#(keys[index % keys.count])","value":{"n":\#(index),"pad":"\#(padding)"}}"#
-        }
-        try kvod.waitForLog(containing: "is not keeping up")
+        let setter = try floodPaddedSets(kvod, keys: keys, rounds: rounds)
+        defer { withExtendedLifetime(setter) {} }
         var accounted = 0
         var sawCoalesced = false
         var latest: [Int: Int] = [:]
