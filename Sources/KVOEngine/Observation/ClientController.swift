@@ -254,7 +254,7 @@ public final class ClientController: CustomStringConvertible {
         guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty
         // A compact event's line is its fields: the observation's number goes first.
-        if info.isCompact { EventEncoder.appendCompactStart(info.number, to: &output) }
+        if info.isCompact { appendCompactStart(of: info) }
         if let contextFragment {
             output.append(bytes: UnsafeRawBufferPointer(rebasing: line.dropLast(EventEncoder.eventTerminator.count)))
             output.append(bytes: contextFragment)
@@ -265,6 +265,13 @@ public final class ClientController: CustomStringConvertible {
         shared.eventsSent &+= 1
         info.noteSent(seq: change.seq)
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    /// `{"o":N`, out of line: inlined, it made ``deliver(line:contextFragment:change:for:isPrior:)``
+    /// too large to inline into the shared controller's loop, which cost every event.
+    @inline(never)
+    private func appendCompactStart(of info: ObservationInfo) {
+        EventEncoder.appendCompactStart(info.number, to: &output)
     }
 
     /// An event of `change` for `info` while congested: kept (without its

@@ -560,14 +560,31 @@ extension SharedController.MatchGroup {
 private struct VariantEnds {
     private var slots: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
-    /// `variant` is 0 to 7 (masked: the slots are never read out of bounds).
+    /// `variant` is 0 to 7 (a switch over the slots: reading them through a
+    /// pointer copied the eight of them per event).
     subscript(variant: Int) -> Int {
         get {
-            withUnsafeBytes(of: slots) { $0.load(fromByteOffset: (variant & 7) * MemoryLayout<Int>.stride, as: Int.self) }
+            switch variant {
+            case 0: slots.0
+            case 1: slots.1
+            case 2: slots.2
+            case 3: slots.3
+            case 4: slots.4
+            case 5: slots.5
+            case 6: slots.6
+            default: slots.7
+            }
         }
         set {
-            withUnsafeMutableBytes(of: &slots) {
-                $0.storeBytes(of: newValue, toByteOffset: (variant & 7) * MemoryLayout<Int>.stride, as: Int.self)
+            switch variant {
+            case 0: slots.0 = newValue
+            case 1: slots.1 = newValue
+            case 2: slots.2 = newValue
+            case 3: slots.3 = newValue
+            case 4: slots.4 = newValue
+            case 5: slots.5 = newValue
+            case 6: slots.6 = newValue
+            default: slots.7 = newValue
             }
         }
     }
