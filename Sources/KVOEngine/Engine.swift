@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// The whole of kvod that is not I/O: the store, the shared controller and
 /// the clients, and the one function that answers a request line.
 ///
@@ -187,10 +189,12 @@ public final class Engine {
             reply.seq(try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.seq(try replace(object, keyPath, at: indexes, with: values))
-        case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter):
-            try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter, for: client)
+        case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter, let compact):
+            let observed = try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter,
+                                       compact: compact, for: client)
             reply.seq(store.seq)
             reply.field("epoch", .string(epoch))
+            if compact { writeObservationNumbers(observed, into: &reply) }
         case .unobserve(let scope, let keyPaths):
             if let keyPaths {
                 for keyPath in keyPaths { client.unobserve(scope, keyPath: keyPath) }
@@ -241,9 +245,13 @@ extension Engine {
     /// client may read). With `since`, the changes after it that each new
     /// observation matches are delivered first (in place of `initial`), so
     /// the client continues without a gap or a duplicate.
+    /// Returns the client's observation of each key path, in order (a new
+    /// one, or the one it already had there), for `compact`'s reply.
+    @discardableResult
     func observe(_ scope: ObservationScope, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
                  _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
-                 filter: ObservationFilter = .none, for client: ClientController) throws(KVOEngineError) {
+                 filter: ObservationFilter = .none, compact: Bool = false,
+                 for client: ClientController) throws(KVOEngineError) -> [ObservationInfo] {
         // The usual request names one key path: no array, no set for it.
         let added = keyPaths.count == 1
             ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
@@ -251,13 +259,18 @@ extension Engine {
         try checkObservationLimits(adding: added, for: client)
         if let since { try checkResumable(since) }
         var made: [ObservationInfo] = []
+        var observed: [ObservationInfo] = []
         for keyPath in keyPaths {
             if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy,
-                                         filter: filter) {
+                                         filter: filter, compact: compact) {
                 made.append(info)
+                if compact { observed.append(info) }
+            } else if compact, let existing = client.observation(scope, keyPath: keyPath) {
+                // The first registration stays, its form too: the reply names it.
+                observed.append(existing)
             }
         }
-        guard !made.isEmpty else { return }
+        guard !made.isEmpty else { return observed }
         if let since {
             // The missed changes, each as it was sent live, in the order it was.
             let includes: (String) -> Bool = switch scope {
@@ -271,6 +284,24 @@ extension Engine {
             // KVO's initial notification: the current value of each key path
             // (of every object there now, in `list` order, for a prefix), before the reply.
             client.send(InitialEvents(scope: scope, infos: made, seq: store.seq))
+        }
+        return observed
+    }
+
+    /// `"o"` in a compact `observe`'s reply: the number of the observation
+    /// of its one key path, or an array of them in the order of `keyPaths`.
+    private func writeObservationNumbers(_ observed: [ObservationInfo], into reply: inout ReplyEncoder) {
+        if observed.count == 1 {
+            reply.field(LineFragment.observationName, integer: observed[0].number)
+            return
+        }
+        reply.field(LineFragment.observationName) { bytes in
+            bytes.append(UInt8(ascii: "["))
+            for (position, info) in observed.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                EventEncoder.appendDecimal(info.number, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
         }
     }
 

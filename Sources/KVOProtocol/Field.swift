@@ -79,6 +79,8 @@ public enum Field: String, CaseIterable, Sendable {
     case throttle
     /// The observation acknowledges its events.
     case ack
+    /// The observation's events come in the compact form, naming it by ``observation``.
+    case compact
 
     // Replies.
 
@@ -130,4 +132,8 @@ public enum Field: String, CaseIterable, Sendable {
     case resync
     /// How many earlier events this one stands for.
     case coalesced
+    /// A compact observation's number: in `observe`'s reply and `observations`,
+    /// and the first member of each of its events in place of `event`,
+    /// `object`, `prefix` and `keyPath` (docs/PROTOCOL.md, "Compact events").
+    case observation = "o"
 }

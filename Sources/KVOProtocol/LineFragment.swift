@@ -25,6 +25,12 @@ public enum LineFragment {
 
     /// `{"event":"change","object":`, the start of every change event.
     @inlinable public static var changeEventStart: StaticString { #"{"event":"change","object":"# }
+    /// `{"o":`, the start of every compact event, before its observation's number.
+    @inlinable public static var compactEventStart: StaticString { #"{"o":"# }
+    /// `o`, a compact observation's number in `observe`'s reply and `observations`.
+    @inlinable public static var observationName: StaticString { "o" }
+    /// `,"object":`, the changed object in a compact event of a prefix observation.
+    @inlinable public static var objectMember: StaticString { #","object":"# }
     /// `,"prefix":`, a prefix observation's prefix.
     @inlinable public static var prefixMember: StaticString { #","prefix":"# }
     /// `,"keyPath":`, the observed key path.

@@ -7,10 +7,12 @@
 /// delivered it reports what they stood for, and what each server spent.
 /// With `lagBound`, the same load held back as the fanout scenario holds it
 /// (at most max(64 × observers, 8192) events in flight), for comparison.
+/// With `compact`, kvod's observers ask for compact events.
 enum FlatOutFanout {
     static func run(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
-                    lagBound: Bool) throws(BenchError) -> ScenarioResult {
-        let wire = Wire(peer: server.peer, flavour: .pubSub)
+                    lagBound: Bool, compact: Bool = false) throws(BenchError) -> ScenarioResult {
+        var wire = Wire(peer: server.peer, flavour: .pubSub)
+        wire.compactEvents = compact
         let key = Scenario.fanoutKey
         let observers = try Scenario.observersOfOneKey(server, wire, key, count: count)
         let setter = try Connection(path: server.socketPath, wire: wire)
@@ -36,6 +38,7 @@ enum FlatOutFanout {
             }
         }
         let row = (lagBound ? "fanout with lag bound" : "fanout flat out") + ", \(count) observers"
+            + (compact ? ", compact events" : "")
         let seen = outcome.eventsPerSecond + outcome.coalescedPerSecond
         return ScenarioResult(
             figures: [

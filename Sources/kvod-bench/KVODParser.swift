@@ -5,7 +5,12 @@ import KVOProtocol
 
 /// Reads kvod's line protocol just far enough to count replies and take the
 /// payload out of change events. Not a JSON parser: it relies on the event
-/// layout that docs/PROTOCOL.md specifies (`{"event":"change","object":…`).
+/// layout that docs/PROTOCOL.md specifies (`{"event":"change","object":…`,
+/// or a compact event's `{"o":N,…`).
+///
+/// A compact event names its observation, not its object: its key is the
+/// observation's number − 1, which is the key's own where a connection
+/// observes keys 0, 1, … in that order, as the fan-out scenarios do (one key each).
 enum KVODParser {
     static func parse<H: InboundHandler>(_ bytes: UnsafeRawBufferPointer, _ handler: H) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
@@ -39,18 +44,30 @@ enum KVODParser {
         return hasPrefix(rest, okTrueAfterID)
     }
 
+    private static let compactStart = bytes(LineFragment.compactEventStart)
+
     @inline(__always)
     private static func line<H: InboundHandler>(_ line: UnsafeRawBufferPointer, _ handler: H) {
-        guard line.count > 2, line[2] == UInt8(ascii: "e") else {
+        // `{"e…` is an event, `{"o":` a compact one (`{"ok"` and `{"id"` are replies).
+        let compact = line.count > 3 && line[2] == UInt8(ascii: "o") && line[3] == UInt8(ascii: "\"")
+        guard line.count > 2, line[2] == UInt8(ascii: "e") || compact else {
             handler.reply(ok: isOK(line), line: line)
             return
         }
-        guard hasPrefix(line, eventStart) else {
-            handler.reply(ok: false, line: line)
-            return
+        var position: Int
+        let key: Int
+        if compact {
+            position = compactStart.count
+            let number = readNumber(line, &position)
+            key = number > 0 ? number - 1 : -1
+        } else {
+            guard hasPrefix(line, eventStart) else {
+                handler.reply(ok: false, line: line)
+                return
+            }
+            position = eventStart.count
+            key = readKey(line, &position)
         }
-        var position = eventStart.count
-        let key = readKey(line, &position)
         guard let found = find(newMember, in: line, from: position) else {
             handler.event(key: key, index: -1, sentAt: 0)
             return

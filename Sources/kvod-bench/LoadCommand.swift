@@ -43,6 +43,9 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "fanout-flat-out with the setter unbounded (off), held back while observers lag as fanout is (on), or both.")
     var lagBound: String = "off"
 
+    @Option(help: "fanout and fanout-flat-out with kvod's observers asking for full events (off), compact events (on: {\"o\":N,…}), or both.")
+    var compact: String = "off"
+
     @Option(name: .customLong("kvod-argument"), parsing: .unconditionalSingleValue,
             help: "Pass this argument to every kvod started (repeatable), e.g. --kvod-argument=--fanout-pause-microseconds=0.")
     var kvodArguments: [String] = []
@@ -82,6 +85,7 @@ struct LoadCommand: ParsableCommand {
         if let readBytes, !(512...(16 << 20)).contains(readBytes) { throw ValidationError("--read-bytes must be 512 to 16777216") }
         if let fanoutPipeline, fanoutPipeline < 1 { throw ValidationError("--fanout-pipeline must be at least 1") }
         guard ["off", "on", "both"].contains(lagBound) else { throw ValidationError("--lag-bound must be off, on or both") }
+        guard ["off", "on", "both"].contains(compact) else { throw ValidationError("--compact must be off, on or both") }
         if let peer, !Peer.loadPeers.contains(where: { $0.rawValue == peer }) { throw ValidationError("--peer must be kvod or redis") }
         if attach != nil && peer == nil { throw ValidationError("--attach needs --peer") }
         if attach != nil && scenarios.contains(Scenario.durabilityFamily) {
@@ -104,9 +108,11 @@ struct LoadCommand: ParsableCommand {
                 || shapes.contains(scenario.shape.rawValue)
         }.filter { scenario in
             switch scenario {
-            case .fanout(let observers, _): observerCounts.isEmpty || observerCounts.contains(observers)
-            case .fanoutFlatOut(let observers, let bound):
+            case .fanout(let observers, _, let isCompact):
+                (observerCounts.isEmpty || observerCounts.contains(observers)) && (isCompact ? compact != "off" : compact != "on")
+            case .fanoutFlatOut(let observers, let bound, let isCompact):
                 (observerCounts.isEmpty || observerCounts.contains(observers)) && (bound ? lagBound != "off" : lagBound != "on")
+                    && (isCompact ? compact != "off" : compact != "on")
             default: true
             }
         }

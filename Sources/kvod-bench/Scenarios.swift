@@ -23,10 +23,11 @@ struct ScenarioResult: Sendable {
 enum Scenario: Sendable, Hashable {
     /// Sets as `ClientShape`'s client spells them (issue 16).
     case setThroughput(ClientShape)
-    case fanout(observers: Int, ClientShape)
+    /// `compact`: kvod's observers ask for compact events (Redis's run is the same).
+    case fanout(observers: Int, ClientShape, compact: Bool = false)
     /// Fan-out with the setter flat out, no bound on events in flight unless
     /// `lagBound` (the bounded twin, for comparison: issue 16 item 3).
-    case fanoutFlatOut(observers: Int, lagBound: Bool)
+    case fanoutFlatOut(observers: Int, lagBound: Bool, compact: Bool = false)
     /// Fan-out to observers that are KVOClient processes (kvod only).
     case kvoclientFanout(observers: Int)
     case fanoutLatency
@@ -38,12 +39,15 @@ enum Scenario: Sendable, Hashable {
     static func all(_ sizes: Sizes) -> [Scenario] {
         var all: [Scenario] = ClientShape.allCases.map { Scenario.setThroughput($0) }
         all += sizes.fanoutObservers.map { Scenario.fanout(observers: $0, .kvoclient) }
+        all += sizes.fanoutObservers.map { Scenario.fanout(observers: $0, .kvoclient, compact: true) }
         // The other shapes at the fan-outs the targets name (the largest two), to keep a run short.
         for shape in ClientShape.allCases where shape != .kvoclient {
             all += sizes.fanoutObservers.suffix(2).map { Scenario.fanout(observers: $0, shape) }
         }
         all += sizes.flatOutObservers.flatMap {
-            [Scenario.fanoutFlatOut(observers: $0, lagBound: false), .fanoutFlatOut(observers: $0, lagBound: true)]
+            [Scenario.fanoutFlatOut(observers: $0, lagBound: false), .fanoutFlatOut(observers: $0, lagBound: true),
+             .fanoutFlatOut(observers: $0, lagBound: false, compact: true),
+             .fanoutFlatOut(observers: $0, lagBound: true, compact: true)]
         }
         all += [.kvoclientFanout(observers: sizes.kvoclientObservers), .fanoutLatency, .manyKeys, .memory]
         for shape in sizes.durabilityShapes {
@@ -55,8 +59,10 @@ enum Scenario: Sendable, Hashable {
     var name: String {
         switch self {
         case .setThroughput(let shape): "set-throughput" + shape.nameSuffix
-        case .fanout(let observers, let shape): "fanout-\(observers)" + shape.nameSuffix
-        case .fanoutFlatOut(let observers, let lagBound): "fanout-flat-out-\(observers)" + (lagBound ? "-lag-bound" : "")
+        case .fanout(let observers, let shape, let compact):
+            "fanout-\(observers)" + shape.nameSuffix + (compact ? "-compact" : "")
+        case .fanoutFlatOut(let observers, let lagBound, let compact):
+            "fanout-flat-out-\(observers)" + (lagBound ? "-lag-bound" : "") + (compact ? "-compact" : "")
         case .kvoclientFanout(let observers): "fanout-\(observers)-kvoclient-processes"
         case .fanoutLatency: "fanout-latency"
         case .manyKeys: "many-keys"
@@ -83,7 +89,7 @@ enum Scenario: Sendable, Hashable {
     /// How its kvod client spells requests.
     var shape: ClientShape {
         switch self {
-        case .setThroughput(let shape), .fanout(_, let shape): shape
+        case .setThroughput(let shape), .fanout(_, let shape, _): shape
         default: .kvoclient
         }
     }
@@ -101,9 +107,10 @@ enum Scenario: Sendable, Hashable {
     func run(on server: ServerProcess, sizes: Sizes) throws(BenchError) -> ScenarioResult {
         switch self {
         case .setThroughput(let shape): try Self.setThroughput(server, sizes, shape)
-        case .fanout(let observers, let shape): try Self.fanout(server, sizes, observers: observers, rate: nil, shape)
-        case .fanoutFlatOut(let observers, let lagBound):
-            try FlatOutFanout.run(server, sizes, observers: observers, lagBound: lagBound)
+        case .fanout(let observers, let shape, let compact):
+            try Self.fanout(server, sizes, observers: observers, rate: nil, shape, compact: compact)
+        case .fanoutFlatOut(let observers, let lagBound, let compact):
+            try FlatOutFanout.run(server, sizes, observers: observers, lagBound: lagBound, compact: compact)
         case .kvoclientFanout(let observers): try KVOClientFanout.run(server, sizes, observers: observers)
         case .fanoutLatency: try Self.fanout(server, sizes, observers: sizes.latencyObservers, rate: sizes.latencyRate)
         case .manyKeys: try Self.manyKeys(server, sizes)
@@ -170,8 +177,10 @@ extension Scenario {
     /// One setter, O observers of one key (Redis: `PUBLISH`/`SUBSCRIBE`).
     /// Unpaced: events delivered per second. Paced at `rate` sets/s: latency.
     static func fanout(_ server: ServerProcess, _ sizes: Sizes, observers count: Int,
-                       rate: Double?, _ client: ClientShape = .kvoclient) throws(BenchError) -> ScenarioResult {
-        let wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
+                       rate: Double?, _ client: ClientShape = .kvoclient,
+                       compact: Bool = false) throws(BenchError) -> ScenarioResult {
+        var wire = Wire(peer: server.peer, flavour: .pubSub, shape: client)
+        wire.compactEvents = compact
         let key = fanoutKey
         let observers = try observersOfOneKey(server, wire, key, count: count)
         let setter = try Connection(path: server.socketPath, wire: wire)
@@ -185,6 +194,7 @@ extension Scenario {
         var notes: [String] = []
         guard let rate else {
             let row = "fanout, \(count) observer\(count == 1 ? "" : "s") of one key" + client.rowSuffix
+                + (compact ? ", compact events" : "")
             return ScenarioResult(
                 figures: [Figure(row: row, unit: "events/s", higherIsBetter: true, value: outcome.eventsPerSecond)],
                 problems: problems)

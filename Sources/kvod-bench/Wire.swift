@@ -16,6 +16,9 @@ struct Wire: Sendable {
     let peer: Peer
     let flavour: RedisFlavour
     var shape: ClientShape = .kvoclient
+    /// Whether kvod's observers ask for compact events (`"compact":true`,
+    /// docs/PROTOCOL.md "Compact events"); Redis has no such form.
+    var compactEvents = false
 
     /// The bytes of a change request to `key` up to its payload, precomputed per key.
     func changePrefix(_ key: BenchKey) -> [UInt8] {
@@ -73,7 +76,7 @@ struct Wire: Sendable {
         }
     }
 
-    /// An observe request (kvod, options `new`) or a `SUBSCRIBE` (Redis).
+    /// An observe request (kvod, options `new`, compact if ``compactEvents``) or a `SUBSCRIBE` (Redis).
     func observeRequest(_ key: BenchKey) -> [UInt8] {
         switch peer {
         case .kvod:
@@ -83,9 +86,11 @@ struct Wire: Sendable {
                 let id = shape == .idFirst ? 0 : nil
                 var request = RequestEncoder(op: .observe, id: id, object: object, keyPath: keyPath)
                 request.strings(.options, ["new"])
+                if compactEvents { request.bool(.compact, true) }
                 return request.line
             case .jsonDumps:
-                return Array(#"{"op": "observe", "object": "\#(object)", "keyPath": "\#(keyPath)", "options": ["new"], "id": 0}"#.utf8)
+                let compact = compactEvents ? #", "compact": true"# : ""
+                return Array(#"{"op": "observe", "object": "\#(object)", "keyPath": "\#(keyPath)", "options": ["new"]\#(compact), "id": 0}"#.utf8)
                     + [10]
             }
         case .redis:

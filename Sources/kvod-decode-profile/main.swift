@@ -61,7 +61,10 @@ if arguments[1] == "decode" {
     let observerCount = Int(getenv("KVOD_PROFILE_OBSERVERS").map { String(cString: $0) } ?? "1") ?? 1
     let observers = (0..<observerCount).map { _ in engine.makeClient() }
     let client = engine.makeClient()
-    let observe = Array(#"{"op":"observe","object":"bench/0","keyPath":"v","options":["new"]}"#.utf8)
+    // KVOD_PROFILE_COMPACT=1: the observers ask for compact events.
+    let compact = getenv("KVOD_PROFILE_COMPACT").map { String(cString: $0) } == "1"
+    let observe = Array((compact ? #"{"op":"observe","object":"bench/0","keyPath":"v","options":["new"],"compact":true}"#
+        : #"{"op":"observe","object":"bench/0","keyPath":"v","options":["new"]}"#).utf8)
     for observer in observers { observe.withUnsafeBytes { engine.handle(decoder.decode($0), from: observer) } }
     var drained: [UInt8] = []
     for round in 0..<count {

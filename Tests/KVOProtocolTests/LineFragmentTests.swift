@@ -22,6 +22,9 @@ import Testing
     @Test func eventPiecesAreMadeOfTheFieldKindAndCauseNames() {
         #expect(text(LineFragment.changeEventStart)
             == "{" + quoted(Field.event.rawValue) + ":" + quoted(EventType.change.rawValue) + member(.object))
+        #expect(text(LineFragment.compactEventStart) == "{" + quoted(Field.observation.rawValue) + ":")
+        #expect(text(LineFragment.objectMember) == member(.object))
+        #expect(text(LineFragment.observationName) == Field.observation.rawValue)
         #expect(text(LineFragment.prefixMember) == member(.prefix))
         #expect(text(LineFragment.keyPathMember) == member(.keyPath))
         #expect(text(LineFragment.settingWithNew) == member(.kind) + quoted(EventKind.setting.rawValue) + member(.new))

@@ -128,7 +128,8 @@ public final class LineClient {
         var events: [JSONValue] = []
         while true {
             let message = try readJSON(timeout: timeout)
-            if message["event"] != nil { events.append(message) } else { return (events, message) }
+            // A reply always has `ok`; an event never (a compact one has no `event` either).
+            if message["ok"] == nil { events.append(message) } else { return (events, message) }
         }
     }
 

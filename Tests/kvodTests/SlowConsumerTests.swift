@@ -90,13 +90,9 @@ import Glibc
         let keys = (0..<10).map { "k\($0)" }
         let keyList = keys.map { "\"\($0)\"" }.joined(separator: ",")
         _ = try stuck.request(#"{"op":"observe","object":"o","keyPaths":[\#(keyList)],"options":["new"]}"#)
-        let setter = try LineClient(path: kvod.socketPath)
         let rounds = 2_000
-        let padding = String(repeating: "x", count: 200)
-        try setter.pipeline(count: rounds * keys.count) { index in
-            #"{"op":"set","object":"o","keyPath":"\#(keys[index % keys.count])","value":{"n":\#(index),"pad":"\#(padding)"}}"#
-        }
-        try kvod.waitForLog(containing: "is not keeping up")
+        let setter = try floodPaddedSets(kvod, keys: keys, rounds: rounds)
+        defer { withExtendedLifetime(setter) {} }
         // Reading now drains kvod's queue; then the held events come.
         var delivered: [String: Int] = [:]
         var folded: [String: Int] = [:]

@@ -183,6 +183,9 @@ extension ConnectionCore {
                         state.epoch = epoch
                         entry.epoch = epoch
                     }
+                    if case .number(let number)? = fields[.observation], let observation = UInt64(number.literal) {
+                        state.compactKeys[observation] = entry.key
+                    }
                 }
                 for subscription in entry.subscriptions {
                     if case .awaitingRegistration = subscription.phase { subscription.phase = .live }

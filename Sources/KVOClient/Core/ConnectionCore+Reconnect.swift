@@ -19,6 +19,7 @@ extension ConnectionCore {
             if reconnects {
                 state.phase = .reconnecting
                 state.epoch = nil  // the next socket may reach another kvod
+                state.compactKeys.removeAll()  // and numbers its observations anew
                 Self.prepareForRegistrationAgain(&state)
                 return (failed, [], true)
             }

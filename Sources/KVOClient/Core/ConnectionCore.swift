@@ -33,6 +33,9 @@ final class ConnectionCore: Sendable {
         var backlog: [(line: [UInt8], reply: PendingReply)] = []
         /// The daemon observations of this connection, by (object, key path).
         var entries: [ObservationKey: ObservationEntry] = [:]
+        /// The compact observations on the current socket, by the number
+        /// their events carry (ConnectionCore+CompactEvents.swift).
+        var compactKeys: [UInt64: ObservationKey] = [:]
         /// The highest seq seen in any event or reply: a later subscriber's
         /// initial seq when a `get` reply carries none (an older kvod).
         var latestSeq: UInt64 = 0
@@ -173,6 +176,7 @@ final class ConnectionCore: Sendable {
     private func handle(_ line: UnsafeRawBufferPointer) throws(KVOClientError) {
         switch try InboundLine.parse(line) {
         case .event(let event): route(event, line)
+        case .compactEvent(let number, let members): try routeCompact(number, members, line)
         case .otherEvent: break
         case .reply(let result, let seq): try complete(result, seq: seq, line)
         }

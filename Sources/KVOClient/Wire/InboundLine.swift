@@ -4,6 +4,9 @@ import KVOProtocol
 /// One line from kvod, read: an event or a reply (docs/PROTOCOL.md).
 enum InboundLine {
     case event(WireEvent)
+    /// A compact event: its observation's number and members, which name
+    /// neither the object (but for a prefix's) nor the key path.
+    case compactEvent(UInt64, JSONObject)
     /// A reply's members other than `ok` and `id`, or its error; and the
     /// `seq` it carries, if any (an error's in its error object, as
     /// `not_found` from `get` has one).
@@ -22,6 +25,9 @@ enum InboundLine {
             members = object
         } catch {
             throw violation("a line that is not a JSON object (\(error.message))", line)
+        }
+        if members[.ok] == nil, case .number(let number)? = members[.observation], let observation = UInt64(number.literal) {
+            return .compactEvent(observation, members)
         }
         if let event = members[.event] {
             guard event == .string(EventType.change.rawValue) else { return .otherEvent }
@@ -97,17 +103,43 @@ struct WireEvent {
 
     init?(_ members: JSONObject) {
         guard case .string(let object)? = members[.object],
-              case .string(let kindName)? = members[.kind], let kind = ChangeKind(rawValue: kindName),
-              case .number(let seqNumber)? = members[.seq], let seq = UInt64(seqNumber.literal)
+              case .string(let kindName)? = members[.kind], let kind = ChangeKind(rawValue: kindName)
         else { return nil }
-        self.object = object
+        var keyPath: String?
         switch members[.keyPath] {
-        case .string(let keyPath)?: self.keyPath = keyPath
+        case .string(let path)?: keyPath = path
         case nil: keyPath = nil
         default: return nil
         }
+        var prefix: String?
+        if case .string(let text)? = members[.prefix] { prefix = text }
+        self.init(members, object: object, keyPath: keyPath, prefix: prefix, kind: kind)
+    }
+
+    /// A compact event of the observation `key` (docs/PROTOCOL.md, "Compact
+    /// events"): the key stands for the object (a prefix observation's events
+    /// name it), the key path and the prefix; no kind means `setting`.
+    init?(compact members: JSONObject, of key: ObservationKey) {
+        var kind = ChangeKind.setting
+        if let kindName = members[.kind] {
+            guard case .string(let name) = kindName, let named = ChangeKind(rawValue: name) else { return nil }
+            kind = named
+        }
+        guard !key.isPrefix else {
+            guard case .string(let object)? = members[.object] else { return nil }
+            self.init(members, object: object, keyPath: key.keyPath, prefix: key.object, kind: kind)
+            return
+        }
+        self.init(members, object: key.object, keyPath: key.keyPath, prefix: nil, kind: kind)
+    }
+
+    /// The members both forms share, after what names the observation.
+    private init?(_ members: JSONObject, object: String, keyPath: String?, prefix: String?, kind: ChangeKind) {
+        guard case .number(let seqNumber)? = members[.seq], let seq = UInt64(seqNumber.literal) else { return nil }
+        self.object = object
+        self.keyPath = keyPath
+        self.prefix = prefix
         if case .string(let path)? = members[.changedKeyPath] { changedKeyPath = path }
-        if case .string(let prefix)? = members[.prefix] { self.prefix = prefix }
         if case .string(let cause)? = members[.cause] { self.cause = ChangeCause(cause) }
         if case .number(let count)? = members[.coalesced] { coalesced = count.intValue }
         self.kind = kind

@@ -44,10 +44,10 @@ extension Engine {
         case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
              .remove(let object, _, _), .replace(let object, _, _, _):
             (.write, object)
-        case .get(let object, _), .observe(.object(let object), _, _, _, _, _, _):
+        case .get(let object, _), .observe(.object(let object), _, _, _, _, _, _, _):
             (.read, object)
         // Prefixes and lists are not refused: they leave out what the client may not read.
-        case .observe(.prefix, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
+        case .observe(.prefix, _, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
              .batch, .metrics, .ack:
             nil
         }

@@ -69,7 +69,7 @@ extension ComputedKeyPath {
             keyPath.writeRefusal
         case .get(_, let keyPath?):
             keyPath.readRefusal
-        case .observe(_, let keyPaths, _, _, _, _, _):
+        case .observe(_, let keyPaths, _, _, _, _, _, _):
             keyPaths.lazy.compactMap(\.readRefusal).first
         default:
             nil

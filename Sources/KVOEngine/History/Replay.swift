@@ -158,7 +158,8 @@ struct Replay {
                 JSONValue.value(in: after, at: $0)
             }
             let event = ObservedChange(change, relation, old: old, new: new, options: info.options, prior: prior)
-            EventEncoder.write(event, head: node.head(forObject: change.object), to: &output)
+            EventEncoder.write(event, head: info.eventHead(forObject: change.object), compact: info.isCompact,
+                               to: &output)
         }
     }
 }

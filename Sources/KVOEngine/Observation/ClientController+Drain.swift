@@ -47,7 +47,7 @@ extension ClientController {
             shared.value(change.object, at: $0)
         }
         let event = ObservedChange(change, relation, old: old, new: new, options: info.options, prior: false)
-        EventEncoder.write(event, head: node.head(forObject: change.object), to: &output)
+        EventEncoder.write(event, head: info.eventHead(forObject: change.object), compact: info.isCompact, to: &output)
         endEvent(of: info, seq: change.seq, coalesced: held.folded)
     }
 
@@ -104,7 +104,7 @@ extension ClientController {
             }
             let current = info.options.contains(.new) ? shared.value(object, at: node.path) : nil
             let event = ObservedChange(initialValue: current, options: info.options, seq: initial.seq)
-            EventEncoder.write(event, head: node.head(forObject: object), to: &output)
+            EventEncoder.write(event, head: info.eventHead(forObject: object), compact: info.isCompact, to: &output)
             endEvent(of: info, seq: initial.seq)
         }
         return true

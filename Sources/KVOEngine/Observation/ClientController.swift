@@ -113,13 +113,13 @@ public final class ClientController: CustomStringConvertible {
     @discardableResult
     public func observe(_ scope: ObservationScope, keyPath: ObservedPath, options: ObservationOptions,
                         context: JSONValue?, policy: ObservationPolicy = .default,
-                        filter: ObservationFilter = .none) -> ObservationInfo? {
+                        filter: ObservationFilter = .none, compact: Bool = false) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
         let node = shared.nodeCreating(scope, keyPath)
         guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
         let info = ObservationInfo(node: node, options: options, context: context, policy: policy, filter: filter,
-                                   controller: self)
+                                   compact: compact, controller: self)
         info.serial = nextSerial
         nextSerial += 1
         shared.register(info, at: node)
@@ -217,8 +217,13 @@ public final class ClientController: CustomStringConvertible {
 
     /// Whether this client observes `keyPath` in `scope`.
     public func isObserving(_ scope: ObservationScope, keyPath: ObservedPath) -> Bool {
-        guard let node = shared.node(scope, keyPath) else { return false }
-        return infos.find(ObjectIdentifier(node)) != nil
+        observation(scope, keyPath: keyPath) != nil
+    }
+
+    /// This client's observation of `keyPath` in `scope`, if it has one.
+    public func observation(_ scope: ObservationScope, keyPath: ObservedPath) -> ObservationInfo? {
+        guard let node = shared.node(scope, keyPath) else { return nil }
+        return infos.find(ObjectIdentifier(node))
     }
 
     // MARK: Output
@@ -240,8 +245,8 @@ public final class ClientController: CustomStringConvertible {
     }
 
     /// The delivery of one event line of `change` (ending `}\n`, its `seq`
-    /// just before), with the observation's context fragment spliced in
-    /// before its closing brace; or, while congested, the observation's
+    /// just before; a compact one's fields, after `{"o":N`), with the
+    /// observation's context fragment spliced in before its closing brace; or, while congested, the observation's
     /// policy applied to it (``hold(_:for:isPrior:)``).
     @inline(__always)
     func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
@@ -253,6 +258,8 @@ public final class ClientController: CustomStringConvertible {
         }
         guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty
+        // A compact event's line is its fields: the observation's number goes first.
+        if info.isCompact { appendCompactStart(of: info) }
         if let contextFragment {
             output.append(bytes: UnsafeRawBufferPointer(rebasing: line.dropLast(EventEncoder.eventTerminator.count)))
             output.append(bytes: contextFragment)
@@ -263,6 +270,13 @@ public final class ClientController: CustomStringConvertible {
         shared.eventsSent &+= 1
         info.noteSent(seq: change.seq)
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    /// `{"o":N`, out of line: inlined, it made ``deliver(line:contextFragment:change:for:isPrior:)``
+    /// too large to inline into the shared controller's loop, which cost every event.
+    @inline(never)
+    private func appendCompactStart(of info: ObservationInfo) {
+        EventEncoder.appendCompactStart(info.number, to: &output)
     }
 
     /// An event of `change` for `info` while congested: kept (without its

@@ -26,7 +26,7 @@ extension Engine {
         }
     }
 
-    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"ack":true][,"context":…],"eventsSent":N,"eventsCoalesced":N,"lastSeqSent":N[,"lastAckedSeq":N]}`,
+    /// `{"object"|"prefix":…[,"keyPath":…],"options":[…],"policy":…[,"distinct":true][,"kinds":[…]][,"throttle":N][,"ack":true][,"compact":true,"o":N][,"context":…],"eventsSent":N,"eventsCoalesced":N,"lastSeqSent":N[,"lastAckedSeq":N]}`,
     /// written straight from the observation (its context's bytes are ready).
     static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
         let scope = info.scope
@@ -51,6 +51,10 @@ extension Engine {
             }
         }
         if info.filter.acknowledges { bytes.append(contentsOf: #","ack":true"#.utf8) }
+        if info.isCompact {
+            bytes.append(contentsOf: #","compact":true,"o":"#.utf8)
+            EventEncoder.appendDecimal(info.number, to: &bytes)
+        }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
         for (name, value) in [(#","eventsSent":"#, info.eventsSent), (#","eventsCoalesced":"#, info.eventsCoalesced),
                               (#","lastSeqSent":"#, info.lastSeqSent)] {

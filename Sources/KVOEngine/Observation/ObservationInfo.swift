@@ -46,7 +46,8 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     var nextInNode: Unmanaged<ObservationInfo>?
     var previousInNode: Unmanaged<ObservationInfo>?
     /// The options (low four bits), the state (bits 4–5), the policy (bit
-    /// 6) and whether a filter drops events (bit 7) in the low byte; the ``serial`` above them. One word, in what was
+    /// 6) and whether a filter drops events (bit 7) in the low byte; whether
+    /// its events are compact (bit 8); the ``serial`` above them. One word, in what was
     /// the allocation's padding after a one-byte field.
     private var bits: UInt64
     /// Events written to its client (`observations`' `eventsSent`).
@@ -60,13 +61,36 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     }
 
     /// Its number among its client's observations, in the order they were
-    /// made: what `observations` pages by. At most 2⁵⁶ − 1.
+    /// made: what `observations` pages by. At most 2⁵⁵ − 1.
     var serial: UInt64 {
-        get { bits >> 8 }
+        get { bits >> 9 }
         set {
-            precondition(newValue < 1 << 56, "observation serial out of range")
-            bits = bits & 0xFF | newValue << 8
+            precondition(newValue < 1 << 55, "observation serial out of range")
+            bits = bits & 0x1FF | newValue << 9
         }
+    }
+
+    /// Whether its events come in the compact form (`"compact":true`), which
+    /// names it by ``number`` instead of its object and key path.
+    public var isCompact: Bool { bits & 0x100 != 0 }
+
+    /// What the wire calls it: its compact events' `o`, `observe`'s reply's.
+    /// Unique on its connection for the connection's life, from 1.
+    public var number: UInt64 { serial + 1 }
+
+    /// Which of a change's encodings it reads (``SharedController``): its
+    /// new/old option bits, plus 4 when compact.
+    var encodingVariant: Int { Int(truncatingIfNeeded: bits & 0x3 | (bits >> 6) & 0x4) }
+
+    /// The head of its events for a change to `object`, written before their
+    /// fields: its node's (``PathNode/head(forObject:)``) or, when compact,
+    /// `{"o":N` and for a prefix observation the changed object.
+    func eventHead(forObject object: String) -> [UInt8] {
+        guard isCompact, let node else { return node?.head(forObject: object) ?? [] }
+        var head: [UInt8] = []
+        EventEncoder.appendCompactStart(number, to: &head)
+        if node.isPrefixScope { EventEncoder.appendObjectMember(object, to: &head) }
+        return head
     }
 
     init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
@@ -79,7 +103,8 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// An info for `node`, to be registered there (no detached copy of its
     /// object and key path is made only to be dropped at registration).
     init(node: PathNode, options: ObservationOptions, context: JSONValue?,
-         policy: ObservationPolicy = .default, filter: ObservationFilter = .none, controller: ClientController) {
+         policy: ObservationPolicy = .default, filter: ObservationFilter = .none, compact: Bool = false,
+         controller: ClientController) {
         owner = controller
         if context != nil || filter.needsKeeping {
             place = .registeredWithContext(ContextPlace(node: node, context: context, filter: filter))
@@ -87,6 +112,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
             place = .registered(node)
         }
         bits = UInt64(options.rawValue & 0x0F | Self.policyBits(policy) | (filter.isQuiet ? 0x80 : 0))
+            | (compact ? 0x100 : 0)
     }
 
     private static func policyBits(_ policy: ObservationPolicy) -> UInt8 {

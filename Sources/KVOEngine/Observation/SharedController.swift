@@ -9,8 +9,9 @@
 /// observations have trees of their own, one per prefix, found through a
 /// ``PrefixTrie`` of the changed object's name.
 ///
-/// Each event is encoded once per (key path, options) and its bytes are copied
-/// to every matching observation; only the context differs per observation.
+/// Each event is encoded once per (key path, options, form) and its bytes are
+/// copied to every matching observation; only the context (and a compact
+/// event's observation number) differs per observation.
 /// A congested client's events are held without bytes (``HeldEvents``): a
 /// node whose observers are all congested encodes nothing.
 public final class SharedController {
@@ -377,12 +378,11 @@ public final class SharedController {
         // every observation here is such, nothing is encoded.
         var holds = false
         node.forEachObservation { info in
-            let options = info.options
-            guard !prior || options.contains(.prior) else { return }
+            guard !prior || info.options.contains(.prior) else { return }
             if info.owner.isCongested {
                 holds = true
             } else {
-                variants |= 1 << options.intersection([.new, .old]).rawValue
+                variants |= 1 << info.encodingVariant
             }
         }
         guard variants != 0 || holds else { return }
@@ -391,14 +391,19 @@ public final class SharedController {
         var ends = VariantEnds()
         if variants == 0 {
             // Only held events: no bytes.
-        } else if variants == 1 << ObservationOptions.new.rawValue,
+        } else if variants & ~Self.newOnlyVariants == 0,
                   ObservedChange.isPlainSetting(change, group.pointee.relation, options: .new, prior: prior) {
-            // The usual group: its one encoding reads the change's value in place.
-            EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead, new: change.new,
-                                 seq: change.seq)
-            ends[1] = eventBytes.count
-            ends[2] = eventBytes.count
-            ends[3] = eventBytes.count
+            // The usual group: its encodings (full, compact) read the change's value in place.
+            if variants & 1 << 1 != 0 {
+                EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead,
+                                     new: change.new, seq: change.seq)
+            }
+            for variant in 1...4 { ends[variant] = eventBytes.count }
+            if variants & 1 << 5 != 0 {
+                EventEncoder.setting(into: &eventBytes, head: compactHead(of: change, at: node), new: change.new,
+                                     seq: change.seq, compact: true)
+            }
+            for variant in 5...7 { ends[variant] = eventBytes.count }
         } else {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
@@ -425,7 +430,7 @@ public final class SharedController {
                 }
                 awaitCollector?.note(info, folded: false)
                 made += 1
-                let variant = Int(options.intersection([.new, .old]).rawValue)
+                let variant = info.encodingVariant
                 let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
@@ -481,19 +486,34 @@ public final class SharedController {
         }
     }
 
-    /// The encodings of one group's event, one per new/old combination that
-    /// its observations ask for, one after the other in ``eventBytes``.
+    /// The variants of the usual event: `new` only, full (1) or compact (5).
+    private static let newOnlyVariants: UInt8 = 1 << 1 | 1 << 5
+
+    /// What a compact event says before its fields, after the `{"o":N` each
+    /// observation writes: the changed object for a prefix's tree, else nothing.
+    private func compactHead(of change: ChangeRecord, at node: PathNode) -> [UInt8] {
+        guard node.isPrefixScope else { return [] }
+        var head: [UInt8] = []
+        EventEncoder.appendObjectMember(change.object, to: &head)
+        return head
+    }
+
+    /// The encodings of one group's event, one per combination of the new/old
+    /// options and the form (``ObservationInfo/encodingVariant``) that its
+    /// observations ask for, one after the other in ``eventBytes``.
     private func encodeVariants(_ variants: UInt8, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
                                 prior: Bool, into ends: inout VariantEnds) {
         let relation = group.pointee.relation
         let isExact = relation.isExact
         let head = group.pointee.scopedHead ?? group.pointee.node.eventHead
-        for variant in 0..<4 {
+        let compactHead = variants >> 4 != 0 ? compactHead(of: change, at: group.pointee.node) : []
+        for variant in 0..<8 {
             if variants & (1 << variant) != 0 {
                 let event = ObservedChange(change, relation, old: isExact ? change.old : group.pointee.old,
                                            new: isExact ? change.new : group.pointee.new,
-                                           options: ObservationOptions(rawValue: UInt8(variant)), prior: prior)
-                EventEncoder.write(event, head: head, to: &eventBytes)
+                                           options: ObservationOptions(rawValue: UInt8(variant & 3)), prior: prior)
+                let compact = variant >= 4
+                EventEncoder.write(event, head: compact ? compactHead : head, compact: compact, to: &eventBytes)
             }
             ends[variant] = eventBytes.count
         }
@@ -534,18 +554,25 @@ extension SharedController.MatchGroup {
 }
 
 /// Where each encoding of one node's event ends in the shared controller's
-/// buffer, by variant (the new/old option bits); each starts where the one
-/// before ends. Four fixed slots: no allocation per change.
+/// buffer, by variant (the new/old option bits, plus 4 for the compact form);
+/// each starts where the one before ends. Eight fixed slots: no allocation
+/// per change.
 private struct VariantEnds {
-    private var slots: (Int, Int, Int, Int) = (0, 0, 0, 0)
+    private var slots: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
+    /// `variant` is 0 to 7 (a switch over the slots: reading them through a
+    /// pointer copied the eight of them per event).
     subscript(variant: Int) -> Int {
         get {
             switch variant {
             case 0: slots.0
             case 1: slots.1
             case 2: slots.2
-            default: slots.3
+            case 3: slots.3
+            case 4: slots.4
+            case 5: slots.5
+            case 6: slots.6
+            default: slots.7
             }
         }
         set {
@@ -553,7 +580,11 @@ private struct VariantEnds {
             case 0: slots.0 = newValue
             case 1: slots.1 = newValue
             case 2: slots.2 = newValue
-            default: slots.3 = newValue
+            case 3: slots.3 = newValue
+            case 4: slots.4 = newValue
+            case 5: slots.5 = newValue
+            case 6: slots.6 = newValue
+            default: slots.7 = newValue
             }
         }
     }

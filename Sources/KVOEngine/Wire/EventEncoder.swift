@@ -7,6 +7,10 @@ import KVOProtocol
 /// the index keeps it encoded (``PathNode/eventHead``). An observation's
 /// context goes just before the closing `}\n` (``eventTerminator``): that
 /// split is what lets one encoding serve every observation of a change.
+/// A compact event (`"compact":true` on `observe`) is `{"o":N` and the same
+/// fields without the head and without `"kind":"setting"`: one encoding of
+/// those fields serves every compact observation, each writing its own
+/// `{"o":N` before them (``ClientController``'s `deliver`).
 ///
 /// `@_spi(Benchmarks)`: the engine micro-benchmarks (Benchmarks/) time it
 /// directly; it is no part of the engine's API.
@@ -34,12 +38,34 @@ import KVOProtocol
         return bytes
     }
 
+    /// `{"o":N`, the start of a compact event of the observation numbered N,
+    /// built on the stack and appended with one copy (once per event).
+    @inline(__always)
+    static func appendCompactStart<Sink: ByteSink>(_ number: UInt64, to bytes: inout Sink) {
+        var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &buffer) { raw in
+            let base = raw.baseAddress!
+            let lead = LineFragment.compactEventStart
+            let start = writeDigits(number, endingAt: raw.count, in: base) - lead.utf8CodeUnitCount
+            (base + start).copyMemory(from: lead.utf8Start, byteCount: lead.utf8CodeUnitCount)
+            bytes.append(bytes: UnsafeRawBufferPointer(start: base + start, count: raw.count - start))
+        }
+    }
+
+    /// `,"object":<object>`: what a compact event of a prefix observation
+    /// says of the object that changed.
+    static func appendObjectMember<Sink: ByteSink>(_ object: String, to bytes: inout Sink) {
+        bytes.append(literal: LineFragment.objectMember)
+        JSONWriter.writeString(object, to: &bytes)
+    }
+
     /// The usual event (``ObservedChange/isPlainSetting(_:_:options:prior:)``),
-    /// as ``write(_:head:to:)`` writes it: `new` is read where it is, not
+    /// as ``write(_:head:compact:to:)`` writes it: `new` is read where it is, not
     /// copied into the event's fields.
-    static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64) {
+    static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64,
+                                        compact: Bool = false) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
-        bytes.append(literal: LineFragment.settingWithNew)
+        bytes.append(literal: compact ? LineFragment.newMember : LineFragment.settingWithNew)
         switch new {
         case .some(let value): JSONWriter.write(value, to: &bytes)
         case .none: bytes.append(literal: "null")
@@ -50,17 +76,20 @@ import KVOProtocol
     /// Appends a whole event line from its fields (``ObservedChange``), `head` then
     /// `,"kind":…[,"prior":true][,"initial":true][,"new":…][,"old":…][,"indexes":[…]][,"changedKeyPath":…][,"cause":…][,"resync":true],"seq":N}\n`.
     /// Live dispatch, held, initial and replayed events all end here, so a
-    /// replayed event is the live one, byte for byte.
-    static func write<Sink: ByteSink>(_ event: ObservedChange, head: [UInt8], to bytes: inout Sink) {
+    /// replayed event is the live one, byte for byte. A compact event (its
+    /// head `{"o":N`, see ``appendCompactStart(_:to:)``) leaves out the kind
+    /// when it is `setting`; every other field is the full event's.
+    static func write<Sink: ByteSink>(_ event: ObservedChange, head: [UInt8], compact: Bool = false,
+                                      to bytes: inout Sink) {
         head.withUnsafeBytes { bytes.append(bytes: $0) }
         // Each append has a fixed cost well above its copy: the usual event
         // (a setting, with new) gets its literal parts in one.
         if case .some(let value) = event.new, event.kind == .setting, !event.isPrior, !event.isInitial {
-            bytes.append(literal: LineFragment.settingWithNew)
+            bytes.append(literal: compact ? LineFragment.newMember : LineFragment.settingWithNew)
             JSONWriter.write(value ?? .null, to: &bytes)
         } else {
             switch event.kind {
-            case .setting: bytes.append(literal: LineFragment.kindSetting)
+            case .setting: if !compact { bytes.append(literal: LineFragment.kindSetting) }
             case .insertion: bytes.append(literal: LineFragment.kindInsertion)
             case .removal: bytes.append(literal: LineFragment.kindRemoval)
             case .replacement: bytes.append(literal: LineFragment.kindReplacement)
@@ -97,7 +126,7 @@ import KVOProtocol
         appendSeqAndEnd(event.seq, to: &bytes)
     }
 
-    /// ``write(_:head:to:)`` from fields given one by one, for the engine
+    /// ``write(_:head:compact:to:)`` from fields given one by one, for the engine
     /// micro-benchmarks. `new` and `old` are double optionals: `.none` leaves
     /// the field out, `.some(nil)` writes `null`.
     @_spi(Benchmarks) public static func change(

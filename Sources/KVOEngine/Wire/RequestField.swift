@@ -9,7 +9,7 @@ import Darwin
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
          prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle,
-         ack, awaiting, awaitTimeout, seq
+         ack, awaiting, awaitTimeout, seq, compact
 
     var name: String { staticName.description }
 
@@ -38,7 +38,7 @@ enum Field: Int, CaseIterable {
         case (5, UInt8(ascii: "l")): field = .limit
         case (7, UInt8(ascii: "k")): field = .keyPath
         case (7, UInt8(ascii: "o")): field = .options
-        case (7, UInt8(ascii: "c")): field = .context
+        case (7, UInt8(ascii: "c")): field = bytes[2] == UInt8(ascii: "n") ? .context : .compact
         case (7, UInt8(ascii: "i")): field = bytes[1] == UInt8(ascii: "n") ? .indexes : .ifValue
         case (8, UInt8(ascii: "i")): field = .ifModSeq
         case (3, UInt8(ascii: "o")): field = .ops
@@ -89,6 +89,7 @@ enum Field: Int, CaseIterable {
         case .awaiting: "await"
         case .awaitTimeout: "awaitTimeout"
         case .seq: "seq"
+        case .compact: "compact"
         }
     }
 }

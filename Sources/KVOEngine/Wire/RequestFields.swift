@@ -45,6 +45,7 @@ struct Fields {
         var awaiting: JSONValue?
         var awaitTimeout: JSONValue?
         var seq: JSONValue?
+        var compact: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -162,6 +163,10 @@ struct Fields {
         get { rare?.seq }
         set { rareFields.seq = newValue }
     }
+    var compact: JSONValue? {
+        get { rare?.compact }
+        set { rareFields.compact = newValue }
+    }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -222,6 +227,7 @@ struct Fields {
         case .awaiting: awaiting = value
         case .awaitTimeout: awaitTimeout = value
         case .seq: seq = value
+        case .compact: compact = value
         }
     }
 
@@ -278,8 +284,8 @@ struct Fields {
         for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
             throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
-        if ack != nil, opCode != .observe {
-            throw .badRequest("unknown field \"ack\" for op \"\(opCode.rawValue)\"")
+        for (field, name) in [(ack, "ack"), (compact, "compact")] where field != nil && opCode != .observe {
+            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
         if seq != nil, opCode != .ack {
             throw .badRequest("unknown field \"seq\" for op \"\(opCode.rawValue)\"")
@@ -336,7 +342,8 @@ struct Fields {
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try keyPathList() ?? [.wholeDocument],
                             options: try observationOptions(), context: context, since: try resumePoint(),
-                            policy: try observationPolicy(), filter: try observationFilter())
+                            policy: try observationPolicy(), filter: try observationFilter(),
+                            compact: try compactFlag())
         case .unobserve:
             return .unobserve(scope: try scope(), keyPaths: try keyPathList())
         case .batch:
@@ -619,6 +626,15 @@ struct Fields {
             result.insert(option)
         }
         return result
+    }
+
+    /// `compact` (a boolean): whether the observation's events come in the compact form.
+    private func compactFlag() throws(KVOEngineError) -> Bool {
+        switch compact {
+        case nil: return false
+        case .bool(let flag)?: return flag
+        default: throw .badRequest("field \"compact\" must be a boolean (true: compact events)")
+        }
     }
 
     /// `distinct` (a boolean), `kinds` (a non-empty list of kind names) and

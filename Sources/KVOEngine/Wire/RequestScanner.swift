@@ -164,6 +164,7 @@ struct RequestScanner {
         case .awaiting: fields.awaiting = value
         case .awaitTimeout: fields.awaitTimeout = value
         case .seq: fields.seq = value
+        case .compact: fields.compact = value
         case .op: return false
         }
         return true
