@@ -24,7 +24,32 @@ public enum ChildExit {
     /// kernel's while Foundation has not caught up (where its own would trap).
     public static func status(of process: Process) -> Int32? {
         if !process.isRunning { return process.terminationStatus }
-        return status(of: process.processIdentifier)
+        if let status = status(of: process.processIdentifier) { return status }
+        // Foundation may have reaped it between the two looks (waitid then fails).
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Waits until `process` has exited, at most `timeout` seconds; returns its
+    /// status. Not `Process.waitUntilExit`, which waits for Foundation's
+    /// notice: a parallel run left children unreaped for 14 minutes, and a
+    /// test process hung in it.
+    @discardableResult
+    @available(*, noasync, message: "blocks a cooperative thread")
+    public static func wait(for process: Process, timeout: Double = 10) throws -> Int32 {
+        var status: Int32?
+        try waitUntil("pid \(process.processIdentifier) exits", timeout: timeout, recheckEvery: 0.01) {
+            status = Self.status(of: process)
+            return status != nil
+        }
+        return status ?? -1
+    }
+
+    /// SIGKILL, then waits for the exit (SIGKILL cannot be caught: at once).
+    @available(*, noasync, message: "blocks a cooperative thread")
+    public static func kill(_ process: Process) {
+        guard status(of: process) == nil else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        _ = try? wait(for: process)
     }
 
     /// What /proc says of a child that has not exited in time: its state and

@@ -98,7 +98,7 @@ public final class RunningCommand: @unchecked Sendable {
     public var processIdentifier: Int32 { process.processIdentifier }
 
     /// Whether the program is still running.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { ChildExit.status(of: process) == nil }
 
     /// What the program has written to standard output so far, in whole lines.
     public var linesSoFar: [String] {
@@ -129,12 +129,11 @@ public final class RunningCommand: @unchecked Sendable {
     }
 
     private func killAndReap() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        ChildExit.kill(process)
     }
 
     deinit {
-        if process.isRunning { killAndReap() }
+        killAndReap()
     }
 }
 

@@ -6,7 +6,7 @@ extension EtcdCluster {
     public func leaderIndex(timeout: Double = 30) async throws -> Int {
         var leader: Int?
         try await waitUntil("an etcd member says it leads", timeout: timeout, recheckEvery: 0.1) { () async throws -> Bool in
-            let running = members.indices.filter { members[$0].process.isRunning }
+            let running = members.indices.filter { ChildExit.status(of: members[$0].process) == nil }
             let run = try await CommandRun.run(Self.binaries!.etcdctl, [
                 "--endpoints", running.map { members[$0].clientURL }.joined(separator: ","), "--command-timeout", "2s",
                 "endpoint", "status", "--write-out", "simple",

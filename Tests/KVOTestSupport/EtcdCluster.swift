@@ -61,10 +61,7 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     deinit {
-        for member in members where member.process.isRunning {
-            Glibc.kill(member.process.processIdentifier, SIGKILL)
-            member.process.waitUntilExit()
-        }
+        for member in members { ChildExit.kill(member.process) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -96,7 +93,7 @@ public final class EtcdCluster: @unchecked Sendable {
     /// Waits until every endpoint in `endpoints` is healthy (other members may be down).
     public func waitUntilHealthy(_ endpoints: [String], timeout: Double = 30) async throws {
         try await waitUntil("etcd members \(endpoints) are healthy", timeout: timeout) { () async throws -> Bool in
-            for member in members where endpoints.contains(member.clientURL) && !member.process.isRunning {
+            for member in members where endpoints.contains(member.clientURL) && ChildExit.status(of: member.process) != nil {
                 throw TestFailure("etcd member \(member.name) exited: \(log(of: member))")
             }
             let run = try await CommandRun.run(Self.binaries!.etcdctl, [
@@ -111,7 +108,7 @@ public final class EtcdCluster: @unchecked Sendable {
         let process = members[index].process
         Glibc.kill(process.processIdentifier, SIGKILL)
         try await waitUntil("etcd member \(members[index].name) exits", timeout: 10) { () async -> Bool in
-            !process.isRunning
+            ChildExit.status(of: process) != nil
         }
     }
 

@@ -103,7 +103,7 @@ public final class KVODProcess: @unchecked Sendable {
     private var readiness: String { "kvod accepts connections on \(socketPath)" }
 
     private func acceptsConnections() throws -> Bool {
-        if !process.isRunning { throw TestFailure("kvod exited early: \(stderrText())") }
+        if ChildExit.status(of: process) != nil { throw TestFailure("kvod exited early: \(stderrText())") }
         return UnixSockets.canConnect(socketPath)
     }
 
@@ -184,10 +184,7 @@ public final class KVODProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        ChildExit.kill(process)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

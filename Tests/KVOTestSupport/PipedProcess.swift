@@ -24,8 +24,8 @@ public final class PipedProcess {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        if ChildExit.status(of: process) == nil { process.terminate() }
+        if (try? ChildExit.wait(for: process)) == nil { ChildExit.kill(process) }
     }
 
     public var pid: Int32 { process.processIdentifier }

@@ -16,7 +16,7 @@ struct SocketDirectoryTests {
         let runtime = folder.path + "/run"
         let process = try ForeignKVOD.start([], environment: ["XDG_RUNTIME_DIR": runtime],
                                             socketPath: runtime + "/kvod.sock", stderrPath: folder.path + "/stderr")
-        defer { process.terminate(); process.waitUntilExit() }
+        defer { process.terminate(); _ = try? ChildExit.wait(for: process) }
         var status = stat()
         #expect(lstat(runtime, &status) == 0)
         #expect(status.st_mode & 0o777 == 0o700 && status.st_uid == ForeignKVOD.uid)
@@ -57,7 +57,7 @@ struct SocketDirectoryTests {
         let socket = folder.path + "/kvod.sock"
         let process = try ForeignKVOD.start(["--socket", socket], environment: [:], socketPath: socket,
                                             stderrPath: folder.path + "/stderr")
-        defer { process.terminate(); process.waitUntilExit() }
+        defer { process.terminate(); _ = try? ChildExit.wait(for: process) }
         #expect(try LineClient(path: socket).request(#"{"op":"ping"}"#).reply["ok"] == true)
     }
 }

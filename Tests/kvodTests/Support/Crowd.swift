@@ -25,7 +25,7 @@ final class Crowd {
     /// Closes every client and waits for the helper to exit.
     func disperse() throws {
         try helper.closeInput()
-        try waitUntil("kvod-crowd exits", timeout: 30) { !helper.process.isRunning }
+        try waitUntil("kvod-crowd exits", timeout: 30) { ChildExit.status(of: helper.process) != nil }
     }
 
     private func readLine(timeout: Double) throws -> String {

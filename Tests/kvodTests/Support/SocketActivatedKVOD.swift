@@ -34,7 +34,7 @@ final class SocketActivatedKVOD: @unchecked Sendable {
         // Listening, not just bound: a connection between bind and listen is
         // refused. Asked of the kernel's table, since connecting would start kvod.
         try waitUntil("systemd-socket-activate listens on \(socketPath)", timeout: 20) {
-            if !process.isRunning { throw TestFailure("systemd-socket-activate exited: \(stderrText())") }
+            if ChildExit.status(of: process) != nil { throw TestFailure("systemd-socket-activate exited: \(stderrText())") }
             return try !UnixSockets.listeningInodes(at: socketPath).isEmpty
         }
     }
@@ -45,21 +45,17 @@ final class SocketActivatedKVOD: @unchecked Sendable {
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     func waitForExit(timeout: Double = 10) throws -> Int32 {
-        try waitUntil("kvod exits", timeout: timeout) { !process.isRunning }
-        return process.terminationStatus
+        try ChildExit.wait(for: process, timeout: timeout)
     }
 
     /// Everything written to stderr (launcher and kvod) once the process has exited.
     func stderrText() -> String {
-        if process.isRunning { return "(still running)" }
+        if ChildExit.status(of: process) == nil { return "(still running)" }
         return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        ChildExit.kill(process)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
