@@ -37,12 +37,9 @@ public final class RunningCommand: @unchecked Sendable {
     private let stderrPipe = Pipe()
     private var stdoutDrain: PipeDrain?
     private var stderrDrain: PipeDrain?
-    /// Foundation calls the termination handler from a thread of its own
-    /// choosing, which a loaded machine may start late: then the kernel's
-    /// record (``ChildExit``), rechecked this often, tells first.
+    /// How often a wait for the exit looks at the kernel's record (``ChildExit``):
+    /// Foundation's own notice came minutes late, or never, in parallel runs.
     private static let lateExitRecheck = 0.05
-    /// Gets a value when the program has exited (and wakes the waits for it).
-    private let exit = Recorder<Void>()
 
     /// Starts `executable` with ``KVODProcess/inheritedEnvironment`` (so without
     /// `$KVOD_SOCKET`) plus `environment`.
@@ -57,7 +54,6 @@ public final class RunningCommand: @unchecked Sendable {
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
         // Drain both pipes as the program writes, so it cannot block on a full pipe.
         stdoutDrain = PipeDrain(stdoutPipe.fileHandleForReading) { [output] data in output.withLock { $0.out.append(data) } }
@@ -71,27 +67,31 @@ public final class RunningCommand: @unchecked Sendable {
     /// Waits for the exit; kills the program and fails after `timeout` seconds.
     @available(*, noasync, message: "blocks a cooperative thread; use try await wait(…)")
     public func wait(timeout: Double = 20) throws -> CommandRun {
+        var status: Int32?
         do {
             try waitUntil("\(description) exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
-                exit.count > 0 || ChildExit.status(of: process) != nil
+                status = ChildExit.status(of: process)
+                return status != nil
             }
         } catch {
             throw killAndReap(after: error)
         }
-        return collect()
+        return collect(status: status ?? -1)
     }
 
     /// Waits for the exit as the synchronous form does, suspending meanwhile.
     public func wait(timeout: Double = 20) async throws -> CommandRun {
+        var status: Int32?
         do {
             try await waitUntil("\(description) exits", timeout: timeout,
                                 recheckEvery: Self.lateExitRecheck) { () async -> Bool in
-                exit.count > 0 || ChildExit.status(of: process) != nil
+                status = ChildExit.status(of: process)
+                return status != nil
             }
         } catch {
             throw killAndReap(after: error)
         }
-        return collect()
+        return collect(status: status ?? -1)
     }
 
     /// The program's process id.
@@ -111,12 +111,12 @@ public final class RunningCommand: @unchecked Sendable {
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Everything the program wrote, once it has exited.
-    private func collect() -> CommandRun {
+    private func collect(status: Int32) -> CommandRun {
         // The pipes end as the program exits (no child of its own keeps them).
         stdoutDrain?.waitForEnd(timeout: 10)
         stderrDrain?.waitForEnd(timeout: 10)
         let (out, err) = output.withLock { ($0.out, $0.err) }
-        return CommandRun(status: ChildExit.status(of: process) ?? -1, stdout: String(decoding: out, as: UTF8.self),
+        return CommandRun(status: status, stdout: String(decoding: out, as: UTF8.self),
                           stderr: String(decoding: err, as: UTF8.self))
     }
 

@@ -20,12 +20,9 @@ public final class KVODProcess: @unchecked Sendable {
     private let stderrPipe: Pipe?
     /// Copies `stderrPipe` into the log file.
     private var stderrDrain: PipeDrain?
-    /// Foundation calls the termination handler from a thread of its own
-    /// choosing, which a loaded machine may start late: then the kernel's
-    /// record (``ChildExit``), rechecked this often, tells first.
+    /// How often a wait for the exit looks at the kernel's record (``ChildExit``):
+    /// Foundation's own notice came minutes late, or never, in parallel runs.
     private static let lateExitRecheck = 0.05
-    /// Gets a value when kvod has exited (and wakes the waits for it).
-    private let exit = Recorder<Void>()
 
     /// The folder that holds the test bundle also holds the built executables.
     public static var productsDirectory: URL {
@@ -93,7 +90,6 @@ public final class KVODProcess: @unchecked Sendable {
             process.standardError = stderrFile
         }
         process.standardOutput = FileHandle.nullDevice
-        process.terminationHandler = { [exit] _ in exit.append(()) }
         try process.run()
         if let stderrPipe {
             stderrDrain = PipeDrain(stderrPipe.fileHandleForReading) { data in stderrFile.write(data) }
@@ -143,19 +139,23 @@ public final class KVODProcess: @unchecked Sendable {
     @discardableResult
     @available(*, noasync, message: "blocks a cooperative thread")
     public func waitForExit(timeout: Double = 10) throws -> Int32 {
+        var status: Int32?
         try waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) {
-            exit.count > 0 || ChildExit.status(of: process) != nil
+            status = ChildExit.status(of: process)
+            return status != nil
         }
-        return ChildExit.status(of: process) ?? -1
+        return status ?? -1
     }
 
     /// Waits until kvod has exited, suspending meanwhile; returns its status.
     @discardableResult
     public func waitForExit(timeout: Double = 10) async throws -> Int32 {
+        var status: Int32?
         try await waitUntil("kvod exits", timeout: timeout, recheckEvery: Self.lateExitRecheck) { () async -> Bool in
-            exit.count > 0 || ChildExit.status(of: process) != nil
+            status = ChildExit.status(of: process)
+            return status != nil
         }
-        return ChildExit.status(of: process) ?? -1
+        return status ?? -1
     }
 
     /// Everything kvod wrote to stderr so far.
