@@ -67,7 +67,8 @@ struct EtcdKeyValueTests {
         // The client starts on the leader, so its requests must move to another member.
         let others = cluster.clientURLs.indices.filter { $0 != leader }.map { cluster.clientURLs[$0] }
         let session = try EtcdSession(endpoints: [cluster.clientURLs[leader]] + others, requestTimeoutMilliseconds: 2_000)
-        var acknowledged = [try await session.put("/kvod/before", "1")]
+        // Before the kill with the probe's patience: a loaded machine can take 2 s for one put.
+        var acknowledged = [try await probe.put("/kvod/before", "1")]
         try await cluster.kill(member: leader)
         var failures: [EtcdError] = []
         try await waitUntil("a put succeeds after the election", timeout: 30) { () async throws -> Bool in

@@ -203,6 +203,11 @@ struct ClusterBatchTests {
         }
         #expect(seqs.count == perWriter * writers.count, "each batch its own revision")
         let reader = try LineClient(path: sockets[0])
+        // Read-your-writes holds per kvod: the other writer's last batches may still be on their way here.
+        let last = seqs.max() ?? 0
+        try waitUntil("kvod 0 has applied revision \(last)", timeout: 30) {
+            (try reader.request(#"{"op":"info"}"#).reply["seq"]?.intValue ?? 0) >= last
+        }
         let p = try reader.request(#"{"op":"get","object":"p","keyPath":"list"}"#).reply["value"]
         let q = try reader.request(#"{"op":"get","object":"q","keyPath":"list"}"#).reply["value"]
         #expect(p?.arrayValue?.count == perWriter * writers.count && p == q, "\(p ?? .null) vs \(q ?? .null)")
