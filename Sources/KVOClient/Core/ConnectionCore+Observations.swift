@@ -77,7 +77,7 @@ extension ConnectionCore {
                                   "since and .initial exclude each other: the replay brings the observer up to date")
         }
         let entry = ObservationEntry(key: key, delivery: subscription.delivery)
-        entry.lastSeq = since.seq
+        entry.cursor = ResumeCursor(seq: since.seq)
         entry.epoch = since.epoch
         entry.subscriptions.append(subscription)
         state.entries[key] = entry
@@ -120,7 +120,8 @@ extension ConnectionCore {
             state.latestSeq = max(state.latestSeq, event.seq)
             if event.isInitial { return Self.initialEvent(event, key, in: &state)?.map { ($0, $1, nil) } }
             guard let entry = state.entries[key] else { return nil }
-            if !event.isPrior { entry.lastSeq = event.seq }
+            // A replay from before a seq read in part repeats its first events: they were delivered.
+            guard entry.cursor.route(seq: event.seq) else { return [] }
             // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
             let epoch = entry.epoch ?? state.epoch
             return entry.subscriptions.compactMap { subscription in
@@ -177,7 +178,7 @@ extension ConnectionCore {
                 if case .success(let fields) = result {
                     // Everything up to the reply's seq is before this observation or was replayed to it.
                     if case .number(let number)? = fields[.seq], let seq = UInt64(number.literal) {
-                        entry.lastSeq = max(entry.lastSeq ?? 0, seq)
+                        entry.cursor.knowWhole(upTo: seq)
                     }
                     if case .string(let epoch)? = fields[.epoch] {
                         state.epoch = epoch

@@ -100,14 +100,17 @@ extension ConnectionCore {
     /// subscription still owed its initial change.
     ///
     /// An entry that was registered resumes with `since` = the seq of the last
-    /// change it delivered (or of its registration) and that seq's epoch,
-    /// so kvod replays what was missed: each change arrives exactly once. If
-    /// kvod no longer holds those changes (`compacted`, also after it
-    /// restarted without its data), the entry's subscriptions end with that error.
+    /// change it delivered (or of its registration) and that seq's epoch, or
+    /// the seq before when it may have read only part of that seq's events
+    /// (``ResumeCursor``), so kvod replays what was missed: each change
+    /// arrives exactly once. If kvod no longer holds those changes
+    /// (`compacted`, also after it restarted without its data, or when the
+    /// seq read in part was forgotten: the rest of it cannot be known), the
+    /// entry's subscriptions end with that error.
     static func registrationRequests(_ state: State) -> [(line: [UInt8], reply: PendingReply)] {
         var requests: [(line: [UInt8], reply: PendingReply)] = []
         for entry in state.entries.values {
-            if entry.key.isPrefix, entry.lastSeq == nil,
+            if entry.key.isPrefix, entry.cursor.seq == nil,
                let registrant = entry.subscriptions.first(where: { $0.phase == .awaitingInitialValue }) {
                 // A prefix's initial events come only from an observe (no get can stand in for them);
                 // it was never registered, so there is nothing to resume.
@@ -116,7 +119,7 @@ extension ConnectionCore {
                                  .registration(entry, initialFor: registrant)))
                 continue
             }
-            let resume = entry.lastSeq.map { ResumePoint(seq: $0, epoch: entry.epoch) }
+            let resume = entry.cursor.resumeSince().map { ResumePoint(seq: $0, epoch: entry.epoch) }
             requests.append((entry.observeRequest(initial: false, resume: resume).line,
                              .registration(entry, initialFor: nil)))
             for subscription in entry.subscriptions where subscription.phase == .awaitingInitialValue {

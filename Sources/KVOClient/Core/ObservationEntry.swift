@@ -23,10 +23,11 @@ final class ObservationEntry: @unchecked Sendable {
     var subscriptions: [Subscription] = []
     /// Whether the daemon acknowledged the registration on the current socket.
     var isRegistered = false
-    /// The seq of the last change routed to this entry, or of the reply that
-    /// registered it: where a registration on a new socket resumes (`since`).
-    var lastSeq: UInt64?
-    /// The epoch ``lastSeq`` counts in: from the reply that registered the
+    /// The seq of the last change routed to this entry (and how many of its
+    /// events), or of the reply that registered it: where a registration on a
+    /// new socket resumes (`since`), and which replayed events it drops.
+    var cursor = ResumeCursor()
+    /// The epoch ``cursor`` counts in: from the reply that registered the
     /// entry, or from the resume point it was made with.
     var epoch: String?
     /// Initial changes that came before the registration's reply on a socket
