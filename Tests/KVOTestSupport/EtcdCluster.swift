@@ -96,9 +96,10 @@ public final class EtcdCluster: @unchecked Sendable {
             for member in members where endpoints.contains(member.clientURL) && ChildExit.status(of: member.process) != nil {
                 throw TestFailure("etcd member \(member.name) exited: \(log(of: member))")
             }
+            // A quorum read each: a parallel run (load 20+) can take seconds for one.
             let run = try await CommandRun.run(Self.binaries!.etcdctl, [
-                "--endpoints", endpoints.joined(separator: ","), "--command-timeout", "2s", "endpoint", "health",
-            ], environment: ["ETCDCTL_API": "3"], timeout: 10)
+                "--endpoints", endpoints.joined(separator: ","), "--command-timeout", "10s", "endpoint", "health",
+            ], environment: ["ETCDCTL_API": "3"], timeout: 20)
             return run.status == 0
         }
     }
