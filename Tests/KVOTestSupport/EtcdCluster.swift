@@ -10,7 +10,7 @@ public final class EtcdCluster: @unchecked Sendable {
     public struct Member {
         public let name: String
         public let clientURL: String
-        public let process: Process
+        public let process: ChildProcess
     }
 
     public private(set) var members: [Member]
@@ -85,8 +85,8 @@ public final class EtcdCluster: @unchecked Sendable {
 
     public var clientURLs: [String] { members.map(\.clientURL) }
 
-    private static func launch(_ etcd: URL, _ arguments: [String], log: String) throws -> Process {
-        let process = Process()
+    private static func launch(_ etcd: URL, _ arguments: [String], log: String) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = etcd
         process.arguments = arguments
         process.environment = KVODProcess.inheritedEnvironment.filter { !$0.key.hasPrefix("ETCD") }
