@@ -170,7 +170,10 @@ struct ClusterRecipeTests {
         let heartbeat = try started.add(RecipeTests.shell(kvods[0], try RecipeTests.recipe("A lease")))
         try await waitUntil("three renewals", timeout: 30) { () async -> Bool in RecipeTests.events(observer).count >= 3 }
         // Not `expiresIn` yet: over etcd each kvod knows a value has a ttl, not its deadline (docs/CLUSTER.md).
-        #expect(try await onB.get("workers/w1", "alive") == true)
+        // Waited for, not read once: a late renewal on a loaded machine lets the value lapse until the next.
+        try await waitUntil("the value is there on the other kvod", timeout: 10) { () async -> Bool in
+            (try? await onB.get("workers/w1", "alive")) == true
+        }
 
         try await kvods[0].kill()
         try await RecipeTests.checkLeaseExpires(observer)
