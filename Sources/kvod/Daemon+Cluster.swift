@@ -10,7 +10,10 @@ extension Daemon {
         let keys = ClusterKeys(prefix: configuration.etcdPrefix)
         let etcd = EtcdClient.Configuration(endpoints: configuration.etcdEndpoints)
         let epoch = try ClusterEpoch.readAtStart(etcd, keys: keys)
-        let start = try ReplicaStart.read(etcd, keys: keys, epoch: epoch, window: configuration.historyCapacity)
+        // Further back than --history revisions, the history would keep none of the changes read
+        // (unless other prefixes share etcd).
+        let window = min(configuration.etcdHistoryRevisions, configuration.historyCapacity)
+        let start = try ReplicaStart.read(etcd, keys: keys, epoch: epoch, window: window)
         let snapshot = start.snapshot
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text,
                            modSeqs: snapshot.modSeqs)

@@ -11,8 +11,8 @@ struct ReplicaStart {
     /// watch catches up to it before the socket listens.
     var target: Int64
 
-    /// Reads the prefix at the newest of: `window` revisions (`--history`)
-    /// before etcd's current one, the epoch key's revision (older changes
+    /// Reads the prefix at the newest of: `window` revisions
+    /// (`--etcd-history-revisions`) before etcd's current one, the epoch key's revision (older changes
     /// counted another epoch) and, when compaction discarded those, etcd's
     /// compact revision; the newest revision when none is older than the
     /// prefix's last change (nothing to replay), `window` is 0, or the
