@@ -322,8 +322,14 @@ extension Engine {
         return (names, more)
     }
 
-    /// The oldest seq held in the history, or the next seq when none is.
-    public var oldestSeqHeld: UInt64 { history.oldestSeq ?? store.seq + 1 }
+    /// The oldest seq held in the history, or the next seq when none is: a
+    /// `since` from the seq before it replays every change after. Over etcd,
+    /// whose seqs skip, the revision after the one the history is complete
+    /// from (the oldest change held may be later; docs/CLUSTER.md).
+    public var oldestSeqHeld: UInt64 {
+        if let forgotten = history.forgottenSeq { return forgotten + 1 }
+        return history.oldestSeq ?? store.seq + 1
+    }
 
     /// Refuses a resume point of another epoch or older than the history
     /// (`compacted`, with the oldest seq still held), or in the future (`bad_request`).

@@ -28,4 +28,11 @@ public enum EtcdError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// etcd's gRPC code for a member without a leader or a leader that changed.
     public static let unavailableCode = 14
+
+    /// Whether etcd refused a read at a revision that compaction discarded
+    /// (gRPC code 11, OutOfRange, which a future revision also gets).
+    public var isCompactedRevision: Bool {
+        guard case .server(11, let message) = self else { return false }
+        return message.contains("compacted")
+    }
 }

@@ -7,11 +7,19 @@ public struct EtcdRangeRequest: Sendable, Equatable {
     public var revision: Int64
     /// At most this many keys (0: no limit).
     public var limit: Int64
+    /// The keys and their revisions without their values.
+    public var keysOnly: Bool
+    /// Sorted by `mod_revision`, newest first: with `limit` 1, the key the
+    /// range changed last (etcd's `sort_target` MOD, `sort_order` DESCEND).
+    public var newestFirst: Bool
 
-    public init(_ range: EtcdKeyRange, revision: Int64 = 0, limit: Int64 = 0) {
+    public init(_ range: EtcdKeyRange, revision: Int64 = 0, limit: Int64 = 0, keysOnly: Bool = false,
+                newestFirst: Bool = false) {
         self.range = range
         self.revision = revision
         self.limit = limit
+        self.keysOnly = keysOnly
+        self.newestFirst = newestFirst
     }
 
     var json: JSONValue {
@@ -19,6 +27,11 @@ public struct EtcdRangeRequest: Sendable, Equatable {
         if !range.rangeEnd.isEmpty { members["range_end"] = .bytes(range.rangeEnd) }
         if revision != 0 { members["revision"] = .int64(revision) }
         if limit != 0 { members["limit"] = .int64(limit) }
+        if keysOnly { members["keys_only"] = true }
+        if newestFirst {
+            members["sort_target"] = "MOD"
+            members["sort_order"] = "DESCEND"
+        }
         return .object(members)
     }
 }

@@ -10,7 +10,11 @@ extension Daemon {
         let keys = ClusterKeys(prefix: configuration.etcdPrefix)
         let etcd = EtcdClient.Configuration(endpoints: configuration.etcdEndpoints)
         let epoch = try ClusterEpoch.readAtStart(etcd, keys: keys)
-        let snapshot = try ReplicaSnapshot.readAtStart(etcd, keys: keys)
+        // Further back than --history revisions, the history would keep none of the changes read
+        // (unless other prefixes share etcd).
+        let window = min(configuration.etcdHistoryRevisions, configuration.historyCapacity)
+        let start = try ReplicaStart.read(etcd, keys: keys, epoch: epoch, window: window)
+        let snapshot = start.snapshot
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text,
                            modSeqs: snapshot.modSeqs)
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
@@ -24,6 +28,24 @@ extension Daemon {
         logger.info("""
             over etcd (\(configuration.etcdEndpoints.joined(separator: ",")), prefix \(keys.prefix)): \
             \(snapshot.documents.count) objects at revision \(snapshot.revision), epoch \(epoch.text)
+            """)
+        catchUp(replica, to: start.target)
+    }
+
+    /// Runs the loop until the watch has applied every revision up to
+    /// `target`, so that no client sees the replica behind where etcd was when
+    /// kvod started (and the history holds those changes). Stops early when
+    /// the watch is lost (the replica is then stale, as whenever etcd is out of
+    /// reach, and goes on catching up when it is back) or a signal stops kvod.
+    private func catchUp(_ replica: EtcdReplica, to target: Int64) {
+        let from = replica.appliedRevision
+        guard from < target else { return }
+        let started = ContinuousClock.now
+        while replica.appliedRevision < target, replica.isFollowing, state == .starting { loop.run(.once) }
+        let elapsed = ContinuousClock.now - started
+        logger.info("""
+            history from revision \(from): applied up to \(replica.appliedRevision) of \(target) in \(elapsed), \
+            \(engine.history.count) changes held
             """)
     }
 

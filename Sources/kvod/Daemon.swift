@@ -121,6 +121,8 @@ final class Daemon {
         // State before the socket: no client may see the store before it is restored.
         try openStorage()
         try openCluster()
+        // A signal while the replica caught up has stopped kvod already.
+        guard state == .starting else { return try closeLoop() }
         do {
             try listen()
         } catch {
@@ -165,7 +167,11 @@ final class Daemon {
             self.reporter = reporter
         }
         loop.run()
-        // Anything still open (a connection past its grace period) closes now.
+        try closeLoop()
+    }
+
+    /// Closes what is still open (a connection past its grace period) once the loop has stopped.
+    private func closeLoop() throws(DaemonError) {
         loop.closeAllHandles()
         loop.run()
         do {

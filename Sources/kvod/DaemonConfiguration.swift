@@ -63,4 +63,8 @@ struct DaemonConfiguration: Sendable {
     var etcdLimits = EtcdLimits()
     /// Seconds an owning connection's etcd lease lives unrenewed (`--etcd-lease-ttl`).
     var etcdLeaseTTL: Int64 = 10
+    /// How many etcd revisions back a starting kvod reads the changes (`--etcd-history-revisions`).
+    var etcdHistoryRevisions = defaultEtcdHistoryRevisions
+    /// `--etcd-history-revisions`' default: about 5 s of start here (docs/CLUSTER.md).
+    static let defaultEtcdHistoryRevisions = 10_000
 }

@@ -10,12 +10,21 @@ import Testing
        .serialized)
 struct ClusterReconnectTests {
     @Test func reconnectToAnotherKvodWithBatchesMissesAndRepeatsNothing() async throws {
+        try await reconnect(toAKvodStartedAfterTheMissedChanges: false)
+    }
+
+    /// A kvod started after the changes the observer missed holds them too (docs/CLUSTER.md, "A kvod just started").
+    @Test func reconnectToAKvodStartedAfterTheMissedChangesMissesAndRepeatsNothing() async throws {
+        try await reconnect(toAKvodStartedAfterTheMissedChanges: true)
+    }
+
+    private func reconnect(toAKvodStartedAfterTheMissedChanges startsLater: Bool) async throws {
         let cluster = try await EtcdCluster(size: 1)
         let arguments = ["--etcd", cluster.clientURLs[0]]
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        // The observer reaches a kvod through a link, moved to another kvod when the first dies: a kvod
-        // restarted over etcd holds no history from before it started, so only another one can replay.
+        // The observer reaches a kvod through a link, moved to another kvod when the first dies: one
+        // that ran meanwhile, or one started after the changes the observer missed.
         let path = directory + "/kvod.sock"
         let observed = try await KVODProcess(arguments: arguments)
         let other = try await KVODProcess(arguments: arguments)
@@ -33,8 +42,9 @@ struct ClusterReconnectTests {
 
         try await observed.kill()
         try await batch([4, 5, 6])
+        let later = startsLater ? try await KVODProcess(arguments: arguments) : nil
         try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: other.socketPath)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: (later ?? other).socketPath)
         try await waitUntil("the connection is back with its observation", timeout: 20) {
             if stream.errors.count > 0 { return true }
             return (try? await connection.observations().count) == 1

@@ -17,9 +17,10 @@ public final class ChangeHistory {
     private var newestSeq: UInt64?
     /// Whether some seq held does not follow the one before it (cluster mode).
     private var hasGaps = false
-    /// The seq of the newest change forgotten: the rest of its etcd revision
-    /// (a batch's changes share it) is not held either.
-    private var forgottenSeq: UInt64?
+    /// The seq of the newest change forgotten, or the one the history
+    /// started after (``start(after:)``): every change after it is held. The
+    /// rest of its etcd revision (a batch's changes share it) is not held either.
+    public private(set) var forgottenSeq: UInt64?
     /// The sum of the held changes' ``ChangeRecord/bytes``.
     public private(set) var bytes = 0
 
@@ -50,7 +51,10 @@ public final class ChangeHistory {
     /// etcd revision share it, and are held all or none: a resume from before
     /// the revision replays it whole or is `compacted`).
     func append(_ change: ChangeRecord) {
-        guard limits.maxChanges > 0 else { return }
+        guard limits.maxChanges > 0 else {
+            if forgottenSeq != nil { forgottenSeq = change.seq }
+            return
+        }
         // The newest seq is kept apart: reading it from the last record
         // would copy the record.
         if let newestSeq, change.seq != newestSeq + 1 {
@@ -81,6 +85,14 @@ public final class ChangeHistory {
         hasGaps = false
         forgottenSeq = nil
         for change in restored.suffix(limits.maxChanges) { append(change) }
+    }
+
+    /// Forgets what is held and starts again after `seq`: over etcd, whose
+    /// seqs skip, the first change held may come long after it, yet no change
+    /// between them is missing (a replica loaded at revision `seq`).
+    func start(after seq: UInt64) {
+        restore([])
+        forgottenSeq = seq
     }
 
     /// The changes after `seq`, oldest first, read in place: a replay walks

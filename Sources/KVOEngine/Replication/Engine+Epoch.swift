@@ -8,6 +8,6 @@ extension Engine {
     public func adoptEpoch(_ epoch: String) {
         guard epoch != self.epoch else { return }
         self.epoch = epoch
-        history.restore([])
+        history.start(after: store.seq)
     }
 }

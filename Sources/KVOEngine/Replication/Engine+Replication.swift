@@ -160,7 +160,10 @@ extension Engine {
     /// Starts the replica from the store's documents at `revision`, each with
     /// the revision it last changed at. Call before the first client.
     /// `modSeqs`: the trees their records stored (``ReplicatedModSeqs``); a
-    /// document without one counts as changed whole at its revision.
+    /// document without one counts as changed whole at its revision. The
+    /// history starts after `revision`: a `since` from it on replays what the
+    /// replica applies next (an older `revision` than the store's newest fills
+    /// it with the changes between, docs/CLUSTER.md).
     public func loadReplica(documents: [String: (document: JSONObject, modRevision: UInt64)], revision: UInt64,
                             epoch: String, modSeqs: [String: ModSeqTree] = [:]) {
         let state: SavedState
@@ -172,6 +175,7 @@ extension Engine {
             preconditionFailure("a state without history is consistent: \(error)")
         }
         restore(state)
+        history.start(after: revision)
     }
 
     /// Brings the replica to the store's documents at `revision` after the

@@ -13,8 +13,9 @@ struct ReplicaSnapshot {
     var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
 
-    init(_ response: EtcdRangeResponse, keys: ClusterKeys) {
-        revision = response.header.revision
+    /// `revision`: the one the range read at (0: the newest, the response's).
+    init(_ response: EtcdRangeResponse, keys: ClusterKeys, revision: Int64 = 0) {
+        self.revision = revision != 0 ? revision : response.header.revision
         var records: [String: EtcdKeyValue] = [:]
         for kv in response.kvs {
             if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
@@ -38,8 +39,11 @@ struct ReplicaSnapshot {
         }
     }
 
-    /// The whole prefix: the documents, their records and the leased keys, at one revision.
-    static func request(_ keys: ClusterKeys) -> EtcdRangeRequest { EtcdRangeRequest(.prefix(keys.prefix)) }
+    /// The whole prefix: the documents, their records and the leased keys, at
+    /// one revision (0: the newest).
+    static func request(_ keys: ClusterKeys, revision: Int64 = 0) -> EtcdRangeRequest {
+        EtcdRangeRequest(.prefix(keys.prefix), revision: revision)
+    }
 
     /// Reads the snapshot before the daemon's loop runs, on a poll(2) loop of
     /// its own: no client may see the store before it is loaded.
