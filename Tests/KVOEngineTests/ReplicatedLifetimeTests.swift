@@ -31,6 +31,24 @@ import Testing
         #expect(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .disconnect, grantedAt: 4) == nil)
     }
 
+    @Test func aBatchsSetsCarryTheirLifetimesAndItsOwnerAndEveryReplicaKnowsTheirValuesAreLeased() throws {
+        _ = fixture.send(["op": "batch", "ops": [
+            ["op": "set", "object": "o", "keyPath": "a", "value": 1, "ephemeral": true],
+            ["op": "set", "object": "o", "keyPath": "b", "value": 2, "ttl": 3],
+            ["op": "set", "object": "p", "keyPath": "c", "value": 3],
+        ]], from: writer)
+        let batch = try #require(replicator.pendingBatches.first?.batch)
+        #expect(batch.owner == writer.id && batch.context.uid == 1000)
+        let lifetimes = batch.changes.flatMap { $0.steps.map(\.change.context.lifetime) }
+        #expect(lifetimes == [ValueLifetime(ephemeral: true), ValueLifetime(ttl: 3), nil])
+        replicator.deliverBatch(into: fixture.engine, at: 8)
+        expectJSON(fixture.send(["op": "get", "object": "o", "keyPath": "a"], from: watcher).reply,
+                   ["ok": true, "value": 1, "modSeq": 8, "seq": 8, "ephemeral": true])
+        #expect(fixture.engine.holdsLeases(in: "o") && !fixture.engine.holdsLeases(in: "p"))
+        let release = try #require(fixture.engine.releaseProposal(object: "o", path: ["b"], cause: .ttl, grantedAt: 8))
+        #expect(release.document == ["a": 1])
+    }
+
     @Test func theEndOfALeaseIsTheDeletionOfTheValueItStillHoldsWithItsCause() throws {
         var leased = ReplicatedChange(op: "set", object: "o", path: ["a"], kind: .setting)
         leased.context = ChangeContext(uid: 1000, host: "web1", lifetime: ValueLifetime(ttl: 2))

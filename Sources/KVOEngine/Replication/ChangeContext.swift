@@ -14,6 +14,10 @@ public struct ChangeContext: Sendable, Equatable {
     public var host: String?
     /// The `ephemeral` and `ttl` of the set that made it.
     public var lifetime: ValueLifetime?
+    /// The token of a change whose writer awaits its observers (`await`): the
+    /// kvod that proposed it knows it by this when its watch delivers it
+    /// (``Engine/awaitedProposals``); other kvods ignore it.
+    public var awaitID: UInt64?
 
     public init(cause: ChangeCause? = nil, uid: UInt32? = nil, host: String? = nil, lifetime: ValueLifetime? = nil) {
         self.cause = cause
@@ -31,6 +35,7 @@ public struct ChangeContext: Sendable, Equatable {
             if lifetime.ephemeral { members["ephemeral"] = .bool(true) }
             if let ttl = lifetime.ttl { members["ttl"] = .number(JSONNumber(validatedLiteral: String(ttl))) }
         }
+        if let awaitID { members["await"] = .string(String(awaitID, radix: 16)) }
     }
 
     /// Reads them from a stored record, leniently: a member of another type is left out.
@@ -44,5 +49,6 @@ public struct ChangeContext: Sendable, Equatable {
             lifetime.ttl = seconds
         }
         if lifetime.ephemeral || lifetime.ttl != nil { self.lifetime = lifetime }
+        if case .string(let token)? = record.value(at: ["await"]) { awaitID = UInt64(token, radix: 16) }
     }
 }
