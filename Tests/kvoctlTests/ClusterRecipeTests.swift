@@ -169,8 +169,9 @@ struct ClusterRecipeTests {
         try await RecipeTests.waitForObservations(onB, 1)
         let heartbeat = try started.add(RecipeTests.shell(kvods[0], try RecipeTests.recipe("A lease")))
         try await waitUntil("three renewals", timeout: 30) { () async -> Bool in RecipeTests.events(observer).count >= 3 }
-        // Not `expiresIn` yet: over etcd each kvod knows a value has a ttl, not its deadline (docs/CLUSTER.md).
-        #expect(try await onB.get("workers/w1", "alive") == true)
+        // B tells the value's remaining time, as the recipe says: the 3 s of the last renewal's lease.
+        let alive = try await onB.getVersioned("workers/w1", "alive")
+        #expect(alive.value == true && (1...3).contains(alive.expiresIn ?? -1), "\(alive)")
 
         try await kvods[0].kill()
         try await RecipeTests.checkLeaseExpires(observer)

@@ -26,16 +26,21 @@ struct ClusterBatchLifetimeTests {
         withExtendedLifetime(owner) {}
     }
 
-    @Test func aTTLOnABatchOpExpiresForAnotherKvodsObserverWithCauseTTLUnlessALaterOpEndsIt() async throws {
+    @Test func aTTLOnABatchOpExpiresForAnotherKvodsObserverWithCauseTTLUnlessALaterOpEndsItAndEveryKvodTellsExpiresIn()
+        async throws {
         let cluster = try await EtcdCluster(size: 1)
         let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         let (observer, sentAt, answeredAt) = try Self.setTTLsInABatch(a.socketPath, b.socketPath)
         // m's plain set, later in the batch, ended the lease its first set would have put.
-        #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/t/", "--keys-only"]) == ["/kvod/t/o/k"])
+        #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/t/", "--keys-only"])
+            == ["/kvod/t/o/k", "/kvod/t/o/long", "/kvod/t/o/single"])
         try Self.checkExpiry(observer, b.socketPath, sentAt: sentAt, answeredAt: answeredAt)
         let record = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
         #expect(record.contains(#""cause":"ttl""#), "\(record)")
+        // A kvod started since reads the deadlines from the leased values' notes.
+        let c = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try Self.checkExpiresIn(["single", "long"], within: 45...60, on: c.socketPath)
     }
 
     // MARK: Steps (blocking socket work, outside the async test bodies)
@@ -86,24 +91,39 @@ struct ClusterBatchLifetimeTests {
         #expect(kept["value"] == ["a": ["c": 1], "y": 1], "\(kept)")
     }
 
-    /// Through `a`, a batch sets `k` with a ttl of 2 s, and `m` with one and
-    /// then without; `b`'s observer is told the three. Returns the observer,
-    /// when the batch was sent and when it was answered.
+    /// Through `a`, `single` is set with a ttl of 60 s, then a batch sets `k`
+    /// with a ttl of 2 s, `m` with one and then without, and `long` with a
+    /// ttl of 60 s; `b`'s observer is told `k` and `m`'s, and `b` tells each
+    /// one's `expiresIn`. Returns the observer, when the batch was sent and
+    /// when it was answered.
     private static func setTTLsInABatch(_ a: String, _ b: String) throws
         -> (LineClient, ContinuousClock.Instant, ContinuousClock.Instant) {
         let observer = try LineClient(path: b)
         _ = try observer.request(#"{"op":"observe","object":"o","keyPaths":["k","m"],"options":["new"]}"#)
+        let single = try LineClient(path: a).request(#"{"op":"set","object":"o","keyPath":"single","value":1,"ttl":60}"#,
+                                                     timeout: 30).reply
+        #expect(single["ok"] == true, "\(single)")
         let sentAt = ContinuousClock.now
         let reply = try LineClient(path: a).request(#"""
             {"op":"batch","ops":[{"op":"set","object":"o","keyPath":"k","value":1,"ttl":2},\#
-            {"op":"set","object":"o","keyPath":"m","value":1,"ttl":2},{"op":"set","object":"o","keyPath":"m","value":2}]}
+            {"op":"set","object":"o","keyPath":"m","value":1,"ttl":2},{"op":"set","object":"o","keyPath":"m","value":2},\#
+            {"op":"set","object":"o","keyPath":"long","value":1,"ttl":60}]}
             """#, timeout: 30).reply
         let answeredAt = ContinuousClock.now
         #expect(reply["ok"] == true, "\(reply)")
         for _ in 0..<3 { _ = try observer.readJSON(timeout: 30) }
-        let got = try LineClient(path: b).request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply
-        #expect(got["ephemeral"] == nil && got["value"] == 1, "\(got)")
+        try checkExpiresIn(["k"], within: 1...2, on: b)
+        try checkExpiresIn(["single", "long"], within: 55...60, on: b)
         return (observer, sentAt, answeredAt)
+    }
+
+    /// `get` of each key of `o` on `socket` tells an `expiresIn` in `range`.
+    private static func checkExpiresIn(_ keys: [String], within range: ClosedRange<Int>, on socket: String) throws {
+        for key in keys {
+            let got = try LineClient(path: socket).request(#"{"op":"get","object":"o","keyPath":"\#(key)"}"#).reply
+            let left = try #require(got["expiresIn"]?.intValue, "\(key): \(got)")
+            #expect(range.contains(left) && got["value"] == 1 && got["ephemeral"] == nil, "\(key): \(got)")
+        }
     }
 
     /// `k` is deleted for the observer with `cause: ttl` at its deadline (not

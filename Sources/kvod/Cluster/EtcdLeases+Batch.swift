@@ -48,6 +48,16 @@ struct BatchLeasePlan {
 
     /// The ttls of the leases it needs granted, one per value with a `ttl`, in order.
     var ttls: [Double] { leased.compactMap(\.lifetime.ttl) }
+
+    /// When each value with a `ttl` ends, by `[object] + path`, given its
+    /// lease's end (`expires`, in the order of ``ttls``): what its steps' records tell.
+    func deadlines(_ expires: [Double]) -> [[String]: Double] {
+        var deadlines: [[String]: Double] = [:]
+        for (value, end) in zip(leased.filter { $0.lifetime.ttl != nil }, expires) {
+            deadlines[[value.object] + value.path] = end
+        }
+        return deadlines
+    }
 }
 
 extension EtcdLeases {
@@ -58,7 +68,7 @@ extension EtcdLeases {
             self?.grantTTLLeases(plan.ttls) { [weak self] result in
                 guard let self else { return }
                 done(result.map { Operations(operations: operations(plan, ephemeralLease: ephemeralLease, ttlLeases: $0),
-                                             ttlLeases: $0) })
+                                             ttlLeases: $0.map(\.id), expires: $0.map(\.expires)) })
             }
         }
         guard plan.leased.contains(where: \.lifetime.ephemeral), let owner = plan.owner else { return withTTLs(nil) }
@@ -72,7 +82,7 @@ extension EtcdLeases {
 
     /// `plan`'s operations with these leases (`ttlLeases` in the order of
     /// ``BatchLeasePlan/ttls``): the ended keys deleted, less the ones put.
-    func operations(_ plan: BatchLeasePlan, ephemeralLease: Int64?, ttlLeases: [Int64]) -> [EtcdRequestOp] {
+    func operations(_ plan: BatchLeasePlan, ephemeralLease: Int64?, ttlLeases: [TTLLease]) -> [EtcdRequestOp] {
         var ttlLease = ttlLeases.makeIterator()
         var puts: [EtcdPutRequest] = []
         for value in plan.leased {
@@ -112,21 +122,21 @@ extension EtcdLeases {
 
     /// Grants a lease per ttl (seconds, rounded up: etcd counts whole ones),
     /// all at once; if one fails, the others are revoked.
-    private func grantTTLLeases(_ ttls: [Double], _ done: @escaping (Result<[Int64], LeaseFailure>) -> Void) {
+    private func grantTTLLeases(_ ttls: [Double], _ done: @escaping (Result<[TTLLease], LeaseFailure>) -> Void) {
         guard !ttls.isEmpty else { return done(.success([])) }
-        var granted = [Int64?](repeating: nil, count: ttls.count)
+        var granted = [TTLLease?](repeating: nil, count: ttls.count)
         var failure: LeaseFailure?
         var left = ttls.count
         for (index, ttl) in ttls.enumerated() {
             client.grantLease(ttl: Int64(ttl.rounded(.up))) { [weak self] result in
                 switch result {
-                case .success(let lease): granted[index] = lease.id
+                case .success(let lease): granted[index] = TTLLease(lease)
                 case .failure(let error): failure = failure ?? LeaseFailure("etcd did not grant the ttl's lease: \(error)")
                 }
                 left -= 1
                 guard left == 0, let self else { return }
                 if let failure {
-                    for case let lease? in granted { revoke(lease) }
+                    for case let lease? in granted { revoke(lease.id) }
                     return done(.failure(failure))
                 }
                 done(.success(granted.compactMap { $0 }))

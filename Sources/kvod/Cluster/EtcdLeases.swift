@@ -39,6 +39,30 @@ final class EtcdLeases {
     struct Operations {
         var operations: [EtcdRequestOp] = []
         var ttlLeases: [Int64] = []
+        /// When each of those ends (``TTLLease/expires``), in the same order.
+        var expires: [Double] = []
+    }
+
+    /// A ttl's lease as granted: its id, and when it ends (wall clock,
+    /// seconds since 1970: the grant's answer plus the ttl etcd granted,
+    /// which may be longer than asked, never shorter).
+    struct TTLLease {
+        var id: Int64
+        var expires: Double
+
+        init(_ lease: EtcdLease) {
+            id = lease.id
+            expires = ((wallClockNow() + Double(lease.ttl)) * 1000).rounded(.up) / 1000
+        }
+
+        init(id: Int64, expires: Double) {
+            self.id = id
+            self.expires = expires
+        }
+
+        /// Stands for a lease not granted yet, in a `Txn` measured against etcd's
+        /// limits: as large as a real one (the largest id, a deadline as long).
+        static let placeholder = TTLLease(id: .max, expires: 9_999_999_999.999)
     }
 
     init(client: EtcdClient, keys: ClusterKeys, connectionTTL: Int64, loop: UVLoop, logger: Logger) {
@@ -69,7 +93,7 @@ final class EtcdLeases {
             // etcd's leases count whole seconds: never before the deadline.
             client.grantLease(ttl: Int64(ttl.rounded(.up))) { [weak self] result in
                 guard let self else { return }
-                done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: $0.id) }
+                done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: TTLLease($0)) }
                     .mapError { LeaseFailure("etcd did not grant the ttl's lease: \($0)") })
             }
         }
@@ -82,11 +106,11 @@ final class EtcdLeases {
         }
     }
 
-    private func operations(_ proposal: ChangeProposal, ephemeralLease: Int64?, ttlLease: Int64?) -> Operations {
+    private func operations(_ proposal: ChangeProposal, ephemeralLease: Int64?, ttlLease: TTLLease?) -> Operations {
         let change = proposal.change
         let puts = leasedPuts(change.object, change.path, uid: change.context.uid, ephemeralLease: ephemeralLease,
                               ttlLease: ttlLease)
-        var result = Operations(ttlLeases: ttlLease.map { [$0] } ?? [])
+        var result = Operations(ttlLeases: ttlLease.map { [$0.id] } ?? [], expires: ttlLease.map { [$0.expires] } ?? [])
         if proposal.lifetimes.endsLeases {
             for family in ClusterKeys.Family.allCases {
                 let key = keys.leased(family, change.object, change.path)
@@ -107,14 +131,15 @@ final class EtcdLeases {
     /// (none without a lease). A ttl key answers the key it replaces, whose
     /// lease is then revoked (``settled(_:_:)``).
     func leasedPuts(_ object: String, _ path: [String], uid: UInt32?, ephemeralLease: Int64?,
-                    ttlLease: Int64?) -> [EtcdPutRequest] {
+                    ttlLease: TTLLease?) -> [EtcdPutRequest] {
         var puts: [(ClusterKeys.Family, Int64)] = []
         if let ephemeralLease { puts.append((.ephemeral, ephemeralLease)) }
-        if let ttlLease { puts.append((.ttl, ttlLease)) }
+        if let ttlLease { puts.append((.ttl, ttlLease.id)) }
         if !puts.isEmpty { puts.append((.note, 0)) }
         let cause: ChangeCause = ephemeralLease != nil ? .disconnect : .ttl
         return puts.map { family, lease in
-            let value = LeasedValue(object: object, path: path, cause: family == .ttl ? .ttl : cause, uid: uid, host: host)
+            let value = LeasedValue(object: object, path: path, cause: family == .ttl ? .ttl : cause, uid: uid,
+                                    host: host, expires: ttlLease?.expires)
             return EtcdPutRequest(key: Array(keys.leased(family, object, path).utf8), value: value.json.jsonBytes,
                                   lease: lease, prevKV: family == .ttl)
         }

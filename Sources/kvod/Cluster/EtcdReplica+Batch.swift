@@ -17,28 +17,18 @@ extension EtcdReplica {
             compared[object] = revision
             compare.append(.modRevision(of: keys.document(object), is: revision))
         }
-        let writes = batch.changes.map { change in
-            // Who made it, beside the steps (older readers ignore it).
-            var record = ReplicatedBatchStep.record(change.steps)
-            if case .object(var members) = record {
-                var context = batch.context
-                context.host = leases.host
-                context.write(to: &members)
-                record = .object(members)
-            }
-            return ObjectWrite(object: change.object, document: change.document, record: record, modSeqs: change.modSeqs)
-        }
         let plan = BatchLeasePlan(batch) { engine.holdsLeases(in: $0) }
         guard plan.needsLeases else {
-            let request = txn(comparing: compare, writes: writes,
+            let request = txn(comparing: compare, writes: writes(of: batch),
                               besides: leases.operations(plan, ephemeralLease: nil, ttlLeases: []))
             return commit(request, comparing: compared, "this batch", answered: { [weak self] in
                 self?.leases.settled(EtcdLeases.Operations(), $0)
             }, done)
         }
         // etcd's limits first, with the largest lease ids: no lease is granted for a batch they refuse.
-        let placeholders = [Int64](repeating: .max, count: plan.ttls.count)
-        let provisional = txn(comparing: compare, writes: writes,
+        let placeholders = [EtcdLeases.TTLLease](repeating: .placeholder, count: plan.ttls.count)
+        let provisional = txn(comparing: compare,
+                              writes: writes(of: batch, deadlines: plan.deadlines(placeholders.map(\.expires))),
                               besides: leases.operations(plan, ephemeralLease: .max, ttlLeases: placeholders))
         if let refusal = limits.refusal(of: provisional, "this batch") { return done(.refused(refusal)) }
         leases.operations(for: plan) { [weak self] result in
@@ -47,10 +37,32 @@ extension EtcdReplica {
                 if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
                 return
             }
-            let request = txn(comparing: compare, writes: writes, besides: leased.operations)
+            let request = txn(comparing: compare, writes: writes(of: batch, deadlines: plan.deadlines(leased.expires)),
+                              besides: leased.operations)
             commit(request, comparing: compared, "this batch", answered: { [weak self] in
                 self?.leases.settled(leased, $0)
             }, done)
+        }
+    }
+
+    /// The document and record of each object `batch` changes: the record
+    /// its steps, each set with a `ttl` telling when its lease ends
+    /// (`deadlines`, by `[object] + path`), and who made it.
+    private func writes(of batch: BatchProposal, deadlines: [[String]: Double] = [:]) -> [ObjectWrite] {
+        batch.changes.map { change in
+            var steps = change.steps
+            for index in steps.indices where steps[index].change.context.lifetime?.ttl != nil {
+                steps[index].change.context.expires = deadlines[[change.object] + steps[index].change.path]
+            }
+            // Who made it, beside the steps (older readers ignore it).
+            var record = ReplicatedBatchStep.record(steps)
+            if case .object(var members) = record {
+                var context = batch.context
+                context.host = leases.host
+                context.write(to: &members)
+                record = .object(members)
+            }
+            return ObjectWrite(object: change.object, document: change.document, record: record, modSeqs: change.modSeqs)
         }
     }
 
