@@ -54,13 +54,21 @@ struct ClusterAwaitTests {
 
     private static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 
-    private static func checkAwaitsCountTheWritersKvod(_ a: String, _ b: String) throws {
+    /// The observers, and a writer on `a` that sets `o` `k` to 1 with
+    /// `await: acknowledged` and `timeout`; returns them once every observer
+    /// has the event, and its seq.
+    private static func setAwaitingAcks(_ a: String, _ b: String,
+                                        timeout: Int) throws -> (Observers, LineClient, Int) {
         let observers = try Observers(a: a, b: b)
         let writer = try LineClient(path: a)
-        // acknowledged: A's ack observer acks once B's has the event too; B's never acks.
         try writer.send(#"{"op":"set","id":1,"object":"o","keyPath":"k","value":1,"await":"acknowledged","#
-            + #""awaitTimeout":60000}"#)
-        let seq = try #require(try observers.readEvents(new: 1))
+            + #""awaitTimeout":\#(timeout)}"#)
+        return (observers, writer, try #require(try observers.readEvents(new: 1)))
+    }
+
+    private static func checkAwaitsCountTheWritersKvod(_ a: String, _ b: String) throws {
+        // acknowledged: A's ack observer acks once B's has the event too; B's never acks.
+        let (observers, writer, seq) = try setAwaitingAcks(a, b, timeout: 60000)
         #expect(try observers.ackOnA.request(#"{"op":"ack","seq":\#(seq)}"#).reply["ok"] == true)
         let acknowledged = try writer.readJSON(timeout: 30)
         #expect(acknowledged == ["id": 1, "ok": true, "seq": number(seq), "observers": 1, "acknowledged": 1],
@@ -82,11 +90,7 @@ struct ClusterAwaitTests {
     }
 
     private static func checkTimeout(_ a: String, _ b: String) throws {
-        let observers = try Observers(a: a, b: b)
-        let writer = try LineClient(path: a)
-        try writer.send(#"{"op":"set","id":1,"object":"o","keyPath":"k","value":1,"await":"acknowledged","#
-            + #""awaitTimeout":1500}"#)
-        let seq = try #require(try observers.readEvents(new: 1))
+        let (observers, writer, seq) = try setAwaitingAcks(a, b, timeout: 1500)
         // B's observer acks: no help, it is not counted.
         #expect(try observers.ackOnB.request(#"{"op":"ack","seq":\#(seq)}"#).reply["ok"] == true)
         let reply = try writer.readJSON(timeout: 30)
