@@ -16,7 +16,7 @@ public struct ChangeContext: Sendable, Equatable {
     public var lifetime: ValueLifetime?
     /// With a `ttl`: when the store's lease ends the value, in wall-clock
     /// seconds since 1970, as the kvod that had the lease granted reckoned
-    /// it (the grant's answer plus the ttl etcd granted): what `get`'s
+    /// it (the grant's answer plus the ttl the store granted): what `get`'s
     /// `expiresIn` counts down to on every kvod.
     public var expires: Double?
     /// The token of a change whose writer awaits its observers (`await`): the

@@ -42,11 +42,18 @@ extension Engine {
 
     /// Ends the registration of `token` as its proposal's outcome comes;
     /// returns whether the reply is the wait's (its revision was applied
-    /// here and the wait started), so the outcome answers nothing.
+    /// here and the wait started), so the outcome answers nothing else: the
+    /// wait's reply goes now if the wait ended already, else when it ends.
     func outcomeOfAwait(_ token: UInt64?, _ outcome: ProposalOutcome, to request: Request,
                         from client: ClientController) -> Bool {
         guard let token, let awaited = awaitedProposals.removeValue(forKey: token) else { return false }
-        if awaited.isWaiting { return true }
+        if awaited.isWaiting {
+            if let reply = client.replyAfterOutcome {
+                client.replyAfterOutcome = nil
+                if !client.isClosed { client.append(reply: reply) }
+            }
+            return true
+        }
         // Committed without events of its own here (a batch that changed nothing): nothing is due.
         guard case .applied(let seq) = outcome else { return false }
         startWait(id: request.id, awaited.awaiting, of: client, reply: awaited.reply(seq), seq: seq,
