@@ -50,10 +50,14 @@ public final class KVOConnection: Sendable {
     /// `extraTime`: how much longer than the request timeout the reply may take (an awaited write's wait).
     func request(_ request: RequestEncoder, extraTime: Duration = .zero) async throws(KVOClientError) -> JSONObject {
         let line = request.line
+        var waiter: ReplyWaiter?
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
-            core.send(line, .caller(core.waiter(.fields { continuation.resume(returning: $0) }, extraTime: extraTime)))
+            let caller = core.waiter(.fields { continuation.resume(returning: $0) }, extraTime: extraTime)
+            waiter = caller
+            core.send(line, .caller(caller))
         }
+        waiter?.handOver()
         return try result.get()
     }
 }

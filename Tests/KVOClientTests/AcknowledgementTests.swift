@@ -6,7 +6,7 @@ import Testing
 /// Acknowledgements and `await` with KVOClient against the real kvod: an
 /// observation made with `acknowledges` acks by itself once its change is
 /// handled, and a writer's `await: .acknowledged` returns only then.
-@Suite struct AcknowledgementTests {
+@Suite(.onDedicatedThread) struct AcknowledgementTests {
     /// The connection's highest acked seq as kvod holds it (its only observation's `lastAckedSeq`).
     private func lastAckedSeq(_ connection: KVOConnection) async throws -> UInt64? {
         try await connection.observations().first?.health?.lastAckedSeq
@@ -30,7 +30,7 @@ import Testing
             try await agent.observations().first?.delivery.acknowledges == true
         }
 
-        let write = Task {
+        let write = Task(executorPreference: TestThreads.shared) {
             let result = try await writer.set("config", "version", to: 42, await: .acknowledged(timeout: .seconds(30)))
             steps.append("writer returned")
             return result
@@ -55,7 +55,7 @@ import Testing
                                    delivery: DeliveryOptions(acknowledges: true))
         let seen = Recorder<Change>()
         let (gate, open) = AsyncStream<Void>.makeStream()
-        let consumer = Task {
+        let consumer = Task(executorPreference: TestThreads.shared) {
             var opened = gate.makeAsyncIterator()
             for try await change in stream {
                 seen.append(change)
@@ -65,7 +65,7 @@ import Testing
         try await waitUntil("kvod holds the agent's observation", timeout: 10) {
             try await agent.observations().count == 1
         }
-        let write = Task { try await writer.set("config", "version", to: 42, await: .acknowledged(timeout: .seconds(30))) }
+        let write = Task(executorPreference: TestThreads.shared) { try await writer.set("config", "version", to: 42, await: .acknowledged(timeout: .seconds(30))) }
         let change = try #require(try await seen.waitForCount(1).first)
         #expect(try await lastAckedSeq(agent) == 0, "a change being handled is not acknowledged")
         open.yield()  // the loop's next turn asks for the next change: this one is handled
@@ -86,7 +86,7 @@ import Testing
         try await waitUntil("kvod holds both observations", timeout: 10) {
             try await writer.info().observations == 2
         }
-        let consumer = Task {
+        let consumer = Task(executorPreference: TestThreads.shared) {
             var changes = handled.makeAsyncIterator()
             _ = try await changes.next()
             try await changes.acknowledge()

@@ -10,7 +10,7 @@ struct Person: Codable, Equatable {
 }
 
 /// The async/await style's requests against the real kvod.
-@Suite struct AsyncOperationsTests {
+@Suite(.onDedicatedThread) struct AsyncOperationsTests {
     @Test func setThenGetRoundTripsCodableValues() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// Conditional writes, batches, ephemeral values and ttl through KVOClient, against the real kvod.
-@Suite struct AtomicStateTests {
+@Suite(.onDedicatedThread) struct AtomicStateTests {
     @Test func conditionalSetCreatesOnceAndAFailedConditionCarriesTheCurrentModSeq() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

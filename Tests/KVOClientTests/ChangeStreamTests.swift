@@ -4,7 +4,7 @@ import KVOTestSupport
 import Testing
 
 /// `connection.changes(of:keyPath:options:)` against the real kvod.
-@Suite struct ChangeStreamTests {
+@Suite(.onDedicatedThread) struct ChangeStreamTests {
     @Test func streamDeliversInitialThenEveryChangeWithItsOptions() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)
@@ -38,7 +38,7 @@ import Testing
         let connection = try connect(kvod)
         let received = Recorder<Change>()
         let stream = connection.changes(of: "o", keyPath: "k", options: [.new])
-        let consumer = Task {
+        let consumer = Task(executorPreference: TestThreads.shared) {
             for try await change in stream { received.append(change) }
         }
         try await connection.set("o", "k", to: 1)
@@ -56,7 +56,7 @@ import Testing
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         let stream = connection.changes(of: "o", keyPath: "k", options: [.new])
-        let consumer = Task { () -> KVOClientError? in
+        let consumer = Task(executorPreference: TestThreads.shared) { () -> KVOClientError? in
             do {
                 for try await _ in stream {}
                 return nil

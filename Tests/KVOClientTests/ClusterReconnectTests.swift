@@ -6,7 +6,7 @@ import Testing
 /// The reconnect policy over etcd, where a batch's ops share one seq (the
 /// revision): an observer resumes from the revision before the last one it
 /// read and drops what it already had (``ResumeCursorTests`` for the rule).
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterReconnectTests {
     @Test func reconnectToAnotherKvodWithBatchesMissesAndRepeatsNothing() async throws {

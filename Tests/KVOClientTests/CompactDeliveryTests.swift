@@ -4,7 +4,7 @@ import Testing
 
 /// `DeliveryOptions(compact: true)` against the real kvod: the compact events
 /// decode into the very changes a full observer gets.
-@Suite struct CompactDeliveryTests {
+@Suite(.onDedicatedThread) struct CompactDeliveryTests {
     @Test(.timeLimit(.minutes(1))) func aCompactStreamGetsTheSameChangesAsAFullOne() async throws {
         let kvod = try await KVODProcess()
         let fullConnection = try connect(kvod)

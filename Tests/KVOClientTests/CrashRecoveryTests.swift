@@ -10,7 +10,7 @@ import Testing
 /// after each restart, seq must never go back, and an observer using
 /// KVOClient's reconnect must see every acknowledged change exactly once, in
 /// order.
-@Suite struct CrashRecoveryTests {
+@Suite(.onDedicatedThread) struct CrashRecoveryTests {
     static let writers = 4
     /// A fifth under a sanitizer (scripts/ci/sanitizers.sh sets KVOD_TEST_SANITIZER): each set is an fsync
     /// either way, and the sanitized client and kvod are several times slower.

@@ -4,7 +4,7 @@ import Testing
 
 /// `DeliveryOptions` (quiet observers) against the real kvod: each setting
 /// reaches the daemon (`observations` lists it) and changes what the observer gets.
-@Suite struct DeliveryOptionsTests {
+@Suite(.onDedicatedThread) struct DeliveryOptionsTests {
     @Test func aDistinctStreamDoesNotGetASetOfAnEqualValue() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

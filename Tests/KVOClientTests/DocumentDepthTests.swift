@@ -5,7 +5,7 @@ import Testing
 
 /// KVOClient reads whatever kvod accepts: the deepest object kvod stores is a
 /// reply and an event like any other, not a protocol violation.
-@Suite struct DocumentDepthTests {
+@Suite(.onDedicatedThread) struct DocumentDepthTests {
     @Test func getAndObserveOfTheDeepestObjectSucceed() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

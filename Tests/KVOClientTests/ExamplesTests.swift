@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// docs/CLIENT.md's examples, run as built against a fresh kvod: the guide stays true.
-@Suite struct ExamplesTests {
+@Suite(.onDedicatedThread) struct ExamplesTests {
     func runExample(_ name: String) throws -> CommandRun {
         let kvod = try KVODProcess()
         return try CommandRun.run(KVODProcess.productsDirectory.appendingPathComponent(name), [],

@@ -5,7 +5,7 @@ import KVOTestSupport
 import Testing
 
 /// KVOController's interface against the real kvod.
-@Suite struct KVOControllerTests {
+@Suite(.onDedicatedThread) struct KVOControllerTests {
     @Test func everyOptionAndKindReachesTheBlock() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

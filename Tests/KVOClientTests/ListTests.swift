@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// `list` against the real kvod: one page, and every name by paging.
-@Suite struct ListTests {
+@Suite(.onDedicatedThread) struct ListTests {
     @Test func listPageAndListPageThroughNamesUnderAPrefixInByteOrder() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

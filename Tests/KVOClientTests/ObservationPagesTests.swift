@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// `observations` against the real kvod: one page, and every observation by paging.
-@Suite struct ObservationPagesTests {
+@Suite(.onDedicatedThread) struct ObservationPagesTests {
     /// Sends a protocol line as it is and returns kvod's reply line.
     private func raw(_ line: String, on connection: KVOConnection) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in

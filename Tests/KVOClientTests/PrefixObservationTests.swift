@@ -4,7 +4,7 @@ import KVOTestSupport
 import Testing
 
 /// Prefix observations, in both styles, against the real kvod.
-@Suite struct PrefixObservationTests {
+@Suite(.onDedicatedThread) struct PrefixObservationTests {
     @Test func prefixStreamSendsOneInitialPerObjectInListOrderThenObjectsCreatedLater() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

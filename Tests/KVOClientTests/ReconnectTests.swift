@@ -5,7 +5,7 @@ import Testing
 
 /// The opt-in reconnect policy, against a kvod that is killed and restarted:
 /// observations resume where they stopped (`observe` with `since`).
-@Suite struct ReconnectTests {
+@Suite(.onDedicatedThread) struct ReconnectTests {
     @Test func reconnectAfterARestartWithItsDataDeliversWhatChangedMeanwhileExactlyOnce() async throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -121,7 +121,7 @@ final class StreamRecorder: Sendable {
 
     init(_ stream: ChangeStream) {
         let (changes, errors) = (changes, errors)
-        task = Task {
+        task = Task(executorPreference: TestThreads.shared) {
             do throws(KVOClientError) {
                 for try await change in stream { changes.append(change) }
             } catch {

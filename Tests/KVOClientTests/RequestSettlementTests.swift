@@ -8,7 +8,7 @@ import Testing
 /// flood of raw lines is in flight, and the connection ends in the middle:
 /// every call must end, by its reply or by the error that ended the
 /// connection, and every raw callback must be told exactly once.
-@Suite struct RequestSettlementTests {
+@Suite(.onDedicatedThread) struct RequestSettlementTests {
     enum Ending: String, Sendable, CaseIterable {
         /// `close()` by this program: everything ends with `closed`.
         case close

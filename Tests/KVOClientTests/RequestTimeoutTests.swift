@@ -6,7 +6,7 @@ import Testing
 
 /// `Configuration.requestTimeout` against a real kvod that does not answer:
 /// stopped with SIGSTOP, or gone while the connection reconnects.
-@Suite struct RequestTimeoutTests {
+@Suite(.onDedicatedThread) struct RequestTimeoutTests {
     /// The error `request` throws, nil if it succeeds; a failure if it has
     /// not ended within 20 s (without a working timeout it never would).
     func failure(of request: @escaping @Sendable () async throws -> Void) async throws -> KVOClientError? {

@@ -5,7 +5,7 @@ import Testing
 
 /// Resume points (epoch and seq) in KVOClient: what changes and `info` carry,
 /// their text form, and `changes(…, since:)` from them, against the real kvod.
-@Suite struct ResumePointTests {
+@Suite(.onDedicatedThread) struct ResumePointTests {
     @Test func aResumePointIsWrittenAndReadAsEpochColonSeq() {
         let point = ResumePoint(seq: 42, epoch: "9f0c2d41a7b35e18")
         #expect(point.description == "9f0c2d41a7b35e18:42")

@@ -9,7 +9,7 @@ import Glibc
 
 /// Before connecting to the default socket, a client checks that it and its
 /// directory belong to whom they should (docs/SECURITY.md, "The socket's directory").
-@Suite struct SocketOwnershipTests {
+@Suite(.onDedicatedThread) struct SocketOwnershipTests {
     @Test func onlyTheDefaultPathIsChecked() {
         #expect(KVOConnection.Configuration(socketPath: "/chosen.sock").checksSocketOwnership == false)
         let chosen = DefaultSocketPath.isChosen(environment: ProcessInfo.processInfo.environment)

@@ -7,7 +7,7 @@ import Testing
 /// leave the cooperative pool (one thread per core) to the tasks they wait
 /// for. A waiter that blocked its thread would hold the pool, the reply's
 /// task could not resume, and the waiters would time out.
-@Suite struct WaitingTests {
+@Suite(.onDedicatedThread) struct WaitingTests {
     @Test func asyncWaitUntilLeavesTheCooperativePoolToTheTaskItWaitsFor() async throws {
         let kvod = try await KVODProcess()
         let connection = try KVOConnection(socketPath: kvod.socketPath)

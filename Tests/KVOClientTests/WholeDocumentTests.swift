@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// Observing and setting whole documents against the real kvod.
-@Suite struct WholeDocumentTests {
+@Suite(.onDedicatedThread) struct WholeDocumentTests {
     @Test func wholeDocumentStreamCarriesTheDocumentAndWhereItChanged() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

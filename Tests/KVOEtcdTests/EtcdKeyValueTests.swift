@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// KVOEtcd's reads, writes and transactions against a real 3-member etcd cluster.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct EtcdKeyValueTests {
     @Test func putThenRangeOverThePrefixReadsEveryValueBackWithItsRevisions() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `EtcdTxnRequest`'s measure against etcd's own limits (`--max-request-bytes`,
 /// `--max-txn-ops`), which kvod checks before it sends (docs/CLUSTER.md).
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct EtcdTxnLimitTests {
     /// kvod's shape of `Txn`: a compare, a document and its record.

@@ -4,10 +4,9 @@ import Glibc
 #endif
 
 /// A child's exit as the kernel holds it, read without reaping the child
-/// (`waitid` with `WNOWAIT`: Foundation still reaps it and keeps its own
-/// record). Foundation learns of an exit on a monitor thread of its own,
-/// which in a parallel test run was seen to report a child that had finished
-/// only after 20 s; the kernel's record is there at once.
+/// (`waitid` with `WNOWAIT`: ``ChildProcess`` reaps it when it goes away).
+/// The kernel's record is there at once; Foundation's own notice of an exit
+/// came 20 s late, or never, in parallel test runs.
 public enum ChildExit {
     /// The exit status of child `pid` if it has exited: its code, or 128 +
     /// the signal that ended it; nil while it runs.
@@ -20,22 +19,14 @@ public enum ChildExit {
         return info.si_code == CLD_EXITED ? status : 128 + status
     }
 
-    /// The exit status of `process`, once it has exited: Foundation's, or the
-    /// kernel's while Foundation has not caught up (where its own would trap).
-    public static func status(of process: Process) -> Int32? {
-        if !process.isRunning { return process.terminationStatus }
-        if let status = status(of: process.processIdentifier) { return status }
-        // Foundation may have reaped it between the two looks (waitid then fails).
-        return process.isRunning ? nil : process.terminationStatus
-    }
+    /// The exit status of `process`, once it has exited.
+    public static func status(of process: ChildProcess) -> Int32? { process.exitStatus }
 
     /// Waits until `process` has exited, at most `timeout` seconds; returns its
-    /// status. Not `Process.waitUntilExit`, which waits for Foundation's
-    /// notice: a parallel run left children unreaped for 14 minutes, and a
-    /// test process hung in it.
+    /// status.
     @discardableResult
     @available(*, noasync, message: "blocks a cooperative thread")
-    public static func wait(for process: Process, timeout: Double = 10) throws -> Int32 {
+    public static func wait(for process: ChildProcess, timeout: Double = 10) throws -> Int32 {
         var status: Int32?
         try waitUntil("pid \(process.processIdentifier) exits", timeout: timeout, recheckEvery: 0.01) {
             status = Self.status(of: process)
@@ -46,7 +37,7 @@ public enum ChildExit {
 
     /// SIGKILL, then waits for the exit (SIGKILL cannot be caught: at once).
     @available(*, noasync, message: "blocks a cooperative thread")
-    public static func kill(_ process: Process) {
+    public static func kill(_ process: ChildProcess) {
         guard status(of: process) == nil else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         _ = try? wait(for: process)

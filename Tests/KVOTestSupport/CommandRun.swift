@@ -30,7 +30,7 @@ public struct CommandRun: Sendable {
 /// @unchecked Sendable: the drains are set once, in `init`; the rest is
 /// immutable or locked (``Collected``, ``Recorder``).
 public final class RunningCommand: @unchecked Sendable {
-    private let process: Process
+    private let process: ChildProcess
     private let description: String
     private let output = Collected()
     private let stdoutPipe = Pipe()
@@ -38,14 +38,14 @@ public final class RunningCommand: @unchecked Sendable {
     private var stdoutDrain: PipeDrain?
     private var stderrDrain: PipeDrain?
     /// How often a wait for the exit looks at the kernel's record (``ChildExit``):
-    /// Foundation's own notice came minutes late, or never, in parallel runs.
+    /// nothing else tells a waiter that a child has exited.
     private static let lateExitRecheck = 0.05
 
     /// Starts `executable` with ``KVODProcess/inheritedEnvironment`` (so without
     /// `$KVOD_SOCKET`) plus `environment`.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                 stdin: String? = nil) throws {
-        process = Process()
+        process = ChildProcess()
         description = ([executable.lastPathComponent] + arguments).joined(separator: " ")
         process.executableURL = executable
         process.arguments = arguments
@@ -137,7 +137,7 @@ public final class RunningCommand: @unchecked Sendable {
     }
 }
 
-/// What the program wrote so far, filled from Foundation's reading threads.
+/// What the program wrote so far, filled by its pipes' ``PipeDrain`` threads.
 ///
 /// @unchecked Sendable: `data` is only touched with `lock` held.
 private final class Collected: @unchecked Sendable {

@@ -10,7 +10,7 @@ public final class EtcdCluster: @unchecked Sendable {
     public struct Member {
         public let name: String
         public let clientURL: String
-        public let process: Process
+        public let process: ChildProcess
     }
 
     public private(set) var members: [Member]
@@ -37,6 +37,26 @@ public final class EtcdCluster: @unchecked Sendable {
     public init(size: Int = 3, arguments: [String] = [], timeout: Double = 60) async throws {
         guard let binaries = Self.binaries else { throw TestFailure("etcd and etcdctl are not installed") }
         directory = try TemporaryDirectory.make()
+        (members, commandLines) = try Self.launch(size, arguments, binaries.etcd, in: directory)
+        // A port chosen free can be taken before etcd binds it (an outgoing
+        // connection's local port, in a parallel run): then start again on others.
+        for attempt in 1... {
+            do {
+                try await waitUntilHealthy(members.map(\.clientURL), timeout: timeout)
+                return
+            } catch where attempt < 3 && members.contains(where: { log(of: $0).contains("address already in use") }) {
+                for index in members.indices { try await kill(member: index) }
+                try FileManager.default.removeItem(atPath: directory)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+                (members, commandLines) = try Self.launch(size, arguments, binaries.etcd, in: directory)
+            }
+        }
+    }
+
+    /// Starts `size` members on free ports, with their data and logs in `directory`.
+    private static func launch(_ size: Int, _ arguments: [String], _ etcd: URL, in directory: String) throws
+        -> ([Member], [[String]])
+    {
         let ports = try LoopbackPorts.free(size * 2)
         let names = (0..<size).map { "m\($0)" }
         let peerURLs = (0..<size).map { "http://127.0.0.1:\(ports[size + $0])" }
@@ -52,12 +72,10 @@ public final class EtcdCluster: @unchecked Sendable {
                 "--initial-cluster", initialCluster, "--initial-cluster-state", "new",
                 "--initial-cluster-token", URL(fileURLWithPath: directory).lastPathComponent,
             ] + arguments)
-            let process = try Self.launch(binaries.etcd, commandLines[index], log: "\(directory)/\(names[index]).log")
+            let process = try launch(etcd, commandLines[index], log: "\(directory)/\(names[index]).log")
             members.append(Member(name: names[index], clientURL: clientURL, process: process))
         }
-        self.commandLines = commandLines
-        self.members = members
-        try await waitUntilHealthy(members.map(\.clientURL), timeout: timeout)
+        return (members, commandLines)
     }
 
     deinit {
@@ -67,8 +85,8 @@ public final class EtcdCluster: @unchecked Sendable {
 
     public var clientURLs: [String] { members.map(\.clientURL) }
 
-    private static func launch(_ etcd: URL, _ arguments: [String], log: String) throws -> Process {
-        let process = Process()
+    private static func launch(_ etcd: URL, _ arguments: [String], log: String) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = etcd
         process.arguments = arguments
         process.environment = KVODProcess.inheritedEnvironment.filter { !$0.key.hasPrefix("ETCD") }

@@ -12,7 +12,7 @@ public final class KVODProcess: @unchecked Sendable {
     /// A folder of this kvod's own, removed with it: its stderr log, and its
     /// socket unless one was given.
     public let directory: String
-    public let process = Process()
+    public let process = ChildProcess()
     /// kvod's stderr goes to a file, not a pipe: kvod logs every connection,
     /// and a pipe nobody drains fills at 64 KiB and would block kvod.
     public let stderrPath: String
@@ -21,7 +21,7 @@ public final class KVODProcess: @unchecked Sendable {
     /// Copies `stderrPipe` into the log file.
     private var stderrDrain: PipeDrain?
     /// How often a wait for the exit looks at the kernel's record (``ChildExit``):
-    /// Foundation's own notice came minutes late, or never, in parallel runs.
+    /// nothing else tells a waiter that a child has exited.
     private static let lateExitRecheck = 0.05
 
     /// The folder that holds the test bundle also holds the built executables.

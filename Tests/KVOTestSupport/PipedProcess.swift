@@ -5,7 +5,7 @@ import Glibc
 /// come from its stdout with deadlines. Its stderr is discarded. Blocking;
 /// for synchronous tests.
 public final class PipedProcess {
-    public let process = Process()
+    public let process = ChildProcess()
     private let input = Pipe()
     private let output = Pipe()
     private var reader: LineReader

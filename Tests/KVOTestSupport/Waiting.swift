@@ -66,14 +66,14 @@ public func withDeadline<T: Sendable>(_ what: String, seconds timeout: Double,
                                       _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let outcome = FirstOutcome<T>()
     return try await withCheckedThrowingContinuation { continuation in
-        let work = Task { try await body() }
+        let work = Task(executorPreference: TestThreads.shared) { try await body() }
         // A timer the system fires at the deadline, not a task that sleeps until it.
         let timer = DispatchWorkItem {
             outcome.settle(continuation, with: .failure(TestFailure("timed out after \(timeout)s waiting for \(what)")))
             work.cancel()
         }
         WaitSignal.timers.asyncAfter(deadline: .now() + timeout, execute: timer)
-        Task {
+        Task(executorPreference: TestThreads.shared) {
             let result = await work.result
             timer.cancel()
             outcome.settle(continuation, with: result)

@@ -4,7 +4,7 @@ import KVOTestSupport
 import Testing
 
 /// kvoctl's conditions, `get --mod-seq`, `--ttl` and `batch`, against the real kvod.
-@Suite struct AtomicCommandTests {
+@Suite(.onDedicatedThread) struct AtomicCommandTests {
     @Test func getModSeqPrintsTheModSeqThenTheValueAndConditionsExitWith5() async throws {
         let kvod = try await KVODProcess()
         #expect(try await KVOCtl.run(kvod, ["set", "--if-mod-seq", "0", "counter", "n", "41"]).stdout == "1\n")

@@ -5,7 +5,7 @@ import Testing
 
 /// `kvoctl set --await` (and the other write commands) with `kvoctl observe
 /// --ack` agents: the roll-out barrier of docs/RECIPES.md, and its exit status 7.
-@Suite struct AwaitCommandTests {
+@Suite(.onDedicatedThread) struct AwaitCommandTests {
     /// Waits until kvod holds `count` observations.
     private func waitForObservations(_ kvod: KVODProcess, _ count: Int) async throws {
         let connection = try KVOConnection(socketPath: kvod.socketPath)

@@ -6,7 +6,7 @@ import Testing
 
 /// docs/RECIPES.md over etcd (docs/CLUSTER.md): each recipe's shell block, run by `sh` as
 /// written (RecipeTests' helpers), with its participants spread over two kvods on one etcd member.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterRecipeTests {
     /// Both kvods' `--etcd-lease-ttl`: a killed kvod's ephemeral values must go within it; a

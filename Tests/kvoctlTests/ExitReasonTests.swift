@@ -5,7 +5,7 @@ import Testing
 
 /// Every non-zero exit says why on one line of standard error, unless
 /// `--quiet`; and the options every command shares go before or after its name.
-@Suite struct ExitReasonTests {
+@Suite(.onDedicatedThread) struct ExitReasonTests {
     @Test func everyFailureStatusComesWithOneLineThatSaysWhyAndQuietLeavesItOut() async throws {
         let kvod = try await KVODProcess(arguments: ["--history", "1"])
         for value in 1...3 { _ = try await KVOCtl.run(kvod, ["set", "o", "k", String(value)]) }

@@ -3,7 +3,7 @@ import KVOTestSupport
 import Testing
 
 /// `set --hold`: the ephemeral value lives as long as kvoctl holds its connection.
-@Suite struct HoldCommandTests {
+@Suite(.onDedicatedThread) struct HoldCommandTests {
     @Test func aHoldWhoseKvodIsKilledExitsThreeSayingTheConnectionWasLost() async throws {
         let kvod = try await KVODProcess()
         let hold = try RunningCommand(KVOCtl.binaryURL, ["set", "seat", "owner", "me", "--ephemeral", "--hold",

@@ -4,7 +4,7 @@ import KVOTestSupport
 import Testing
 
 /// `kvoctl list`, `observe --prefix`, `observe OBJECT` and `set OBJECT VALUE`, and the README's registry recipe.
-@Suite struct NamespaceCommandTests {
+@Suite(.onDedicatedThread) struct NamespaceCommandTests {
     func waitForObservations(_ kvod: KVODProcess, _ count: Int) async throws {
         let connection = try KVOConnection(socketPath: kvod.socketPath)
         try await waitUntil("kvod holds \(count) observations", timeout: 60) {

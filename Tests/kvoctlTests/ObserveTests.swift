@@ -4,7 +4,7 @@ import KVOTestSupport
 import Testing
 
 /// `kvoctl observe`: one JSON line per event, in pipelines.
-@Suite struct ObserveTests {
+@Suite(.onDedicatedThread) struct ObserveTests {
     /// Waits until the daemon holds `count` observations (kvoctl has registered).
     func waitForObservations(_ kvod: KVODProcess, _ count: Int) async throws {
         let connection = try KVOConnection(socketPath: kvod.socketPath)

@@ -5,7 +5,7 @@ import Testing
 
 /// `kvoctl observe --distinct`, `--kinds` and `--throttle`: kvod applies
 /// them, so what they exclude is never printed.
-@Suite struct QuietObserveTests {
+@Suite(.onDedicatedThread) struct QuietObserveTests {
     /// Starts `kvoctl observe ARGUMENTS` and returns once kvod holds its observation.
     private func observe(_ kvod: KVODProcess, _ arguments: [String]) async throws -> RunningCommand {
         let observe = try RunningCommand(KVOCtl.binaryURL, ["observe"] + arguments + ["--socket", kvod.socketPath])

@@ -24,7 +24,7 @@ extension RecipeTests {
         try await connection.set("queue/pending", "job7", to: ["cmd": "backup"] as JSONValue)
         let observer = try Self.background(observing, ["observe", "--prefix", "queue/", "job7", "--new"])
         try await Self.waitForObservations(connection, 1)
-        let writer = Task {
+        let writer = Task(executorPreference: TestThreads.shared) {
             var count = 0
             while !Task.isCancelled { try await connection.set("queue/other", "job7", to: count); count += 1 }
         }

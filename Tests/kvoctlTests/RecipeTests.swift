@@ -6,7 +6,7 @@ import Testing
 
 /// docs/RECIPES.md: each recipe's shell block, taken from the page and run by `sh` as written,
 /// against the real kvod, with kvoctl on `PATH` and `$KVOD_SOCKET` set.
-@Suite struct RecipeTests {
+@Suite(.onDedicatedThread) struct RecipeTests {
     /// The `index`th `sh` block of the section headed `heading` in docs/RECIPES.md.
     static func recipe(_ heading: String, block index: Int = 0) throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Testing
 
 /// Resuming from a shell: `--since EPOCH:SEQ`, `--print-resume`, `info`'s
 /// resume point, and `observe --resume-file` run in a loop across restarts of kvod.
-@Suite struct ResumeCommandTests {
+@Suite(.onDedicatedThread) struct ResumeCommandTests {
     /// One printed event: its epoch and seq (from `resume`), value, and whether it is initial.
     struct Printed: Equatable, CustomStringConvertible {
         var epoch: String

@@ -5,7 +5,7 @@ import Testing
 
 /// Values on kvoctl's command line: negative numbers, `--`, words that look
 /// like JSON, `--string` and `--json-file`, against the real kvod.
-@Suite struct ValueArgumentTests {
+@Suite(.onDedicatedThread) struct ValueArgumentTests {
     /// kvoctl with `--socket` first, so that `--` can end the line's options.
     func kvoctl(_ kvod: KVODProcess, _ arguments: [String], stdin: String? = nil) async throws -> CommandRun {
         try await KVOCtl.run(["--socket", kvod.socketPath] + arguments, stdin: stdin)

@@ -6,7 +6,7 @@ import Testing
 /// `batch` over etcd and etcd's limits (docs/CLUSTER.md): a batch is one
 /// `Txn`, one revision, replayed op by op by every kvod; a request etcd
 /// would refuse for its size or its operations is refused by kvod first.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterBatchTests {
     /// Two objects, several ops on each, an op that changes nothing, conditions that hold.

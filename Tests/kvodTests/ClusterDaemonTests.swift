@@ -5,7 +5,7 @@ import Testing
 
 /// `kvod --etcd` (docs/CLUSTER.md): three kvods over a real 3-member etcd
 /// cluster, each on its own member, as three hosts would run them.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterDaemonTests {
     @Test func setsOnEveryKvodReachEveryObserverOnEveryKvodAsOneStreamWithTheSameSeqs() async throws {
@@ -262,7 +262,7 @@ struct ClusterDaemonTests {
     private static func blocking(_ work: @escaping @Sendable () async throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var failure: Error?
-        Task {
+        Task(executorPreference: TestThreads.shared) {
             do { try await work() } catch { failure = error }
             done.signal()
         }

@@ -5,7 +5,7 @@ import Testing
 
 /// Ephemeral values and `ttl` over etcd (docs/CLUSTER.md): two kvods on one
 /// etcd member, a value set through kvod A, an observer on kvod B.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterLifetimeTests {
     /// The lease ttl of the kvod that dies: its values must go within it (the default is 10 s).

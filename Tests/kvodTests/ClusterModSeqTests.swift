@@ -7,7 +7,7 @@ import Testing
 /// loaded the prefix at start gives every key path the modSeq a kvod that
 /// followed the changes gives, so a compare-and-set read on one kvod holds
 /// through another, and through the same kvod after a restart.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterModSeqTests {
     @Test func aKvodThatLoadedThePrefixGivesEachKeyPathTheModSeqOfTheKvodThatFollowedIt() async throws {

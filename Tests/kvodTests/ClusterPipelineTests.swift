@@ -7,7 +7,7 @@ import Testing
 /// connection's change requests read in a row go as one `Txn`, yet each keeps
 /// its own reply, in request order, and its own events on every kvod; an op
 /// that would fail fails alone.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterPipelineTests {
     @Test func pipelinedSetsKeepTheirOrderAndRepliesAndAnotherKvodsObserverSeesEachAtItsSeq() async throws {

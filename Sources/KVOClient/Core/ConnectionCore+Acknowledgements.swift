@@ -47,9 +47,11 @@ extension ConnectionCore {
     /// Acks everything handled so far and returns once kvod has recorded it
     /// (replies come in order, so every earlier ack is recorded too).
     func acknowledgeHandled() async throws(KVOClientError) {
+        var caller: ReplyWaiter?
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<JSONObject, KVOClientError>, Never>) in
             let waiter = self.waiter(.fields { continuation.resume(returning: $0) })
+            caller = waiter
             let failure = state.withLock { state -> KVOClientError? in
                 let through = max(state.acks.sent, state.acks.handledThrough(latestSeq: state.latestSeq))
                 state.acks.sent = through
@@ -59,6 +61,7 @@ extension ConnectionCore {
             }
             if let failure { waiter.fail(failure) }
         }
+        caller?.handOver()
         _ = try result.get()
     }
 

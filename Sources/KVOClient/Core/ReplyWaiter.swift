@@ -49,6 +49,13 @@ final class ReplyWaiter: Sendable {
         }
     }
 
+    /// Called by the caller once resumed with the reply: an acquiring load
+    /// that pairs with `claim()`, so that ThreadSanitizer sees the reply's
+    /// memory handed over from the reader thread. It cannot see the Swift
+    /// runtime's own ordering when a reply overtakes the caller's `await`
+    /// (a CI run reported that as a race on the reply's dictionary).
+    func handOver() { _ = isSettled.load(ordering: .acquiring) }
+
     /// True for the first caller only.
     private func claim() -> Bool { !isSettled.exchange(true, ordering: .acquiringAndReleasing) }
 }

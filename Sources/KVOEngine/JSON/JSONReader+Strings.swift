@@ -34,34 +34,62 @@ extension JSONReader {
         return start..<position - 1
     }
 
-    /// Validates UTF-8 and escapes. Unescaped runs are copied in bulk, and a
-    /// string without escapes is never copied into `scratch` at all.
+    /// Validates UTF-8 and escapes; then a string without escapes is made
+    /// from its bytes, and one with escapes is decoded straight into a `String`.
     private mutating func parseStringSlowly(from start: Int, materialize: Bool) throws(JSONError) -> String {
         lastStringWasPlainASCII = false
-        var runStart = start
         var hasEscapes = false
-        scratch.removeAll(keepingCapacity: true)
         while true {
+            position = JSONStringScan.endOfPlainRun(in: bytes, from: position, asciiOnly: true)
             guard position < bytes.count else { throw .unexpectedEnd(at: position) }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                guard materialize else { return "" }
-                guard hasEscapes else { return makeString(runStart..<position - 1) }
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position - 1]))
-                return String(decoding: scratch, as: UTF8.self)
+                break
             } else if byte == UInt8(ascii: "\\") {
-                if materialize { scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position])) }
                 hasEscapes = true
-                try parseEscape(materialize: materialize)
-                runStart = position
+                try skipEscape()
             } else if byte < 0x20 {
                 throw .controlCharacter(byte, at: position)
-            } else if byte < 0x80 {
-                position += 1
             } else {
                 try skipUTF8Sequence()
             }
+        }
+        guard materialize else { return "" }
+        let text = start..<position - 1
+        return hasEscapes ? decodeEscapes(in: text) : makeString(text)
+    }
+
+    /// The text of `range`, validated by ``parseStringSlowly(from:materialize:)``,
+    /// its escapes decoded. Escapes only shorten text, so the escaped length is
+    /// room enough, and up to 15 bytes make a small string with no allocation.
+    private func decodeEscapes(in range: Range<Int>) -> String {
+        String(unsafeUninitializedCapacity: range.count) { buffer in
+            var written = 0
+            var index = range.lowerBound
+            while index < range.upperBound {
+                let byte = bytes[index]
+                guard byte == UInt8(ascii: "\\") else {
+                    buffer[written] = byte
+                    written += 1
+                    index += 1
+                    continue
+                }
+                if let decoded = Self.simpleEscape(bytes[index + 1]) {
+                    buffer[written] = decoded
+                    written += 1
+                    index += 2
+                    continue
+                }
+                var scalar = UInt32(hex4(at: index + 2))
+                index += 6
+                if scalar >= 0xD800 && scalar <= 0xDBFF {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10 | (UInt32(hex4(at: index + 2)) - 0xDC00))
+                    index += 6
+                }
+                written += Self.encodeUTF8(scalar, into: buffer, at: written)
+            }
+            return written
         }
     }
 
@@ -93,78 +121,84 @@ extension JSONReader {
         position += continuations + 1
     }
 
-    /// Decodes the escape at `position` into `scratch`. `\u` escapes must form
-    /// whole scalars: a high surrogate needs a low one right after it.
-    private mutating func parseEscape(materialize: Bool) throws(JSONError) {
+    /// Passes over the escape at `position`, checking it. `\\u` escapes must
+    /// form whole scalars: a high surrogate needs a low one right after it.
+    private mutating func skipEscape() throws(JSONError) {
         let escapeStart = position
         guard position + 1 < bytes.count else { throw .unexpectedEnd(at: bytes.count) }
-        let decoded: UInt8
-        switch bytes[position + 1] {
-        case UInt8(ascii: "\""): decoded = 0x22
-        case UInt8(ascii: "\\"): decoded = 0x5C
-        case UInt8(ascii: "/"): decoded = 0x2F
-        case UInt8(ascii: "b"): decoded = 0x08
-        case UInt8(ascii: "f"): decoded = 0x0C
-        case UInt8(ascii: "n"): decoded = 0x0A
-        case UInt8(ascii: "r"): decoded = 0x0D
-        case UInt8(ascii: "t"): decoded = 0x09
-        case UInt8(ascii: "u"):
-            position += 2
-            let unit = try parseHex4(escapeStart: escapeStart)
-            var scalar = UInt32(unit)
-            if unit >= 0xDC00 && unit <= 0xDFFF { throw .loneSurrogate(unit, at: escapeStart) }
-            if unit >= 0xD800 && unit <= 0xDBFF {
-                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                    bytes[position + 1] == UInt8(ascii: "u")
-                else { throw .loneSurrogate(unit, at: escapeStart) }
-                position += 2
-                let low = try parseHex4(escapeStart: position - 2)
-                guard low >= 0xDC00 && low <= 0xDFFF else { throw .loneSurrogate(unit, at: escapeStart) }
-                scalar = 0x10000 + (UInt32(unit - 0xD800) << 10 | UInt32(low - 0xDC00))
-            }
-            if materialize { appendUTF8(scalar) }
-            return
-        default:
-            throw .invalidEscape(at: escapeStart)
-        }
+        let kind = bytes[position + 1]
         position += 2
-        if materialize { scratch.append(decoded) }
+        if Self.simpleEscape(kind) != nil { return }
+        guard kind == UInt8(ascii: "u") else { throw .invalidEscape(at: escapeStart) }
+        let unit = try parseHex4(escapeStart: escapeStart)
+        if unit >= 0xDC00 && unit <= 0xDFFF { throw .loneSurrogate(unit, at: escapeStart) }
+        guard unit >= 0xD800 && unit <= 0xDBFF else { return }
+        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+        else { throw .loneSurrogate(unit, at: escapeStart) }
+        position += 2
+        let low = try parseHex4(escapeStart: position - 2)
+        guard low >= 0xDC00 && low <= 0xDFFF else { throw .loneSurrogate(unit, at: escapeStart) }
+    }
+
+    /// The byte a two-character escape stands for (`\\n`: LF); nil for `u` and anything else.
+    private static func simpleEscape(_ kind: UInt8) -> UInt8? {
+        switch kind {
+        case UInt8(ascii: "\""): 0x22
+        case UInt8(ascii: "\\"): 0x5C
+        case UInt8(ascii: "/"): 0x2F
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
     }
 
     private mutating func parseHex4(escapeStart: Int) throws(JSONError) -> UInt16 {
         guard position + 4 <= bytes.count else { throw .invalidEscape(at: escapeStart) }
+        for offset in 0..<4 where Self.hexDigit(bytes[position + offset]) == nil { throw .invalidEscape(at: escapeStart) }
+        defer { position += 4 }
+        return hex4(at: position)
+    }
+
+    /// The four hex digits at `offset`, known to be valid.
+    private func hex4(at offset: Int) -> UInt16 {
         var unit: UInt16 = 0
-        for _ in 0..<4 {
-            let byte = bytes[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw .invalidEscape(at: escapeStart)
-            }
-            unit = unit << 4 | UInt16(digit)
-            position += 1
-        }
+        for index in offset..<offset + 4 { unit = unit << 4 | UInt16(Self.hexDigit(bytes[index]) ?? 0) }
         return unit
     }
 
-    private mutating func appendUTF8(_ scalar: UInt32) {
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Writes `scalar` as UTF-8 at `offset`; returns how many bytes it took.
+    private static func encodeUTF8(_ scalar: UInt32, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
         switch scalar {
         case ..<0x80:
-            scratch.append(UInt8(scalar))
+            buffer[offset] = UInt8(scalar)
+            return 1
         case ..<0x800:
-            scratch.append(UInt8(0xC0 | scalar >> 6))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
+            buffer[offset] = UInt8(0xC0 | scalar >> 6)
+            buffer[offset + 1] = UInt8(0x80 | scalar & 0x3F)
+            return 2
         case ..<0x10000:
-            scratch.append(UInt8(0xE0 | scalar >> 12))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
+            buffer[offset] = UInt8(0xE0 | scalar >> 12)
+            buffer[offset + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+            buffer[offset + 2] = UInt8(0x80 | scalar & 0x3F)
+            return 3
         default:
-            scratch.append(UInt8(0xF0 | scalar >> 18))
-            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
+            buffer[offset] = UInt8(0xF0 | scalar >> 18)
+            buffer[offset + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+            buffer[offset + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+            buffer[offset + 3] = UInt8(0x80 | scalar & 0x3F)
+            return 4
         }
     }
 }

@@ -50,7 +50,7 @@ public enum JSONText {
 /// unchanged for as long as the reader is used. After a method throws, the
 /// reader's position is unspecified; discard it.
 public struct JSONReader {
-    // `bytes`, `position`, `scratch`, `lastStringWasPlainASCII`: internal, not
+    // `bytes`, `position`, `lastStringWasPlainASCII`: internal, not
     // private, only for the string scanning in JSONReader+Strings.swift.
     let bytes: UnsafeRawBufferPointer
     /// The deepest nesting of arrays and objects accepted, pull-API objects included.
@@ -60,8 +60,6 @@ public struct JSONReader {
     public let maxDepth: Int
     var position = 0
     private var depth = 0
-    /// Reused for strings with escapes, so they cost one allocation, not one per byte.
-    var scratch: [UInt8] = []
     /// True between `nextMember()` returning a name and that member's value being read.
     private var valuePending = false
     /// The innermost object opened with `beginObject()` and not yet closed,

@@ -6,8 +6,7 @@ import Glibc
 /// `kvod-crowd SOCKET COUNT KEYS`: holds COUNT connections to kvod, the i-th
 /// observing key path `k<i % KEYS>` of object `crowd`, for tests that need
 /// thousands of clients without holding thousands of descriptors themselves
-/// (Foundation's `Process.run` over-reads /proc/self/fd when a process has
-/// more than about a thousand open, and the test process starts many).
+/// (the test process's open-file limit is shared by every test running).
 ///
 /// On stdout: `ready` once every observe is answered. On stdin, `expect E`:
 /// reads E events on every connection, checks each is for that connection's

@@ -26,8 +26,8 @@ enum ForeignKVOD {
 
     /// Starts kvod as nobody and returns it once `socketPath` accepts connections.
     static func start(_ arguments: [String], environment: [String: String], socketPath: String,
-                      stderrPath: String) throws -> Process {
-        let process = Process()
+                      stderrPath: String) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = setprivArguments(KVODProcess.binaryURL, arguments)
         process.environment = KVODProcess.inheritedEnvironment.merging(environment) { _, new in new }

@@ -15,7 +15,7 @@ final class SocketActivatedKVOD: @unchecked Sendable {
 
     let socketPath: String
     let directory: String
-    let process = Process()
+    let process = ChildProcess()
     private let stderrPipe = Pipe()
 
     /// Starts the launcher and waits until its socket file exists; kvod
