@@ -7,7 +7,7 @@ import Testing
 /// for the observers of the kvod that took the write, as in local mode; the
 /// observers of other kvods are not counted. Two kvods on one etcd member,
 /// the writer on kvod A.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterAwaitTests {
     /// Observers of `o` `k`: an ack observation on A (waited for), a plain

@@ -7,7 +7,7 @@ import Testing
 /// the leased keys go in the batch's one `Txn`, and their ends are deletions
 /// told on every kvod with their cause. Two kvods on one etcd member, the
 /// batch through kvod A, an observer on kvod B.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterBatchLifetimeTests {
     @Test func theEphemeralValuesOfABatchGoWhenItsOwnerClosesForAnotherKvodsObserverWithCauseDisconnect() async throws {
