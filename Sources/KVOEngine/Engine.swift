@@ -44,6 +44,9 @@ public final class Engine {
     /// wait for ``proposePipelinedChanges(of:)`` and go as one proposal (the
     /// daemon calls it after each read); false: each is proposed at once.
     public var pipelinesChanges = false
+    /// Over a replicator: this kvod's changes with `await` not decided yet, by
+    /// the token their records carry (``registerAwait(of:from:reply:)``).
+    var awaitedProposals: [UInt64: AwaitedProposal] = [:]
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration

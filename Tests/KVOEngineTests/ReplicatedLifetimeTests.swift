@@ -23,12 +23,30 @@ import Testing
         #expect(proposal.change.context == ChangeContext(uid: 1000, lifetime: ValueLifetime(ephemeral: true, ttl: 5)))
         replicator.deliverAll(into: fixture.engine, from: 4)
         expectJSON(fixture.send(["op": "get", "object": "o", "keyPath": "a"], from: watcher).reply,
-                   ["ok": true, "value": 1, "modSeq": 4, "seq": 4, "ephemeral": true])
+                   ["ok": true, "value": 1, "modSeq": 4, "seq": 4, "ephemeral": true, "expiresIn": 5])
         // A plain set there ends the lease: its proposal deletes the leased keys, and a lease's end deletes nothing.
         _ = fixture.send(["op": "set", "object": "o", "keyPath": "a", "value": 2], from: writer)
         #expect(replicator.pending.first?.proposal.lifetimes.endsLeases == true)
         replicator.deliverAll(into: fixture.engine, from: 5)
         #expect(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .disconnect, grantedAt: 4) == nil)
+    }
+
+    @Test func aBatchsSetsCarryTheirLifetimesAndItsOwnerAndEveryReplicaKnowsTheirValuesAreLeased() throws {
+        _ = fixture.send(["op": "batch", "ops": [
+            ["op": "set", "object": "o", "keyPath": "a", "value": 1, "ephemeral": true],
+            ["op": "set", "object": "o", "keyPath": "b", "value": 2, "ttl": 3],
+            ["op": "set", "object": "p", "keyPath": "c", "value": 3],
+        ]], from: writer)
+        let batch = try #require(replicator.pendingBatches.first?.batch)
+        #expect(batch.owner == writer.id && batch.context.uid == 1000)
+        let lifetimes = batch.changes.flatMap { $0.steps.map(\.change.context.lifetime) }
+        #expect(lifetimes == [ValueLifetime(ephemeral: true), ValueLifetime(ttl: 3), nil])
+        replicator.deliverBatch(into: fixture.engine, at: 8)
+        expectJSON(fixture.send(["op": "get", "object": "o", "keyPath": "a"], from: watcher).reply,
+                   ["ok": true, "value": 1, "modSeq": 8, "seq": 8, "ephemeral": true])
+        #expect(fixture.engine.holdsLeases(in: "o") && !fixture.engine.holdsLeases(in: "p"))
+        let release = try #require(fixture.engine.releaseProposal(object: "o", path: ["b"], cause: .ttl, grantedAt: 8))
+        #expect(release.document == ["a": 1])
     }
 
     @Test func theEndOfALeaseIsTheDeletionOfTheValueItStillHoldsWithItsCause() throws {
@@ -44,6 +62,25 @@ import Testing
         fixture.engine.applyReplicated(release.change, document: release.document, seq: 6)
         let events = fixture.take(from: watcher).events
         #expect(events.count == 1 && events.first?.member("cause") == "ttl" && events.first?.member("seq") == 6)
+    }
+
+    @Test func aTTLValueTellsExpiresInFromItsRecordsDeadlineButOnlyTheStoreDeletesIt() throws {
+        var leased = ReplicatedChange(op: "set", object: "o", path: ["a"], kind: .setting)
+        leased.context = ChangeContext(lifetime: ValueLifetime(ttl: 2), expires: wallClockNow() + 99.5)
+        #expect(ReplicatedChange(object: "o", json: leased.json)?.context == leased.context)
+        fixture.engine.applyReplicated(leased, document: ["a": 1], seq: 3)
+        #expect(fixture.send(["op": "get", "object": "o", "keyPath": "a"], from: watcher).reply.member("expiresIn") == 100)
+        // An older kvod's record tells no deadline: the ttl from now.
+        leased.path = ["b"]
+        leased.context.expires = nil
+        fixture.engine.applyReplicated(leased, document: ["a": 1, "b": 2], seq: 4)
+        #expect(fixture.send(["op": "get", "object": "o", "keyPath": "b"], from: watcher).reply.member("expiresIn") == 2)
+        // A kvod that loads the note gets the deadline it tells; one long past deletes nothing here.
+        fixture.engine.restoreReplicatedLease(object: "o", path: ["a"], ephemeral: false, at: 3,
+                                              expires: wallClockNow() - 10)
+        #expect(fixture.send(["op": "get", "object": "o", "keyPath": "a"], from: watcher).reply.member("expiresIn") == 0)
+        fixture.engine.releaseDueValues()
+        #expect(fixture.value("o", "a") == 1 && replicator.pending.isEmpty, "the store's lease ends it, not the engine")
     }
 
     @Test func recordsReadWhatTheyKnowAndIgnoreTheRest() throws {

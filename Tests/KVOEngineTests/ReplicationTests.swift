@@ -112,4 +112,20 @@ final class ScriptedReplicator: ChangeReplicator {
             revision += 1
         }
     }
+
+    /// Applies the oldest pending batch at `revision` as the store delivers it
+    /// (each object's record as stored, read back), and tells it it was.
+    func deliverBatch(into engine: Engine, at revision: UInt64) {
+        let (batch, done) = pendingBatches.removeFirst()
+        var steps: [ReplicatedBatchStep] = []
+        var documents: [String: JSONObject?] = [:]
+        for change in batch.changes {
+            guard case .object(var record) = ReplicatedBatchStep.record(change.steps) else { continue }
+            batch.context.write(to: &record)
+            steps += ReplicatedBatchStep.steps(object: change.object, record: .object(record)) ?? []
+            documents[change.object] = change.document
+        }
+        engine.applyReplicatedBatch(steps, documents: documents, seq: revision)
+        done(.applied(seq: revision))
+    }
 }

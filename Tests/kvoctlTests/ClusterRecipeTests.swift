@@ -169,10 +169,11 @@ struct ClusterRecipeTests {
         try await RecipeTests.waitForObservations(onB, 1)
         let heartbeat = try started.add(RecipeTests.shell(kvods[0], try RecipeTests.recipe("A lease")))
         try await waitUntil("three renewals", timeout: 30) { () async -> Bool in RecipeTests.events(observer).count >= 3 }
-        // Not `expiresIn` yet: over etcd each kvod knows a value has a ttl, not its deadline (docs/CLUSTER.md).
+        // B tells the value's remaining time, as the recipe says: the 3 s of the last renewal's lease.
         // Waited for, not read once: a late renewal on a loaded machine lets the value lapse until the next.
-        try await waitUntil("the value is there on the other kvod", timeout: 10) { () async -> Bool in
-            (try? await onB.get("workers/w1", "alive")) == true
+        try await waitUntil("the value is there on the other kvod with 1 to 3 s left", timeout: 10) { () async -> Bool in
+            guard let alive = try? await onB.getVersioned("workers/w1", "alive") else { return false }
+            return alive.value == true && (1...3).contains(alive.expiresIn ?? -1)
         }
 
         try await kvods[0].kill()

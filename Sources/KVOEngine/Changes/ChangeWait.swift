@@ -37,6 +37,8 @@ final class ChangeWait {
     /// The connections that hold a part of it.
     private var holders: [ClientController] = []
     private(set) var isFinished = false
+    /// Runs once the reply went (over etcd: what the writer sent after its change is answered then).
+    var then: (() -> Void)?
 
     init(writer: ClientController, id: JSONValue?, reply: ReplyEncoder, seq: UInt64, awaiting: ChangeAwait,
          deadline: UInt64) {
@@ -78,6 +80,9 @@ final class ChangeWait {
         for holder in holders { holder.dropParts(of: self) }
         holders = []
         writer.endAwaiting(self, reply: replyBytes(timedOut: timedOut))
+        let then = self.then
+        self.then = nil
+        then?()
     }
 
     private func replyBytes(timedOut: Bool) -> [UInt8] {

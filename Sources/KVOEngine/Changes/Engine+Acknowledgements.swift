@@ -23,9 +23,17 @@ extension Engine {
         defer { shared.awaitCollector = nil }
         try perform(request.operation, lifetime: request.lifetime, for: client, reply: &reply)
         shared.awaitCollector = nil
+        startWait(id: request.id, awaiting, of: client, reply: reply, seq: store.seq, for: collector)
+    }
+
+    /// Makes `client`'s reply wait for the observations `collector` gathered
+    /// while its change (at `seq`) was dispatched, until the await's timeout
+    /// from now; `then` runs once the reply went.
+    func startWait(id: JSONValue?, _ awaiting: ChangeAwait, of client: ClientController, reply: ReplyEncoder,
+                   seq: UInt64, for collector: AwaitCollector, then: (() -> Void)? = nil) {
         let deadline = configuration.throttleClock() + UInt64(awaiting.timeout)
-        let wait = ChangeWait(writer: client, id: request.id, reply: reply, seq: store.seq, awaiting: awaiting,
-                              deadline: deadline)
+        let wait = ChangeWait(writer: client, id: id, reply: reply, seq: seq, awaiting: awaiting, deadline: deadline)
+        wait.then = then
         client.pendingWait = wait
         shared.awaitSchedule.add(wait)
         collector.fill(wait)

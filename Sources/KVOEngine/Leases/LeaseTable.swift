@@ -71,7 +71,10 @@ final class LeaseTable {
     func added(_ lease: Lease, at place: Place, generation: UInt64) {
         count += 1
         if let owner = lease.owner { byOwner[owner, default: []].insert(place) }
-        if let deadline = lease.deadline { deadlines.insert(Deadline(time: deadline, place: place, generation: generation)) }
+        // Over etcd the store's lease ends the value; its deadline is only told (`expiresIn`).
+        if let deadline = lease.deadline, lease.replicatedAt == nil {
+            deadlines.insert(Deadline(time: deadline, place: place, generation: generation))
+        }
     }
 
     func removed(_ lease: Lease, at place: Place) {

@@ -68,6 +68,10 @@ extension ClientController {
     func endAwaiting(_ wait: ChangeWait, reply: [UInt8]) {
         guard pendingWait === wait else { return }
         pendingWait = nil
+        // Over etcd the change's outcome may still be on its way: the reply goes with it, so
+        // that the daemon, which reads again once a reply went, does not wait for an outcome
+        // that brings no output.
+        if awaitsReplication { return replyAfterOutcome = reply }
         append(reply: reply)
     }
 

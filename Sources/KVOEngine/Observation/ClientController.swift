@@ -80,6 +80,9 @@ public final class ClientController: CustomStringConvertible {
     var pendingWait: ChangeWait?
     /// Over etcd: this client's last change waits to be committed and applied here.
     var awaitsReplication = false
+    /// Over etcd: the reply of a wait (`await`) that ended before its change's
+    /// outcome came; it goes with the outcome (``Engine/outcomeOfAwait(_:_:to:from:)``).
+    var replyAfterOutcome: [UInt8]?
     /// Over etcd: change requests read in a row, to be proposed as one
     /// transaction (``Engine/proposePipelinedChanges(of:)``).
     var pipelined: [Request] = []

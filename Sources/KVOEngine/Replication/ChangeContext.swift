@@ -14,12 +14,23 @@ public struct ChangeContext: Sendable, Equatable {
     public var host: String?
     /// The `ephemeral` and `ttl` of the set that made it.
     public var lifetime: ValueLifetime?
+    /// With a `ttl`: when the store's lease ends the value, in wall-clock
+    /// seconds since 1970, as the kvod that had the lease granted reckoned
+    /// it (the grant's answer plus the ttl the store granted): what `get`'s
+    /// `expiresIn` counts down to on every kvod.
+    public var expires: Double?
+    /// The token of a change whose writer awaits its observers (`await`): the
+    /// kvod that proposed it knows it by this when its watch delivers it
+    /// (``Engine/awaitedProposals``); other kvods ignore it.
+    public var awaitID: UInt64?
 
-    public init(cause: ChangeCause? = nil, uid: UInt32? = nil, host: String? = nil, lifetime: ValueLifetime? = nil) {
+    public init(cause: ChangeCause? = nil, uid: UInt32? = nil, host: String? = nil, lifetime: ValueLifetime? = nil,
+                expires: Double? = nil) {
         self.cause = cause
         self.uid = uid
         self.host = host
         self.lifetime = lifetime
+        self.expires = expires
     }
 
     /// Adds the members known to a stored record.
@@ -31,6 +42,8 @@ public struct ChangeContext: Sendable, Equatable {
             if lifetime.ephemeral { members["ephemeral"] = .bool(true) }
             if let ttl = lifetime.ttl { members["ttl"] = .number(JSONNumber(validatedLiteral: String(ttl))) }
         }
+        if let awaitID { members["await"] = .string(String(awaitID, radix: 16)) }
+        if let expires { members["expires"] = .number(JSONNumber(validatedLiteral: String(expires))) }
     }
 
     /// Reads them from a stored record, leniently: a member of another type is left out.
@@ -44,5 +57,9 @@ public struct ChangeContext: Sendable, Equatable {
             lifetime.ttl = seconds
         }
         if lifetime.ephemeral || lifetime.ttl != nil { self.lifetime = lifetime }
+        if case .string(let token)? = record.value(at: ["await"]) { awaitID = UInt64(token, radix: 16) }
+        if case .number(let number)? = record.value(at: ["expires"]), let seconds = number.doubleValue, seconds > 0 {
+            expires = seconds
+        }
     }
 }

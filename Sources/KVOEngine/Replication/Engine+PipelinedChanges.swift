@@ -86,7 +86,7 @@ extension Engine {
             client.pipelined = Array(requests[..<failing])
             return failing > 0 ? proposePipeline(of: client, through: replicator) : answerParked(of: client)
         }
-        proposal.uid = client.credentials?.uid
+        proposal.context.uid = client.credentials?.uid
         client.awaitsReplication = true
         replicator.propose(proposal) { [self] outcome in
             client.awaitsReplication = false
@@ -112,7 +112,8 @@ extension Engine {
     /// awaits its commit again; change requests in a row join a new pipeline.
     func answerParked(of client: ClientController) {
         guard let replicator else { return }
-        while !client.awaitsReplication, !client.isClosed, !client.parked.isEmpty {
+        // A change's wait for its observers (`await`) holds what came after it too.
+        while !client.isAwaiting, !client.isClosed, !client.parked.isEmpty {
             let entry = client.parked.removeFirst()
             if case .request(let request) = entry {
                 handlePipelined(request, from: client, through: replicator)
@@ -123,7 +124,7 @@ extension Engine {
                 answerAlone(entry, of: client, through: replicator)
             }
         }
-        if !client.awaitsReplication, !client.isClosed { proposePipeline(of: client, through: replicator) }
+        if !client.isAwaiting, !client.isClosed { proposePipeline(of: client, through: replicator) }
     }
 
     private func answerAlone(_ entry: ParkedRequest, of client: ClientController, through replicator: ChangeReplicator) {

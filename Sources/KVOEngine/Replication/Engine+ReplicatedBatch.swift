@@ -6,27 +6,31 @@
 /// revision it commits at. Every kvod replays its ops in order.
 extension Engine {
     /// Proposes `operations` (the batch `request` carries) through
-    /// `replicator`; the reply comes once the batch is applied here. A lost
-    /// race is computed again, as a single change's.
+    /// `replicator`; the reply comes once the batch is applied here (with
+    /// `await`, once its observers here are settled). A lost race is computed
+    /// again, as a single change's.
     func proposeBatch(_ operations: [ChangeOperation], of request: Request, from client: ClientController,
                       through replicator: ChangeReplicator, attempt: Int) throws(KVOEngineError) {
-        if let index = operations.firstIndex(where: { $0.lifetime != nil }) {
-            throw KVOEngineError(.badRequest, "ops[\(index)]: ephemeral and ttl are not available over etcd yet",
-                                 details: ["index": .number(JSONNumber(index))])
-        }
         var (proposal, changed) = try batchProposal(operations)
-        proposal.uid = client.credentials?.uid
+        proposal.context.uid = client.credentials?.uid
+        if proposal.changes.contains(where: { $0.steps.contains { $0.change.context.lifetime?.ephemeral == true } }) {
+            proposal.owner = client.id
+        }
+        let store = store
+        let applied = { (seq: UInt64) -> ReplyEncoder in
+            // Every op of the batch has the revision's seq; nothing changed: the current seq.
+            var reply = ReplyEncoder()
+            reply.seq(changed.contains(true) ? seq : store.seq)
+            let number = JSONValue.number(JSONNumber(validatedLiteral: String(seq)))
+            reply.field("seqs", .array(changed.map { $0 ? number : .null }))
+            return reply
+        }
+        proposal.context.awaitID = registerAwait(of: request, from: client, reply: applied)
         client.awaitsReplication = true
         replicator.propose(proposal) { [self] outcome in
             answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
-                             contended: "the objects of this batch") { seq in
-                // Every op of the batch has the revision's seq; nothing changed: the current seq.
-                var reply = ReplyEncoder()
-                reply.seq(changed.contains(true) ? seq : store.seq)
-                let number = JSONValue.number(JSONNumber(validatedLiteral: String(seq)))
-                reply.field("seqs", .array(changed.map { $0 ? number : .null }))
-                return reply
-            }
+                             contended: "the objects of this batch", awaitID: proposal.context.awaitID,
+                             applied: applied)
         }
     }
 
@@ -46,9 +50,11 @@ extension Engine {
         var steps: [String: [ReplicatedBatchStep]] = [:]
         for (position, seq) in seqs.enumerated() {
             guard let seq, let record = records[seq] else { continue }
-            let change = ReplicatedChange(op: Operation.names[operations[position].operation.nameIndex],
+            var change = ReplicatedChange(op: Operation.names[operations[position].operation.nameIndex],
                                           object: record.object, path: record.path, kind: record.kind,
                                           indexes: record.indexes)
+            // A set's lifetime, as a single set's record tells it: every kvod then knows the value is leased.
+            if case .set = operations[position].operation { change.context.lifetime = operations[position].lifetime }
             steps[record.object, default: []].append(ReplicatedBatchStep(change: change, position: position,
                                                                          written: record.new))
         }
@@ -73,27 +79,33 @@ extension Engine {
     /// documents (nil: deleted); one that no step names (written without
     /// kvod) is then applied as a whole-document change.
     public func applyReplicatedBatch(_ steps: [ReplicatedBatchStep], documents: [String: JSONObject?], seq: UInt64) {
+        applyAwaited(steps.first?.change.context.awaitID, seq: seq) {
+            applyBatchSteps(steps, documents: documents, seq: seq)
+        }
+    }
+
+    private func applyBatchSteps(_ steps: [ReplicatedBatchStep], documents: [String: JSONObject?], seq: UInt64) {
         let ordered = steps.sorted { $0.position < $1.position }
         var last: [String: Int] = [:]
         for (index, step) in ordered.enumerated() { last[step.change.object] = index }
         for (index, step) in ordered.enumerated() {
             let object = step.change.object
             if last[object] == index, let document = documents[object] {
-                applyReplicated(step.change, document: document, seq: seq)
+                applyReplicatedChange(step.change, document: document, seq: seq)
                 continue
             }
             var document = store.value(object, at: [])
             ChangeRecord(object: object, path: step.change.path, kind: step.change.kind, indexes: step.change.indexes,
                          old: nil, new: step.written, seq: seq, existingKeys: 0).apply(to: &document)
             guard case .object(let members)? = document else {
-                applyReplicated(step.change, document: nil, seq: seq)
+                applyReplicatedChange(step.change, document: nil, seq: seq)
                 continue
             }
-            applyReplicated(step.change, document: members, seq: seq)
+            applyReplicatedChange(step.change, document: members, seq: seq)
         }
         for (object, document) in documents where last[object] == nil {
-            applyReplicated(ReplicatedChange(op: "external", object: object, path: [], kind: .setting),
-                            document: document, seq: seq)
+            applyReplicatedChange(ReplicatedChange(op: "external", object: object, path: [], kind: .setting),
+                                  document: document, seq: seq)
         }
     }
 }

@@ -28,10 +28,13 @@ extension Engine {
     public func holdsLeases(in object: String) -> Bool { store.objects.entry(object)?.leases != nil }
 
     /// The lease a replicated change puts on its value, at `seq`: no owner
-    /// and no deadline here (the store's lease ends it, on every kvod alike).
+    /// here, and a deadline that is only told (`expiresIn`): the store's lease
+    /// ends the value, on every kvod alike. The deadline is the record's
+    /// (the granting kvod's), else the ttl from now (an older kvod's record).
     func replicatedLease(of change: ReplicatedChange, at seq: UInt64) -> Lease? {
         guard let lifetime = change.context.lifetime, change.kind == .setting else { return nil }
-        return Lease(owner: nil, ephemeral: lifetime.ephemeral, deadline: nil, replicatedAt: seq)
+        let deadline = lifetime.ttl.map { change.context.expires ?? configuration.wallClock() + $0 }
+        return Lease(owner: nil, ephemeral: lifetime.ephemeral, deadline: deadline, replicatedAt: seq)
     }
 
     /// The deletion of `path` in `object` with `cause`, because the store's
@@ -55,14 +58,16 @@ extension Engine {
 extension Engine {
     /// Marks `path` of `object` leased since the set at `revision`, as the
     /// store's leased keys say when a kvod starts or resyncs (the records of
-    /// those sets may be long overwritten). Ignored for a value not there.
-    public func restoreReplicatedLease(object: String, path: [String], ephemeral: Bool, at revision: UInt64) {
+    /// those sets may be long overwritten), with the deadline they tell
+    /// (`expires`, for `expiresIn`). Ignored for a value not there.
+    public func restoreReplicatedLease(object: String, path: [String], ephemeral: Bool, at revision: UInt64,
+                                       expires: Double? = nil) {
         guard let entry = store.objects.entry(object), entry.members != nil,
               store.value(object, at: path[...]) != nil else { return }
         let keyPath = path.joined(separator: ".")
         let place = LeaseTable.Place(object: object, keyPath: keyPath)
         var leases = entry.leases ?? [:]
-        var lease = Lease(owner: nil, ephemeral: ephemeral, deadline: nil, replicatedAt: revision)
+        var lease = Lease(owner: nil, ephemeral: ephemeral, deadline: expires, replicatedAt: revision)
         if let held = leases[keyPath] {
             // Both families' keys of one set: one lease, ephemeral if either says so.
             lease.ephemeral = lease.ephemeral || (held.lease.replicatedAt == revision && held.lease.ephemeral)

@@ -10,32 +10,37 @@ extension Engine {
     public static let maxProposalAttempts = 32
 
     /// Answers a change op through `replicator`: the reply comes once the
-    /// change is applied here (read-your-writes); meanwhile nothing more is
-    /// read from the client (``ClientController/isAwaiting``).
+    /// change is applied here (read-your-writes), and with `await` once its
+    /// observers here were written to or acknowledged (``applyAwaited(_:seq:_:)``);
+    /// meanwhile nothing more is read from the client (``ClientController/isAwaiting``).
     func handleReplicated(_ request: Request, from client: ClientController, through replicator: ChangeReplicator,
                           attempt: Int = 1) {
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
-            if request.awaiting != nil { throw .badRequest("await is not available over etcd yet") }
             if case .batch(let operations) = request.operation {
                 return try proposeBatch(operations, of: request, from: client, through: replicator, attempt: attempt)
             }
             if let condition = request.condition { try check(condition, of: request.operation) }
-            guard let proposal = try proposal(for: request.operation).map({ withContext($0, of: request, from: client) })
-            else {
-                // Deleting what is not there: as in local mode, no change and the current seq.
+            let applied = { (seq: UInt64) -> ReplyEncoder in
                 var reply = ReplyEncoder()
-                reply.seq(store.seq)
-                return client.append(reply, id: request.id)
+                reply.seq(seq)
+                return reply
             }
+            guard var proposal = try proposal(for: request.operation).map({ withContext($0, of: request, from: client) })
+            else {
+                // Deleting what is not there: as in local mode, no change and the current seq (no observer is due).
+                if let awaiting = request.awaiting {
+                    return startWait(id: request.id, awaiting, of: client, reply: applied(store.seq), seq: store.seq,
+                                     for: AwaitCollector(writer: client, condition: awaiting.condition))
+                }
+                return client.append(applied(store.seq), id: request.id)
+            }
+            let token = registerAwait(of: request, from: client, reply: applied)
+            proposal.change.context.awaitID = token
             client.awaitsReplication = true
             replicator.propose(proposal) { [self] outcome in
                 answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
-                                 contended: proposal.change.object) { seq in
-                    var reply = ReplyEncoder()
-                    reply.seq(seq)
-                    return reply
-                }
+                                 contended: proposal.change.object, awaitID: token, applied: applied)
             }
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
@@ -44,14 +49,19 @@ extension Engine {
     }
 
     /// Tells `client` what became of its proposal: the reply `applied` makes
-    /// at the committed seq, or, for a lost race, the request computed again
-    /// (at most ``maxProposalAttempts`` times), or why nothing changed.
+    /// at the committed seq (with `await`, the wait's reply: `awaitID`), or,
+    /// for a lost race, the request computed again (at most
+    /// ``maxProposalAttempts`` times), or why nothing changed.
     func answerReplicated(_ outcome: ProposalOutcome, to request: Request, from client: ClientController,
-                          through replicator: ChangeReplicator, attempt: Int, contended: String,
+                          through replicator: ChangeReplicator, attempt: Int, contended: String, awaitID: UInt64? = nil,
                           applied: (UInt64) -> ReplyEncoder) {
         client.awaitsReplication = false
+        let waits = outcomeOfAwait(awaitID, outcome, to: request, from: client)
         guard !client.isClosed else { return }
         switch outcome {
+        case _ where waits:
+            // Its revision was applied here: the wait replies (an outcome that says otherwise came too late to tell).
+            break
         case .applied(let seq):
             client.append(applied(seq), id: request.id)
         case .conflict where attempt < Self.maxProposalAttempts:
@@ -126,6 +136,13 @@ extension Engine {
     /// before and from `document`, so every replica derives the same events.
     /// `resync`: the change catches up over compacted history (its events say so).
     public func applyReplicated(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64, resync: Bool = false) {
+        applyAwaited(change.context.awaitID, seq: seq) {
+            applyReplicatedChange(change, document: document, seq: seq, resync: resync)
+        }
+    }
+
+    /// ``applyReplicated(_:document:seq:resync:)`` without looking for a writer that awaits it.
+    func applyReplicatedChange(_ change: ReplicatedChange, document: JSONObject?, seq: UInt64, resync: Bool = false) {
         let object = change.object
         let keys = change.path[...]
         let before = store.value(object, at: [])

@@ -39,10 +39,13 @@ public struct ReplicatedBatchStep: Sendable, Equatable {
         guard case .string("batch")? = json.value(at: ["op"]), case .array(let entries)? = json.value(at: ["steps"]) else {
             return nil
         }
+        // The batch's await token is the record's, not each step's: each step carries it here.
+        let awaitID = ChangeContext(json).awaitID
         var steps: [ReplicatedBatchStep] = []
         for entry in entries {
-            guard let change = ReplicatedChange(object: object, json: entry),
+            guard var change = ReplicatedChange(object: object, json: entry),
                   case .number(let at)? = entry.value(at: ["at"]), let position = Int(at.literal) else { return nil }
+            change.context.awaitID = awaitID
             steps.append(ReplicatedBatchStep(change: change, position: position, written: entry.value(at: ["new"])))
         }
         return steps
@@ -70,6 +73,10 @@ public struct BatchProposal: Sendable {
     public let objects: [String]
     /// The objects it changes; empty when no op changes anything.
     public let changes: [ObjectChange]
-    /// The uid of the client that sent it, for its records (``ChangeContext``).
-    public internal(set) var uid: UInt32?
+    /// Who sent it (the client's uid) and, with `await`, its token: the
+    /// members of its records beside the steps (``ChangeContext``).
+    public internal(set) var context = ChangeContext()
+    /// The client (``ClientController/id``) that will own the ephemeral
+    /// values its sets make (a step's `context.lifetime`); nil: none.
+    public internal(set) var owner: Int?
 }

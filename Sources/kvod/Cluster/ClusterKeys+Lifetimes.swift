@@ -48,6 +48,8 @@ struct LeasedValue {
     /// Who set the value: the client's uid and the kvod's host, for people reading etcd.
     var uid: UInt32?
     var host: String
+    /// With a ttl: when its lease ends (``ChangeContext/expires``), for a kvod that starts meanwhile.
+    var expires: Double?
 
     var json: JSONValue {
         var members: JSONObject = [
@@ -55,15 +57,17 @@ struct LeasedValue {
             "cause": .string(cause.rawValue), "host": .string(host),
         ]
         if let uid { members["uid"] = .number(JSONNumber(Int(uid))) }
+        if let expires { members["expires"] = .number(JSONNumber(validatedLiteral: String(expires))) }
         return .object(members)
     }
 
-    init(object: String, path: [String], cause: ChangeCause, uid: UInt32?, host: String) {
+    init(object: String, path: [String], cause: ChangeCause, uid: UInt32?, host: String, expires: Double? = nil) {
         self.object = object
         self.path = path
         self.cause = cause
         self.uid = uid
         self.host = host
+        self.expires = expires
     }
 
     init?(_ bytes: [UInt8]) {
@@ -79,7 +83,9 @@ struct LeasedValue {
         if case .string(let text)? = members["host"] { host = text }
         var uid: UInt32?
         if case .number(let number)? = members["uid"] { uid = UInt32(number.literal) }
-        self.init(object: object, path: path, cause: cause, uid: uid, host: host)
+        var expires: Double?
+        if case .number(let number)? = members["expires"] { expires = number.doubleValue }
+        self.init(object: object, path: path, cause: cause, uid: uid, host: host, expires: expires)
     }
 }
 
@@ -94,7 +100,8 @@ extension ReplicaSnapshot {
             guard let value = LeasedValue(kv.value) else { continue }
             if keys.family(of: kv.key) == .note {
                 engine.restoreReplicatedLease(object: value.object, path: value.path,
-                                              ephemeral: value.cause == .disconnect, at: UInt64(kv.modRevision))
+                                              ephemeral: value.cause == .disconnect, at: UInt64(kv.modRevision),
+                                              expires: value.expires)
                 notes.append((value, UInt64(kv.modRevision)))
             } else {
                 leased.insert([value.object] + value.path)

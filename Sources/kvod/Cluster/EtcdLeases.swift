@@ -12,8 +12,8 @@ import Logging
 /// to a change's `Txn` the puts and deletes of the leased keys
 /// (``ClusterKeys/leased(_:_:_:)``). Loop-confined.
 final class EtcdLeases {
-    private let client: EtcdClient
-    private let keys: ClusterKeys
+    let client: EtcdClient
+    let keys: ClusterKeys
     /// Seconds a connection's lease lives without renewal: how long the
     /// ephemeral values of a kvod that died outlive it.
     let connectionTTL: Int64
@@ -34,10 +34,35 @@ final class EtcdLeases {
     private var revoking: Set<Int64> = []
     private var renewal: UVTimer?
 
-    /// The leased keys' operations of one change, with the `ttl` lease granted for it.
+    /// The leased keys' operations of one change (or batch), with the `ttl`
+    /// leases granted for it: one per set with a `ttl`.
     struct Operations {
         var operations: [EtcdRequestOp] = []
-        var ttlLease: Int64?
+        var ttlLeases: [Int64] = []
+        /// When each of those ends (``TTLLease/expires``), in the same order.
+        var expires: [Double] = []
+    }
+
+    /// A ttl's lease as granted: its id, and when it ends (wall clock,
+    /// seconds since 1970: the grant's answer plus the ttl etcd granted,
+    /// which may be longer than asked, never shorter).
+    struct TTLLease {
+        var id: Int64
+        var expires: Double
+
+        init(_ lease: EtcdLease) {
+            id = lease.id
+            expires = ((wallClockNow() + Double(lease.ttl)) * 1000).rounded(.up) / 1000
+        }
+
+        init(id: Int64, expires: Double) {
+            self.id = id
+            self.expires = expires
+        }
+
+        /// Stands for a lease not granted yet, in a `Txn` measured against etcd's
+        /// limits: as large as a real one (the largest id, a deadline as long).
+        static let placeholder = TTLLease(id: .max, expires: 9_999_999_999.999)
     }
 
     init(client: EtcdClient, keys: ClusterKeys, connectionTTL: Int64, loop: UVLoop, logger: Logger) {
@@ -68,7 +93,7 @@ final class EtcdLeases {
             // etcd's leases count whole seconds: never before the deadline.
             client.grantLease(ttl: Int64(ttl.rounded(.up))) { [weak self] result in
                 guard let self else { return }
-                done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: $0.id) }
+                done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: TTLLease($0)) }
                     .mapError { LeaseFailure("etcd did not grant the ttl's lease: \($0)") })
             }
         }
@@ -81,50 +106,43 @@ final class EtcdLeases {
         }
     }
 
-    private func operations(_ proposal: ChangeProposal, ephemeralLease: Int64?, ttlLease: Int64?) -> Operations {
+    private func operations(_ proposal: ChangeProposal, ephemeralLease: Int64?, ttlLease: TTLLease?) -> Operations {
         let change = proposal.change
-        var puts: [(ClusterKeys.Family, Int64)] = []
-        if let ephemeralLease { puts.append((.ephemeral, ephemeralLease)) }
-        if let ttlLease { puts.append((.ttl, ttlLease)) }
-        if !puts.isEmpty { puts.append((.note, 0)) }
-        var result = Operations(ttlLease: ttlLease)
+        let puts = leasedPuts(change.object, change.path, uid: change.context.uid, ephemeralLease: ephemeralLease,
+                              ttlLease: ttlLease)
+        var result = Operations(ttlLeases: ttlLease.map { [$0.id] } ?? [], expires: ttlLease.map { [$0.expires] } ?? [])
         if proposal.lifetimes.endsLeases {
             for family in ClusterKeys.Family.allCases {
                 let key = keys.leased(family, change.object, change.path)
                 // etcd refuses a Txn that puts and deletes one key; the put replaces it anyway.
                 // The ttl keys are read back so their leases can be revoked.
-                if !puts.contains(where: { $0.0 == family }) {
+                if !puts.contains(where: { $0.key.elementsEqual(key.utf8) }) {
                     result.operations.append(.delete(EtcdDeleteRequest(.key(key), prevKV: family == .ttl)))
                 }
                 result.operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"), prevKV: family == .ttl)))
             }
         }
-        let cause: ChangeCause = ephemeralLease != nil ? .disconnect : .ttl
-        for (family, lease) in puts {
-            let value = LeasedValue(object: change.object, path: change.path, cause: family == .ttl ? .ttl : cause,
-                                    uid: change.context.uid, host: host)
-            result.operations.append(.put(EtcdPutRequest(key: Array(keys.leased(family, change.object, change.path).utf8),
-                                                         value: value.json.jsonBytes, lease: lease,
-                                                         prevKV: family == .ttl)))
-        }
+        result.operations += puts.map(EtcdRequestOp.put)
         return result
     }
 
-    /// The deletes of the leased keys and notes that `batch`'s sets and
-    /// deletes end, in the objects that hold leased values (`holdsLeases`).
-    func operations(endedBy batch: BatchProposal, holdsLeases: (String) -> Bool) -> [EtcdRequestOp] {
-        var operations: [EtcdRequestOp] = []
-        for change in batch.changes where holdsLeases(change.object) {
-            var paths: Set<[String]> = []
-            for step in change.steps where step.change.kind == .setting && paths.insert(step.change.path).inserted {
-                for family in ClusterKeys.Family.allCases {
-                    let key = keys.leased(family, change.object, step.change.path)
-                    operations.append(.delete(EtcdDeleteRequest(.key(key))))
-                    operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"))))
-                }
-            }
+    /// The leased keys that lease `path` of `object`: on the connection's
+    /// lease (ephemeral), on the ttl's lease, and the note beside them
+    /// (none without a lease). A ttl key answers the key it replaces, whose
+    /// lease is then revoked (``settled(_:_:)``).
+    func leasedPuts(_ object: String, _ path: [String], uid: UInt32?, ephemeralLease: Int64?,
+                    ttlLease: TTLLease?) -> [EtcdPutRequest] {
+        var puts: [(ClusterKeys.Family, Int64)] = []
+        if let ephemeralLease { puts.append((.ephemeral, ephemeralLease)) }
+        if let ttlLease { puts.append((.ttl, ttlLease.id)) }
+        if !puts.isEmpty { puts.append((.note, 0)) }
+        let cause: ChangeCause = ephemeralLease != nil ? .disconnect : .ttl
+        return puts.map { family, lease in
+            let value = LeasedValue(object: object, path: path, cause: family == .ttl ? .ttl : cause, uid: uid,
+                                    host: host, expires: ttlLease?.expires)
+            return EtcdPutRequest(key: Array(keys.leased(family, object, path).utf8), value: value.json.jsonBytes,
+                                  lease: lease, prevKV: family == .ttl)
         }
-        return operations
     }
 
     /// After the change's `Txn`: a `ttl` lease it no longer needs is revoked
@@ -132,7 +150,7 @@ final class EtcdLeases {
     /// so leases do not pile up in etcd until their deadlines.
     func settled(_ operations: Operations, _ response: EtcdTxnResponse?) {
         guard let response, response.succeeded else {
-            if let lease = operations.ttlLease { revoke(lease) }
+            for lease in operations.ttlLeases { revoke(lease) }
             return
         }
         var replaced: [EtcdKeyValue] = []
@@ -143,14 +161,14 @@ final class EtcdLeases {
             case .range: break
             }
         }
-        for kv in replaced where kv.lease != 0 && kv.lease != operations.ttlLease && keys.isLeased(kv.key) {
+        for kv in replaced where kv.lease != 0 && !operations.ttlLeases.contains(kv.lease) && keys.isLeased(kv.key) {
             revoke(kv.lease)
         }
     }
 
     // MARK: Connections' leases
 
-    private func connectionLease(_ owner: Int, _ done: @escaping (Result<Int64, LeaseFailure>) -> Void) {
+    func connectionLease(_ owner: Int, _ done: @escaping (Result<Int64, LeaseFailure>) -> Void) {
         switch connections[owner] {
         case .granted(let lease)?:
             done(.success(lease))
@@ -198,7 +216,7 @@ final class EtcdLeases {
         }
     }
 
-    private func revoke(_ lease: Int64) {
+    func revoke(_ lease: Int64) {
         revoking.insert(lease)
         client.revokeLease(lease) { [weak self] result in
             self?.revoking.remove(lease)

@@ -7,7 +7,8 @@ extension EtcdReplica {
     /// Sends `batch` as one `Txn`: each object it read or changed compared by
     /// its `mod_revision`; each object it changed put (or deleted) once,
     /// whatever number of its ops changed it (etcd allows one write per key in
-    /// a `Txn`), with a record of those ops' steps beside it.
+    /// a `Txn`), with a record of those ops' steps beside it; and the leased
+    /// keys its ops end or make (``BatchLeasePlan``), once their leases are granted.
     func propose(_ batch: BatchProposal, _ done: @escaping (ProposalOutcome) -> Void) {
         var compared: [String: Int64] = [:]
         var compare: [EtcdCompare] = []
@@ -16,18 +17,53 @@ extension EtcdReplica {
             compared[object] = revision
             compare.append(.modRevision(of: keys.document(object), is: revision))
         }
-        let writes = batch.changes.map { change in
+        let plan = BatchLeasePlan(batch) { engine.holdsLeases(in: $0) }
+        guard plan.needsLeases else {
+            let request = txn(comparing: compare, writes: writes(of: batch),
+                              besides: leases.operations(plan, ephemeralLease: nil, ttlLeases: []))
+            return commit(request, comparing: compared, "this batch", answered: { [weak self] in
+                self?.leases.settled(EtcdLeases.Operations(), $0)
+            }, done)
+        }
+        // etcd's limits first, with the largest lease ids: no lease is granted for a batch they refuse.
+        let placeholders = [EtcdLeases.TTLLease](repeating: .placeholder, count: plan.ttls.count)
+        let provisional = txn(comparing: compare,
+                              writes: writes(of: batch, deadlines: plan.deadlines(placeholders.map(\.expires))),
+                              besides: leases.operations(plan, ephemeralLease: .max, ttlLeases: placeholders))
+        if let refusal = limits.refusal(of: provisional, "this batch") { return done(.refused(refusal)) }
+        leases.operations(for: plan) { [weak self] result in
+            guard let self else { return }
+            guard case .success(let leased) = result else {
+                if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
+                return
+            }
+            let request = txn(comparing: compare, writes: writes(of: batch, deadlines: plan.deadlines(leased.expires)),
+                              besides: leased.operations)
+            commit(request, comparing: compared, "this batch", answered: { [weak self] in
+                self?.leases.settled(leased, $0)
+            }, done)
+        }
+    }
+
+    /// The document and record of each object `batch` changes: the record
+    /// its steps, each set with a `ttl` telling when its lease ends
+    /// (`deadlines`, by `[object] + path`), and who made it.
+    private func writes(of batch: BatchProposal, deadlines: [[String]: Double] = [:]) -> [ObjectWrite] {
+        batch.changes.map { change in
+            var steps = change.steps
+            for index in steps.indices where steps[index].change.context.lifetime?.ttl != nil {
+                steps[index].change.context.expires = deadlines[[change.object] + steps[index].change.path]
+            }
             // Who made it, beside the steps (older readers ignore it).
-            var record = ReplicatedBatchStep.record(change.steps)
+            var record = ReplicatedBatchStep.record(steps)
             if case .object(var members) = record {
-                ChangeContext(uid: batch.uid, host: leases.host).write(to: &members)
+                var context = batch.context
+                context.host = leases.host
+                context.write(to: &members)
                 record = .object(members)
             }
             return ObjectWrite(object: change.object, document: change.document, record: record, modSeqs: change.modSeqs)
         }
-        let request = txn(comparing: compare, writes: writes,
-                          besides: leases.operations(endedBy: batch) { engine.holdsLeases(in: $0) })
-        commit(request, comparing: compared, "this batch", done)
     }
 
     /// Applies the revision when it is a batch's (its records are batch

@@ -83,6 +83,7 @@ final class EtcdReplica: ChangeReplicator {
             }
             var change = proposal.change
             change.context.host = leases.host
+            change.context.expires = leased.expires.first
             let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
                               writes: [ObjectWrite(object: object, document: proposal.document, record: change.json,
                                                    modSeqs: proposal.modSeqs)],
