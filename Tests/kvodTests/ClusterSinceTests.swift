@@ -7,7 +7,7 @@ import Testing
 /// just started"): it replays them as the kvod that ran all along does, as long
 /// as etcd still holds their revisions; a `since` older than etcd's compaction
 /// is `compacted`.
-@Suite(.enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
+@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
        .serialized)
 struct ClusterSinceTests {
     @Test func aKvodStartedAfterTheChangesReplaysEverySinceAsTheKvodThatRanAllAlong() async throws {
