@@ -4,54 +4,40 @@ import KVOEngine
 /// in one blob, so that a commit writes one row for a run of changes instead
 /// of a row each (docs/DURABILITY.md, "On disk").
 ///
-/// A format byte (1), then per change: its kind (a byte), a flags byte
-/// (which optional parts follow, and whether the object is the previous
-/// change's), the object name, the key path's keys, the indexes, `old` and
-/// `new` as JSON, `existingKeys`, `memberIndex` and `cause`. Lengths and
-/// integers are LEB128 varints (integers zigzag-encoded), except a JSON
-/// value's length, 4 bytes little-endian before the value. Names are
-/// in NFC (``CanonicalName``); seqs are not stored: the row's `first_seq`
-/// numbers its changes.
+/// A format byte (2; 1 is still read), then per change: its kind (a byte), a
+/// flags byte (which optional parts follow, whether the object is the
+/// previous change's, and whether `old` is the previous change's `new`), the
+/// object name, the key path's keys, the indexes, `old` and `new` as JSON,
+/// `existingKeys`, `memberIndex` and `cause`. Lengths and integers are LEB128
+/// varints (integers zigzag-encoded), except a JSON value's length, 4 bytes
+/// little-endian before the value. Names are in NFC (``CanonicalName``);
+/// seqs are not stored: the row's `first_seq` numbers its changes.
+///
+/// Format 2 added the flag `oldIsPreviousNew`: a run of sets to one key
+/// path stores each value once, not as one change's `new` and the next one's
+/// `old` (a third of the bytes and of the writer's encoding, docs/PERFORMANCE.md).
 enum HistoryBatchCodec {
-    static let format: UInt8 = 1
-    private static let kinds: [ChangeKind] = [.setting, .insertion, .removal, .replacement]
-    private static let hasOld: UInt8 = 1, hasNew: UInt8 = 2, hasMemberIndex: UInt8 = 4, hasCause: UInt8 = 8,
-                       sameObject: UInt8 = 16
-
-    /// Starts a blob.
-    static func begin(_ blob: inout [UInt8]) {
-        blob.removeAll(keepingCapacity: true)
-        blob.append(format)
+    static let format: UInt8 = 2
+    static let kinds: [ChangeKind] = [.setting, .insertion, .removal, .replacement]
+    /// A kind's code: its place in ``kinds``.
+    static func code(of kind: ChangeKind) -> UInt8 {
+        switch kind {
+        case .setting: 0
+        case .insertion: 1
+        case .removal: 2
+        case .replacement: 3
+        }
     }
 
-    /// Appends `change`; `previousObject` is the object of the change before it in the blob.
-    static func append(_ change: ChangeRecord, previousObject: String?, to blob: inout [UInt8]) {
-        blob.append(UInt8(kinds.firstIndex(of: change.kind)!))
-        let same = previousObject == change.object
-        var flags: UInt8 = same ? sameObject : 0
-        if change.old != nil { flags |= hasOld }
-        if change.new != nil { flags |= hasNew }
-        if change.memberIndex != nil { flags |= hasMemberIndex }
-        if change.cause != nil { flags |= hasCause }
-        blob.append(flags)
-        if !same { appendString(CanonicalName.of(change.object), to: &blob) }
-        appendVarint(UInt64(change.path.count), to: &blob)
-        for key in change.path { appendString(CanonicalName.of(key), to: &blob) }
-        appendVarint(UInt64(change.indexes.count), to: &blob)
-        for index in change.indexes { appendInt(index, to: &blob) }
-        if let old = change.old { appendJSON(old, to: &blob) }
-        if let new = change.new { appendJSON(new, to: &blob) }
-        appendInt(change.existingKeys, to: &blob)
-        if let memberIndex = change.memberIndex { appendInt(memberIndex, to: &blob) }
-        if let cause = change.cause { appendString(cause.rawValue, to: &blob) }
-    }
+    static let hasOld: UInt8 = 1, hasNew: UInt8 = 2, hasMemberIndex: UInt8 = 4, hasCause: UInt8 = 8,
+               sameObject: UInt8 = 16, oldIsPreviousNew: UInt8 = 32
 
     /// The changes of a blob, numbered from `firstSeq`; throws (with the
     /// reason) when the blob is not this format or is cut short, or a value
     /// is not JSON kvod can read.
     static func decode(_ blob: [UInt8], firstSeq: UInt64) throws(HistoryRowError) -> [ChangeRecord] {
         var reader = Reader(bytes: blob)
-        guard try reader.byte() == format else { throw HistoryRowError(reason: "an unknown history format") }
+        guard (1...format).contains(try reader.byte()) else { throw HistoryRowError(reason: "an unknown history format") }
         var changes: [ChangeRecord] = []
         var object = ""
         var seq = firstSeq
@@ -69,7 +55,14 @@ enum HistoryBatchCodec {
             var indexes: [Int] = []
             for _ in 0..<(try reader.count()) { indexes.append(try reader.int()) }
             // Not `c ? nil : value`: JSONValue is ExpressibleByNilLiteral, so that nil would be JSON null.
-            let old = flags & hasOld == 0 ? JSONValue?.none : .some(try reader.json())
+            var old = flags & hasOld == 0 ? JSONValue?.none : .some(try reader.json())
+            if flags & oldIsPreviousNew != 0 {
+                guard flags & sameObject != 0, let previous = changes.last, previous.path == path,
+                      let previousNew = previous.new else {
+                    throw HistoryRowError(reason: "an old value without the change it repeats")
+                }
+                old = previousNew
+            }
             let new = flags & hasNew == 0 ? JSONValue?.none : .some(try reader.json())
             let existingKeys = try reader.int()
             let memberIndex = flags & hasMemberIndex == 0 ? nil : try reader.int()
@@ -80,40 +73,6 @@ enum HistoryBatchCodec {
             seq += 1
         }
         return changes
-    }
-
-    // MARK: Writing
-
-    private static func appendVarint(_ value: UInt64, to blob: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            blob.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        blob.append(UInt8(value))
-    }
-
-    private static func appendInt(_ value: Int, to blob: inout [UInt8]) {
-        let wide = Int64(value)
-        appendVarint(UInt64(bitPattern: (wide << 1) ^ (wide >> 63)), to: &blob)
-    }
-
-    private static func appendString(_ string: String, to blob: inout [UInt8]) {
-        var string = string
-        string.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count), to: &blob)
-            blob.append(contentsOf: utf8)
-        }
-    }
-
-    /// Its length (4 bytes, little-endian), then the value: the length is
-    /// patched in once the value is written, so the value is written once.
-    private static func appendJSON(_ value: JSONValue, to blob: inout [UInt8]) {
-        let lengthAt = blob.count
-        blob.append(contentsOf: [0, 0, 0, 0])
-        JSONWriter.write(value, into: &blob)
-        let length = blob.count - lengthAt - 4
-        for byte in 0..<4 { blob[lengthAt + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
     }
 
     // MARK: Reading

@@ -23,34 +23,41 @@ extension StateDatabase {
         try connection.execute("BEGIN; \(historyBatchSchema); PRAGMA user_version = 3; COMMIT;")
     }
 
+    /// Version 3 → 4: rows in ``HistoryBatchCodec``'s format 2, which a
+    /// version 3 kvod cannot read; its format 1 rows stay and are read.
+    static func migrateFromVersion3(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.execute("PRAGMA user_version = 4")
+    }
+
     /// Writes the batches' changes after `keepAfter` as history batch rows.
     func insertHistoryBatches(_ batches: [CommitBatch], after keepAfter: UInt64) throws(SQLiteError) {
+        // A local encoder: appending to a property of this class would check exclusive access at each call.
+        var encoder = historyEncoder
+        historyEncoder = HistoryBatchEncoder()
+        defer { historyEncoder = encoder }
         var first: UInt64?
         var last: UInt64 = 0
-        var previous: String?
-        HistoryBatchCodec.begin(&historyBlob)
+        encoder.begin()
         for batch in batches {
             for change in batch.changes where change.seq > keepAfter {
                 if first == nil { first = change.seq }
-                HistoryBatchCodec.append(change, previousObject: previous, to: &historyBlob)
-                previous = change.object
+                encoder.append(change)
                 last = change.seq
-                if historyBlob.count >= Self.historyBatchBytes {
-                    try insertHistoryBatch(first: first!, last: last)
+                if encoder.count >= Self.historyBatchBytes {
+                    try insertHistoryBatch(first: first!, last: last, encoder.bytes)
                     first = nil
-                    previous = nil
-                    HistoryBatchCodec.begin(&historyBlob)
+                    encoder.begin()
                 }
             }
         }
-        if let first { try insertHistoryBatch(first: first, last: last) }
+        if let first { try insertHistoryBatch(first: first, last: last, encoder.bytes) }
     }
 
-    private func insertHistoryBatch(first: UInt64, last: UInt64) throws(SQLiteError) {
+    private func insertHistoryBatch(first: UInt64, last: UInt64, _ blob: [UInt8]) throws(SQLiteError) {
         let insert = statements.insertHistoryBatch
         insert.bind(1, Int64(bitPattern: last))
         insert.bind(2, Int64(bitPattern: first))
-        insert.bind(3, blob: historyBlob)
+        blob.withUnsafeBytes { insert.bind(3, blob: $0) }
         try insert.run()
     }
 
@@ -90,15 +97,12 @@ extension StateDatabase {
         guard try straddling.step() else { return }
         let last = UInt64(bitPattern: straddling.int64(0))
         straddling.reset()
-        HistoryBatchCodec.begin(&historyBlob)
-        var previous: String?
-        for change in kept where change.seq <= last {
-            HistoryBatchCodec.append(change, previousObject: previous, to: &historyBlob)
-            previous = change.object
-        }
+        var encoder = HistoryBatchEncoder()
+        encoder.begin()
+        for change in kept where change.seq <= last { encoder.append(change) }
         let rewrite = try connection.prepare("UPDATE history_batches SET first_seq = ?, changes = ? WHERE last_seq = ?")
         rewrite.bind(1, Int64(bitPattern: keepAfter + 1))
-        rewrite.bind(2, blob: historyBlob)
+        encoder.bytes.withUnsafeBytes { rewrite.bind(2, blob: $0) }
         rewrite.bind(3, Int64(bitPattern: last))
         try rewrite.run()
     }

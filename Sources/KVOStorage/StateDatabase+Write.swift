@@ -14,9 +14,15 @@ extension StateDatabase {
         var indexOf: [String: Int] = [:]
         // Changes come in runs on one object: the last one's index saves hashing its name.
         var last: (name: String, index: Int)?
+        // Moved out: appending to this class's property would check exclusive access at each change.
+        var rows = historyRows
+        historyRows = HistoryRows(limits: historyLimits)
+        // Whether any change may start or end a lease (most commits have none to write).
+        var touchesLeases = !leasedObjects.isEmpty
         for batch in batches {
             for change in batch.changes {
-                historyRows.append(change)
+                rows.append(change)
+                if change.lease != nil { touchesLeases = true }
                 let index: Int
                 if let last, last.name == change.object {
                     index = last.index
@@ -38,6 +44,7 @@ extension StateDatabase {
                 if let index = indexOf[name] { edits[index].modSeqs = tree }
             }
         }
+        historyRows = rows
         // Rows that fell out go in steps, or at once when none is left (then
         // no row may be older than the seq meta says).
         let keepAfter = historyRows.droppedThrough
@@ -47,7 +54,7 @@ extension StateDatabase {
             try statements.begin.run()
             do throws(SQLiteError) {
                 try insertHistoryBatches(batches, after: keepAfter)
-                for batch in batches {
+                for batch in batches where touchesLeases {
                     for change in batch.changes { try writeLeases(of: change) }
                 }
                 for (name, edit) in zip(order, edits) { try write(name, edit, lastSeq: lastSeq) }

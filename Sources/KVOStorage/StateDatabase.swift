@@ -18,7 +18,7 @@ public final class StateDatabase {
     /// The database file inside the data directory.
     public static let fileName = "kvod.db"
     /// `PRAGMA user_version` of the schema this kvod writes.
-    public static let schemaVersion: Int64 = 3
+    public static let schemaVersion: Int64 = 4
 
     public let path: String
     public let syncMode: SyncMode
@@ -43,8 +43,8 @@ public final class StateDatabase {
     /// Objects that may have rows in `leases` (a superset): a change to any
     /// other has no lease to end, so its commit skips that delete.
     var leasedObjects: Set<String> = []
-    /// The history batch row being encoded (kept to reuse its capacity).
-    var historyBlob: [UInt8] = []
+    /// Encodes the history batch rows (kept to reuse its buffers' capacity).
+    var historyEncoder = HistoryBatchEncoder()
     var trimStep: Int { min(1024, max(1, historyLimits.maxChanges / 8)) }
     var trimStepBytes: Int { max(1, historyLimits.maxBytes / 8) }
 
@@ -101,6 +101,9 @@ public final class StateDatabase {
                 fallthrough
             case 2:
                 try migrateFromVersion2(connection)
+                fallthrough
+            case 3:
+                try migrateFromVersion3(connection)
             case schemaVersion:
                 break
             default:
@@ -159,7 +162,7 @@ public final class StateDatabase {
         \(quarantineTable);
         \(historyBatchSchema);
         INSERT INTO meta (key, value) VALUES ('seq', 0);
-        PRAGMA user_version = 3;
+        PRAGMA user_version = 4;
         COMMIT;
         """
 

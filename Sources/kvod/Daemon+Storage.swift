@@ -64,10 +64,23 @@ extension Daemon {
             failStorage(failure)
             return
         }
+        release(upTo: progress.committed)
+    }
+
+    /// At the end of a loop turn: output whose batch the writer committed
+    /// while the loop worked leaves now, not after the writer's wake-up is
+    /// polled. A failure is left to that wake-up.
+    func releaseCommitted() {
+        guard let groupCommit = storage?.groupCommit, !holdingOutput.isEmpty else { return }
+        let progress = groupCommit.refresh()
+        if progress.failure == nil { release(upTo: progress.committed) }
+    }
+
+    private func release(upTo committed: UInt64) {
         let holding = holdingOutput
         holdingOutput.removeAll(keepingCapacity: true)
         for connection in holding {
-            connection.releaseOutput(upTo: progress.committed)
+            connection.releaseOutput(upTo: committed)
             if connection.isHoldingOutput { holdingOutput.append(connection) }
         }
     }

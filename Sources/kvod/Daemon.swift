@@ -322,6 +322,7 @@ final class Daemon {
         throttleTimer?.schedule()
         awaitTimer?.schedule()
         groupCommit?.submit()
+        releaseCommitted()
         guard !flushQueue.isEmpty else { return }
         var queue = flushQueue
         flushQueue.removeAll(keepingCapacity: true)

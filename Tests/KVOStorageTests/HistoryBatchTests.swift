@@ -4,7 +4,7 @@ import Foundation
 import KVOTestSupport
 import Testing
 
-/// The history as a row per commit (`history_batches`, schema version 3),
+/// The history as a row per commit (`history_batches`, schema version 3; format 2 since 4),
 /// beside the row per change that versions 1 and 2 wrote.
 @Suite struct HistoryBatchTests {
     static func change(_ seq: UInt64, object: String = "o", key: String = "k") -> ChangeRecord {
@@ -107,7 +107,7 @@ import Testing
             try database.write([CommitBatch(id: 1, changes: (1...3).map { Self.change($0) }, documents: [("o", ["k": 3])])])
             try database.write([CommitBatch(id: 2, changes: (4...5).map { Self.change($0) }, documents: [("o", ["k": 5])])])
             try database.write([CommitBatch(id: 3, changes: [Self.change(6)], documents: [("o", ["k": 6])])])
-            // A value in the middle row that is not JSON: change 5's old value, `4`, becomes `{`.
+            // A value in the middle row that is not JSON: change 4's new value, `4` (change 5's old), becomes `{`.
             let select = try database.connection.prepare("SELECT changes FROM history_batches WHERE last_seq = 5")
             var blob = try #require(try select.step() ? select.blob(0) : nil)
             let four = try #require(blob.lastIndex(of: UInt8(ascii: "4")))
@@ -131,20 +131,56 @@ import Testing
     }
 
     @Test func everyTruncationOfARowIsRefusedOrAShorterRunNeverACrash() throws {
-        var blob: [UInt8] = []
-        HistoryBatchCodec.begin(&blob)
-        var previous: String?
-        for change in Self.varied {
-            HistoryBatchCodec.append(change, previousObject: previous, to: &blob)
-            previous = change.object
-        }
+        var encoder = HistoryBatchEncoder()
+        encoder.begin()
+        for change in Self.varied { encoder.append(change) }
+        let blob = encoder.bytes
         #expect(try HistoryBatchCodec.decode(blob, firstSeq: 1).map(\.seq) == Array(1...6))
         for count in 0..<blob.count {
             if let changes = try? HistoryBatchCodec.decode(Array(blob[..<count]), firstSeq: 1) {
                 #expect(changes.count < Self.varied.count, "a prefix of \(count) bytes")
             }
         }
-        #expect(throws: HistoryRowError.self) { try HistoryBatchCodec.decode([2] + blob.dropFirst(), firstSeq: 1) }
+        #expect(throws: HistoryRowError.self) {
+            try HistoryBatchCodec.decode([HistoryBatchCodec.format + 1] + blob.dropFirst(), firstSeq: 1)
+        }
+    }
+
+    /// Format 2: a run of sets to one key path stores each value once, and
+    /// every `old` comes back as it was written, also one that only equals
+    /// the value before it (`1.0` after `1`).
+    @Test func aRunOfSetsStoresEachValueOnceAndComesBackAsWritten() throws {
+        let first: JSONValue = "the first value of the run", second: JSONValue = "the second value of the run"
+        let run = [
+            ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: first, seq: 1, existingKeys: 0),
+            ChangeRecord(object: "o", path: ["k"], kind: .setting, old: first, new: second, seq: 2, existingKeys: 1),
+            ChangeRecord(object: "o", path: ["k"], kind: .setting, old: second, new: 1, seq: 3, existingKeys: 1),
+            ChangeRecord(object: "o", path: ["k"], kind: .setting, old: .number(JSONNumber(validatedLiteral: "1.0")),
+                         new: 2, seq: 4, existingKeys: 1),
+            ChangeRecord(object: "o", path: ["j"], kind: .setting, old: 2, new: 3, seq: 5, existingKeys: 1),
+        ]
+        var encoder = HistoryBatchEncoder()
+        encoder.begin()
+        for change in run { encoder.append(change) }
+        let decoded = try HistoryBatchCodec.decode(encoder.bytes, firstSeq: 1)
+        #expect(decoded == run)
+        #expect(decoded[3].old?.jsonBytes == Array("1.0".utf8))
+        let text = String(decoding: encoder.bytes, as: UTF8.self)
+        #expect(text.components(separatedBy: "the first value").count == 2)
+        #expect(text.components(separatedBy: "the second value").count == 2)
+    }
+
+    /// Rows a version 3 kvod wrote (format 1) are still read; a repeated
+    /// `old` with no change before it is refused, not guessed.
+    @Test func formatOneIsReadAndARepeatWithoutItsChangeIsRefused() throws {
+        // setting o.k to 1: kind, flags (new), "o", path ["k"], no indexes, "1", existingKeys 0.
+        let formatOne: [UInt8] = [1, 0, HistoryBatchCodec.hasNew, 1, 0x6f, 1, 1, 0x6b, 0, 1, 0, 0, 0, 0x31, 0]
+        #expect(try HistoryBatchCodec.decode(formatOne, firstSeq: 7)
+            == [ChangeRecord(object: "o", path: ["k"], kind: .setting, old: nil, new: 1, seq: 7, existingKeys: 0)])
+        var orphan = formatOne
+        orphan[0] = HistoryBatchCodec.format
+        orphan[2] |= HistoryBatchCodec.oldIsPreviousNew
+        #expect(throws: HistoryRowError.self) { try HistoryBatchCodec.decode(orphan, firstSeq: 7) }
     }
 }
 

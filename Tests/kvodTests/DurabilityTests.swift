@@ -138,6 +138,35 @@ import Glibc
         }
     }
 
+    /// Replies to pipelined sets from two connections, read while the rest
+    /// are still being committed: a kill after them leaves at least the values
+    /// they acknowledged.
+    @Test(arguments: ["always", "batch"])
+    func aKillAfterPipelinedRepliesKeepsEveryAcknowledgedSet(sync: String) throws {
+        let data = try DataDirectory()
+        do {
+            let kvod = try KVODProcess(arguments: ["--data-dir", data.path, "--sync", sync])
+            let writers = try (0..<2).map { _ in try LineClient(path: kvod.socketPath) }
+            var bursts = ["", ""]
+            for index in 0..<4000 {
+                bursts[index % 2] += #"{"op":"set","object":"o","keyPath":"k\#(index % 2)","value":\#(index)}"# + "\n"
+            }
+            for (writer, burst) in zip(writers, bursts) { try writer.write(Array(burst.utf8)) }
+            for _ in 0..<700 {
+                for writer in writers { #expect(try writer.readJSON()["ok"] == true) }
+            }
+            kvod.signal(SIGKILL)
+            _ = try kvod.waitForExit()
+        }
+        // Each writer's 700th reply acknowledged its 700th set: value 2 × 699 + position.
+        let kvod = try KVODProcess(arguments: ["--data-dir", data.path, "--sync", sync])
+        let client = try LineClient(path: kvod.socketPath)
+        for position in 0..<2 {
+            let value = try client.request(#"{"op":"get","object":"o","keyPath":"k\#(position)"}"#).reply["value"]?.intValue
+            #expect((value ?? -1) >= 2 * 699 + position, "k\(position) came back as \(String(describing: value))")
+        }
+    }
+
     // ThreadSanitizer's runtime dies of SIGBUS at start under `ulimit -f`
     // (scripts/ci/sanitizers.sh sets KVOD_TEST_SANITIZER; docs/RELIABILITY.md).
     @Test(.disabled(if: TestEnvironment.sanitizer == "thread", "TSan cannot start under a file size limit"))

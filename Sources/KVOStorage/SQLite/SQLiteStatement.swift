@@ -48,10 +48,15 @@ final class SQLiteStatement {
 
     /// Binds bytes as a blob.
     func bind(_ index: Int32, blob bytes: [UInt8]) {
-        let nonEmpty = bytes.isEmpty ? [0] : bytes
+        bytes.withUnsafeBytes { bind(index, blob: $0) }
+    }
+
+    /// Binds bytes as a blob (copied: they need not outlive the call).
+    func bind(_ index: Int32, blob bytes: UnsafeRawBufferPointer) {
         // A NULL pointer would bind NULL, not an empty blob.
-        nonEmpty.withUnsafeBytes { raw in
-            _ = sqlite3_bind_blob(statement, index, raw.baseAddress, Int32(bytes.count), kvod_sqlite_transient())
+        withUnsafeBytes(of: UInt8(0)) { empty in
+            _ = sqlite3_bind_blob(statement, index, bytes.baseAddress ?? empty.baseAddress, Int32(bytes.count),
+                                  kvod_sqlite_transient())
         }
     }
 
