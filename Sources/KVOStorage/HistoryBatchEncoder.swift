@@ -7,8 +7,6 @@ import KVOEngine
 struct HistoryBatchEncoder {
     /// The blob so far.
     private(set) var bytes: [UInt8] = []
-    /// One JSON value, written here first to learn its length.
-    private var value: [UInt8] = []
     /// The change before.
     private var previous: ChangeRecord?
 
@@ -114,10 +112,12 @@ struct HistoryBatchEncoder {
             }
             if copied { return }
         }
-        value.removeAll(keepingCapacity: true)
-        JSONWriter.write(json, into: &value)
-        appendLength(value.count)
-        bytes.append(contentsOf: value)
+        // Written once, in place: its length is patched in after it.
+        let lengthAt = bytes.count
+        appendLength(0)
+        JSONWriter.write(json, into: &bytes)
+        let length = bytes.count - lengthAt - 4
+        for byte in 0..<4 { bytes[lengthAt + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
     }
 
     private mutating func appendLength(_ length: Int) {
