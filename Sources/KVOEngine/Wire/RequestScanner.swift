@@ -66,9 +66,8 @@ struct RequestScanner {
         if let field = commonMemberName() { return field }
         let start = position
         if let name = plainString() { return Field(plain: name) }
-        position = start
-        guard let name = decodedString() else { return nil }
-        return Field(name)
+        guard let name = nonPlainString(from: start, resumingAt: position) else { return nil }
+        return Field(.decoded(name))
     }
 
     /// The names every set has, told by the eight bytes after the opening
@@ -204,7 +203,7 @@ struct RequestScanner {
         case UInt8(ascii: "\""):
             let start = position
             if let text = plainString() { return .string(Self.string(text)) }
-            position = start
+            return nonPlainString(from: start, resumingAt: position).map { .string($0) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if let number = smallInteger() { return .number(number) }
         case UInt8(ascii: "t"):
@@ -276,29 +275,37 @@ struct RequestScanner {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         let start = position
         if let text = plainString() { return .plain(text) }
-        position = start
-        return decodedString()
+        return nonPlainString(from: start, resumingAt: position).map { .decoded($0) }
     }
 
-    /// A string with escapes or non-ASCII text, by ``JSONReader`` (which
-    /// validates it); nil (position unchanged) when it is bad.
-    private mutating func decodedString() -> JSONText? {
-        var reader = JSONReader(UnsafeRawBufferPointer(rebasing: bytes[position...]))
+    /// The string whose opening quote is at `start`, with escapes or
+    /// non-ASCII text from `resume` on (where ``plainString()`` stopped), checked
+    /// and decoded in place (``JSONStringBody``); nil (position at `start`)
+    /// when it is bad, for the full reader to explain.
+    private mutating func nonPlainString(from start: Int, resumingAt resume: Int) -> String? {
+        guard resume > start, bytes[start] == UInt8(ascii: "\"") else {
+            position = start
+            return nil
+        }
+        var end = resume
         do throws(JSONError) {
-            let text = try reader.readStringText()
-            position += reader.offset
-            return text
+            let hasEscapes = try JSONStringBody.validate(bytes, from: &end)
+            position = end
+            return JSONStringBody.string(bytes, start + 1..<end - 1, hasEscapes: hasEscapes)
         } catch {
+            position = start
             return nil
         }
     }
 
     /// A string of printable ASCII without escapes, as the bytes between its
-    /// quotes; nil (position unspecified) for anything else.
+    /// quotes; nil for anything else, with position at the first byte that is
+    /// not plain when a string starts here (unspecified otherwise).
     mutating func plainString() -> UnsafeRawBufferPointer? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
         let end = JSONStringScan.endOfPlainRun(in: bytes, from: start, asciiOnly: true)
+        position = end
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
         position = end + 1
         return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
