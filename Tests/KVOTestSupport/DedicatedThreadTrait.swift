@@ -19,12 +19,19 @@ public struct DedicatedThreadTrait: TestTrait, SuiteTrait, TestScoping {
 
     public var isRecursive: Bool { true }
 
+    /// True inside a test this trait already admitted: a test that takes the
+    /// trait both itself and from its suite passes the gate once, not twice
+    /// (twice, eight such tests waiting at once would hold every place and hang).
+    @TaskLocal private static var admitted = false
+
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        guard testCase != nil else { return try await function() }
+        guard testCase != nil, !Self.admitted else { return try await function() }
         await Self.gate.enter()
         defer { Self.gate.leave() }
-        try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
+        try await Self.$admitted.withValue(true) {
+            try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
+        }
     }
 }
 
