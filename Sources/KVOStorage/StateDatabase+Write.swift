@@ -71,6 +71,7 @@ extension StateDatabase {
                     try statements.setSeq.run()
                 }
                 try statements.commit.run()
+                try connection.flushWAL()
                 historyRows.wrote(through: lastSeq)
                 if trims { historyRows.trimmed() }
             } catch {
