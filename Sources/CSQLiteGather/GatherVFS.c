@@ -27,12 +27,20 @@ typedef struct GatherFile {
 static sqlite3_vfs gatherVfs;
 static sqlite3_vfs *rootVfs;
 
+// The default VFS writes at most 0x1ffff bytes at a time (it masks the length
+// with that, so a larger write fails as SQLITE_FULL): a piece of 31 pages.
+#define GATHER_PIECE (31 * 4096)
+
 static int gatherFlush(GatherFile *file) {
-    if (file->used == 0) return SQLITE_OK;
     int used = file->used;
     file->used = 0;
     file->commitPending = 0;
-    return file->real->pMethods->xWrite(file->real, file->buffer, used, file->offset);
+    for (int done = 0; done < used; done += GATHER_PIECE) {
+        int piece = used - done < GATHER_PIECE ? used - done : GATHER_PIECE;
+        int rc = file->real->pMethods->xWrite(file->real, file->buffer + done, piece, file->offset + done);
+        if (rc != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
 }
 
 static int gatherClose(sqlite3_file *f) {
