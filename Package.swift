@@ -42,6 +42,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // A VFS over SQLite's default one that writes a commit's WAL frames with one write(2).
+        .target(name: "CSQLiteGather", dependencies: ["CSQLite"]),
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
         // encoder of KVOClient, kvoctl and kvod-bench. No dependencies, no Foundation.
         .target(name: "KVOProtocol"),
@@ -59,7 +61,7 @@ let package = Package(
         // Durable state: the SQLite data directory and the thread that commits to it.
         .target(
             name: "KVOStorage",
-            dependencies: ["KVOEngine", "CSQLite", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["KVOEngine", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // kvod's connection logic without libuv (reading, pausing, closing as a
         // pure state machine), a library so that its unit tests can import it.

@@ -17,7 +17,6 @@ extension StateDatabase {
 
     /// The tables and columns kvod added since schema version 1, made when missing.
     static func addMissingTables(_ connection: SQLiteConnection) throws(SQLiteError) {
-        try connection.execute(modSeqSchema)
         try connection.execute(leaseSchema)
         let hasCause = try connection.integer("SELECT COUNT(*) FROM pragma_table_info('history') WHERE name = 'cause'")
         if hasCause == 0 { try connection.execute("ALTER TABLE history ADD COLUMN cause TEXT") }

@@ -1,66 +1,81 @@
 import KVOEngine
 
-/// The documents' modSeqs on disk: a row per top-level member that has a
-/// node of its own (its subtree, ``ModSeqTree/json``), and one with the empty
-/// key for the document's root (its own two seqs, no children). Like the
-/// members, only the rows of the members a commit touched are written.
+/// The documents' modSeqs on disk since schema version 5: the root's in the
+/// object's row (`objects.mod_seqs`, its own two seqs, no children) and each
+/// top-level member's subtree in the member's row (`members.mod_seqs`,
+/// ``ModSeqTree/json``; NULL when the member has no node of its own). So a
+/// commit writes them with the rows it writes anyway: versions 2 to 4 kept
+/// them in a table of their own, `mod_seqs`, two more rows per object per
+/// commit (docs/PERFORMANCE.md).
 extension StateDatabase {
-    static let modSeqSchema = """
-        CREATE TABLE IF NOT EXISTS mod_seqs (
-            object TEXT NOT NULL,
-            key TEXT NOT NULL,
-            tree TEXT NOT NULL,
-            PRIMARY KEY (object, key)
-        ) WITHOUT ROWID;
-        """
-
-    /// Brings `name`'s rows to `edit`'s modSeqs.
-    func writeModSeqs(_ name: String, _ edit: ObjectEdit) throws(SQLiteError) {
-        guard let tree = edit.modSeqs else { return }
-        let root = ModSeqTree(replacedAt: tree.replacedAt, modifiedAt: tree.modifiedAt)
-        if edit.rewritesAll {
-            try run(statements.deleteModSeqs, name)
-            try upsertModSeq(name, "", root)
-            for (key, child) in tree.children { try upsertModSeq(name, key, child) }
-            return
-        }
-        try upsertModSeq(name, "", root)
-        for key in edit.touched {
-            if let child = tree.children[key] {
-                try upsertModSeq(name, key, child)
-            } else {
-                statements.deleteModSeq.bind(1, CanonicalName.of(name))
-                statements.deleteModSeq.bind(2, CanonicalName.of(key))
-                try statements.deleteModSeq.run()
-            }
-        }
+    /// Version 4 → 5: the `mod_seqs` columns, filled from the `mod_seqs`
+    /// table (when there is one; rows of objects or members that no longer
+    /// exist are dropped), which then goes.
+    static func migrateFromVersion4(_ connection: SQLiteConnection) throws(SQLiteError) {
+        let hasTable = try connection.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'mod_seqs'") == 1
+        try connection.execute("""
+            BEGIN;
+            ALTER TABLE objects ADD COLUMN mod_seqs TEXT;
+            ALTER TABLE members ADD COLUMN mod_seqs TEXT;
+            \(hasTable ? """
+                UPDATE objects SET mod_seqs = (SELECT tree FROM mod_seqs AS m WHERE m.object = objects.name AND m.key = '');
+                UPDATE members SET mod_seqs = (SELECT tree FROM mod_seqs AS m
+                    WHERE m.object = members.object AND m.key = members.key AND m.key != '');
+                DROP TABLE mod_seqs;
+                """ : "")
+            PRAGMA user_version = 5;
+            COMMIT;
+            """)
     }
 
-    private func upsertModSeq(_ name: String, _ key: String, _ tree: ModSeqTree) throws(SQLiteError) {
-        let upsert = statements.upsertModSeqs
-        upsert.bind(1, CanonicalName.of(name))
-        upsert.bind(2, CanonicalName.of(key))
-        upsert.bind(3, utf8: tree.json.jsonBytes)
-        try upsert.run()
+    /// The JSON of the node of `key` (nil: the member has none), when the
+    /// edit knows its object's modSeqs.
+    static func modSeqsJSON(of key: String, in tree: ModSeqTree) -> [UInt8]? {
+        tree.children[key].map(modSeqsJSON)
     }
 
-    /// The modSeqs of the loaded documents; a document without a root row
+    /// The JSON of the root's own seqs (its children are in the members' rows).
+    static func rootModSeqsJSON(_ tree: ModSeqTree) -> [UInt8] {
+        modSeqsJSON(ModSeqTree(replacedAt: tree.replacedAt, modifiedAt: tree.modifiedAt))
+    }
+
+    /// ``ModSeqTree/json``'s bytes, written directly when the node has no
+    /// children (every root, and most members): building the JSON value
+    /// first cost a dictionary per row.
+    static func modSeqsJSON(_ tree: ModSeqTree) -> [UInt8] {
+        guard tree.children.isEmpty else { return tree.json.jsonBytes }
+        if tree.replacedAt == tree.modifiedAt { return Array(String(tree.replacedAt).utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(48)
+        bytes += #"{"r":"#.utf8
+        bytes += String(tree.replacedAt).utf8
+        bytes += #","m":"#.utf8
+        bytes += String(tree.modifiedAt).utf8
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// The modSeqs of the loaded documents; a document without a root
     /// (written before modSeqs were kept) is left out, and counts as changed
     /// at the saved seq.
     func loadModSeqs(of documents: [String: JSONObject]) throws -> [String: ModSeqTree] {
         var trees: [String: ModSeqTree] = [:]
         var children: [String: [String: ModSeqTree]] = [:]
-        let rows = try connection.prepare("SELECT object, key, tree FROM mod_seqs")
+        let rows = try connection.prepare("""
+            SELECT name, NULL, mod_seqs FROM objects WHERE mod_seqs IS NOT NULL
+            UNION ALL SELECT object, key, mod_seqs FROM members WHERE mod_seqs IS NOT NULL
+            """)
         while try rows.step() {
             let object = rows.text(0) ?? ""
-            let key = rows.text(1) ?? ""
+            // NULL: the root (a member's key may be empty).
+            let key = rows.isNull(1) ? nil : rows.text(1) ?? ""
             guard documents[object] != nil,
                   // Two JSON levels per level of the document: {"c":{key: node}}.
                   let json = try? JSONReader.parse(rows.bytes(2) ?? [], maxDepth: 2 * DocumentDepth.readerLimit + 4),
                   let tree = ModSeqTree(json: json) else {
                 continue
             }
-            if key.isEmpty { trees[object] = tree } else { children[object, default: [:]][key] = tree }
+            if let key { children[object, default: [:]][key] = tree } else { trees[object] = tree }
         }
         for (object, nodes) in children where trees[object] != nil { trees[object]!.children = nodes }
         return trees

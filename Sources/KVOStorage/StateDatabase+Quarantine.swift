@@ -32,9 +32,8 @@ extension StateDatabase {
                 moveMembers.bind(2, object)
                 try moveMembers.run()
                 try run("DELETE FROM members WHERE object = ?", object)
+                // Its modSeqs (in these rows) go too: without them it counts as new.
                 try run("DELETE FROM objects WHERE name = ?", object)
-                // Its modSeqs describe what is gone; without a row it counts as new.
-                try run("DELETE FROM mod_seqs WHERE object = ?", object)
                 report.append("object \(LogText.quoted(object)) moved to the quarantine table of \(path): \(reason)")
             }
             if let through = unreadable.historyThrough {

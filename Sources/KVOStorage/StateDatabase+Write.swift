@@ -71,6 +71,7 @@ extension StateDatabase {
                     try statements.setSeq.run()
                 }
                 try statements.commit.run()
+                try connection.flushWAL()
                 historyRows.wrote(through: lastSeq)
                 if trims { historyRows.trimmed() }
             } catch {
@@ -82,42 +83,48 @@ extension StateDatabase {
         }
     }
 
-    /// Brings one object's rows to its document after the batches.
+    /// Brings one object's rows to its document (and modSeqs) after the batches.
     private func write(_ name: String, _ edit: ObjectEdit, lastSeq: UInt64) throws(SQLiteError) {
         guard let document = edit.document else {
             try run(statements.deleteMembers, name)
             try run(statements.deleteObject, name)
-            try run(statements.deleteModSeqs, name)
             return
         }
-        try run(statements.insertObject, name)
-        try writeModSeqs(name, edit)
+        let object = CanonicalName.of(name)
+        let upsertObject = statements.upsertObject
+        upsertObject.bind(1, object)
+        upsertObject.bind(2, utf8: edit.modSeqs.map(Self.rootModSeqsJSON))
+        upsertObject.bind(3, Int64(edit.modSeqs == nil ? 0 : 1))
+        try upsertObject.run()
         if edit.rewritesAll {
             try run(statements.deleteMembers, name)
             for (index, key) in document.keys.enumerated() {
-                try upsert(name, key, document[key]!, createdSeq: lastSeq, index: index)
+                try upsert(object, key, document[key]!, createdSeq: lastSeq, index: index, modSeqs: edit.modSeqs)
             }
             return
         }
         for key in edit.touched {
             if let value = document[key] {
-                try upsert(name, key, value, createdSeq: edit.created[key] ?? lastSeq, index: 0)
+                try upsert(object, key, value, createdSeq: edit.created[key] ?? lastSeq, index: 0, modSeqs: edit.modSeqs)
             } else {
-                statements.deleteMember.bind(1, CanonicalName.of(name))
+                statements.deleteMember.bind(1, object)
                 statements.deleteMember.bind(2, CanonicalName.of(key))
                 try statements.deleteMember.run()
             }
         }
     }
 
+    /// `object` is already in NFC; `modSeqs` is the object's tree (nil: unknown, the row's stay).
     private func upsert(_ object: String, _ key: String, _ value: JSONValue, createdSeq: UInt64,
-                        index: Int) throws(SQLiteError) {
+                        index: Int, modSeqs: ModSeqTree?) throws(SQLiteError) {
         let upsert = statements.upsertMember
-        upsert.bind(1, CanonicalName.of(object))
+        upsert.bind(1, object)
         upsert.bind(2, CanonicalName.of(key))
         upsert.bind(3, Int64(bitPattern: createdSeq))
         upsert.bind(4, index)
         upsert.bind(5, utf8: value.jsonBytes)
+        upsert.bind(6, utf8: modSeqs.flatMap { Self.modSeqsJSON(of: key, in: $0) })
+        upsert.bind(7, Int64(modSeqs == nil ? 0 : 1))
         try upsert.run()
     }
 

@@ -18,7 +18,7 @@ public final class StateDatabase {
     /// The database file inside the data directory.
     public static let fileName = "kvod.db"
     /// `PRAGMA user_version` of the schema this kvod writes.
-    public static let schemaVersion: Int64 = 4
+    public static let schemaVersion: Int64 = 5
 
     public let path: String
     public let syncMode: SyncMode
@@ -104,6 +104,9 @@ public final class StateDatabase {
                 fallthrough
             case 3:
                 try migrateFromVersion3(connection)
+                fallthrough
+            case 4:
+                try migrateFromVersion4(connection)
             case schemaVersion:
                 break
             default:
@@ -139,13 +142,14 @@ public final class StateDatabase {
     static let schema = """
         BEGIN;
         CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE TABLE objects (name TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TABLE objects (name TEXT PRIMARY KEY, mod_seqs TEXT) WITHOUT ROWID;
         CREATE TABLE members (
             object TEXT NOT NULL,
             key TEXT NOT NULL,
             created_seq INTEGER NOT NULL,
             created_index INTEGER NOT NULL,
             value TEXT NOT NULL,
+            mod_seqs TEXT,
             PRIMARY KEY (object, key)
         ) WITHOUT ROWID;
         CREATE TABLE history (
@@ -162,7 +166,7 @@ public final class StateDatabase {
         \(quarantineTable);
         \(historyBatchSchema);
         INSERT INTO meta (key, value) VALUES ('seq', 0);
-        PRAGMA user_version = 4;
+        PRAGMA user_version = 5;
         COMMIT;
         """
 
@@ -186,14 +190,11 @@ struct Statements {
     let trimHistory: SQLiteStatement
     let trimHistoryBatches: SQLiteStatement
     let setSeq: SQLiteStatement
-    let insertObject: SQLiteStatement
+    let upsertObject: SQLiteStatement
     let deleteObject: SQLiteStatement
     let upsertMember: SQLiteStatement
     let deleteMember: SQLiteStatement
     let deleteMembers: SQLiteStatement
-    let upsertModSeqs: SQLiteStatement
-    let deleteModSeq: SQLiteStatement
-    let deleteModSeqs: SQLiteStatement
     let deleteLeases: SQLiteStatement
     let insertLease: SQLiteStatement
 
@@ -207,18 +208,20 @@ struct Statements {
         trimHistory = try connection.prepare("DELETE FROM history WHERE seq <= ?")
         trimHistoryBatches = try connection.prepare("DELETE FROM history_batches WHERE last_seq <= ?")
         setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
-        insertObject = try connection.prepare("INSERT OR IGNORE INTO objects (name) VALUES (?)")
+        // ?3 = 0: the commit does not know the object's modSeqs, which stay as they are.
+        upsertObject = try connection.prepare("""
+            INSERT INTO objects (name, mod_seqs) VALUES (?1, ?2)
+            ON CONFLICT (name) DO UPDATE SET mod_seqs = excluded.mod_seqs WHERE ?3
+            """)
         deleteObject = try connection.prepare("DELETE FROM objects WHERE name = ?")
-        // A member that exists keeps its place; only its value changes.
+        // A member that exists keeps its place; only its value (and modSeqs, unless ?7 = 0) changes.
         upsertMember = try connection.prepare("""
-            INSERT INTO members (object, key, created_seq, created_index, value) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (object, key) DO UPDATE SET value = excluded.value
+            INSERT INTO members (object, key, created_seq, created_index, value, mod_seqs) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT (object, key) DO UPDATE SET value = excluded.value,
+                mod_seqs = CASE WHEN ?7 THEN excluded.mod_seqs ELSE members.mod_seqs END
             """)
         deleteMember = try connection.prepare("DELETE FROM members WHERE object = ? AND key = ?")
         deleteMembers = try connection.prepare("DELETE FROM members WHERE object = ?")
-        upsertModSeqs = try connection.prepare("INSERT OR REPLACE INTO mod_seqs (object, key, tree) VALUES (?, ?, ?)")
-        deleteModSeq = try connection.prepare("DELETE FROM mod_seqs WHERE object = ? AND key = ?")
-        deleteModSeqs = try connection.prepare("DELETE FROM mod_seqs WHERE object = ?")
         // At or under a key path: the path itself, or one that continues it after a dot
         // (between "p." and "p/", "/" being the byte after ".").
         deleteLeases = try connection.prepare("""

@@ -54,6 +54,7 @@ import Testing
         do {
             // What a version 2 kvod left: three changes, a row each.
             let connection = try SQLiteConnection(path: directory.path + "/" + StateDatabase.fileName)
+            try SchemaMigrationTests.makeVersion4Tables(connection)
             try connection.execute("""
                 DROP TABLE history_batches;
                 PRAGMA user_version = 2;

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteGather
 
 /// One SQLite database connection (`sqlite3*`). Not thread-safe by itself:
 /// kvod opens it on the main thread, then only the storage writer thread
@@ -9,12 +10,14 @@ final class SQLiteConnection {
     /// Process-wide settings, made once before the first open.
     private static let configured: Void = { _ = kvod_sqlite_disable_memory_statistics() }()
 
-    /// Opens (creating if needed) the database file at `path`.
+    /// Opens (creating if needed) the database file at `path`, through the
+    /// VFS that writes a commit's WAL frames at once (`CSQLiteGather`) when
+    /// it could be registered, else SQLite's default one.
     init(path: String) throws(SQLiteError) {
         _ = Self.configured
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        let rc = sqlite3_open_v2(path, &handle, flags, kvod_gather_vfs_name())
         guard rc == SQLITE_OK, let handle else {
             let error = SQLiteError(code: rc, database: handle)
             sqlite3_close_v2(handle)
@@ -32,6 +35,13 @@ final class SQLiteConnection {
     /// to close copies the WAL into the database file (a checkpoint).
     func keepWALOnClose() {
         _ = kvod_sqlite_no_checkpoint_on_close(handle)
+    }
+
+    /// Writes the WAL frames the VFS still holds (none after a commit, whose
+    /// commit frame writes them; this makes sure of it before a reply leaves).
+    func flushWAL() throws(SQLiteError) {
+        let rc = kvod_gather_flush(UnsafeMutableRawPointer(handle))
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, database: handle) }
     }
 
     /// Runs one or more statements that return no rows worth reading.

@@ -29,7 +29,15 @@ final class SQLiteStatement {
     }
 
     func bind(_ index: Int32, _ text: String) {
-        bind(index, utf8: Array(text.utf8))
+        // A native string's own bytes, not a copy in an array first (SQLite copies them).
+        var text = text
+        text.withUTF8 { bytes in
+            withUnsafeBytes(of: UInt8(0)) { empty in
+                let base = UnsafeRawPointer(bytes.baseAddress) ?? empty.baseAddress
+                _ = sqlite3_bind_text(statement, index, base?.assumingMemoryBound(to: CChar.self),
+                                      Int32(bytes.count), kvod_sqlite_transient())
+            }
+        }
     }
 
     /// Binds UTF-8 bytes as text, or NULL when nil.
