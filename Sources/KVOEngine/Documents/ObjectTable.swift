@@ -19,6 +19,10 @@ final class ObjectTable {
     }
 
     private var entries: [String: Entry] = [:]
+    /// The entry found last and its name: changes come in runs on one object
+    /// (a client's pipelined sets), and comparing a name costs less than
+    /// hashing it. Cleared whenever an entry leaves the table.
+    private var lastFound: (name: String, entry: Entry)?
     /// The names that have a document, in byte order (`list`, prefix `initial`).
     private(set) var names = NameIndex()
     /// How many entries have a document.
@@ -26,7 +30,12 @@ final class ObjectTable {
 
     /// The entry of `name`, if it has a document or observations.
     @inline(__always)
-    func entry(_ name: String) -> Entry? { entries[name] }
+    func entry(_ name: String) -> Entry? {
+        if let lastFound, lastFound.name == name { return lastFound.entry }
+        guard let found = entries[name] else { return nil }
+        lastFound = (name, found)
+        return found
+    }
 
     /// The entry of `name`, made empty if missing (the caller fills it).
     func entryCreating(_ name: String) -> Entry {
@@ -62,7 +71,10 @@ final class ObjectTable {
     }
 
     private func dropIfEmpty(_ entry: Entry, named name: String) {
-        if entry.members == nil && entry.observers == nil && entry.leases == nil { entries[name] = nil }
+        if entry.members == nil && entry.observers == nil && entry.leases == nil {
+            entries[name] = nil
+            lastFound = nil
+        }
     }
 
     /// Every document, by object name.
