@@ -100,6 +100,9 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     private func handle(_ frame: LineFramer.Frame) {
+        // One strong reference for the whole request: each use of the
+        // unowned one checks and retains it again.
+        let daemon = self.daemon
         daemon.noteRequest()
         switch frame {
         case .line(let line):
