@@ -11,12 +11,42 @@ final class ObjectTable {
         var members: JSONObject?
         /// The root of the object's observation index; nil when nothing observes it.
         var observers: PathNode?
-        /// The modSeqs of the document's values (meaningful while it has one).
-        var modSeqs = ModSeqTree(replacedAt: 0, modifiedAt: 0)
+        /// The modSeqs of the document's values (meaningful while it has one),
+        /// with the table's deferred set of a member written in first.
+        var modSeqs: ModSeqTree {
+            get {
+                table.settleDeferredSet(of: self)
+                return tree
+            }
+            set {
+                table.settleDeferredSet(of: self)
+                tree = newValue
+            }
+            _modify {
+                table.settleDeferredSet(of: self)
+                yield &tree
+            }
+        }
+        /// The modSeqs as kept, without the deferred set (``ObjectTable/deferredSet``).
+        fileprivate var tree = ModSeqTree(replacedAt: 0, modifiedAt: 0)
         /// The document's leased values, by key path (`""`: the whole
         /// document), with the generation that names each grant; nil when none.
         var leases: [String: (lease: Lease, generation: UInt64)]?
+        /// The table, for the deferred set; an entry never outlives it.
+        fileprivate unowned let table: ObjectTable
+
+        fileprivate init(table: ObjectTable) {
+            self.table = table
+        }
     }
+
+    /// A set of a document's top-level member recorded in its modSeq tree's
+    /// root but not yet in the member's node, which is then made anew at the
+    /// root's `modifiedAt` (the set's seq: any other change settles it first).
+    /// A run of sets of one member (a client's pipelined sets, a counter)
+    /// then hashes the member's name once, not once per set; any other read
+    /// or change of the entry's modSeqs writes the node in first.
+    private var deferredSet: (entry: Entry, key: String)?
 
     private var entries: [String: Entry] = [:]
     /// The entry found last and its name: changes come in runs on one object
@@ -40,9 +70,32 @@ final class ObjectTable {
     /// The entry of `name`, made empty if missing (the caller fills it).
     func entryCreating(_ name: String) -> Entry {
         if let existing = entries[name] { return existing }
-        let made = Entry()
+        let made = Entry(table: self)
         entries[name] = made
         return made
+    }
+
+    /// Records in `entry`'s modSeqs the set of its document's top-level member
+    /// `key` at `seq`, exactly as ``ModSeqTree/record(_:)`` would (the member's
+    /// node made anew, the root modified), the member's node deferred.
+    func recordSet(ofMember key: String, at seq: UInt64, in entry: Entry) {
+        if let deferredSet, deferredSet.entry !== entry || deferredSet.key != key {
+            settleDeferredSet()
+        }
+        entry.tree.modifiedAt = seq
+        deferredSet = (entry, key)
+    }
+
+    /// Writes the deferred set into its entry's tree, if it is `entry`'s.
+    @inline(__always)
+    fileprivate func settleDeferredSet(of entry: Entry) {
+        if let deferredSet, deferredSet.entry === entry { settleDeferredSet() }
+    }
+
+    private func settleDeferredSet() {
+        guard let (entry, key) = deferredSet else { return }
+        deferredSet = nil
+        entry.tree.children[key] = ModSeqTree(madeAt: entry.tree.modifiedAt)
     }
 
     /// Sets or clears the document of `entry` (named `name`), keeping the
@@ -74,6 +127,7 @@ final class ObjectTable {
         if entry.members == nil && entry.observers == nil && entry.leases == nil {
             entries[name] = nil
             lastFound = nil
+            if deferredSet?.entry === entry { deferredSet = nil }
         }
     }
 
