@@ -79,11 +79,12 @@ final class ObjectTable {
     /// `key` at `seq`, exactly as ``ModSeqTree/record(_:)`` would (the member's
     /// node made anew, the root modified), the member's node deferred.
     func recordSet(ofMember key: String, at seq: UInt64, in entry: Entry) {
-        if let deferredSet, deferredSet.entry !== entry || deferredSet.key != key {
+        if deferredSet?.entry !== entry || deferredSet?.key != key {
+            // Settled before the root moves: the deferred node takes the root's seq.
             settleDeferredSet()
+            deferredSet = (entry, key)
         }
         entry.tree.modifiedAt = seq
-        deferredSet = (entry, key)
     }
 
     /// Writes the deferred set into its entry's tree, if it is `entry`'s.
