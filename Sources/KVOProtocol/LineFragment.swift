@@ -14,6 +14,8 @@ public enum LineFragment {
     @inlinable public static var okTrue: StaticString { #""ok":true"# }
     /// `{"ok":true`, a success reply without an id, up to its fields.
     @inlinable public static var okTrueStart: StaticString { #"{"ok":true"# }
+    /// `{"ok":true,"seq":`, a change's reply without an id, up to its seq.
+    @inlinable public static var okTrueSeqStart: StaticString { #"{"ok":true,"seq":"# }
     /// `,"ok":true`, a success reply after its id, up to its fields.
     @inlinable public static var okTrueAfterID: StaticString { #","ok":true"# }
     /// `"ok":false,"error":{"code":`, a failure up to its code.

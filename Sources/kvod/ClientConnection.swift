@@ -79,9 +79,12 @@ final class ClientConnection: ClientOutputDelegate {
     // MARK: Input
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
+        // One strong reference for the whole read: each use of the unowned
+        // one checks and retains it again.
+        let daemon = self.daemon
         framer.feed(bytes) { frame in
             guard state.frameArrived(frame) else { return }
-            handle(frame)
+            handle(frame, daemon)
             perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
         }
         proposePipelinedChanges()
@@ -99,7 +102,8 @@ final class ClientConnection: ClientOutputDelegate {
         if state.turnBegan() { resumeInput() }
     }
 
-    private func handle(_ frame: LineFramer.Frame) {
+    /// `daemon`: the connection's, held strongly by the caller.
+    private func handle(_ frame: LineFramer.Frame, _ daemon: Daemon) {
         daemon.noteRequest()
         switch frame {
         case .line(let line):
@@ -125,7 +129,7 @@ final class ClientConnection: ClientOutputDelegate {
     /// replies fill the limit again first.
     private func resumeInput() {
         while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
-            frame.withFrame { handle($0) }
+            frame.withFrame { handle($0, daemon) }
         }
         _ = daemon.engine.proposePipelinedChanges(of: controller)
         perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))

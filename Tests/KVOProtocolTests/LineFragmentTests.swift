@@ -14,6 +14,7 @@ import Testing
         #expect(text(LineFragment.okTrue) == quoted(Field.ok.rawValue) + ":true")
         #expect(text(LineFragment.okTrueStart) == "{" + text(LineFragment.okTrue))
         #expect(text(LineFragment.okTrueAfterID) == "," + text(LineFragment.okTrue))
+        #expect(text(LineFragment.okTrueSeqStart) == text(LineFragment.okTrueStart) + text(LineFragment.seqMember))
         #expect(text(LineFragment.failureCode)
             == quoted(Field.ok.rawValue) + ":false" + member(.error) + "{" + quoted(Field.code.rawValue) + ":")
         #expect(text(LineFragment.messageMember) == member(.message))

@@ -11,14 +11,48 @@ final class ObjectTable {
         var members: JSONObject?
         /// The root of the object's observation index; nil when nothing observes it.
         var observers: PathNode?
-        /// The modSeqs of the document's values (meaningful while it has one).
-        var modSeqs = ModSeqTree(replacedAt: 0, modifiedAt: 0)
+        /// The modSeqs of the document's values (meaningful while it has one),
+        /// with the table's deferred set of a member written in first.
+        var modSeqs: ModSeqTree {
+            get {
+                table.settleDeferredSet(of: self)
+                return tree
+            }
+            set {
+                table.settleDeferredSet(of: self)
+                tree = newValue
+            }
+            _modify {
+                table.settleDeferredSet(of: self)
+                yield &tree
+            }
+        }
+        /// The modSeqs as kept, without the deferred set (``ObjectTable/deferredSet``).
+        fileprivate var tree = ModSeqTree(replacedAt: 0, modifiedAt: 0)
         /// The document's leased values, by key path (`""`: the whole
         /// document), with the generation that names each grant; nil when none.
         var leases: [String: (lease: Lease, generation: UInt64)]?
+        /// The table, for the deferred set; an entry never outlives it.
+        fileprivate unowned let table: ObjectTable
+
+        fileprivate init(table: ObjectTable) {
+            self.table = table
+        }
     }
 
+    /// A set of a document's top-level member recorded in its modSeq tree's
+    /// root but not yet in the member's node, which is then made anew at the
+    /// root's `modifiedAt` (the set's seq: any other change settles it first).
+    /// A run of sets of one member (a client's pipelined sets, a counter)
+    /// then hashes the member's name once, not once per set; any other read
+    /// or change of the entry's modSeqs writes the node in first.
+    private var deferredSet: (entry: Entry, key: String)?
+
     private var entries: [String: Entry] = [:]
+    /// The entry found last and its name: changes come in runs on one object
+    /// (a client's pipelined sets), and comparing a name costs less than
+    /// hashing it. Cleared whenever an entry leaves the table.
+    private var lastFound: (name: String, entry: Entry)?
     /// The names that have a document, in byte order (`list`, prefix `initial`).
     private(set) var names = NameIndex()
     /// How many entries have a document.
@@ -26,14 +60,43 @@ final class ObjectTable {
 
     /// The entry of `name`, if it has a document or observations.
     @inline(__always)
-    func entry(_ name: String) -> Entry? { entries[name] }
+    func entry(_ name: String) -> Entry? {
+        if let lastFound, lastFound.name == name { return lastFound.entry }
+        guard let found = entries[name] else { return nil }
+        lastFound = (name, found)
+        return found
+    }
 
     /// The entry of `name`, made empty if missing (the caller fills it).
     func entryCreating(_ name: String) -> Entry {
         if let existing = entries[name] { return existing }
-        let made = Entry()
+        let made = Entry(table: self)
         entries[name] = made
         return made
+    }
+
+    /// Records in `entry`'s modSeqs the set of its document's top-level member
+    /// `key` at `seq`, exactly as ``ModSeqTree/record(_:)`` would (the member's
+    /// node made anew, the root modified), the member's node deferred.
+    func recordSet(ofMember key: String, at seq: UInt64, in entry: Entry) {
+        if deferredSet?.entry !== entry || deferredSet?.key != key {
+            // Settled before the root moves: the deferred node takes the root's seq.
+            settleDeferredSet()
+            deferredSet = (entry, key)
+        }
+        entry.tree.modifiedAt = seq
+    }
+
+    /// Writes the deferred set into its entry's tree, if it is `entry`'s.
+    @inline(__always)
+    fileprivate func settleDeferredSet(of entry: Entry) {
+        if let deferredSet, deferredSet.entry === entry { settleDeferredSet() }
+    }
+
+    private func settleDeferredSet() {
+        guard let (entry, key) = deferredSet else { return }
+        deferredSet = nil
+        entry.tree.children[key] = ModSeqTree(madeAt: entry.tree.modifiedAt)
     }
 
     /// Sets or clears the document of `entry` (named `name`), keeping the
@@ -62,7 +125,11 @@ final class ObjectTable {
     }
 
     private func dropIfEmpty(_ entry: Entry, named name: String) {
-        if entry.members == nil && entry.observers == nil && entry.leases == nil { entries[name] = nil }
+        if entry.members == nil && entry.observers == nil && entry.leases == nil {
+            entries[name] = nil
+            lastFound = nil
+            if deferredSet?.entry === entry { deferredSet = nil }
+        }
     }
 
     /// Every document, by object name.

@@ -60,6 +60,9 @@ public final class Store {
     /// object's, when the caller has it at hand.
     func recordModSeq(of change: ChangeRecord, in entry: ObjectTable.Entry? = nil) {
         guard let entry = entry ?? objects.entry(change.object), entry.members != nil else { return }
+        if change.path.count == 1, change.kind == .setting, change.new != nil, !change.createdObject {
+            return objects.recordSet(ofMember: change.path[0], at: change.seq, in: entry)
+        }
         if change.createdObject || change.path.isEmpty {
             entry.modSeqs = ModSeqTree(madeAt: change.seq)
         }

@@ -2,6 +2,7 @@
 /// bookkeeping a change does for them, and the deletions kvod makes itself.
 extension Engine {
     /// The lease a set with `lifetime` from `client` puts on its value.
+    @inline(__always)
     func lease(for lifetime: ValueLifetime?, from client: ClientController) -> Lease? {
         guard let lifetime else { return nil }
         return Lease(owner: lifetime.ephemeral ? client.id : nil, ephemeral: lifetime.ephemeral,
@@ -11,7 +12,14 @@ extension Engine {
     /// After `change` was applied: a set or delete at a key path ends the
     /// leases at or under it; a set with a lease starts that one. `entry`
     /// is the object's, when the caller has it at hand.
+    @inline(__always)
     func updateLeases(for change: ChangeRecord, in entry: ObjectTable.Entry?) {
+        // Most changes carry no lease to an object that holds none: no call.
+        if let entry, entry.leases == nil, change.lease == nil { return }
+        updateLeasesOfEntry(for: change, in: entry)
+    }
+
+    private func updateLeasesOfEntry(for change: ChangeRecord, in entry: ObjectTable.Entry?) {
         guard change.kind == .setting else { return }
         guard let entry = entry ?? store.objects.entry(change.object) else { return }
         guard entry.leases != nil || change.lease != nil else { return }

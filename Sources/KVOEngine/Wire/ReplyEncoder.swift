@@ -56,6 +56,10 @@ struct ReplyEncoder {
 
     /// Appends the finished line, `}\n` included, to `output`; `id` is the request's.
     func write<Sink: ByteSink>(id: JSONValue?, to output: inout Sink) {
+        if case .none = id, fields.isEmpty, let onlySeq {
+            // A change's reply without an id, the usual one: one append.
+            return EventEncoder.appendLine(endingWithSeq: onlySeq, after: LineFragment.okTrueSeqStart, to: &output)
+        }
         if let id {
             output.append(literal: LineFragment.idStart)
             JSONWriter.write(id, to: &output)
