@@ -41,8 +41,9 @@ public final class NetworkNamespace: @unchecked Sendable {
     /// `ip` commands of milliseconds each, run from any thread (async tests
     /// that call it run on ``TestThreads``, `.onDedicatedThread`).
     public init() throws {
+        Self.removeLeftovers()
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        name = "kvod-test-\(getpid())-\(tag)"
+        name = "\(Self.namePrefix)\(getpid())-\(tag)"
         // Interface names are at most 15 bytes.
         rootInterface = "kv\(tag)r"
         innerInterface = "kv\(tag)n"
@@ -81,6 +82,23 @@ public final class NetworkNamespace: @unchecked Sendable {
         removed = true
         _ = try? Self.run(["link", "del", rootInterface])
         _ = try? Self.run(["netns", "del", name])
+    }
+
+    /// What every namespace made here is named, then `<pid>-<tag>`.
+    private static let namePrefix = "kvod-test-"
+
+    /// Removes the namespaces, and their veth pairs, of test runs killed before
+    /// they could (their process is gone): the names carry the pid.
+    private static func removeLeftovers() {
+        guard let listed = try? run(["netns", "list"]) else { return }
+        for line in listed.lines {
+            let name = String(line.split(separator: " ").first ?? "")
+            let parts = name.dropFirst(namePrefix.count).split(separator: "-")
+            guard name.hasPrefix(namePrefix), parts.count == 2, let pid = pid_t(parts[0]),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            _ = try? run(["link", "del", "kv\(parts[1])r"])
+            _ = try? run(["netns", "del", name])
+        }
     }
 
     /// A /30 of 10.213.0.0/16 that no interface of the root namespace has an address in.
