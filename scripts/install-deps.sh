@@ -7,7 +7,7 @@
 #            -dev packages and pkg-config (scripts/run.sh, scripts/install.sh)
 #   --test   (the default) what the tests and benchmarks use besides: socat,
 #            netcat-openbsd, jq, redis-server, systemd, python3-prometheus-client,
-#            etcd-server and etcd-client (scripts/test.sh, CI)
+#            etcd-server, etcd-client and iproute2 (scripts/test.sh, CI)
 # Usage: scripts/install-deps.sh [--run|--build|--test] [extra-package[=version] ...]
 # A package given as name=version is installed at that version if it is missing.
 set -euo pipefail
@@ -22,8 +22,9 @@ build=("${run[@]}" libuv1-dev libsqlite3-dev libcurl4-openssl-dev pkg-config)
 # etcd-server, etcd-client: KVOEtcdTests and ClusterDaemonTests start a 3-member etcd cluster
 # (etcd, etcdctl) on loopback ports of their own. (libcurl, in --run and --build: kvod's etcd
 # client, for --etcd; docs/CLUSTER.md.)
+# iproute2: ClusterPartitionTests put a kvod in a network namespace of its own (ip netns, a veth pair).
 test=("${build[@]}" socat netcat-openbsd jq redis-server systemd python3-prometheus-client
-  etcd-server etcd-client)
+  etcd-server etcd-client iproute2)
 case "$set_name" in
   run) packages=("${run[@]}") ;;
   build) packages=("${build[@]}") ;;

@@ -5,6 +5,9 @@
 // helper below passes one kind of argument.
 #include <curl/curl.h>
 #include <stdint.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 // MARK: - Easy handles
 
@@ -19,6 +22,26 @@ static inline CURLcode kvod_curl_easy_set_string(CURL *easy, CURLoption option, 
 }
 static inline CURLcode kvod_curl_easy_set_slist(CURL *easy, CURLoption option, struct curl_slist *value) {
     return curl_easy_setopt(easy, option, value);
+}
+
+/// CURLOPT_SOCKOPTFUNCTION setting TCP_KEEPCNT, which libcurl 7.88 has no
+/// option for, to the count passed as its data.
+static inline int kvod_curl_set_keepalive_count(void *count, curl_socket_t fd, curlsocktype purpose) {
+    (void)purpose;
+    int probes = (int)(intptr_t)count;
+    return setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes) == 0 ? CURL_SOCKOPT_OK : CURL_SOCKOPT_ERROR;
+}
+
+/// TCP keepalive on the transfer's connection: the first probe after
+/// `idle_seconds` of silence, then one every `interval_seconds`; `probes`
+/// unanswered end the connection.
+static inline CURLcode kvod_curl_easy_set_keepalive(CURL *easy, long idle_seconds, long interval_seconds, int probes) {
+    CURLcode rc = curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_TCP_KEEPIDLE, idle_seconds);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_TCP_KEEPINTVL, interval_seconds);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, kvod_curl_set_keepalive_count);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy, CURLOPT_SOCKOPTDATA, (void *)(intptr_t)probes);
+    return rc;
 }
 
 /// The signature of CURLOPT_WRITEFUNCTION.

@@ -23,7 +23,7 @@ final class CurlTransfer {
 
     /// `timeoutMilliseconds` bounds the whole transfer (nil: a stream, unbounded).
     init(url: String, body: [UInt8], headers extraHeaders: [String], timeoutMilliseconds: Int?,
-         connectTimeoutMilliseconds: Int, maxBytes: Int) throws(EtcdError) {
+         connectTimeoutMilliseconds: Int, keepAlive: TCPKeepAlive, maxBytes: Int) throws(EtcdError) {
         guard let easy = curl_easy_init() else {
             throw EtcdError.unreachable(endpoint: url, detail: "curl_easy_init failed", mayHaveApplied: false)
         }
@@ -46,6 +46,7 @@ final class CurlTransfer {
         kvod_curl_easy_set_long(easy, CURLOPT_NOSIGNAL, 1)
         kvod_curl_easy_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
         if let timeoutMilliseconds { kvod_curl_easy_set_long(easy, CURLOPT_TIMEOUT_MS, timeoutMilliseconds) }
+        kvod_curl_easy_set_keepalive(easy, keepAlive.idleSeconds, keepAlive.intervalSeconds, Int32(keepAlive.probes))
         kvod_curl_easy_set_write_function(easy) { bytes, size, count, context in
             guard let context, let bytes else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()

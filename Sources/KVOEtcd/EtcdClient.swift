@@ -26,6 +26,9 @@ public final class EtcdClient {
         /// bounded in bytes. etcd's own requests are limited to 1.5 MiB
         /// (`--max-request-bytes`), but a range over a prefix can answer more.
         public var maxResponseBytes = 64 << 20
+        /// Probes that find a peer gone without a word, on every connection:
+        /// the watch's, which has no timeout, above all.
+        public var keepAlive = TCPKeepAlive()
 
         public init(endpoints: [String]) {
             self.endpoints = endpoints
@@ -137,7 +140,7 @@ public final class EtcdClient {
         do {
             let transfer = try CurlTransfer(url: endpoint + "/v3/watch", body: request.json.jsonBytes,
                                             headers: ["Grpc-Metadata-hasleader: true"], timeoutMilliseconds: nil,
-                                            connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
+                                            connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds, keepAlive: configuration.keepAlive,
                                             maxBytes: configuration.maxResponseBytes)
             watch.start(transfer) { [weak self] error in
                 if case .unreachable? = error { self?.moveOn(from: endpoint) }
@@ -158,7 +161,7 @@ public final class EtcdClient {
         do {
             transfer = try CurlTransfer(url: endpoint + "/v3" + path, body: body.jsonBytes, headers: [],
                                         timeoutMilliseconds: configuration.requestTimeoutMilliseconds,
-                                        connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
+                                        connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds, keepAlive: configuration.keepAlive,
                                         maxBytes: configuration.maxResponseBytes)
         } catch {
             done(.failure(error))

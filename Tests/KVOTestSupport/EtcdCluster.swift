@@ -33,11 +33,13 @@ public final class EtcdCluster: @unchecked Sendable {
 
     /// Starts the members, each with `arguments` added to its command line, and
     /// waits until every one of them is healthy (the cluster has a leader and
-    /// each member serves a quorum read).
-    public init(size: Int = 3, arguments: [String] = [], timeout: Double = 60) async throws {
+    /// each member serves a quorum read). Each member serves clients on
+    /// 127.0.0.1 and also on each address of `clientHosts`, at the same port
+    /// (a ``NetworkNamespace``'s root side, for a kvod inside: ``clientURL(of:on:)``).
+    public init(size: Int = 3, arguments: [String] = [], clientHosts: [String] = [], timeout: Double = 60) async throws {
         guard let binaries = Self.binaries else { throw TestFailure("etcd and etcdctl are not installed") }
         directory = try TemporaryDirectory.make()
-        (members, commandLines) = try Self.launch(size, arguments, binaries.etcd, in: directory)
+        (members, commandLines) = try Self.launch(size, arguments, clientHosts, binaries.etcd, in: directory)
         // A port chosen free can be taken before etcd binds it (an outgoing
         // connection's local port, in a parallel run): then start again on others.
         for attempt in 1... {
@@ -48,13 +50,14 @@ public final class EtcdCluster: @unchecked Sendable {
                 for index in members.indices { try await kill(member: index) }
                 try FileManager.default.removeItem(atPath: directory)
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-                (members, commandLines) = try Self.launch(size, arguments, binaries.etcd, in: directory)
+                (members, commandLines) = try Self.launch(size, arguments, clientHosts, binaries.etcd, in: directory)
             }
         }
     }
 
     /// Starts `size` members on free ports, with their data and logs in `directory`.
-    private static func launch(_ size: Int, _ arguments: [String], _ etcd: URL, in directory: String) throws
+    private static func launch(_ size: Int, _ arguments: [String], _ clientHosts: [String], _ etcd: URL,
+                               in directory: String) throws
         -> ([Member], [[String]])
     {
         let ports = try LoopbackPorts.free(size * 2)
@@ -65,9 +68,10 @@ public final class EtcdCluster: @unchecked Sendable {
         var commandLines: [[String]] = []
         for index in 0..<size {
             let clientURL = "http://127.0.0.1:\(ports[index])"
+            let listenURLs = ([clientURL] + clientHosts.map { "http://\($0):\(ports[index])" }).joined(separator: ",")
             commandLines.append([
                 "--name", names[index], "--data-dir", "\(directory)/\(names[index])",
-                "--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
+                "--listen-client-urls", listenURLs, "--advertise-client-urls", clientURL,
                 "--listen-peer-urls", peerURLs[index], "--initial-advertise-peer-urls", peerURLs[index],
                 "--initial-cluster", initialCluster, "--initial-cluster-state", "new",
                 "--initial-cluster-token", URL(fileURLWithPath: directory).lastPathComponent,
@@ -84,6 +88,11 @@ public final class EtcdCluster: @unchecked Sendable {
     }
 
     public var clientURLs: [String] { members.map(\.clientURL) }
+
+    /// Member `index`'s client URL on `host`, one of the `clientHosts` it was started with.
+    public func clientURL(of index: Int, on host: String) -> String {
+        "http://\(host):\(URL(string: members[index].clientURL)!.port!)"
+    }
 
     private static func launch(_ etcd: URL, _ arguments: [String], log: String) throws -> ChildProcess {
         let process = ChildProcess()

@@ -46,39 +46,39 @@ public final class KVODProcess: @unchecked Sendable {
     /// `openFilesLimit`, kvod starts under that RLIMIT_NOFILE (soft and hard),
     /// set by a shell that then execs it, so `pid` is kvod's. With
     /// `stderrPipe`, kvod's stderr is that pipe (a test may need its device
-    /// and inode), drained into `stderrPath`.
+    /// and inode), drained into `stderrPath`. With `launcher`, kvod runs as
+    /// `launcher + [kvod, …]` (``NetworkNamespace/exec``; it must exec kvod, so `pid` is kvod's).
     @available(*, noasync, message: "blocks a cooperative thread; use try await KVODProcess(…)")
     public convenience init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
-                            waitForSocket: Bool = true, openFilesLimit: Int? = nil, stderrPipe: Pipe? = nil) throws {
+                            waitForSocket: Bool = true, openFilesLimit: Int? = nil, stderrPipe: Pipe? = nil,
+                            launcher: [String] = []) throws {
         try self.init(launching: arguments, environment: environment, socketPath: socketPath,
-                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe)
+                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe, launcher: launcher)
         if waitForSocket { try waitUntil(readiness, timeout: 20) { try acceptsConnections() } }
     }
 
     /// Starts kvod as the synchronous initializer does, suspending while it waits.
     public convenience init(arguments: [String] = [], environment: [String: String] = [:], socketPath: String? = nil,
                             waitForSocket: Bool = true, openFilesLimit: Int? = nil,
-                            stderrPipe: Pipe? = nil) async throws {
+                            stderrPipe: Pipe? = nil, launcher: [String] = []) async throws {
         try self.init(launching: arguments, environment: environment, socketPath: socketPath,
-                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe)
+                      openFilesLimit: openFilesLimit, stderrPipe: stderrPipe, launcher: launcher)
         if waitForSocket { try await waitUntil(readiness, timeout: 20) { () async throws -> Bool in try acceptsConnections() } }
     }
 
     private init(launching arguments: [String], environment: [String: String], socketPath: String?,
-                 openFilesLimit: Int?, stderrPipe: Pipe?) throws {
+                 openFilesLimit: Int?, stderrPipe: Pipe?, launcher: [String]) throws {
         self.stderrPipe = stderrPipe
         directory = try TemporaryDirectory.make()
         self.socketPath = socketPath ?? directory + "/kvod.sock"
         stderrPath = directory + "/stderr.log"
-        let kvodArguments = ["--socket", self.socketPath] + arguments
+        var command = [Self.binaryURL.path, "--socket", self.socketPath] + arguments
         if let openFilesLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\"", Self.binaryURL.path]
-                + kvodArguments
-        } else {
-            process.executableURL = Self.binaryURL
-            process.arguments = kvodArguments
+            command = ["/bin/sh", "-c", "ulimit -n \(openFilesLimit) && exec \"$0\" \"$@\""] + command
         }
+        command = launcher + command
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = Self.inheritedEnvironment.merging(environment) { _, new in new }
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil),
               let stderrFile = FileHandle(forWritingAtPath: stderrPath) else {
