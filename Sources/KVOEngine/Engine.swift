@@ -261,12 +261,15 @@ extension Engine {
             : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
         try checkObservationLimits(adding: added, for: client)
         if let since { try checkResumable(since) }
+        // Kept only for what reads them (replay, initial events): the usual
+        // observe allocates no array.
+        let keepsMade = since != nil || options.contains(.initial)
         var made: [ObservationInfo] = []
         var observed: [ObservationInfo] = []
         for keyPath in keyPaths {
             if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy,
                                          filter: filter, compact: compact) {
-                made.append(info)
+                if keepsMade { made.append(info) }
                 if compact { observed.append(info) }
             } else if compact, let existing = client.observation(scope, keyPath: keyPath) {
                 // The first registration stays, its form too: the reply names it.
