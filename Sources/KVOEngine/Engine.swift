@@ -255,18 +255,23 @@ extension Engine {
                  _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
                  filter: ObservationFilter = .none, compact: Bool = false,
                  for client: ClientController) throws(KVOEngineError) -> [ObservationInfo] {
-        // The usual request names one key path: no array, no set for it.
+        // The usual request names one key path: no array, no set for it, and
+        // no lookup of an observation already there unless a new one would
+        // be refused (observing it again is not).
         let added = keyPaths.count == 1
-            ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
+            ? (admitsObservations(1, for: client) || !client.isObserving(scope, keyPath: keyPaths[0]) ? 1 : 0)
             : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
         try checkObservationLimits(adding: added, for: client)
         if let since { try checkResumable(since) }
+        // Kept only for what reads them (replay, initial events): the usual
+        // observe allocates no array.
+        let keepsMade = since != nil || options.contains(.initial)
         var made: [ObservationInfo] = []
         var observed: [ObservationInfo] = []
         for keyPath in keyPaths {
             if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy,
                                          filter: filter, compact: compact) {
-                made.append(info)
+                if keepsMade { made.append(info) }
                 if compact { observed.append(info) }
             } else if compact, let existing = client.observation(scope, keyPath: keyPath) {
                 // The first registration stays, its form too: the reply names it.

@@ -108,6 +108,24 @@ import Testing
         #expect(EngineConfiguration().maxObservationsPerClient == 100_000)
     }
 
+    /// A single key path observed again adds nothing: at either limit it is
+    /// no refusal, though a new path is (the engine skips the lookup of the
+    /// existing observation only while a new one would be admitted).
+    @Test(arguments: [EngineConfiguration(maxObservationsPerClient: 1),
+                      EngineConfiguration(maxMemory: Engine.observationBytes)])
+    func observingOneKeyPathAgainAtALimitIsNoRefusal(configuration: EngineConfiguration) throws {
+        let fixture = EngineFixture(configuration: configuration)
+        let client = fixture.makeClient()
+        for _ in 0..<2 {
+            #expect(fixture.send(#"{"op":"observe","object":"o","keyPath":"a"}"#, from: client).reply["ok"] == true)
+        }
+        let refused = fixture.send(#"{"op":"observe","object":"o","keyPath":"b"}"#, from: client).reply
+        #expect(refused["error"]?["code"] == "limit_exceeded")
+        let counts = fixture.send(#"{"op":"info"}"#, from: client).reply["refused"]
+        #expect((counts?["observations"]?.intValue ?? 0) + (counts?["memory"]?.intValue ?? 0) == 1)
+        #expect(client.observationCount == 1)
+    }
+
     @Test func infoPrintsTheDaemonsLoopLagAndStartsANewMaximumAfterEachInfo() throws {
         let fixture = EngineFixture()
         let engine = fixture.engine

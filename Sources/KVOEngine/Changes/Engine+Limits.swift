@@ -16,6 +16,14 @@ extension Engine {
         store.sizeEstimate + shared.observationCount * Self.observationBytes + history.bytes
     }
 
+    /// Whether `added` new observations of `client` pass both limits: what
+    /// ``checkObservationLimits(adding:for:)`` checks, without counting a refusal.
+    func admitsObservations(_ added: Int, for client: ClientController) -> Bool {
+        guard client.observationCount + added <= configuration.maxObservationsPerClient else { return false }
+        let limit = configuration.maxMemory
+        return limit <= 0 || memoryEstimate + added * Self.observationBytes <= limit
+    }
+
     /// Refuses `added` new observations of `client` over the per-connection
     /// limit or the memory limit.
     func checkObservationLimits(adding added: Int, for client: ClientController) throws(KVOEngineError) {

@@ -114,7 +114,7 @@ struct Replay {
             node = next
         }
         if let info = observations[ObjectIdentifier(node)] { reached.append((info, .exact)) }
-        guard !node.children.isEmpty, reached.count < observations.count else { return }
+        guard node.hasChildren, reached.count < observations.count else { return }
         node.forEachDescendant { descendant, depth in
             if let info = observations[ObjectIdentifier(descendant)] {
                 reached.append((info, .descendant(depth: depth)))

@@ -200,8 +200,13 @@ public final class ClientController: CustomStringConvertible {
     /// keeps a copy of what it observed only if someone else still holds it:
     /// a closing client's million observations need none.
     private func unregister(_ taken: inout [ObservationInfo]) {
-        while var info = taken.popLast() {
-            shared.unregister(info, keepDescription: !isKnownUniquelyReferenced(&info))
+        // removeLast, not `while var info = popLast()`: the optional's
+        // binding kept a second reference, so every info looked shared and
+        // made a detached copy of its path as it went.
+        while !taken.isEmpty {
+            var info = taken.removeLast()
+            let heldElsewhere = !isKnownUniquelyReferenced(&info)
+            shared.unregister(info, keepDescription: heldElsewhere)
         }
     }
 

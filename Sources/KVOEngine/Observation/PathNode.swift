@@ -15,32 +15,56 @@
 final class PathNode: TableKeyed {
     let key: String
     unowned(unsafe) let parent: PathNode?
-    /// Whether the tree is a prefix's: its events name the changed object,
-    /// which differs from change to change (``head(forObject:)``).
-    let isPrefixScope: Bool
-    private(set) var children = ReferenceTable<PathNode>()
-    /// How many of the observations want prior events: when none does, a
-    /// change sends no prior events here without looking at each one.
-    private(set) var priorObservers: Int32 = 0
     /// The first observation of this path; the client tables own them, so
     /// the list holds them unretained (and walking it costs no reference counting).
     private var first: Unmanaged<ObservationInfo>?
-    /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events
-    /// of this node (no `keyPath` at a root). An object's tree only.
-    private(set) lazy var eventHead: [UInt8] = EventEncoder.head(object: object, keyPath: keyPathText)
-    /// Set for a computed key path's nodes (`tags.@count`): their values are
-    /// computed over an array.
-    private(set) var computed: ComputedNode?
+    /// What a leaf that has sent no event lacks (children, prior observers,
+    /// its event head, a computed key path, a prefix's scope), in one box
+    /// made when the node first needs it: most nodes of a large index are
+    /// such leaves, and without the box a node is 56 bytes (malloc's 64)
+    /// where it was 88 (96).
+    private var extras: PathNodeExtras?
 
     init(key: String, parent: PathNode?, isPrefixScope: Bool = false) {
         self.key = key
         self.parent = parent
-        self.isPrefixScope = parent?.isPrefixScope ?? isPrefixScope
+        if parent?.isPrefixScope ?? isPrefixScope { extrasCreating.isPrefixScope = true }
         if let parent, parent.computed != nil || CollectionOperator(key: key) != nil,
            let computedPath = ComputedKeyPath(components: path) {
-            computed = ComputedNode(computedPath)
+            extrasCreating.computed = ComputedNode(computedPath)
         }
     }
+
+    private var extrasCreating: PathNodeExtras {
+        if let extras { return extras }
+        let made = PathNodeExtras()
+        extras = made
+        return made
+    }
+
+    /// Whether the tree is a prefix's: its events name the changed object,
+    /// which differs from change to change (``head(forObject:)``).
+    var isPrefixScope: Bool { extras?.isPrefixScope ?? false }
+
+    /// How many of the observations want prior events: when none does, a
+    /// change sends no prior events here without looking at each one.
+    var priorObservers: Int32 { extras?.priorObservers ?? 0 }
+
+    /// Set for a computed key path's nodes (`tags.@count`): their values are
+    /// computed over an array.
+    var computed: ComputedNode? { extras?.computed }
+
+    /// `{"event":"change","object":…,"keyPath":…`, encoded once for all events
+    /// of this node (no `keyPath` at a root). An object's tree only.
+    var eventHead: [UInt8] {
+        if let head = extras?.eventHead { return head }
+        let head = EventEncoder.head(object: object, keyPath: keyPathText)
+        extrasCreating.eventHead = head
+        return head
+    }
+
+    /// Whether any node hangs below this one.
+    var hasChildren: Bool { !(extras?.children.isEmpty ?? true) }
 
     /// The key path as the wire writes it; nil at a root (the whole document).
     var keyPathText: String? {
@@ -63,19 +87,19 @@ final class PathNode: TableKeyed {
 
     var hasObservations: Bool { first != nil }
 
-    var isEmpty: Bool { first == nil && children.isEmpty }
+    var isEmpty: Bool { first == nil && !hasChildren }
 
-    func child(_ key: String) -> PathNode? { children.find(key) }
+    func child(_ key: String) -> PathNode? { extras?.children.find(key) }
 
     func childCreating(_ key: String) -> PathNode {
-        if let existing = children.find(key) { return existing }
+        if let existing = child(key) { return existing }
         let node = PathNode(key: key, parent: self)
-        children.insert(node)
+        extrasCreating.children.insert(node)
         return node
     }
 
     func removeChild(_ child: PathNode) {
-        children.remove(child.key)
+        extras?.children.remove(child.key)
     }
 
     /// Links `info` in as the first observation.
@@ -85,7 +109,7 @@ final class PathNode: TableKeyed {
         info.previousInNode = nil
         first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
         first = link
-        if info.options.contains(.prior) { priorObservers += 1 }
+        if info.options.contains(.prior) { extrasCreating.priorObservers += 1 }
         computed?.maintained = nil
     }
 
@@ -102,7 +126,7 @@ final class PathNode: TableKeyed {
         next?._withUnsafeGuaranteedRef { $0.previousInNode = previous }
         info.nextInNode = nil
         info.previousInNode = nil
-        if info.options.contains(.prior) { priorObservers -= 1 }
+        if info.options.contains(.prior) { extras!.priorObservers -= 1 }
     }
 
     /// Calls `body` with each observation of this path, without retaining
@@ -128,7 +152,7 @@ final class PathNode: TableKeyed {
 
     /// Calls `body` for every node below this one (not this one), depth first.
     func forEachDescendant(depth: Int = 1, _ body: (PathNode, Int) -> Void) {
-        children.forEach { child in
+        extras?.children.forEach { child in
             body(child, depth)
             child.forEachDescendant(depth: depth + 1, body)
         }
@@ -137,7 +161,7 @@ final class PathNode: TableKeyed {
     /// Calls `body` for this node and every node below it, depth first, while
     /// it returns true; returns whether it visited them all.
     func visitSubtree(_ body: (PathNode) -> Bool) -> Bool {
-        body(self) && children.allSatisfy { $0.visitSubtree(body) }
+        body(self) && (extras?.children.allSatisfy { $0.visitSubtree(body) } ?? true)
     }
 
     /// The root of this node's tree: its object's (or prefix's) node.
@@ -160,4 +184,13 @@ final class PathNode: TableKeyed {
         }
         return keys.reversed()
     }
+}
+
+/// A ``PathNode``'s rarer state (see ``PathNode/extras``).
+private final class PathNodeExtras {
+    var children = ReferenceTable<PathNode>()
+    var priorObservers: Int32 = 0
+    var eventHead: [UInt8]?
+    var computed: ComputedNode?
+    var isPrefixScope = false
 }

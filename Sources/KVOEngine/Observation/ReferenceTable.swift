@@ -3,6 +3,24 @@
 protocol TableKeyed: AnyObject {
     associatedtype TableKey: Hashable
     var tableKey: TableKey { get }
+    /// The slot a key's probe starts from, before masking: `hashValue`
+    /// unless the key type knows a cheaper one that spreads as well.
+    static func tableHash(_ key: TableKey) -> Int
+}
+
+extension TableKeyed {
+    static func tableHash(_ key: TableKey) -> Int { key.hashValue }
+}
+
+extension TableKeyed where TableKey == ObjectIdentifier {
+    /// An object's address, mixed (Fibonacci hashing, the high half folded
+    /// onto the low bits the mask keeps): a few instructions where `Hasher`'s
+    /// SipHash costs a hundred, and safe because malloc, not a client,
+    /// chooses the addresses.
+    static func tableHash(_ key: ObjectIdentifier) -> Int {
+        let product = UInt64(UInt(bitPattern: key) >> 4) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: product ^ product >> 32)
+    }
 }
 
 /// A hash set of class instances, each found by a key it carries itself:
@@ -31,7 +49,7 @@ struct ReferenceTable<Element: TableKeyed> {
             return nil
         }
         let mask = slots.count - 1
-        var index = key.hashValue & mask
+        var index = Element.tableHash(key) & mask
         while let element = slots[index] {
             if element.tableKey == key { return element }
             index = (index + 1) & mask
@@ -51,7 +69,7 @@ struct ReferenceTable<Element: TableKeyed> {
     mutating func remove(_ key: Element.TableKey) -> Element? {
         guard count > 0 else { return nil }
         let mask = slots.count - 1
-        var index = key.hashValue & mask
+        var index = Element.tableHash(key) & mask
         while let element = slots[index] {
             if element.tableKey == key {
                 slots[index] = nil
@@ -86,7 +104,7 @@ struct ReferenceTable<Element: TableKeyed> {
 
     private mutating func place(_ element: Element) {
         let mask = slots.count - 1
-        var index = element.tableKey.hashValue & mask
+        var index = Element.tableHash(element.tableKey) & mask
         while slots[index] != nil { index = (index + 1) & mask }
         slots[index] = element
     }
@@ -98,7 +116,7 @@ struct ReferenceTable<Element: TableKeyed> {
         var gap = start
         var index = (start + 1) & mask
         while let element = slots[index] {
-            let home = element.tableKey.hashValue & mask
+            let home = Element.tableHash(element.tableKey) & mask
             // It may fill the gap unless its home lies cyclically in (gap, index].
             if (index &- home) & mask >= (index &- gap) & mask {
                 slots[gap] = element

@@ -284,7 +284,7 @@ public final class SharedController {
             // Its values are the change's own: send reads them there, uncopied.
             pending.groups.append(group(node, .exact))
         }
-        if !node.children.isEmpty {
+        if node.hasChildren {
             node.forEachDescendant { descendant, depth in
                 lastChangeVisits += 1
                 if descendant.hasObservations {
@@ -322,7 +322,7 @@ public final class SharedController {
             lastChangeVisits = 0
             return .unobserved
         }
-        guard node.children.isEmpty, node.priorObservers == 0 else { return .general }
+        guard !node.hasChildren, node.priorObservers == 0 else { return .general }
         return node.hasObservations ? .exactly(node) : .unobserved
     }
 

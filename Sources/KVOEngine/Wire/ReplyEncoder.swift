@@ -44,6 +44,9 @@ struct ReplyEncoder {
 
     /// Starts a field after those written (a kept `seq` first, in its place).
     private mutating func begin(_ name: StaticString) {
+        // Room for the usual reply's fields at once (an `observe`'s seq and
+        // epoch): growing from empty cost three reallocations.
+        if fields.capacity == 0 { fields.reserveCapacity(64) }
         if let seq = onlySeq {
             onlySeq = nil
             fields.append(literal: LineFragment.seqMember)
