@@ -22,6 +22,12 @@ final class PathNode: TableKeyed {
     /// How many of the observations want prior events: when none does, a
     /// change sends no prior events here without looking at each one.
     private(set) var priorObservers: Int32 = 0
+    /// The encodings (``ObservationInfo/encodingVariant``) this node's
+    /// observations read, one bit each, plus ``staleVariants`` once one left:
+    /// found again at the next change (``encodingVariants``), so a change does
+    /// not walk the observations twice. Beside `priorObservers`: no extra bytes.
+    private var variantBits: UInt16 = 0
+    private static let staleVariants: UInt16 = 1 << 8
     /// The first observation of this path; the client tables own them, so
     /// the list holds them unretained (and walking it costs no reference counting).
     private var first: Unmanaged<ObservationInfo>?
@@ -86,6 +92,7 @@ final class PathNode: TableKeyed {
         first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
         first = link
         if info.options.contains(.prior) { priorObservers += 1 }
+        variantBits |= 1 << info.encodingVariant
         computed?.maintained = nil
     }
 
@@ -103,6 +110,18 @@ final class PathNode: TableKeyed {
         info.nextInNode = nil
         info.previousInNode = nil
         if info.options.contains(.prior) { priorObservers -= 1 }
+        variantBits |= Self.staleVariants
+    }
+
+    /// The encodings this node's observations read, one bit per
+    /// ``ObservationInfo/encodingVariant``; 0 without observations.
+    var encodingVariants: UInt8 {
+        if variantBits & Self.staleVariants != 0 {
+            var found: UInt16 = 0
+            forEachObservation { found |= 1 << $0.encodingVariant }
+            variantBits = found
+        }
+        return UInt8(truncatingIfNeeded: variantBits)
     }
 
     /// Calls `body` with each observation of this path, without retaining

@@ -373,19 +373,27 @@ public final class SharedController {
         // A resync over etcd tells only the values that differ (docs/CLUSTER.md).
         if pending.change!.isResync, !Self.valueChanged(pending.change!, group, prior: prior) { return }
         let node = group.pointee.node
-        var variants: UInt8 = 0
-        // A congested client's events are held without their bytes: when
-        // every observation here is such, nothing is encoded.
-        var holds = false
-        node.forEachObservation { info in
-            guard !prior || info.options.contains(.prior) else { return }
-            if info.owner.isCongested {
-                holds = true
-            } else {
-                variants |= 1 << info.encodingVariant
+        var variants: UInt8
+        if prior {
+            variants = 0
+            // A congested client's events are held without their bytes: when
+            // every observation here is such, nothing is encoded.
+            var holds = false
+            node.forEachObservation { info in
+                guard info.options.contains(.prior) else { return }
+                if info.owner.isCongested {
+                    holds = true
+                } else {
+                    variants |= 1 << info.encodingVariant
+                }
             }
+            guard variants != 0 || holds else { return }
+        } else {
+            // The node keeps what its observations read: no walk before the
+            // one that delivers (a congested client's variant is encoded too).
+            variants = node.encodingVariants
+            guard variants != 0 else { return }
         }
-        guard variants != 0 || holds else { return }
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
