@@ -424,6 +424,8 @@ public final class SharedController {
         // Read once per group, not per event: nil unless a change with `await` is dispatched.
         let awaitCollector = prior ? nil : self.awaitCollector
         eventBytes.withUnsafeBytes { all in
+            var lineVariant = -1
+            var line = UnsafeRawBufferPointer(start: nil, count: 0)
             node.forEachObservation { info in
                 visits += 1
                 let options = info.options
@@ -439,7 +441,11 @@ public final class SharedController {
                 awaitCollector?.note(info, folded: false)
                 made += 1
                 let variant = info.encodingVariant
-                let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                // Most observations of a node read the same encoding: find its bytes once.
+                if variant != lineVariant {
+                    line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                    lineVariant = variant
+                }
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
                         fragment.withUnsafeBytes {
