@@ -427,7 +427,7 @@ public final class SharedController {
             var lineVariant = -1
             var line = UnsafeRawBufferPointer(start: nil, count: 0)
             node.forEachObservation { info in
-                visits += 1
+                visits &+= 1
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
@@ -439,7 +439,7 @@ public final class SharedController {
                     }
                 }
                 awaitCollector?.note(info, folded: false)
-                made += 1
+                made &+= 1
                 let variant = info.encodingVariant
                 // Most observations of a node read the same encoding: find its bytes once.
                 if variant != lineVariant {
