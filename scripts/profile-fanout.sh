@@ -47,6 +47,14 @@ for _ in range(count):
     s.setblocking(False)
     observers.append(s)
 setter = connect()
+# A first set makes the object, outside the count; each observer reads its event.
+ask(setter, '{"op":"set","object":"fan/0","keyPath":"v","value":"warm"}')
+for s in observers:
+    s.setblocking(True)
+    line = b""
+    while not line.endswith(b"\n"):
+        line += s.recv(65536)
+    s.setblocking(False)
 setter.setblocking(False)
 subprocess.run(["callgrind_control", "-z", pid], check=True, capture_output=True)
 poller = selectors.DefaultSelector()
