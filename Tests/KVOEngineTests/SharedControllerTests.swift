@@ -211,6 +211,15 @@ import Testing
 
     // MARK: Index upkeep
 
+    #if os(Linux)
+    /// A node per observed path: what it remembers for dispatch lives in its
+    /// fields' padding, not in a larger allocation (88 bytes, malloc's 96-byte chunk).
+    @Test func aPathNodeFitsItsEightyEightBytes() {
+        let node = PathNode(key: "k", parent: nil)
+        #expect(malloc_usable_size(Unmanaged.passUnretained(node).toOpaque()) <= 88)
+    }
+    #endif
+
     @Test func unobserveWhenLastObservationGoesEmptiesIndex() {
         let one = fixture.makeClient()
         let two = fixture.makeClient()
@@ -297,3 +306,9 @@ import Testing
                 "a change visited \(fixture.shared.lastChangeVisits) nodes/observations with 100,000 others registered, \(alone) without")
     }
 }
+
+#if os(Linux)
+/// glibc's `malloc_usable_size(3)` (malloc.h, which the Glibc module leaves out).
+@_silgen_name("malloc_usable_size")
+private func malloc_usable_size(_ pointer: UnsafeMutableRawPointer) -> Int
+#endif

@@ -18,16 +18,17 @@ final class PathNode: TableKeyed {
     /// Whether the tree is a prefix's: its events name the changed object,
     /// which differs from change to change (``head(forObject:)``).
     let isPrefixScope: Bool
+    /// The encodings (``ObservationInfo/encodingVariant``) this node's
+    /// observations read, one bit each, plus ``staleVariants`` once one left:
+    /// found again at the next change (``encodingVariants``), so a change does
+    /// not walk the observations twice. Declared after the `Bool`: it fills
+    /// that field's padding, and the node stays 88 bytes.
+    private var variantBits: UInt16 = 0
+    private static let staleVariants: UInt16 = 1 << 8
     private(set) var children = ReferenceTable<PathNode>()
     /// How many of the observations want prior events: when none does, a
     /// change sends no prior events here without looking at each one.
     private(set) var priorObservers: Int32 = 0
-    /// The encodings (``ObservationInfo/encodingVariant``) this node's
-    /// observations read, one bit each, plus ``staleVariants`` once one left:
-    /// found again at the next change (``encodingVariants``), so a change does
-    /// not walk the observations twice. Beside `priorObservers`: no extra bytes.
-    private var variantBits: UInt16 = 0
-    private static let staleVariants: UInt16 = 1 << 8
     /// The first observation of this path; the client tables own them, so
     /// the list holds them unretained (and walking it costs no reference counting).
     private var first: Unmanaged<ObservationInfo>?
