@@ -181,6 +181,34 @@ import Testing
         ])
     }
 
+    /// The node remembers which encodings its observations read: one that
+    /// leaves, and one that comes after, must not cost the others their event.
+    @Test func observationsLeavingAndJoiningKeepEveryoneElsesEncoding() {
+        let newOnly = fixture.makeClient()
+        let leaving = fixture.makeClient()
+        write(["op": "set", "object": "o", "keyPath": "a", "value": 1])
+        observe(newOnly, "o", "a", [.new])
+        observe(leaving, "o", "a", [.new, .old])
+        write(["op": "set", "object": "o", "keyPath": "a", "value": 2])
+        leaving.unobserve("o", keyPath: keyPath("a"))
+        write(["op": "set", "object": "o", "keyPath": "a", "value": 3])
+        let oldOnly = fixture.makeClient()
+        observe(oldOnly, "o", "a", [.old])
+        write(["op": "set", "object": "o", "keyPath": "a", "value": 4])
+
+        expectJSON(fixture.take(from: newOnly).lines, [
+            ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": 2, "seq": 2],
+            ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": 3, "seq": 3],
+            ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": 4, "seq": 4],
+        ])
+        expectJSON(fixture.take(from: leaving).lines, [
+            ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "new": 2, "old": 1, "seq": 2],
+        ])
+        expectJSON(fixture.take(from: oldOnly).lines, [
+            ["event": "change", "object": "o", "keyPath": "a", "kind": "setting", "old": 3, "seq": 4],
+        ])
+    }
+
     // MARK: Index upkeep
 
     @Test func unobserveWhenLastObservationGoesEmptiesIndex() {

@@ -40,7 +40,9 @@ public final class ClientController: CustomStringConvertible {
     /// Told when ``output`` becomes non-empty.
     public weak var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
-    public private(set) var isClosed = false
+    public private(set) var isClosed = false {
+        didSet { noteFlowing() }
+    }
     /// Who the client is, as the daemon read it from the socket; what the
     /// access policy decides on. Nil: unknown, which only `anyone` grants reach.
     public var credentials: PeerCredentials?
@@ -51,13 +53,21 @@ public final class ClientController: CustomStringConvertible {
     public var outputAllowance: Int?
     /// Whether events are being held (or end the connection) instead of sent.
     public internal(set) var isCongested = false {
-        didSet { countCongestion() }
+        didSet {
+            countCongestion()
+            noteFlowing()
+        }
     }
+    /// Neither closed, nor being disconnected, nor congested: an event goes
+    /// straight into ``output``. One flag for the three, read once per event.
+    private var isFlowing = true
     /// Whether the shared controller counts it among the coalescing clients.
     private var countedAsCongested = false
     /// Why the client must be disconnected, once a `disconnect` observation
     /// met congestion; no output is produced after that.
-    public private(set) var disconnectReason: String?
+    public private(set) var disconnectReason: String? {
+        didSet { noteFlowing() }
+    }
     /// What congestion keeps back, in the order it goes out (see ``markDrained()``).
     var held = HeldEvents()
     /// The ``ObservationInfo/serial`` of the next observation.
@@ -259,12 +269,11 @@ public final class ClientController: CustomStringConvertible {
     @inline(__always)
     func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
                  for info: ObservationInfo, isPrior: Bool) {
-        guard !isClosed, disconnectReason == nil else { return }
-        if !isCongested, let allowance = outputAllowance,
-           output.count + line.count + (contextFragment?.count ?? 0) > allowance {
+        guard isFlowing else { return deliverWhileStopped(change, for: info, isPrior: isPrior) }
+        if let allowance = outputAllowance, output.count + line.count + (contextFragment?.count ?? 0) > allowance {
             becomeCongested()
+            return hold(change, for: info, isPrior: isPrior)
         }
-        guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
         let wasEmpty = output.isEmpty
         // A compact event's line is its fields: the observation's number goes first.
         if info.isCompact { appendCompactStart(of: info) }
@@ -278,6 +287,18 @@ public final class ClientController: CustomStringConvertible {
         shared.eventsSent &+= 1
         info.noteSent(seq: change.seq)
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    /// An event for a client that is closed or being disconnected (nothing)
+    /// or congested (its observation's policy).
+    @inline(never)
+    private func deliverWhileStopped(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
+        guard !isClosed, disconnectReason == nil else { return }
+        hold(change, for: info, isPrior: isPrior)
+    }
+
+    private func noteFlowing() {
+        isFlowing = !isClosed && disconnectReason == nil && !isCongested
     }
 
     /// `{"o":N`, out of line: inlined, it made ``deliver(line:contextFragment:change:for:isPrior:)``

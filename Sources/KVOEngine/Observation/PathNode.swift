@@ -110,6 +110,7 @@ final class PathNode: TableKeyed {
         first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
         first = link
         if info.options.contains(.prior) { extrasCreating.priorObservers += 1 }
+        extras?.variantBits |= 1 << info.encodingVariant
         computed?.maintained = nil
     }
 
@@ -127,6 +128,22 @@ final class PathNode: TableKeyed {
         info.nextInNode = nil
         info.previousInNode = nil
         if info.options.contains(.prior) { extras!.priorObservers -= 1 }
+        extras?.variantBits |= PathNodeExtras.staleVariants
+    }
+
+    /// The encodings (``ObservationInfo/encodingVariant``) this node's
+    /// observations read, one bit each; 0 without observations. Kept in the
+    /// box and found again only after an observation left (or when the box is
+    /// new), so that a change does not walk the observations twice. The first
+    /// change at a node makes the box anyway, for its event head.
+    var encodingVariants: UInt8 {
+        let box = extrasCreating
+        if box.variantBits & PathNodeExtras.staleVariants != 0 {
+            var found: UInt16 = 0
+            forEachObservation { found |= 1 << $0.encodingVariant }
+            box.variantBits = found
+        }
+        return UInt8(truncatingIfNeeded: box.variantBits)
     }
 
     /// Calls `body` with each observation of this path, without retaining
@@ -193,4 +210,7 @@ private final class PathNodeExtras {
     var eventHead: [UInt8]?
     var computed: ComputedNode?
     var isPrefixScope = false
+    /// ``PathNode/encodingVariants``'s bits, or ``staleVariants`` until they are found again.
+    var variantBits: UInt16 = PathNodeExtras.staleVariants
+    static let staleVariants: UInt16 = 1 << 8
 }

@@ -373,19 +373,27 @@ public final class SharedController {
         // A resync over etcd tells only the values that differ (docs/CLUSTER.md).
         if pending.change!.isResync, !Self.valueChanged(pending.change!, group, prior: prior) { return }
         let node = group.pointee.node
-        var variants: UInt8 = 0
-        // A congested client's events are held without their bytes: when
-        // every observation here is such, nothing is encoded.
-        var holds = false
-        node.forEachObservation { info in
-            guard !prior || info.options.contains(.prior) else { return }
-            if info.owner.isCongested {
-                holds = true
-            } else {
-                variants |= 1 << info.encodingVariant
+        var variants: UInt8
+        if prior {
+            variants = 0
+            // A congested client's events are held without their bytes: when
+            // every observation here is such, nothing is encoded.
+            var holds = false
+            node.forEachObservation { info in
+                guard info.options.contains(.prior) else { return }
+                if info.owner.isCongested {
+                    holds = true
+                } else {
+                    variants |= 1 << info.encodingVariant
+                }
             }
+            guard variants != 0 || holds else { return }
+        } else {
+            // The node keeps what its observations read: no walk before the
+            // one that delivers (a congested client's variant is encoded too).
+            variants = node.encodingVariants
+            guard variants != 0 else { return }
         }
-        guard variants != 0 || holds else { return }
         let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
@@ -416,8 +424,10 @@ public final class SharedController {
         // Read once per group, not per event: nil unless a change with `await` is dispatched.
         let awaitCollector = prior ? nil : self.awaitCollector
         eventBytes.withUnsafeBytes { all in
+            var lineVariant = -1
+            var line = UnsafeRawBufferPointer(start: nil, count: 0)
             node.forEachObservation { info in
-                visits += 1
+                visits &+= 1
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }
@@ -429,9 +439,13 @@ public final class SharedController {
                     }
                 }
                 awaitCollector?.note(info, folded: false)
-                made += 1
+                made &+= 1
                 let variant = info.encodingVariant
-                let line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                // Most observations of a node read the same encoding: find its bytes once.
+                if variant != lineVariant {
+                    line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                    lineVariant = variant
+                }
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     if let fragment = info.contextFragment {
                         fragment.withUnsafeBytes {
