@@ -18,7 +18,11 @@ public final class Engine {
     /// with a saved state. Two kvods (or one restarted without its data) that
     /// reach the same seq have different epochs, so a resume point from one
     /// is never taken for the other's.
-    public internal(set) var epoch = ResumePoint.newEpoch()
+    public internal(set) var epoch = ResumePoint.newEpoch() {
+        didSet { epochMember = Self.epochMember(epoch) }
+    }
+    /// `,"epoch":"…"` as an `observe`'s reply writes it: encoded once per epoch, not per reply.
+    private(set) var epochMember: [UInt8] = []
     /// How many clients are connected.
     public private(set) var clientCount = 0
     private var nextClientID = 1
@@ -58,6 +62,14 @@ public final class Engine {
         shared = SharedController(objects: objects)
         shared.accessPolicy = configuration.accessPolicy
         shared.throttleSchedule.clock = configuration.throttleClock
+        epochMember = Self.epochMember(epoch)
+    }
+
+    private static func epochMember(_ epoch: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.append(literal: #","epoch":"#)
+        JSONWriter.writeString(epoch, into: &bytes)
+        return bytes
     }
 
     /// Continues from a saved state: its documents, its seq, its history.
@@ -195,8 +207,7 @@ public final class Engine {
         case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter, let compact):
             let observed = try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter,
                                        compact: compact, for: client)
-            reply.seq(store.seq)
-            reply.field("epoch", .string(epoch))
+            reply.seq(store.seq, followedBy: epochMember)
             if compact { writeObservationNumbers(observed, into: &reply) }
         case .unobserve(let scope, let keyPaths):
             if let keyPaths {

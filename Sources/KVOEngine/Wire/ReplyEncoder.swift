@@ -13,6 +13,9 @@ struct ReplyEncoder {
     /// change's reply has nothing else, and is then written straight into
     /// the client's output with no array of its own.
     private var onlySeq: UInt64?
+    /// Members written once beforehand (`,"epoch":"…"`) that follow the kept
+    /// `seq`: an `observe`'s reply is then written straight into the output too.
+    private var membersAfterSeq: [UInt8]?
 
     /// Starts a success reply; add fields, then ``write(id:to:)`` or ``finish(id:)``.
     init() {}
@@ -23,6 +26,17 @@ struct ReplyEncoder {
             onlySeq = seq
         } else {
             field("seq", integer: seq)
+        }
+    }
+
+    /// The `seq` field, then `members` (`,"name":value`…, written beforehand).
+    mutating func seq(_ seq: UInt64, followedBy members: [UInt8]) {
+        if fields.isEmpty, onlySeq == nil {
+            onlySeq = seq
+            membersAfterSeq = members
+        } else {
+            field("seq", integer: seq)
+            fields.append(contentsOf: members)
         }
     }
 
@@ -51,6 +65,10 @@ struct ReplyEncoder {
             onlySeq = nil
             fields.append(literal: LineFragment.seqMember)
             EventEncoder.appendDecimal(seq, to: &fields)
+            if let members = membersAfterSeq {
+                membersAfterSeq = nil
+                fields.append(contentsOf: members)
+            }
         }
         fields.append(literal: #",""#)
         fields.append(literal: name)
@@ -61,7 +79,11 @@ struct ReplyEncoder {
     func write<Sink: ByteSink>(id: JSONValue?, to output: inout Sink) {
         if case .none = id, fields.isEmpty, let onlySeq {
             // A change's reply without an id, the usual one: one append.
-            return EventEncoder.appendLine(endingWithSeq: onlySeq, after: LineFragment.okTrueSeqStart, to: &output)
+            guard let members = membersAfterSeq else {
+                return EventEncoder.appendLine(endingWithSeq: onlySeq, after: LineFragment.okTrueSeqStart, to: &output)
+            }
+            output.append(literal: LineFragment.okTrueSeqStart)
+            return Self.write(onlySeq, followedBy: members, to: &output)
         }
         if let id {
             output.append(literal: LineFragment.idStart)
@@ -71,11 +93,21 @@ struct ReplyEncoder {
             output.append(literal: LineFragment.okTrueStart)
         }
         if !fields.isEmpty { fields.withUnsafeBytes { output.append(bytes: $0) } }
-        if let onlySeq {
+        if let onlySeq, let members = membersAfterSeq {
+            output.append(literal: LineFragment.seqMember)
+            Self.write(onlySeq, followedBy: members, to: &output)
+        } else if let onlySeq {
             EventEncoder.appendLine(endingWithSeq: onlySeq, after: LineFragment.seqMember, to: &output)
         } else {
             output.append(literal: "}\n")
         }
+    }
+
+    /// `seq`'s digits, `members`, and the line's end.
+    private static func write<Sink: ByteSink>(_ seq: UInt64, followedBy members: [UInt8], to output: inout Sink) {
+        EventEncoder.appendDecimal(seq, to: &output)
+        members.withUnsafeBytes { output.append(bytes: $0) }
+        output.append(literal: "}\n")
     }
 
     /// The finished line, `}\n` included; `id` is the request's.
