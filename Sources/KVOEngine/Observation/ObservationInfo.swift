@@ -235,7 +235,16 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     }
 
     /// The key of the client's table: the node, which stands for (object, key path).
-    var tableKey: ObjectIdentifier { ObjectIdentifier(node!) }
+    /// Read from the place without returning the node: `node!` retained and
+    /// released it each time (every insert, every move of a growing table).
+    var tableKey: ObjectIdentifier {
+        switch place {
+        case .registered(let node): ObjectIdentifier(node)
+        case .registeredWithHealth(let health): ObjectIdentifier(health.node)
+        case .registeredWithContext(let context): ObjectIdentifier(context.node)
+        case .detached: preconditionFailure("a detached observation is in no client's table")
+        }
+    }
 
     /// `,"context":<json>`, encoded once so that every event reuses the bytes;
     /// nil without a context.
