@@ -37,7 +37,8 @@ extension ObservedPath {
 
     /// Why this path cannot be read or observed: a second operator, or keys after `@count`.
     var readRefusal: KVOEngineError? {
-        guard let computed else { return nil }
+        // The usual path has no `@` key: no operator to look for.
+        guard components.contains(where: { $0.utf8.first == UInt8(ascii: "@") }), let computed else { return nil }
         if let second = computed.elementPath.first(where: { CollectionOperator(key: $0) != nil }) {
             return .badRequest("keyPath \"\(self)\" has two collection operators (\(computed.op.rawValue), \(second)); "
                 + "a key path may end in one")
@@ -70,9 +71,18 @@ extension ComputedKeyPath {
         case .get(_, let keyPath?):
             keyPath.readRefusal
         case .observe(_, let keyPaths, _, _, _, _, _, _):
-            keyPaths.lazy.compactMap(\.readRefusal).first
+            firstReadRefusal(keyPaths)
         default:
             nil
         }
+    }
+
+    /// The first of `keyPaths`' read refusals: a plain loop, where a lazy
+    /// `compactMap` retained and released each path and its error.
+    private static func firstReadRefusal(_ keyPaths: [ObservedPath]) -> KVOEngineError? {
+        for keyPath in keyPaths {
+            if let refusal = keyPath.readRefusal { return refusal }
+        }
+        return nil
     }
 }
