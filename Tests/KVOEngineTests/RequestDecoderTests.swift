@@ -371,6 +371,32 @@ private func nestedArrays(_ depth: Int) -> String {
         }
     }
 
+    /// An observe finds its key path in the decoder's cache too; a computed
+    /// path it observes is not kept, so a set of it is still refused.
+    @Test func observedPathsAreCachedButAComputedOneIsStillRefusedToASet() {
+        var decoder = RequestDecoder()
+        func decoded(_ line: String) -> RequestDecoder.Outcome {
+            Array(line.utf8).withUnsafeBytes { decoder.decode($0) }
+        }
+        for _ in 0..<2 {
+            guard case .request(let observe) = decoded(#"{"op":"observe","object":"o","keyPath":"list.@count"}"#),
+                  case .observe(_, let keyPaths, _, _, _, _, _, _) = observe.operation else {
+                Issue.record("observe of a computed path not decoded"); return
+            }
+            #expect(keyPaths == [try! ObservedPath(parsing: "list.@count")])
+            guard case .failure(_, let error) = decoded(#"{"op":"set","object":"o","keyPath":"list.@count","value":1}"#)
+            else { Issue.record("a set of a computed path was decoded"); return }
+            #expect(error.code == .badRequest)
+            guard case .request(let plain) = decoded(#"{"op":"observe","object":"o","keyPath":"a.b"}"#),
+                  case .observe(_, let plainPaths, _, _, _, _, _, _) = plain.operation else {
+                Issue.record("observe not decoded"); return
+            }
+            #expect(plainPaths == [try! ObservedPath(parsing: "a.b")])
+            #expect(failure(#"{"op":"observe","object":"o","keyPath":"a","keyPaths":["b"]}"#)?.error.message
+                == #"give "keyPath" or "keyPaths", not both"#)
+        }
+    }
+
     @Test func invalidPathsThrowEveryTime() {
         var cache = KeyPathCache()
         for _ in 0..<3 {

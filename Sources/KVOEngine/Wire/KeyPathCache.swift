@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The key paths recently named by `set` requests, parsed: a client that
-/// keeps setting the same few paths (the usual client) gets each one's
+/// The key paths recently named by `set` and `observe` requests, parsed: a
+/// client that keeps setting or observing the same few paths gets each one's
 /// ``ObservedPath`` without splitting the text and allocating its components
 /// again (what that saves: docs/PERFORMANCE.md).
 ///
@@ -26,8 +26,11 @@ struct KeyPathCache {
     }
 
     /// The parsed form of the key path written as `bytes` (UTF-8); a hit
-    /// makes no `String` at all.
-    mutating func path(forBytes bytes: UnsafeRawBufferPointer) throws(KVOEngineError) -> ObservedPath {
+    /// makes no `String` at all. Only paths that may be written are kept:
+    /// a computed one is refused when `writing`, else returned unkept (a
+    /// later set of it must still be refused).
+    mutating func path(forBytes bytes: UnsafeRawBufferPointer,
+                       writing: Bool = true) throws(KVOEngineError) -> ObservedPath {
         let slot = (bytes.count &+ Int(bytes.last ?? 0) &* 7) & (Self.size - 1)
         if !entries.isEmpty, let entry = entries[slot], entry.bytes.count == bytes.count,
            entry.bytes.withUnsafeBytes({ bytes.count == 0 || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
@@ -35,7 +38,10 @@ struct KeyPathCache {
         }
         let path = try ObservedPath(parsing: String(decoding: bytes, as: UTF8.self))
         // A set's path: checked here, once per path kept, not once per set.
-        if let refusal = path.writeRefusal { throw refusal }
+        if let refusal = path.writeRefusal {
+            if writing { throw refusal }
+            return path
+        }
         if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
         entries[slot] = (Array(bytes), path)
         return path

@@ -311,7 +311,9 @@ struct Fields {
         }
         // Every member checked there is a rare one.
         if hasRareMembers { try checkCommonFields(for: opCode) }
-        if opCode != .set, let text = keyPathText.take() { keyPath = .string(RequestScanner.string(text)) }
+        if opCode != .set, opCode != .observe, let text = keyPathText.take() {
+            keyPath = .string(RequestScanner.string(text))
+        }
         switch opCode {
         case .set:
             let (object, keyPath, value) = try takeSetOperands(keyPaths: &keyPaths)
@@ -340,7 +342,7 @@ struct Fields {
                             indexes: order.map { positions[$0] }, values: order.map { replacements[$0] })
         case .observe:
             // Neither keyPath nor keyPaths: the whole document.
-            return .observe(scope: try scope(), keyPaths: try keyPathList() ?? [.wholeDocument],
+            return .observe(scope: try scope(), keyPaths: try observedKeyPaths(cache: &keyPaths),
                             options: try observationOptions(), context: context, since: try resumePoint(),
                             policy: try observationPolicy(), filter: try observationFilter(),
                             compact: try compactFlag())
@@ -538,6 +540,16 @@ struct Fields {
     }
 
     /// `keyPath` or `keyPaths`, not both; nil when neither is given.
+    /// An observe's key paths: one written as plain text is found in `cache`
+    /// as a set's is (no `String`, no parse on a hit); neither field, the whole document.
+    private mutating func observedKeyPaths(cache: inout KeyPathCache) throws(KVOEngineError) -> [ObservedPath] {
+        if let text = keyPathText.take() {
+            guard keyPaths == nil else { throw .badRequest("give \"keyPath\" or \"keyPaths\", not both") }
+            return [try cache.path(forBytes: text, writing: false)]
+        }
+        return try keyPathList() ?? [.wholeDocument]
+    }
+
     private func keyPathList() throws(KVOEngineError) -> [ObservedPath]? {
         switch (keyPath, keyPaths) {
         case (nil, nil): return nil
