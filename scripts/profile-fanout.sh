@@ -12,10 +12,7 @@ cd "$(dirname "$0")/.."
 kvod="${1:-.build/release/kvod}"
 observers="${2:-100}"
 sets="${3:-5000}"
-command -v valgrind > /dev/null || { echo "valgrind is needed (apt-get install -y valgrind)"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-objcopy --strip-debug "$kvod" "$work/kvod"
+source scripts/stripped-kvod.sh
 socket="$work/kvod.sock"
 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg.%p" \
   "$work/kvod" --socket "$socket" > "$work/kvod.log" 2>&1 &

@@ -11,10 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kvod="${1:-.build/release/kvod}"
 per="${2:-1000}"
-command -v valgrind > /dev/null || { echo "valgrind is needed (apt-get install -y valgrind)"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-objcopy --strip-debug "$kvod" "$work/kvod"
+source scripts/stripped-kvod.sh
 
 # The instructions of one run (every thread) with `count` observes a connection.
 run() {
