@@ -120,13 +120,16 @@ public final class Store {
     func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError)
         -> (value: JSONValue?, existingKeys: Int, target: Target) {
         let entry = objects.entry(object)
-        guard let entry, let document = entry.members else { return (nil, 0, Target(entry: entry, memberIndex: nil)) }
+        guard let entry else { return (nil, 0, Target(entry: nil, memberIndex: nil)) }
         if keys.count == 1 {
-            guard let index = document.index(forKey: keys[keys.startIndex]) else {
+            // Read in place: binding the document copies its three buffers
+            // (three retains and releases a set).
+            guard let index = entry.members?.index(forKey: keys[keys.startIndex]) else {
                 return (nil, 0, Target(entry: entry, memberIndex: nil))
             }
-            return (document.values[index], 1, Target(entry: entry, memberIndex: index))
+            return (entry.members.unsafelyUnwrapped.values[index], 1, Target(entry: entry, memberIndex: index))
         }
+        guard let document = entry.members else { return (nil, 0, Target(entry: entry, memberIndex: nil)) }
         let target = Target(entry: entry, memberIndex: nil)
         var members = document
         var walked = 0
