@@ -122,12 +122,10 @@ public final class Store {
         let entry = objects.entry(object)
         guard let entry else { return (nil, 0, Target(entry: nil, memberIndex: nil)) }
         if keys.count == 1 {
-            // Read in place: binding the document copies its three buffers
-            // (three retains and releases a set).
-            guard let index = entry.members?.index(forKey: keys[keys.startIndex]) else {
+            guard let index = Self.index(of: keys[keys.startIndex], in: &entry.members) else {
                 return (nil, 0, Target(entry: entry, memberIndex: nil))
             }
-            return (entry.members.unsafelyUnwrapped.values[index], 1, Target(entry: entry, memberIndex: index))
+            return (Self.value(at: index, in: &entry.members), 1, Target(entry: entry, memberIndex: index))
         }
         guard let document = entry.members else { return (nil, 0, Target(entry: entry, memberIndex: nil)) }
         let target = Target(entry: entry, memberIndex: nil)
@@ -144,6 +142,17 @@ public final class Store {
             members = inner
         }
         return (nil, walked, target)
+    }
+
+    // Read through `inout`, the document is borrowed where it is: a read of
+    // the property, or a local bound to it, copies its three buffers (three
+    // retains and releases a set).
+    private static func index(of key: String, in members: inout JSONObject?) -> Int? {
+        members?.index(forKey: key)
+    }
+
+    private static func value(at index: Int, in members: inout JSONObject?) -> JSONValue {
+        members!.values[index]
     }
 
     // MARK: Mutation
