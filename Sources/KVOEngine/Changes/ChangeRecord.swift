@@ -72,8 +72,8 @@ public final class ChangeRecord: Sendable, Equatable {
                 cause: ChangeCause? = nil, lease: Lease? = nil, resync: Bool = false) {
         // Sized from the arguments first: each is then moved into its field,
         // where a read after the store would copy it (a retain and a release).
-        let oldSize = old?.sizeEstimate ?? 0
-        let newSize = new?.sizeEstimate ?? 0
+        let oldSize = Self.size(of: old)
+        let newSize = Self.size(of: new)
         bytes = Self.fixedBytes + object.utf8.count + path.reduce(0) { $0 + $1.utf8.count + 16 }
             + indexes.count * 8 + oldSize + newSize
         self.oldSize = oldSize
@@ -91,6 +91,13 @@ public final class ChangeRecord: Sendable, Equatable {
         self.cause = cause
         isResync = resync
         self.lease = lease
+    }
+
+    /// ``JSONValue/sizeEstimate`` of a value passed borrowed (read in place,
+    /// the initializer's `new` was copied around the call).
+    @inline(never)
+    private static func size(of value: JSONValue?) -> Int {
+        value?.sizeEstimate ?? 0
     }
 
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {
