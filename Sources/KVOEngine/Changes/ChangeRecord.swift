@@ -93,8 +93,8 @@ public final class ChangeRecord: Sendable, Equatable {
         self.lease = lease
     }
 
-    /// ``JSONValue/sizeEstimate`` of a value passed borrowed (read in place,
-    /// the initializer's `new` was copied around the call).
+    /// ``JSONValue/sizeEstimate``, 0 for none. A call taking the value borrowed:
+    /// optional chaining on the initializer's own argument copied it around the call.
     @inline(never)
     private static func size(of value: JSONValue?) -> Int {
         value?.sizeEstimate ?? 0
