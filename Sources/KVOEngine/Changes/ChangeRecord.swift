@@ -70,6 +70,14 @@ public final class ChangeRecord: Sendable, Equatable {
     public init(object: String, path: [String], kind: ChangeKind, indexes: [Int] = [], old: JSONValue?,
                 new: JSONValue?, seq: UInt64, existingKeys: Int, memberIndex: Int? = nil, createdObject: Bool = false,
                 cause: ChangeCause? = nil, lease: Lease? = nil, resync: Bool = false) {
+        // Sized from the arguments first: each is then moved into its field,
+        // where a read after the store would copy it (a retain and a release).
+        let oldSize = Self.size(of: old)
+        let newSize = Self.size(of: new)
+        bytes = Self.fixedBytes + object.utf8.count + path.reduce(0) { $0 + $1.utf8.count + 16 }
+            + indexes.count * 8 + oldSize + newSize
+        self.oldSize = oldSize
+        self.newSize = newSize
         self.object = object
         self.path = path
         self.kind = kind
@@ -83,10 +91,13 @@ public final class ChangeRecord: Sendable, Equatable {
         self.cause = cause
         isResync = resync
         self.lease = lease
-        oldSize = old?.sizeEstimate ?? 0
-        newSize = new?.sizeEstimate ?? 0
-        bytes = Self.fixedBytes + object.utf8.count + path.reduce(0) { $0 + $1.utf8.count + 16 }
-            + indexes.count * 8 + oldSize + newSize
+    }
+
+    /// ``JSONValue/sizeEstimate``, 0 for none. A call taking the value borrowed:
+    /// optional chaining on the initializer's own argument copied it around the call.
+    @inline(never)
+    private static func size(of value: JSONValue?) -> Int {
+        value?.sizeEstimate ?? 0
     }
 
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool {

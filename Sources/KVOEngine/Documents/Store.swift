@@ -120,13 +120,14 @@ public final class Store {
     func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError)
         -> (value: JSONValue?, existingKeys: Int, target: Target) {
         let entry = objects.entry(object)
-        guard let entry, let document = entry.members else { return (nil, 0, Target(entry: entry, memberIndex: nil)) }
+        guard let entry else { return (nil, 0, Target(entry: nil, memberIndex: nil)) }
         if keys.count == 1 {
-            guard let index = document.index(forKey: keys[keys.startIndex]) else {
+            guard let index = Self.index(of: keys[keys.startIndex], in: &entry.members) else {
                 return (nil, 0, Target(entry: entry, memberIndex: nil))
             }
-            return (document.values[index], 1, Target(entry: entry, memberIndex: index))
+            return (Self.value(at: index, in: &entry.members), 1, Target(entry: entry, memberIndex: index))
         }
+        guard let document = entry.members else { return (nil, 0, Target(entry: entry, memberIndex: nil)) }
         let target = Target(entry: entry, memberIndex: nil)
         var members = document
         var walked = 0
@@ -141,6 +142,17 @@ public final class Store {
             members = inner
         }
         return (nil, walked, target)
+    }
+
+    // Read through `inout`, the document is borrowed where it is: a read of
+    // the property, or a local bound to it, copies its three buffers (three
+    // retains and releases a set).
+    private static func index(of key: String, in members: inout JSONObject?) -> Int? {
+        members?.index(forKey: key)
+    }
+
+    private static func value(at index: Int, in members: inout JSONObject?) -> JSONValue {
+        members!.values[index]
     }
 
     // MARK: Mutation
