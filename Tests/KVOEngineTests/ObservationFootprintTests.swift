@@ -21,16 +21,25 @@ import Testing
 
     @Test func aLeafNodeWithoutEventsFitsMallocsSixtyFourByteChunk() throws {
         let client = fixture.makeClient()
-        let info = try #require(client.observe("o", keyPath: keyPath("a.b"), options: [.new], context: nil))
-        let leaf = try #require(info.node)
+        // malloc may hand out a larger free chunk whole when splitting it would
+        // leave too small a rest, so one instance's usable size can exceed its
+        // class's: the smallest of several fresh ones is the class's.
+        var leaves: [Int] = [], infos: [Int] = [], parents: [Int] = []
+        for index in 0..<16 {
+            let info = try #require(client.observe("o", keyPath: keyPath("a\(index).b"), options: [.new], context: nil))
+            let leaf = try #require(info.node)
+            let parent = try #require(leaf.parent)
+            #expect(parent.hasChildren)
+            try leaves.append(mallocSize(leaf))
+            try infos.append(mallocSize(info))
+            try parents.append(mallocSize(parent))
+        }
         // 56 usable bytes: malloc's 64-byte chunk. Children, prior counts,
         // the event head and computed paths wait in the node's extras.
-        #expect(try mallocSize(leaf) <= 56)
-        #expect(try mallocSize(info) <= 72)
+        #expect(try #require(leaves.min()) <= 56)
+        #expect(try #require(infos.min()) <= 72)
         // A parent keeps its children in its extras: still the same node size.
-        let parent = try #require(leaf.parent)
-        #expect(parent.hasChildren)
-        #expect(try mallocSize(parent) <= 56)
+        #expect(try #require(parents.min()) <= 56)
     }
 
     @Test func aNodeKeepsWhatItsExtrasHoldAfterTheyAreMade() throws {
