@@ -135,7 +135,7 @@ struct ReferenceTable<Element: TableKeyed> {
     /// and released every element (and, through an observation's key, its node).
     private mutating func resize(to capacity: Int) {
         // Filled through the buffer: `init(repeating:count:)` stored each nil
-        // in a loop of its own, about 20 instructions a slot.
+        // in a slower loop of its own.
         var old = [Element?](unsafeUninitializedCapacity: capacity) { buffer, initialized in
             buffer.initialize(repeating: nil)
             initialized = capacity

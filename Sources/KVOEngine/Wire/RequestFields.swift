@@ -539,7 +539,6 @@ struct Fields {
         return try Self.keyPath(keyPath, "keyPath")
     }
 
-    /// `keyPath` or `keyPaths`, not both; nil when neither is given.
     /// An observe's key paths: one written as plain text is found in `cache`
     /// as a set's is (no `String`, no parse on a hit); neither field, the whole document.
     private mutating func observedKeyPaths(cache: inout KeyPathCache) throws(KVOEngineError) -> [ObservedPath] {
@@ -550,6 +549,7 @@ struct Fields {
         return try keyPathList() ?? [.wholeDocument]
     }
 
+    /// `keyPath` or `keyPaths`, not both; nil when neither is given.
     private func keyPathList() throws(KVOEngineError) -> [ObservedPath]? {
         switch (keyPath, keyPaths) {
         case (nil, nil): return nil
