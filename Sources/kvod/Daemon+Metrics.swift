@@ -4,7 +4,7 @@ import KVOEngine
 /// beside the engine's, rendered by ``DaemonMetrics``.
 extension Daemon {
     func metricsText() -> String {
-        var figures = DaemonMetrics.Connections(accepted: acceptedConnections)
+        var figures = DaemonMetrics.DaemonFigures(accepted: acceptedConnections, heapTrims: heapTrim?.count ?? 0)
         // One pass over the connections per scrape, none per request.
         for connection in connections.values {
             figures.queuedBytes += connection.pendingOutputBytes

@@ -52,7 +52,7 @@ final class Daemon {
     let metrics = DaemonMetrics()
     private var flushQueue: [ClientConnection] = []
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
-    private var heapTrim = HeapTrim()
+    private(set) var heapTrim: HeapTrim?
     /// Pauses the loop briefly after flushing one change to many observers.
     private var pacing: FanOutPacing
     private var beforeSleep: UVPrepare?
@@ -136,6 +136,7 @@ final class Daemon {
                                       nextDeadline: { [unowned engine] in engine.nextThrottleDeadline },
                                       reached: { [unowned engine] in engine.releaseThrottledEvents(at: $0) })
         turnYield = TurnYield(loop: loop)
+        heapTrim = HeapTrim(loop: loop)
         awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                    nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
                                    reached: { [unowned engine] in engine.expireAwaits(at: $0) })
@@ -341,7 +342,7 @@ final class Daemon {
             flushQueue.removeAll(keepingCapacity: true)
             if !queue.isEmpty { groupCommit?.submit() }
         }
-        heapTrim.afterReleasing(released)
+        heapTrim?.afterReleasing(released)
         if pacing.shouldPause(afterWritingTo: written) { pacing.pause() }
     }
 
@@ -408,6 +409,8 @@ final class Daemon {
         throttleTimer = nil
         turnYield?.close()
         turnYield = nil
+        heapTrim?.close()
+        heapTrim = nil
         awaitTimer?.close()
         awaitTimer = nil
         graceTimer?.close()

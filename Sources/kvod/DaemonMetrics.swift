@@ -10,9 +10,11 @@ import Prometheus
 /// The fsync timer is recorded by the storage threads (its handler locks).
 /// Loop-confined otherwise.
 final class DaemonMetrics {
-    /// What the daemon knows of its connections when scraped.
-    struct Connections {
+    /// What the daemon itself knows when scraped (its connections, its heap).
+    struct DaemonFigures {
         var accepted = 0
+        /// Times freed heap pages were given back to the kernel.
+        var heapTrims = 0
         /// Bytes of replies and events waiting for clients, in kvod's buffers.
         var queuedBytes = 0
         var congested = 0
@@ -28,7 +30,7 @@ final class DaemonMetrics {
     private let connections, observations, objects, seq, oldestSeq, historyChanges, historyBytes: CoreMetrics.Gauge
     private let memoryBytes, memoryLimitBytes, queuedBytes, congested, heldEvents: CoreMetrics.Gauge
     private let loopLag, loopLagMax, loopLagPeak: CoreMetrics.Gauge
-    private var accepted: MirroredCounter
+    private var accepted, heapTrims: MirroredCounter
     private var requests: [(op: String, counter: MirroredCounter)]
     private var invalidRequests: MirroredCounter
     private var events: [(kind: ChangeKind, counter: MirroredCounter)]
@@ -65,6 +67,7 @@ final class DaemonMetrics {
         loopLagMax = gauge("kvod_loop_lag_max_seconds")
         loopLagPeak = gauge("kvod_loop_lag_peak_seconds")
         accepted = counter("kvod_connections_accepted_total")
+        heapTrims = counter("kvod_heap_trims_total")
         requests = Operation.names.map { ($0, counter("kvod_requests_total", [("op", $0)])) }
         invalidRequests = counter("kvod_invalid_requests_total")
         events = [ChangeKind.setting, .insertion, .removal, .replacement].map {
@@ -80,14 +83,14 @@ final class DaemonMetrics {
 
     /// Brings every metric up to date with `engine` and `daemon`, then
     /// renders them in Prometheus's text format.
-    func render(engine: Engine, daemon: Connections) -> String {
+    func render(engine: Engine, daemon: DaemonFigures) -> String {
         update(from: engine, daemon)
         var text: [UInt8] = []
         registry.emit(into: &text)
         return String(decoding: text, as: UTF8.self)
     }
 
-    private func update(from engine: Engine, _ daemon: Connections) {
+    private func update(from engine: Engine, _ daemon: DaemonFigures) {
         connections.record(engine.clientCount)
         observations.record(engine.shared.observationCount)
         objects.record(engine.store.objectCount)
@@ -106,6 +109,7 @@ final class DaemonMetrics {
         loopLagPeak.record(Double(statistics.loopLagPeakMicroseconds) / 1e6)
         engine.daemonStatistics.loopLagScrapeMaxMicroseconds = 0
         accepted.follow(daemon.accepted)
+        heapTrims.follow(daemon.heapTrims)
         for index in requests.indices {
             requests[index].counter.follow(engine.requestCounts.count(of: requests[index].op))
         }
