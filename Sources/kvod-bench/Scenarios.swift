@@ -262,7 +262,7 @@ extension Scenario {
 
     /// N connections × M observations each, every one a distinct key path
     /// (`m/<connection>` `f<j>`; Redis: `SUBSCRIBE m/<connection>.f<j>`):
-    /// the server's whole resident memory divided by the observations.
+    /// the server's whole resident memory, once settled, divided by the observations.
     static func memory(_ server: ServerProcess, _ sizes: Sizes) throws(BenchError) -> ScenarioResult {
         let wire = Wire(peer: server.peer, flavour: .pubSub)
         var connections: [Connection] = []
@@ -278,7 +278,7 @@ extension Scenario {
             },
             count: { _ in perConnection })
         let total = sizes.memoryConnections * perConnection
-        let resident = server.residentBytes()
+        let resident = server.settledResidentBytes()
         let row = "memory, \(total.formatted) observations over \(sizes.memoryConnections.formatted) connections"
         return ScenarioResult(
             figures: [Figure(row: row, unit: "bytes RSS/observation", higherIsBetter: false,

@@ -87,6 +87,26 @@ final class ServerProcess {
         return 0
     }
 
+    /// Resident memory once it has stopped falling after a burst: read every
+    /// 100 ms until 1.5 s pass without a fall (at most 5 s). A server may give
+    /// a burst's freed pages back a moment after it (kvod trims at most once a
+    /// second; jemalloc purges dirty pages as they age): its steady figure, not
+    /// the side of that moment a single read happens to fall on.
+    func settledResidentBytes() -> Int {
+        let start = monotonicNanoseconds()
+        var lowest = residentBytes()
+        var lowestSince = start
+        while monotonicNanoseconds() - lowestSince < 1_500_000_000, monotonicNanoseconds() - start < 5_000_000_000 {
+            usleep(100_000)
+            let now = residentBytes()
+            if now < lowest {
+                lowest = now
+                lowestSince = monotonicNanoseconds()
+            }
+        }
+        return lowest
+    }
+
     /// User + system CPU time so far, from `/proc/<pid>/stat`, in seconds; 0 when unknown.
     func cpuSeconds() -> Double {
         guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
