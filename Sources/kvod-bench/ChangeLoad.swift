@@ -161,6 +161,7 @@ private final class SetterWorker {
         var totalSent = 0
         let started = monotonicNanoseconds()
         let interval = load.rate.map { 1e9 / $0 }
+        poller.add(signals.room)
         while !signals.stopSetting.load(ordering: .relaxed) {
             let now = monotonicNanoseconds()
             let delivered = signals.deliveredEvents.load(ordering: .relaxed)
@@ -200,8 +201,14 @@ private final class SetterWorker {
                 next.tv_sec = Int(due / 1_000_000_000)
                 next.tv_nsec = Int(due % 1_000_000_000)
                 if due > monotonicNanoseconds() { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil) }
+            } else if blockedOnLag {
+                // Sleep until the observers make room (or a reply comes),
+                // unless they made some since the sets above were counted.
+                signals.room.arm()
+                let lag = expected - signals.deliveredEvents.load(ordering: .sequentiallyConsistent)
+                poller.poll(timeoutMilliseconds: lag < load.maxLagEvents ? 0 : 5)
             } else {
-                poller.poll(timeoutMilliseconds: blockedOnLag ? 1 : 5)
+                poller.poll(timeoutMilliseconds: 5)
             }
             signals.acknowledgedSets.store(setters.reduce(0) { $0 + $1.replies }, ordering: .releasing)
             if let broken = setters.lazy.compactMap(\.problem).first {
@@ -255,8 +262,9 @@ private final class ObserverWorker {
                 countedCoalesced = coalesced
             }
             if total != counted {
-                signals.deliveredEvents.add(total - counted, ordering: .releasing)
+                signals.deliveredEvents.add(total - counted, ordering: .sequentiallyConsistent)
                 counted = total
+                signals.room.notify()
             }
             let shouldRecord = signals.recording.load(ordering: .relaxed)
             if shouldRecord != recording {

@@ -16,6 +16,8 @@ final class LoadSignals: Sendable {
     let deliveredEvents = Atomic<Int>(0)
     /// Earlier events that the delivered ones stand for (kvod's `"coalesced":N`).
     let coalescedEvents = Atomic<Int>(0)
+    /// Observers → setter: room under the lag bound.
+    let room = RoomSignal()
     /// Replies received by all setters.
     let acknowledgedSets = Atomic<Int>(0)
 }

@@ -31,6 +31,18 @@ final class Poller {
         control(EPOLL_CTL_ADD, connection, EPOLLIN.rawValue)
     }
 
+    /// The wake-up the poll also waits for, if any (its slot: `UInt64.max`).
+    private var wakeup: RoomSignal?
+
+    /// Also wakes ``poll(timeoutMilliseconds:)`` when `signal` is notified.
+    func add(_ signal: RoomSignal) {
+        wakeup = signal
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = UInt64.max
+        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, signal.fd, &event)
+    }
+
     /// Waits up to `timeoutMilliseconds` (-1: forever) for readiness, then
     /// reads and writes what is ready. `readAt` is stamped on each
     /// connection before its bytes are parsed. Returns how many were ready.
@@ -43,6 +55,10 @@ final class Poller {
         let now = monotonicNanoseconds()
         for slot in 0..<Int(count) {
             let event = ready[slot]
+            if event.data.u64 == UInt64.max {
+                wakeup?.drain()
+                continue
+            }
             let connection = connections[Int(event.data.u64)]
             if event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
                 connection.readAt = now
