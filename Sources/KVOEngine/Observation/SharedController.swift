@@ -445,6 +445,13 @@ public final class SharedController {
         do {
             var lineVariant = -1
             var line = UnsafeRawBufferPointer(start: nil, count: 0)
+            // When every observation here reads one encoding (the usual node), its
+            // bytes are found once, not each observation's variant per event.
+            let oneVariant = variants != 0 && variants & (variants &- 1) == 0
+            if oneVariant {
+                lineVariant = variants.trailingZeroBitCount
+                line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: lineVariant)..<ends[lineVariant]])
+            }
             node.forEachObservation { info in
                 visits &+= 1
                 let options = info.options
@@ -459,11 +466,13 @@ public final class SharedController {
                 }
                 if collectsAwaits { awaitCollector!.note(info, folded: false) }
                 made &+= 1
-                let variant = info.encodingVariant
-                // Most observations of a node read the same encoding: find its bytes once.
-                if variant != lineVariant {
-                    line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
-                    lineVariant = variant
+                if !oneVariant {
+                    let variant = info.encodingVariant
+                    // Runs of observations read the same encoding: find its bytes once per run.
+                    if variant != lineVariant {
+                        line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                        lineVariant = variant
+                    }
                 }
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
                     // Two calls, so that the usual one, without a context, is inlined without its code.
