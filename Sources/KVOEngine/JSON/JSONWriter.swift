@@ -66,29 +66,35 @@ public enum JSONWriter {
 
     /// ``writeString(_:into:)`` into any byte sink.
     static func writeString<Sink: ByteSink>(_ string: String, to buffer: inout Sink) {
-        var string = string
         buffer.append(UInt8(ascii: "\""))
-        // withUTF8 gives the native storage without copying; runs of bytes that
-        // need no escaping are appended in bulk rather than byte by byte.
-        string.withUTF8 { utf8 in
-            // Most strings need no escape: find the first byte that does a
-            // word at a time, and copy the whole string at once if there is none.
-            let clean = JSONStringScan.endOfPlainRun(in: UnsafeRawBufferPointer(utf8), from: 0, asciiOnly: false)
-            if clean == utf8.count {
-                buffer.append(bytes: UnsafeRawBufferPointer(utf8))
-                return
-            }
-            var runStart = 0
-            for index in clean..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<index]))
-                appendEscape(for: byte, into: &buffer)
-                runStart = index + 1
-            }
-            buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart...]))
+        // The native storage, borrowed: `withUTF8` is mutating, and the copy
+        // it needs retained and released the string's storage every time.
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &buffer) }) == nil {
+            var copy = string
+            copy.withUTF8 { appendEscaped($0, to: &buffer) }
         }
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// The body of a JSON string: runs of bytes that need no escaping are
+    /// appended in bulk rather than byte by byte.
+    private static func appendEscaped<Sink: ByteSink>(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout Sink) {
+        // Most strings need no escape: find the first byte that does a
+        // word at a time, and copy the whole string at once if there is none.
+        let clean = JSONStringScan.endOfPlainRun(in: UnsafeRawBufferPointer(utf8), from: 0, asciiOnly: false)
+        if clean == utf8.count {
+            buffer.append(bytes: UnsafeRawBufferPointer(utf8))
+            return
+        }
+        var runStart = 0
+        for index in clean..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<index]))
+            appendEscape(for: byte, into: &buffer)
+            runStart = index + 1
+        }
+        buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart...]))
     }
 
     private static func appendEscape<Sink: ByteSink>(for byte: UInt8, into buffer: inout Sink) {

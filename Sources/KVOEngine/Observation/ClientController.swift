@@ -280,7 +280,9 @@ public final class ClientController: CustomStringConvertible {
         if let contextFragment {
             output.append(bytes: UnsafeRawBufferPointer(rebasing: line.dropLast(EventEncoder.eventTerminator.count)))
             output.append(bytes: contextFragment)
-            output.append(contentsOf: EventEncoder.eventTerminator)
+            // `}\n` byte by byte: the static array's bytes were retained to be read.
+            output.append(UInt8(ascii: "}"))
+            output.append(UInt8(ascii: "\n"))
         } else {
             output.append(bytes: line)
         }

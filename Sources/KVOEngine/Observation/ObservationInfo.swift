@@ -253,6 +253,14 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         return nil
     }
 
+    /// ``contextFragment``'s bytes where the info keeps them, read without
+    /// a reference to count (once per event): valid while the info stays
+    /// registered, for its context never changes. Nil without a context.
+    var contextFragmentBytes: UnsafeRawBufferPointer? {
+        if case .registeredWithContext(let context) = place { return context.fragment?.withUnsafeBytes { $0 } }
+        return nil
+    }
+
     /// Moves it to `node`: the shared controller registers it.
     func place(at node: PathNode) {
         if case .detached(let detached) = place, detached.context != nil || detached.filter.needsKeeping {

@@ -63,6 +63,21 @@ final class PathNode: TableKeyed {
         return head
     }
 
+    /// ``eventHead``'s bytes where the box keeps them, read without a
+    /// reference to count: the head never changes once made, and the box
+    /// lives as long as the node, so they stay valid while the node does.
+    @inline(__always)
+    var eventHeadBytes: UnsafeRawBufferPointer {
+        if let bytes = extras?.eventHead?.withUnsafeBytes({ $0 }) { return bytes }
+        return madeEventHeadBytes()
+    }
+
+    @inline(never)
+    private func madeEventHeadBytes() -> UnsafeRawBufferPointer {
+        _ = eventHead
+        return extras!.eventHead!.withUnsafeBytes { $0 }
+    }
+
     /// Whether any node hangs below this one.
     var hasChildren: Bool { !(extras?.children.isEmpty ?? true) }
 
@@ -90,6 +105,11 @@ final class PathNode: TableKeyed {
     var isEmpty: Bool { first == nil && !hasChildren }
 
     func child(_ key: String) -> PathNode? { extras?.children.find(key) }
+
+    /// ``child(_:)`` without a reference to count: valid while the child
+    /// stays in the tree (no observation of it or below it ends).
+    @inline(__always)
+    func childUnretained(_ key: String) -> Unmanaged<PathNode>? { extras?.children.findUnretained(key) }
 
     func childCreating(_ key: String) -> PathNode {
         if let existing = child(key) { return existing }
@@ -136,14 +156,22 @@ final class PathNode: TableKeyed {
     /// box and found again only after an observation left (or when the box is
     /// new), so that a change does not walk the observations twice. The first
     /// change at a node makes the box anyway, for its event head.
+    /// Read in place from the box: binding the box retained and released it
+    /// on every change.
+    @inline(__always)
     var encodingVariants: UInt8 {
+        let bits = extras?.variantBits ?? PathNodeExtras.staleVariants
+        if bits & PathNodeExtras.staleVariants == 0 { return UInt8(truncatingIfNeeded: bits) }
+        return foundEncodingVariants()
+    }
+
+    @inline(never)
+    private func foundEncodingVariants() -> UInt8 {
         let box = extrasCreating
-        if box.variantBits & PathNodeExtras.staleVariants != 0 {
-            var found: UInt16 = 0
-            forEachObservation { found |= 1 << $0.encodingVariant }
-            box.variantBits = found
-        }
-        return UInt8(truncatingIfNeeded: box.variantBits)
+        var found: UInt16 = 0
+        forEachObservation { found |= 1 << $0.encodingVariant }
+        box.variantBits = found
+        return UInt8(truncatingIfNeeded: found)
     }
 
     /// Calls `body` with each observation of this path, without retaining

@@ -57,6 +57,30 @@ struct ReferenceTable<Element: TableKeyed> {
         return nil
     }
 
+    /// ``find(_:)`` without a reference to count: the table holds the
+    /// element while it is in it, so the caller may use it until it changes
+    /// the table. The slots are read as `Unmanaged` (the same one word as
+    /// `Element?`, nil as 0): a slot read as `Element?` was retained.
+    @inline(__always)
+    func findUnretained(_ key: Element.TableKey) -> Unmanaged<Element>? {
+        guard count > 0 else { return nil }
+        return slots.withUnsafeBufferPointer { typed in typed.withMemoryRebound(to: Unmanaged<Element>?.self) { slots in
+            if slots.count <= 4 {
+                for case let element? in slots where element._withUnsafeGuaranteedRef({ $0.tableKey == key }) {
+                    return element
+                }
+                return nil
+            }
+            let mask = slots.count - 1
+            var index = Element.tableHash(key) & mask
+            while let element = slots[index] {
+                if element._withUnsafeGuaranteedRef({ $0.tableKey == key }) { return element }
+                index = (index + 1) & mask
+            }
+            return nil
+        } }
+    }
+
     /// Adds `element`; its key must not be in the table yet.
     mutating func insert(_ element: Element) {
         if (Int(count) + 1) * 8 > slots.count * 7 { resize(to: max(2, slots.count * 2)) }

@@ -165,7 +165,9 @@ public final class SharedController {
 
     /// The observations of one node that a change reaches, and how they relate to it.
     struct MatchGroup {
-        let node: PathNode
+        /// Unretained: the tree keeps its nodes while a change is dispatched
+        /// (no observation ends during it), and a group is read only then.
+        let nodeLink: Unmanaged<PathNode>
         let relation: ObservedChange.Relation
         /// The values at this node before and after, for ancestors and
         /// descendants; the exact node's are the change's own.
@@ -260,8 +262,7 @@ public final class SharedController {
                                valueBefore: (ArraySlice<String>) -> JSONValue?) {
         let scopedHead = root.isPrefixScope ? change.object : nil
         func group(_ node: PathNode, _ relation: ObservedChange.Relation, old: JSONValue? = nil) -> MatchGroup {
-            MatchGroup(node: node, relation: relation, old: old, new: nil,
-                       scopedHead: scopedHead.map { node.head(forObject: $0) })
+            MatchGroup(node: node, relation: relation, old: old, scopedHead: scopedHead.map { node.head(forObject: $0) })
         }
         var node = root
         var reachedPath = true
@@ -301,8 +302,9 @@ public final class SharedController {
         /// The common case, a setting of a one-key path: the observations it
         /// reaches are all on that path's node and none wants prior events.
         /// No prior events, no old values to keep: ``didChange(_:exactlyAt:)``
-        /// after applying it sends everything.
-        case exactly(PathNode)
+        /// after applying it sends everything. Unretained: nothing between
+        /// the route and the dispatch ends an observation, so the tree keeps it.
+        case exactly(Unmanaged<PathNode>)
         /// Anything else: ``willChange(_:valueBefore:)`` and ``didChange(_:valueAfter:)``.
         case general
     }
@@ -310,29 +312,35 @@ public final class SharedController {
     /// Where `change` goes, given its object's entry (the store found it).
     /// Costs, for a one-key path, the node's lookup; the general route walks
     /// again (a rarer change).
+    /// The nodes are read unretained (the entry and the tree hold them): no
+    /// reference counting on the way to a set's observers.
     func route(of change: ChangeRecord, in entry: ObjectTable.Entry?) -> Route {
         if !prefixRoots.isEmpty, prefixRoots.hasMatch(of: change.object) { return .general }
-        guard let root = entry?.observers else {
+        guard let rootLink = entry?.observers.map(Unmanaged.passUnretained) else {
             lastChangeVisits = 0
             return .unobserved
         }
-        guard change.path.count == 1, change.kind == .setting, !root.hasObservations else { return .general }
-        guard let node = root.child(change.path[0]) else {
-            // The root holds no observations of the whole document (checked above).
-            lastChangeVisits = 0
-            return .unobserved
+        guard change.path.count == 1, change.kind == .setting else { return .general }
+        return rootLink._withUnsafeGuaranteedRef { root in
+            guard !root.hasObservations else { return .general }
+            guard let nodeLink = change.path.withUnsafeBufferPointer({ root.childUnretained($0[0]) }) else {
+                // The root holds no observations of the whole document (checked above).
+                lastChangeVisits = 0
+                return .unobserved
+            }
+            return nodeLink._withUnsafeGuaranteedRef { node in
+                guard !node.hasChildren, node.priorObservers == 0 else { return .general }
+                return node.hasObservations ? .exactly(nodeLink) : .unobserved
+            }
         }
-        guard !node.hasChildren, node.priorObservers == 0 else { return .general }
-        return node.hasObservations ? .exactly(node) : .unobserved
     }
 
     /// Sends the events of `change`, applied, to the observations of `node`
     /// (its ``Route/exactly(_:)`` route).
-    func didChange(_ change: ChangeRecord, exactlyAt node: PathNode) {
+    func didChange(_ change: ChangeRecord, exactlyAt node: Unmanaged<PathNode>) {
         lastChangeVisits = 1
-        pending.change = change
-        var group = MatchGroup(node: node, relation: .exact)
-        withUnsafePointer(to: &group) { send(pending, $0, prior: false) }
+        let group = MatchGroup(nodeLink: node, relation: .exact, old: nil, new: nil, scopedHead: nil)
+        withUnsafePointer(to: group) { send(change, $0, prior: false) }
     }
 
     /// Sends the change events, once the store has applied the change.
@@ -356,9 +364,10 @@ public final class SharedController {
     }
 
     private func send(_ pending: PendingChange, prior: Bool) {
+        let change = pending.change!
         pending.groups.withUnsafeBufferPointer { groups in
             for index in groups.indices {
-                send(pending, groups.baseAddress! + index, prior: prior)
+                send(change, groups.baseAddress! + index, prior: prior)
             }
         }
     }
@@ -369,10 +378,17 @@ public final class SharedController {
     /// counting (the node's array and the controllers outlive it; see
     /// ``ObservationInfo/owner``), no allocation. The change and its group
     /// are read in place: copying them cost more than encoding the event.
-    private func send(_ pending: PendingChange, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
+    private func send(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, prior: Bool) {
         // A resync over etcd tells only the values that differ (docs/CLUSTER.md).
-        if pending.change!.isResync, !Self.valueChanged(pending.change!, group, prior: prior) { return }
-        let node = group.pointee.node
+        if change.isResync, !Self.valueChanged(change, group, prior: prior) { return }
+        group.pointee.nodeLink._withUnsafeGuaranteedRef { node in send(change, group, at: node, prior: prior) }
+    }
+
+    /// ``send(_:_:prior:)`` with the group's node, borrowed. The encodings'
+    /// heads, the event buffer and the await collector are read in place,
+    /// without a reference to count.
+    @inline(__always)
+    private func send(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, at node: PathNode, prior: Bool) {
         var variants: UInt8
         if prior {
             variants = 0
@@ -394,7 +410,6 @@ public final class SharedController {
             variants = node.encodingVariants
             guard variants != 0 else { return }
         }
-        let change = pending.change!
         eventBytes.removeAll(keepingCapacity: true)
         var ends = VariantEnds()
         if variants == 0 {
@@ -403,8 +418,9 @@ public final class SharedController {
                   ObservedChange.isPlainSetting(change, group.pointee.relation, options: .new, prior: prior) {
             // The usual group: its encodings (full, compact) read the change's value in place.
             if variants & 1 << 1 != 0 {
-                EventEncoder.setting(into: &eventBytes, head: group.pointee.scopedHead ?? node.eventHead,
-                                     new: change.new, seq: change.seq)
+                // The group's head lives as long as the group, the node's as the node.
+                let head = group.pointee.scopedHead?.withUnsafeBytes { $0 } ?? node.eventHeadBytes
+                EventEncoder.setting(into: &eventBytes, head: head, new: change.new, seq: change.seq)
             }
             for variant in 1...4 { ends[variant] = eventBytes.count }
             if variants & 1 << 5 != 0 {
@@ -421,11 +437,21 @@ public final class SharedController {
         var made = 0
         // A prefix's observations reach only clients that may read the changed object.
         let policy = node.isPrefixScope ? accessPolicy : nil
-        // Read once per group, not per event: nil unless a change with `await` is dispatched.
-        let awaitCollector = prior ? nil : self.awaitCollector
-        eventBytes.withUnsafeBytes { all in
+        // Found once per group, not per event: false unless a change with
+        // `await` is dispatched (the collector itself is read only then).
+        let collectsAwaits = !prior && awaitCollector != nil
+        // The buffer is neither changed nor released until the loop ends.
+        let all = eventBytes.unsafeBytes
+        do {
             var lineVariant = -1
             var line = UnsafeRawBufferPointer(start: nil, count: 0)
+            // When every observation here reads one encoding (the usual node), its
+            // bytes are found once, not each observation's variant per event.
+            let oneVariant = variants != 0 && variants & (variants &- 1) == 0
+            if oneVariant {
+                lineVariant = variants.trailingZeroBitCount
+                line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: lineVariant)..<ends[lineVariant]])
+            }
             node.forEachObservation { info in
                 visits &+= 1
                 let options = info.options
@@ -434,24 +460,25 @@ public final class SharedController {
                 if info.isQuiet {
                     if !passes(info, change, group, prior: prior, changed: &changed) { return }
                     if !admitsThrottled(info, change, prior: prior) {
-                        awaitCollector?.note(info, folded: true)
+                        if collectsAwaits { awaitCollector!.note(info, folded: true) }
                         return
                     }
                 }
-                awaitCollector?.note(info, folded: false)
+                if collectsAwaits { awaitCollector!.note(info, folded: false) }
                 made &+= 1
-                let variant = info.encodingVariant
-                // Most observations of a node read the same encoding: find its bytes once.
-                if variant != lineVariant {
-                    line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
-                    lineVariant = variant
+                if !oneVariant {
+                    let variant = info.encodingVariant
+                    // Runs of observations read the same encoding: find its bytes once per run.
+                    if variant != lineVariant {
+                        line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                        lineVariant = variant
+                    }
                 }
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
-                    if let fragment = info.contextFragment {
-                        fragment.withUnsafeBytes {
-                            controller.deliver(line: line, contextFragment: $0, change: change, for: info,
-                                               isPrior: prior)
-                        }
+                    // Two calls, so that the usual one, without a context, is inlined without its code.
+                    if let fragment = info.contextFragmentBytes {
+                        controller.deliver(line: line, contextFragment: fragment, change: change, for: info,
+                                           isPrior: prior)
                     } else {
                         controller.deliver(line: line, contextFragment: nil, change: change, for: info, isPrior: prior)
                     }
@@ -555,9 +582,13 @@ public final class SharedController {
 }
 
 extension SharedController.MatchGroup {
-    init(node: PathNode, relation: ObservedChange.Relation) {
-        self.init(node: node, relation: relation, old: nil, new: nil, scopedHead: nil)
+    init(node: PathNode, relation: ObservedChange.Relation, old: JSONValue? = nil, scopedHead: [UInt8]? = nil) {
+        self.init(nodeLink: Unmanaged.passUnretained(node), relation: relation, old: old, new: nil,
+                  scopedHead: scopedHead)
     }
+
+    /// The group's node (retained by the caller: for the rarer paths).
+    var node: PathNode { nodeLink.takeUnretainedValue() }
 
     var isExact: Bool { relation.isExact }
 

@@ -64,7 +64,14 @@ import KVOProtocol
     /// copied into the event's fields.
     static func setting<Sink: ByteSink>(into bytes: inout Sink, head: [UInt8], new: borrowing JSONValue?, seq: UInt64,
                                         compact: Bool = false) {
-        head.withUnsafeBytes { bytes.append(bytes: $0) }
+        head.withUnsafeBytes { setting(into: &bytes, head: $0, new: new, seq: seq, compact: compact) }
+    }
+
+    /// ``setting(into:head:new:seq:compact:)`` with the head's bytes where
+    /// their owner keeps them (``PathNode/eventHeadBytes``): no reference to count.
+    static func setting<Sink: ByteSink>(into bytes: inout Sink, head: UnsafeRawBufferPointer, new: borrowing JSONValue?,
+                                        seq: UInt64, compact: Bool = false) {
+        bytes.append(bytes: head)
         bytes.append(literal: compact ? LineFragment.newMember : LineFragment.settingWithNew)
         switch new {
         case .some(let value): JSONWriter.write(value, to: &bytes)

@@ -40,6 +40,11 @@ public struct GrowableBytes: RandomAccessCollection {
         return storage.base!.load(fromByteOffset: position, as: UInt8.self)
     }
 
+    /// The bytes, without a reference to count: valid only while the buffer
+    /// is neither changed nor released (a loop that reads one buffer while it
+    /// appends to others; `withUnsafeBytes` on a class's property retained it).
+    var unsafeBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.base, count: count) }
+
     /// Calls `body` with the bytes, valid only during the call.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: storage.base, count: count))
