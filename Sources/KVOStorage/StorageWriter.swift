@@ -55,9 +55,10 @@ public final class StorageWriter: @unchecked Sendable {
     private var waitsForDatabase = false
     /// When the first commit since the last checkpoint was made (nil: none since).
     private var uncheckpointedSince: Date?
-    /// A checkpoint was the last thing done to the database: the next commit
-    /// is the writer thread's (SQLite may sync the WAL when it starts reusing it).
-    private var checkpointed = false
+    /// No commit since the start or the last checkpoint: the next commit is
+    /// the writer thread's (SQLite may sync the WAL when it starts reusing
+    /// it, and the writer then knows when the next checkpoint is due).
+    private var checkpointed = true
 
     /// `onProgress` is called from the writer thread after each commit and on
     /// failure (also from the WAL syncer's thread, for a failed sync).
@@ -133,9 +134,9 @@ public final class StorageWriter: @unchecked Sendable {
 
     /// Commits `batch` on the calling thread (the event loop) when the
     /// writer thread is idle: nothing queued, not writing or checkpointing,
-    /// and the last checkpoint followed by a commit of its own (the first
-    /// commit after a checkpoint may sync the WAL as SQLite starts reusing
-    /// it). In `batch` and `off` mode only: `always` syncs every commit on
+    /// and the first commit since the start or the last checkpoint made by
+    /// the writer thread (SQLite may sync the WAL as it starts reusing it,
+    /// and that commit sets the next checkpoint's deadline). In `batch` and `off` mode only: `always` syncs every commit on
     /// the commit syncer. Its id must follow the last batch's, like
     /// ``submit(_:)``'s. A large group under a pipelined load waits for its
     /// commit either way; committed here it skips the two thread wake-ups.
@@ -162,10 +163,9 @@ public final class StorageWriter: @unchecked Sendable {
         } else {
             published.committed = batch.id
         }
-        // The writer thread checkpoints; it learns of the first commit since the last checkpoint.
-        let wakeWriter = failure != nil || uncheckpointedSince == nil || waitsForDatabase
-        if failure == nil && uncheckpointedSince == nil { uncheckpointedSince = Date() }
-        if wakeWriter { condition.signal() }
+        // No wake-up otherwise: the writer thread made the first commit since the
+        // last checkpoint, so it already waits for the next checkpoint's deadline.
+        if failure != nil || waitsForDatabase { condition.signal() }
         condition.unlock()
         if failure != nil {
             onProgress()

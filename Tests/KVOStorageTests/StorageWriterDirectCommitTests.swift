@@ -22,18 +22,22 @@ import Testing
             _ = try database.load()
             let writer = StorageWriter(database: database) {}
             writer.start()
-            #expect(writer.commitHere(Self.batch(1, "here")) == .committed)
-            #expect(writer.progress == StorageWriter.Progress(committed: 1, failure: nil))
-            writer.submit(Self.batch(2, "queued"))
-            try waitUntil("the writer thread to commit batch 2", timeout: 10) { writer.progress.committed == 2 }
-            #expect(writer.commitHere(Self.batch(3, "here again")) == .committed)
+            // The first commit since the start is the writer thread's.
+            #expect(writer.commitHere(Self.batch(1, "first")) == .declined)
+            writer.submit(Self.batch(1, "first"))
+            try waitUntil("the writer thread to commit batch 1", timeout: 10) { writer.progress.committed == 1 }
+            #expect(writer.commitHere(Self.batch(2, "here")) == .committed)
+            #expect(writer.progress == StorageWriter.Progress(committed: 2, failure: nil))
+            writer.submit(Self.batch(3, "queued"))
+            try waitUntil("the writer thread to commit batch 3", timeout: 10) { writer.progress.committed == 3 }
+            #expect(writer.commitHere(Self.batch(4, "here again")) == .committed)
             writer.stop()
-            #expect(writer.progress == StorageWriter.Progress(committed: 3, failure: nil))
+            #expect(writer.progress == StorageWriter.Progress(committed: 4, failure: nil))
         }
         let state = try StateDatabase(directory: directory.path, syncMode: .batch, historyCapacity: 10).load()
-        #expect(state.seq == 3)
+        #expect(state.seq == 4)
         #expect(state.documents == ["o": ["k": "here again"]])
-        #expect(state.history.map(\.new) == ["here", "queued", "here again"])
+        #expect(state.history.map(\.new) == ["first", "here", "queued", "here again"])
     }
 
     /// `always` syncs each commit on the commit syncer's thread: nothing is committed on the caller's.
@@ -48,9 +52,8 @@ import Testing
         #expect(writer.progress.committed == 0)
     }
 
-    /// With every commit made here, the writer thread has no batch to wake
-    /// it: it learns of the first commit since a checkpoint and still
-    /// copies the WAL into `kvod.db` within the checkpoint interval.
+    /// Commits made here are checkpointed by the writer thread, which made
+    /// the first one since the last checkpoint and so knows when the next is due.
     @Test func theWriterThreadCheckpointsCommitsMadeHere() throws {
         let directory = try TemporaryDirectory()
         let database = try StateDatabase(directory: directory.path, syncMode: .batch, historyCapacity: 100_000)
