@@ -92,14 +92,13 @@ struct HistoryBatchEncoder: ~Copyable {
     /// Byte equality: `==` on strings is canonical equivalence, which NFC and NFD spellings pass.
     private static func sameUTF8(_ x: String, _ y: String) -> Bool {
         guard x.utf8.count == y.utf8.count else { return false }
-        if x.utf8.isEmpty { return true }
-        var x = x, y = y
         // A run of sets usually hands the same string on (one change's `new` is the next one's `old`).
-        return x.withUTF8 { left in
-            y.withUTF8 { right in
+        let same = x.utf8.withContiguousStorageIfAvailable { left in
+            y.utf8.withContiguousStorageIfAvailable { right in
                 left.baseAddress == right.baseAddress || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
             }
         }
+        return same.flatMap { $0 } ?? x.utf8.elementsEqual(y.utf8)
     }
 
     // MARK: Writing
