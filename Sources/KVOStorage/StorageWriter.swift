@@ -179,6 +179,8 @@ public final class StorageWriter: @unchecked Sendable {
     private func run() {
         while true {
             let (batches, stop, checkpointDue) = nextWork()
+            // Whether this thread still has the database (it gives it back early after a commit alone).
+            var holdsDatabase = true
             var failed = false
             do {
                 if !batches.isEmpty {
@@ -187,11 +189,17 @@ public final class StorageWriter: @unchecked Sendable {
                     condition.lock()
                     if uncheckpointedSince == nil { uncheckpointedSince = Date() }
                     checkpointed = false
+                    if commitSyncer == nil { published.committed = batches.last!.id }
+                    // The database is free before the loop hears of the commit: its next group may be committed there.
+                    if !checkpointDue && !stop {
+                        databaseBusy = false
+                        holdsDatabase = false
+                    }
                     condition.unlock()
                     if let commitSyncer {
                         commitSyncer.noteCommit(through: batches.last!.id)
                     } else {
-                        publish(committed: batches.last!.id)
+                        onProgress()
                     }
                 }
                 if checkpointDue || (stop && hasUncheckpointedCommits) {
@@ -205,9 +213,11 @@ public final class StorageWriter: @unchecked Sendable {
                 publish(failure: error.description)
                 failed = true
             }
-            condition.lock()
-            databaseBusy = false
-            condition.unlock()
+            if holdsDatabase {
+                condition.lock()
+                databaseBusy = false
+                condition.unlock()
+            }
             if failed || (stop && batches.isEmpty) { break }
         }
         condition.lock()

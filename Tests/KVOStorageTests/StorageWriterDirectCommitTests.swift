@@ -15,13 +15,19 @@ import Testing
                     documents: [("o", ["k": value])])
     }
 
+    /// A writer on the database in `directory`, loaded, its thread started.
+    static func startedWriter(in directory: String, _ syncMode: SyncMode) throws -> StorageWriter {
+        let database = try StateDatabase(directory: directory, syncMode: syncMode, historyCapacity: 100_000)
+        _ = try database.load()
+        let writer = StorageWriter(database: database) {}
+        writer.start()
+        return writer
+    }
+
     @Test func aBatchCommittedHereIsReportedAndThereAfterARestartBesideTheWritersOwn() throws {
         let directory = try TemporaryDirectory()
         do {
-            let database = try StateDatabase(directory: directory.path, syncMode: .batch, historyCapacity: 10)
-            _ = try database.load()
-            let writer = StorageWriter(database: database) {}
-            writer.start()
+            let writer = try Self.startedWriter(in: directory.path, .batch)
             // The first commit since the start is the writer thread's.
             #expect(writer.commitHere(Self.batch(1, "first")) == .declined)
             writer.submit(Self.batch(1, "first"))
@@ -43,10 +49,7 @@ import Testing
     /// `always` syncs each commit on the commit syncer's thread: nothing is committed on the caller's.
     @Test func alwaysModeDeclines() throws {
         let directory = try TemporaryDirectory()
-        let database = try StateDatabase(directory: directory.path, syncMode: .always, historyCapacity: 10)
-        _ = try database.load()
-        let writer = StorageWriter(database: database) {}
-        writer.start()
+        let writer = try Self.startedWriter(in: directory.path, .always)
         defer { writer.stop() }
         #expect(writer.commitHere(Self.batch(1, "x")) == .declined)
         #expect(writer.progress.committed == 0)
@@ -56,10 +59,7 @@ import Testing
     /// the first one since the last checkpoint and so knows when the next is due.
     @Test func theWriterThreadCheckpointsCommitsMadeHere() throws {
         let directory = try TemporaryDirectory()
-        let database = try StateDatabase(directory: directory.path, syncMode: .batch, historyCapacity: 100_000)
-        _ = try database.load()
-        let writer = StorageWriter(database: database) {}
-        writer.start()
+        let writer = try Self.startedWriter(in: directory.path, .batch)
         defer { writer.stop() }
         let file = directory.path + "/" + StateDatabase.fileName
         let sizeAtStart = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0

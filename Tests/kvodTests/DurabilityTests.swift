@@ -174,14 +174,7 @@ import Glibc
         let data = try DataDirectory()
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let socket = directory + "/kvod.sock"
-        // A file size limit makes the WAL write fail (EFBIG; SIGXFSZ ignored, which exec keeps).
-        let limited = try RunningCommand(
-            URL(fileURLWithPath: "/bin/sh"),
-            ["-c", #"trap '' XFSZ; ulimit -f 400; exec "$0" --socket "$1" --data-dir "$2""#,
-             KVODProcess.binaryURL.path, socket, data.path])
-        try waitUntil("kvod listens", timeout: 20) { UnixSockets.canConnect(socket) }
-        let client = try LineClient(path: socket)
+        let (limited, client) = try Self.kvodUnderAFileSizeLimit(data, in: directory, sync: "always")
         #expect(try client.request(#"{"op":"set","object":"o","keyPath":"small","value":1}"#).reply["seq"] == 1)
         try client.send(#"{"op":"set","object":"o","keyPath":"big","value":"\#(String(repeating: "x", count: 400_000))"}"#)
         #expect(try client.waitForEndOfStream(), "no reply: the change was not recorded")
@@ -203,13 +196,7 @@ import Glibc
         let data = try DataDirectory()
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let socket = directory + "/kvod.sock"
-        let limited = try RunningCommand(
-            URL(fileURLWithPath: "/bin/sh"),
-            ["-c", #"trap '' XFSZ; ulimit -f 400; exec "$0" --socket "$1" --data-dir "$2" --sync batch"#,
-             KVODProcess.binaryURL.path, socket, data.path])
-        try waitUntil("kvod listens", timeout: 20) { UnixSockets.canConnect(socket) }
-        let client = try LineClient(path: socket)
+        let (limited, client) = try Self.kvodUnderAFileSizeLimit(data, in: directory, sync: "batch")
         // The first commit since the start is the writer thread's; the groups after it are the loop's.
         #expect(try client.request(#"{"op":"set","object":"o","keyPath":"first","value":1}"#).reply["seq"] == 1)
         let value = String(repeating: "x", count: 900)
@@ -234,6 +221,20 @@ import Glibc
             #expect(try after.request(#"{"op":"get","object":"o","keyPath":"k\#(answered - 1)"}"#).reply["value"]
                 == .string(value))
         }
+    }
+
+    /// kvod on `data`, its socket in `directory`, under a file size limit
+    /// that makes a WAL write fail (EFBIG; SIGXFSZ ignored, which exec
+    /// keeps), and a client connected to it.
+    static func kvodUnderAFileSizeLimit(_ data: DataDirectory, in directory: String,
+                                        sync: String) throws -> (RunningCommand, LineClient) {
+        let socket = directory + "/kvod.sock"
+        let limited = try RunningCommand(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"trap '' XFSZ; ulimit -f 400; exec "$0" --socket "$1" --data-dir "$2" --sync "$3""#,
+             KVODProcess.binaryURL.path, socket, data.path, sync])
+        try waitUntil("kvod listens", timeout: 20) { UnixSockets.canConnect(socket) }
+        return (limited, try LineClient(path: socket))
     }
 
     @Test func sigtermCommitsAndAnswersWhatIsPendingThenExitsZero() throws {
