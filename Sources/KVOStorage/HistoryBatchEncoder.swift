@@ -2,21 +2,41 @@ import Glibc
 import KVOEngine
 
 /// Writes changes into a `history_batches` row's blob in ``HistoryBatchCodec``'s
-/// format. One encoder serves every row of a commit, and keeps its buffers'
-/// capacity from one commit to the next.
-struct HistoryBatchEncoder {
-    /// The blob so far.
-    private(set) var bytes: [UInt8] = []
+/// format. One encoder serves every row of a commit, and keeps its buffer
+/// from one commit to the next.
+///
+/// Noncopyable, and writing through a pointer into memory it owns: each
+/// part of a change is one capacity check and a copy, where appending to a
+/// `[UInt8]` cost a uniqueness and a capacity check per byte written and
+/// encoding was most of the writer thread's work (docs/PERFORMANCE.md).
+struct HistoryBatchEncoder: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>?
+    private var capacity = 0
+    /// How many bytes the blob holds.
+    private(set) var count = 0
     /// The change before.
     private var previous: ChangeRecord?
+    /// Where a value that is not written as it is (an array, an object, a
+    /// string with an escape) is written first, to learn its length.
+    private var scratch: [UInt8] = []
 
-    /// How many bytes the blob holds.
-    var count: Int { bytes.count }
+    init() {}
+
+    deinit { base?.deallocate() }
+
+    /// The blob so far (a copy).
+    var bytes: [UInt8] { withBytes { Array($0) } }
+
+    /// Calls `body` with the blob, valid only during the call.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
 
     /// Starts a blob.
     mutating func begin() {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(HistoryBatchCodec.format)
+        count = 0
+        reserve(1)
+        put(HistoryBatchCodec.format)
         previous = nil
     }
 
@@ -24,13 +44,13 @@ struct HistoryBatchEncoder {
     mutating func append(_ change: ChangeRecord) {
         typealias Codec = HistoryBatchCodec
         // Each read of an optional value from the record copies (retains) it: read once.
-        let old = change.old, new = change.new
+        let old = change.old, new = change.new, path = change.path
         let same = previous?.object == change.object
         var flags: UInt8 = same ? Codec.sameObject : 0
         // A run of sets to one key path: `old` is the previous change's `new`.
         var oldIsPreviousNew = false
         if let old {
-            if same, let previous, previous.path == change.path, let previousNew = previous.new {
+            if same, let previous, previous.path == path, let previousNew = previous.new {
                 oldIsPreviousNew = Self.isSameText(old, previousNew)
             }
             flags |= oldIsPreviousNew ? Codec.oldIsPreviousNew : Codec.hasOld
@@ -38,18 +58,21 @@ struct HistoryBatchEncoder {
         if new != nil { flags |= Codec.hasNew }
         if change.memberIndex != nil { flags |= Codec.hasMemberIndex }
         if change.cause != nil { flags |= Codec.hasCause }
-        bytes.append(Codec.code(of: change.kind))
-        bytes.append(flags)
-        if !same { appendString(CanonicalName.of(change.object)) }
-        appendVarint(UInt64(change.path.count))
-        for key in change.path { appendString(CanonicalName.of(key)) }
-        appendVarint(UInt64(change.indexes.count))
-        for index in change.indexes { appendInt(index) }
-        if let old, !oldIsPreviousNew { appendJSON(old) }
-        if let new { appendJSON(new) }
-        appendInt(change.existingKeys)
-        if let memberIndex = change.memberIndex { appendInt(memberIndex) }
-        if let cause = change.cause { appendString(cause.rawValue) }
+        reserve(2 + 10 + 10 + 10 * change.indexes.count)
+        put(Codec.code(of: change.kind))
+        put(flags)
+        if !same { putName(change.object) }
+        putVarint(UInt64(path.count))
+        for key in path { putName(key) }
+        reserve(10 + 10 * change.indexes.count)
+        putVarint(UInt64(change.indexes.count))
+        for index in change.indexes { putInt(index) }
+        if let old, !oldIsPreviousNew { putJSON(old) }
+        if let new { putJSON(new) }
+        reserve(20)
+        putInt(change.existingKeys)
+        if let memberIndex = change.memberIndex { putInt(memberIndex) }
+        if let cause = change.cause { putName(cause.rawValue) }
         previous = change
     }
 
@@ -69,58 +92,123 @@ struct HistoryBatchEncoder {
     /// Byte equality: `==` on strings is canonical equivalence, which NFC and NFD spellings pass.
     private static func sameUTF8(_ x: String, _ y: String) -> Bool {
         guard x.utf8.count == y.utf8.count else { return false }
-        if x.utf8.isEmpty { return true }
-        var x = x, y = y
-        return x.withUTF8 { left in y.withUTF8 { right in memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 } }
+        // A run of sets usually hands the same string on (one change's `new` is the next one's `old`).
+        let same = x.utf8.withContiguousStorageIfAvailable { left in
+            y.utf8.withContiguousStorageIfAvailable { right in
+                left.baseAddress == right.baseAddress || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
+        return same.flatMap { $0 } ?? x.utf8.elementsEqual(y.utf8)
     }
 
-    private mutating func appendVarint(_ number: UInt64) {
+    // MARK: Writing
+
+    /// Room for `needed` more bytes: the `put`s after it write without checking.
+    @inline(__always)
+    private mutating func reserve(_ needed: Int) {
+        if _slowPath(capacity - count < needed) { grow(toHold: count + needed) }
+    }
+
+    private mutating func grow(toHold needed: Int) {
+        let grown = max(needed, capacity * 2, 4096)
+        let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        if let base {
+            memory.update(from: base, count: count)
+            base.deallocate()
+        }
+        base = memory
+        capacity = grown
+    }
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        base![count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if bytes.count > 0 { (base! + count).update(from: bytes.baseAddress!, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// At most 10 bytes.
+    @inline(__always)
+    private mutating func putVarint(_ number: UInt64) {
         var number = number
         while number >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: number) | 0x80)
+            put(UInt8(truncatingIfNeeded: number) | 0x80)
             number >>= 7
         }
-        bytes.append(UInt8(number))
+        put(UInt8(number))
     }
 
-    private mutating func appendInt(_ number: Int) {
+    @inline(__always)
+    private mutating func putInt(_ number: Int) {
         let wide = Int64(number)
-        appendVarint(UInt64(bitPattern: (wide << 1) ^ (wide >> 63)))
+        putVarint(UInt64(bitPattern: (wide << 1) ^ (wide >> 63)))
     }
 
-    private mutating func appendString(_ string: String) {
-        var string = string
-        string.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
+    /// Its length (4 bytes, little-endian).
+    @inline(__always)
+    private mutating func putLength(_ length: Int) {
+        for shift in stride(from: 0, to: 32, by: 8) { put(UInt8(truncatingIfNeeded: length >> shift)) }
+    }
+
+    /// A name (an object, a key, a cause) in NFC, after its length. ASCII,
+    /// which is already NFC, is copied as it is; anything else goes through
+    /// ``CanonicalName``.
+    private mutating func putName(_ name: String) {
+        let copied = name.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            for byte in utf8 where byte >= 0x80 { return false }
+            reserve(10 + utf8.count)
+            putVarint(UInt64(utf8.count))
+            put(utf8)
+            return true
+        }
+        if copied == true { return }
+        var canonical = CanonicalName.of(name)
+        canonical.withUTF8 { utf8 in
+            reserve(10 + utf8.count)
+            putVarint(UInt64(utf8.count))
+            put(utf8)
         }
     }
 
     /// Its length (4 bytes, little-endian), then the value as JSON. A string
-    /// with nothing to escape (most) is copied as it is.
-    private mutating func appendJSON(_ json: JSONValue) {
-        if case .string(var string) = json {
-            let copied = string.withUTF8 { utf8 -> Bool in
-                for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    return false
-                }
-                appendLength(utf8.count + 2)
-                bytes.append(UInt8(ascii: "\""))
-                bytes.append(contentsOf: utf8)
-                bytes.append(UInt8(ascii: "\""))
+    /// with nothing to escape (most) and a number are copied as they are.
+    private mutating func putJSON(_ json: JSONValue) {
+        switch json {
+        case .string(let string):
+            let copied = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                guard JSONWriter.isPlainString(UnsafeRawBufferPointer(utf8)) else { return false }
+                reserve(6 + utf8.count)
+                putLength(utf8.count + 2)
+                put(UInt8(ascii: "\""))
+                put(utf8)
+                put(UInt8(ascii: "\""))
                 return true
             }
-            if copied { return }
+            if copied == true { return }
+        case .number(let number):
+            // A JSONNumber's literal is valid JSON as it is.
+            var literal = number.literal
+            literal.withUTF8 { utf8 in
+                reserve(4 + utf8.count)
+                putLength(utf8.count)
+                put(utf8)
+            }
+            return
+        default:
+            break
         }
-        // Written once, in place: its length is patched in after it.
-        let lengthAt = bytes.count
-        appendLength(0)
-        JSONWriter.write(json, into: &bytes)
-        let length = bytes.count - lengthAt - 4
-        for byte in 0..<4 { bytes[lengthAt + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
-    }
-
-    private mutating func appendLength(_ length: Int) {
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: length >> shift)) }
+        var written = scratch
+        scratch = []
+        written.removeAll(keepingCapacity: true)
+        JSONWriter.write(json, into: &written)
+        reserve(4 + written.count)
+        putLength(written.count)
+        written.withUnsafeBufferPointer { put($0) }
+        scratch = written
     }
 }

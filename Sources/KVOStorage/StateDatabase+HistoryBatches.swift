@@ -32,9 +32,9 @@ extension StateDatabase {
     /// Writes the batches' changes after `keepAfter` as history batch rows.
     func insertHistoryBatches(_ batches: [CommitBatch], after keepAfter: UInt64) throws(SQLiteError) {
         // A local encoder: appending to a property of this class would check exclusive access at each call.
-        var encoder = historyEncoder
-        historyEncoder = HistoryBatchEncoder()
-        defer { historyEncoder = encoder }
+        var encoder = HistoryBatchEncoder()
+        swap(&encoder, &historyEncoder)
+        defer { swap(&encoder, &historyEncoder) }
         var first: UInt64?
         var last: UInt64 = 0
         encoder.begin()
@@ -44,20 +44,20 @@ extension StateDatabase {
                 encoder.append(change)
                 last = change.seq
                 if encoder.count >= Self.historyBatchBytes {
-                    try insertHistoryBatch(first: first!, last: last, encoder.bytes)
+                    try insertHistoryBatch(first: first!, last: last, encoder)
                     first = nil
                     encoder.begin()
                 }
             }
         }
-        if let first { try insertHistoryBatch(first: first, last: last, encoder.bytes) }
+        if let first { try insertHistoryBatch(first: first, last: last, encoder) }
     }
 
-    private func insertHistoryBatch(first: UInt64, last: UInt64, _ blob: [UInt8]) throws(SQLiteError) {
+    private func insertHistoryBatch(first: UInt64, last: UInt64, _ encoder: borrowing HistoryBatchEncoder) throws(SQLiteError) {
         let insert = statements.insertHistoryBatch
         insert.bind(1, Int64(bitPattern: last))
         insert.bind(2, Int64(bitPattern: first))
-        blob.withUnsafeBytes { insert.bind(3, blob: $0) }
+        encoder.withBytes { insert.bind(3, blob: $0) }
         try insert.run()
     }
 
@@ -102,7 +102,7 @@ extension StateDatabase {
         for change in kept where change.seq <= last { encoder.append(change) }
         let rewrite = try connection.prepare("UPDATE history_batches SET first_seq = ?, changes = ? WHERE last_seq = ?")
         rewrite.bind(1, Int64(bitPattern: keepAfter + 1))
-        encoder.bytes.withUnsafeBytes { rewrite.bind(2, blob: $0) }
+        encoder.withBytes { rewrite.bind(2, blob: $0) }
         rewrite.bind(3, Int64(bitPattern: last))
         try rewrite.run()
     }

@@ -49,6 +49,16 @@ public final class StorageWriter: @unchecked Sendable {
     private var syncer: WALSyncer?
     /// `always` mode's sync; nil in the other modes. Set by `start` before the thread exists.
     private var commitSyncer: CommitSyncer?
+    /// The database is in use, by the writer thread or ``commitHere(_:)``.
+    private var databaseBusy = false
+    /// The writer thread waits for ``commitHere(_:)`` to give the database back.
+    private var waitsForDatabase = false
+    /// When the first commit since the last checkpoint was made (nil: none since).
+    private var uncheckpointedSince: Date?
+    /// No commit since the start or the last checkpoint: the next commit is
+    /// the writer thread's (SQLite may sync the WAL when it starts reusing
+    /// it, and the writer then knows when the next checkpoint is due).
+    private var checkpointed = true
 
     /// `onProgress` is called from the writer thread after each commit and on
     /// failure (also from the WAL syncer's thread, for a failed sync).
@@ -109,33 +119,106 @@ public final class StorageWriter: @unchecked Sendable {
         commitSyncer?.stop()
     }
 
+    // MARK: Committing on the caller's thread
+
+    /// What ``commitHere(_:)`` did.
+    public enum DirectCommit: Sendable, Equatable {
+        /// Committed: in the operating system, the batch's output may leave.
+        case committed
+        /// Not attempted (the writer thread has work or the database, or the
+        /// mode is `always`): submit the batch instead.
+        case declined
+        /// The commit failed: published like the writer's failures (`onProgress` was called).
+        case failed
+    }
+
+    /// Commits `batch` on the calling thread (the event loop) when the
+    /// writer thread is idle: nothing queued, not writing or checkpointing,
+    /// and the first commit since the start or the last checkpoint made by
+    /// the writer thread (SQLite may sync the WAL as it starts reusing it,
+    /// and that commit sets the next checkpoint's deadline). In `batch` and `off` mode only: `always` syncs every commit on
+    /// the commit syncer. Its id must follow the last batch's, like
+    /// ``submit(_:)``'s. A large group under a pipelined load waits for its
+    /// commit either way; committed here it skips the two thread wake-ups.
+    public func commitHere(_ batch: CommitBatch) -> DirectCommit {
+        guard commitSyncer == nil else { return .declined }
+        condition.lock()
+        guard queue.isEmpty, !databaseBusy, !stopping, !checkpointed, published.failure == nil else {
+            condition.unlock()
+            return .declined
+        }
+        databaseBusy = true
+        condition.unlock()
+        var failure: String?
+        do {
+            try database.write([batch])
+        } catch {
+            failure = error.description
+        }
+        if failure == nil { syncer?.noteCommit() }
+        condition.lock()
+        databaseBusy = false
+        if let failure {
+            published.failure = failure
+        } else {
+            published.committed = batch.id
+        }
+        // No wake-up otherwise: the writer thread made the first commit since the
+        // last checkpoint, so it already waits for the next checkpoint's deadline.
+        if failure != nil || waitsForDatabase { condition.signal() }
+        condition.unlock()
+        if failure != nil {
+            onProgress()
+            return .failed
+        }
+        return .committed
+    }
+
     // MARK: The writer thread
 
     private func run() {
-        let interval = Self.checkpointInterval
-        var firstUncheckpointed: Date?
         while true {
-            let (batches, stop) = nextBatches(checkpointDeadline: firstUncheckpointed?.addingTimeInterval(interval))
+            let (batches, stop, checkpointDue) = nextWork()
+            // Whether this thread still has the database (it gives it back early after a commit alone).
+            var holdsDatabase = true
+            var failed = false
             do {
                 if !batches.isEmpty {
                     try database.write(batches)
                     syncer?.noteCommit()
-                    if firstUncheckpointed == nil { firstUncheckpointed = Date() }
+                    condition.lock()
+                    if uncheckpointedSince == nil { uncheckpointedSince = Date() }
+                    checkpointed = false
+                    if commitSyncer == nil { published.committed = batches.last!.id }
+                    // The database is free before the loop hears of the commit: its next group may be committed there.
+                    if !checkpointDue && !stop {
+                        databaseBusy = false
+                        holdsDatabase = false
+                    }
+                    condition.unlock()
                     if let commitSyncer {
                         commitSyncer.noteCommit(through: batches.last!.id)
                     } else {
-                        publish(committed: batches.last!.id)
+                        onProgress()
                     }
                 }
-                if let first = firstUncheckpointed, stop || Date() >= first.addingTimeInterval(interval) {
+                if checkpointDue || (stop && hasUncheckpointedCommits) {
                     try database.checkpoint()
-                    firstUncheckpointed = nil
+                    condition.lock()
+                    uncheckpointedSince = nil
+                    checkpointed = true
+                    condition.unlock()
                 }
             } catch {
                 publish(failure: error.description)
-                break
+                failed = true
             }
-            if stop && batches.isEmpty { break }
+            if holdsDatabase {
+                condition.lock()
+                databaseBusy = false
+                condition.unlock()
+            }
+            if failed || (stop && batches.isEmpty) { break }
         }
         condition.lock()
         finished = true
@@ -143,20 +226,37 @@ public final class StorageWriter: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits for batches, a stop, or the checkpoint deadline; takes every queued batch.
-    private func nextBatches(checkpointDeadline: Date?) -> ([CommitBatch], stop: Bool) {
+    private var hasUncheckpointedCommits: Bool {
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !stopping {
-            if let checkpointDeadline {
-                if !condition.wait(until: checkpointDeadline) { break }
+        return uncheckpointedSince != nil
+    }
+
+    /// Waits for batches, a stop, or the checkpoint deadline, while the
+    /// database is free; takes every queued batch and the database.
+    private func nextWork() -> (batches: [CommitBatch], stop: Bool, checkpointDue: Bool) {
+        let interval = Self.checkpointInterval
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let deadline = uncheckpointedSince?.addingTimeInterval(interval)
+            let due = deadline.map { Date() >= $0 } ?? false
+            if !databaseBusy && (!queue.isEmpty || stopping || due || published.failure != nil) {
+                databaseBusy = true
+                let batches = published.failure == nil ? queue : []
+                queue = []
+                return (batches, stopping || published.failure != nil, due && published.failure == nil)
+            }
+            if databaseBusy {
+                waitsForDatabase = true
+                condition.wait()
+                waitsForDatabase = false
+            } else if let deadline {
+                _ = condition.wait(until: deadline)
             } else {
                 condition.wait()
             }
         }
-        let batches = queue
-        queue = []
-        return (batches, stopping)
     }
 
     private func publish(committed: UInt64? = nil, failure: String? = nil) {

@@ -18,6 +18,12 @@ final class GroupCommit: ChangeLog {
     private var touched: [String] = []
     private var isTouched: Set<String> = []
     private var lastSubmitted: UInt64 = 0
+    /// The fewest changes a batch is committed on the loop with. A group
+    /// this large comes from pipelining clients, who wait for its replies
+    /// whichever thread commits it; small groups (many clients, one request
+    /// each) go to the writer thread, which commits while the loop serves
+    /// the others (docs/PERFORMANCE.md).
+    static let directCommitChanges = 64
     /// The last batch the writer committed, as the loop last read it.
     private(set) var committed: UInt64 = 0
 
@@ -38,14 +44,24 @@ final class GroupCommit: ChangeLog {
         return lastSubmitted > committed ? lastSubmitted : nil
     }
 
-    /// Submits this iteration's changes, if any, as one batch.
+    /// Submits this iteration's changes, if any, as one batch: committed
+    /// here when there are at least ``directCommitChanges`` of them and the
+    /// writer thread is idle (``StorageWriter/commitHere(_:)``), else
+    /// handed to the writer thread.
     func submit() {
         guard !changes.isEmpty else { return }
         lastSubmitted += 1
         let documents = touched.map { (name: $0, document: store.document($0)) }
         var modSeqs: [String: ModSeqTree] = [:]
         for name in touched { modSeqs[name] = store.modSeqs(name) }
-        writer.submit(CommitBatch(id: lastSubmitted, changes: changes, documents: documents, modSeqs: modSeqs))
+        let batch = CommitBatch(id: lastSubmitted, changes: changes, documents: documents, modSeqs: modSeqs)
+        // A failed commit is neither committed nor queued: the writer's wake-up reports it.
+        let direct = changes.count >= Self.directCommitChanges ? writer.commitHere(batch) : .declined
+        if direct == .committed {
+            committed = lastSubmitted
+        } else if direct == .declined {
+            writer.submit(batch)
+        }
         changes.removeAll(keepingCapacity: true)
         touched.removeAll(keepingCapacity: true)
         isTouched.removeAll(keepingCapacity: true)

@@ -171,6 +171,35 @@ import Testing
         #expect(text.components(separatedBy: "the second value").count == 2)
     }
 
+    /// The encoder copies a plain string and a number's literal as they
+    /// are and writes anything else with JSONWriter: every kind comes back,
+    /// in a blob that grows well past its first buffer.
+    @Test func stringsToEscapeNonASCIINamesAndALargeBlobComeBackAsWritten() throws {
+        let values: [JSONValue] = ["", "plain", "quote \" backslash \\ newline \n tab \t", "caf\u{e9} \u{1F600}",
+                                   .number(JSONNumber(validatedLiteral: "-1.5e3")), true, .null, ["a": [1, "b"]],
+                                   .string(String(repeating: "long ", count: 400))]
+        var changes: [ChangeRecord] = []
+        for round in 0..<20 {
+            for (index, value) in values.enumerated() {
+                let seq = UInt64(changes.count + 1)
+                changes.append(ChangeRecord(object: round % 2 == 0 ? "o" : "\u{c5}ngstr\u{f6}m", path: ["k\(index)", "n\u{e9}"],
+                                            kind: .setting, old: round == 0 ? nil : value, new: value, seq: seq,
+                                            existingKeys: round == 0 ? 0 : 2))
+            }
+        }
+        var encoder = HistoryBatchEncoder()
+        encoder.begin()
+        for change in changes { encoder.append(change) }
+        #expect(encoder.count > 16 * 1024)
+        let decoded = try HistoryBatchCodec.decode(encoder.bytes, firstSeq: 1)
+        #expect(decoded == changes)
+        #expect(decoded.map { $0.new?.jsonBytes } == changes.map { $0.new?.jsonBytes })
+        // begin() starts a new blob in the same buffer.
+        encoder.begin()
+        encoder.append(changes[2])
+        #expect(try HistoryBatchCodec.decode(encoder.bytes, firstSeq: 3) == [changes[2]])
+    }
+
     /// Rows a version 3 kvod wrote (format 1) are still read; a repeated
     /// `old` with no change before it is refused, not guessed.
     @Test func formatOneIsReadAndARepeatWithoutItsChangeIsRefused() throws {
