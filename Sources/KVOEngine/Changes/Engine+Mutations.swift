@@ -5,11 +5,13 @@ extension Engine {
     func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue,
              lease: Lease? = nil) throws(KVOEngineError) -> UInt64 {
         if keyPath.isWholeDocument { return try setDocument(object, value, lease: lease) }
-        let keys = keyPath.components[...]
+        // The path's own array, not a slice of it: a slice is a copy (a retain and a release).
+        let keys = keyPath.components
         // One walk checks the path, reads the old value and counts what exists.
         let (old, existing, target) = try store.checkedValue(object, at: keys)
-        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
-                                  seq: store.seq + 1, existingKeys: existing,
+        // The old value moves into the record (a copy was retained, the local released).
+        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: consume old,
+                                  new: value, seq: store.seq + 1, existingKeys: existing,
                                   createdObject: target.entry?.members == nil, lease: lease)
         try admit(change)
         switch shared.route(of: change, in: target.entry) {

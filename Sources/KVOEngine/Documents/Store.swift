@@ -117,7 +117,7 @@ public final class Store {
     /// `keys` (nil when a key is missing), how many leading keys exist, and
     /// where to write; throws `not_an_object` where a value that exists on the
     /// way is not an object.
-    func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError)
+    func checkedValue<Keys: Collection<String>>(_ object: String, at keys: Keys) throws(KVOEngineError)
         -> (value: JSONValue?, existingKeys: Int, target: Target) {
         let entry = objects.entry(object)
         guard let entry else { return (nil, 0, Target(entry: nil, memberIndex: nil)) }
@@ -180,11 +180,11 @@ public final class Store {
 
     /// ``write(_:at:_:)`` to where ``checkedValue(_:at:)`` found the path,
     /// nothing having changed the store in between.
-    func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue, to target: Target) {
+    func write(_ object: String, at keys: [String], _ value: JSONValue, to target: Target) {
         if let index = target.memberIndex, let entry = target.entry {
             entry.members!.values[index] = value
         } else {
-            write(target.entry, object, at: keys, value)
+            write(target.entry, object, at: keys[...], value)
         }
     }
 
