@@ -2,30 +2,29 @@
 /// then reports the change to the shared controller around applying it:
 /// prior events, the change itself, the change events.
 extension Engine {
-    func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue,
+    func set(_ object: consuming String, _ keyPath: consuming ObservedPath, _ value: consuming JSONValue,
              lease: Lease? = nil) throws(KVOEngineError) -> UInt64 {
         if keyPath.isWholeDocument { return try setDocument(object, value, lease: lease) }
-        // The path's own array, not a slice of it: a slice is a copy (a retain and a release).
-        let keys = keyPath.components
         // One walk checks the path, reads the old value and counts what exists.
-        let (old, existing, target) = try store.checkedValue(object, at: keys)
-        // The old value moves into the record (a copy was retained, the local released).
-        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: consume old,
-                                  new: value, seq: store.seq + 1, existingKeys: existing,
+        let (old, existing, target) = try store.checkedValue(object, at: keyPath.components)
+        // Each part moves into the record (a copy was a retain and a release);
+        // what follows reads them there.
+        let change = ChangeRecord(object: consume object, path: (consume keyPath).components, kind: .setting,
+                                  old: consume old, new: consume value, seq: store.seq + 1, existingKeys: existing,
                                   createdObject: target.entry?.members == nil, lease: lease)
         try admit(change)
         switch shared.route(of: change, in: target.entry) {
         case .unobserved:
-            store.write(object, at: keys, value, to: target)
+            store.write(setting: change, to: target)
             record(change, in: target.entry)
         case .exactly(let node):
             // The common case, without the shared controller's general
             // bookkeeping: no prior events, no ancestors, no descendants.
-            store.write(object, at: keys, value, to: target)
+            store.write(setting: change, to: target)
             record(change, in: target.entry)
             shared.didChange(change, exactlyAt: node)
         case .general:
-            return commit(change) { store.write(object, at: keys, value, to: target) }
+            return commit(change) { store.write(setting: change, to: target) }
         }
         return change.seq
     }

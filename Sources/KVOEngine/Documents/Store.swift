@@ -178,13 +178,14 @@ public final class Store {
         Self.write(into: &entry.members!, keys, value)
     }
 
-    /// ``write(_:at:_:)`` to where ``checkedValue(_:at:)`` found the path,
-    /// nothing having changed the store in between.
-    func write(_ object: String, at keys: [String], _ value: JSONValue, to target: Target) {
+    /// ``write(_:at:_:)`` of a set's new value (the record's) to where
+    /// ``checkedValue(_:at:)`` found its path, nothing having changed the store in between.
+    func write(setting change: ChangeRecord, to target: Target) {
+        guard let value = change.new else { return }
         if let index = target.memberIndex, let entry = target.entry {
             entry.members!.values[index] = value
         } else {
-            write(target.entry, object, at: keys[...], value)
+            write(target.entry, change.object, at: change.path[...], value)
         }
     }
 
