@@ -38,6 +38,11 @@ final class ObjectTable {
         fileprivate init(table: ObjectTable) {
             self.table = table
         }
+
+        /// Puts `value` in place of the value of the document's member at `index`.
+        func setValue(_ value: consuming JSONValue, ofMemberAt index: Int) {
+            members!.values[index] = value
+        }
     }
 
     /// A set of a document's top-level member recorded in its modSeq tree's

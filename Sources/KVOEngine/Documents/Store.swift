@@ -182,8 +182,8 @@ public final class Store {
     /// ``checkedValue(_:at:)`` found its path, nothing having changed the store in between.
     func write(setting change: ChangeRecord, to target: Target) {
         guard let value = change.new else { return }
-        if let index = target.memberIndex, let entry = target.entry {
-            entry.members!.values[index] = value
+        if let index = target.memberIndex, target.entry != nil {
+            target.entry?.setValue(consume value, ofMemberAt: index)
         } else {
             write(target.entry, change.object, at: change.path[...], value)
         }
