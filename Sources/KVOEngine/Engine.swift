@@ -107,8 +107,8 @@ public final class Engine {
     /// client's output. The daemon decodes with its own ``RequestDecoder``.
     public func handle(_ outcome: consuming RequestDecoder.Outcome, from client: ClientController) {
         switch consume outcome {
-        case .request(let request):
-            handle(request, from: client)
+        case .request(var request):
+            handle(&request, from: client)
         case .failure(let id, let error):
             requestCounts.invalid += 1
             if replicator != nil, client.holdsPipelinedWork { return park(.failure(id: id, error: error), of: client) }
@@ -139,16 +139,23 @@ public final class Engine {
     /// Answers one decoded request.
     @inline(__always)
     public func handle(_ request: Request, from client: ClientController) {
+        var request = request
+        handle(&request, from: client)
+    }
+
+    /// Handles `request`, free to take its parts.
+    @inline(__always)
+    func handle(_ request: inout Request, from client: ClientController) {
         requestCounts.count(request.operation)
         if let replicator, request.operation.isChange || client.holdsPipelinedWork {
             return handlePipelined(request, from: client, through: replicator)
         }
-        answer(request, from: client)
+        answer(&request, from: client)
     }
 
     /// Answers one request here and now (over etcd: one that is not a change).
     @inline(__always)
-    func answer(_ request: Request, from client: ClientController) {
+    func answer(_ request: inout Request, from client: ClientController) {
         do throws(KVOEngineError) {
             let modifiers = request.modifiers
             try authorize(request.operation, condition: modifiers?.condition, for: client)
@@ -159,7 +166,14 @@ public final class Engine {
             if let awaiting = modifiers?.awaiting {
                 return try performAwaited(request, awaiting, for: client, reply: reply)
             }
-            try perform(request.operation, lifetime: modifiers?.lifetime, for: client, reply: &reply)
+            if configuration.accessPolicy == nil {
+                // Moved out: a change's record takes the request's name, path
+                // and value, where copies were retained and the request's
+                // released. Only concealment (an access policy's) reads it again.
+                try perform(request.operation.take(), lifetime: modifiers?.lifetime, for: client, reply: &reply)
+            } else {
+                try perform(request.operation, lifetime: modifiers?.lifetime, for: client, reply: &reply)
+            }
             client.append(reply, id: request.id)
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
@@ -168,11 +182,14 @@ public final class Engine {
     }
 
     /// The dispatch table: one case per op (xenstored's `wire_funcs`).
-    func perform(_ operation: Operation, lifetime: ValueLifetime? = nil, for client: ClientController,
+    func perform(_ operation: consuming Operation, lifetime: ValueLifetime? = nil, for client: ClientController,
                  reply: inout ReplyEncoder) throws(KVOEngineError) {
-        switch operation {
+        switch consume operation {
         case .set(let object, let keyPath, let value):
-            reply.seq(try set(object, keyPath, value, lease: lease(for: lifetime, from: client)))
+            // Each part moved on (`consume`): passed as bound, the value was
+            // copied for the call and released after it.
+            let lease = lease(for: lifetime, from: client)
+            reply.seq(try set(consume object, consume keyPath, consume value, lease: lease))
         case .get(let object, let keyPath):
             // The seq the answer is as of, found or not: a client then knows
             // which changes it reflects (KVOClient's later `initial`).

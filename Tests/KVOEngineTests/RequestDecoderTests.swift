@@ -371,6 +371,21 @@ private func nestedArrays(_ depth: Int) -> String {
         }
     }
 
+    /// Long paths fill the cache's kept texts past their margin many times
+    /// over: each compaction moves the live texts, and every hit must still
+    /// compare with its own slot's text.
+    @Test func longPathsStayTheParsedOnesAcrossCompactions() throws {
+        var cache = KeyPathCache()
+        let texts = (0..<120).map { n in
+            (0..<(20 + n % 7)).map { "segment\(n)_\($0)" }.joined(separator: ".")
+        }
+        for round in 0..<4 {
+            for text in texts.shuffled() {
+                #expect(try cache.path(for: text) == ObservedPath(parsing: text), "round \(round): \(text)")
+            }
+        }
+    }
+
     /// An observe finds its key path in the decoder's cache too; a computed
     /// path it observes is not kept, so a set of it is still refused.
     @Test func observedPathsAreCachedButAComputedOneIsStillRefusedToASet() {

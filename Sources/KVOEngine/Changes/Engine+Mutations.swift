@@ -2,28 +2,30 @@
 /// then reports the change to the shared controller around applying it:
 /// prior events, the change itself, the change events.
 extension Engine {
-    func set(_ object: String, _ keyPath: ObservedPath, _ value: JSONValue,
+    func set(_ object: consuming String, _ keyPath: consuming ObservedPath, _ value: consuming JSONValue,
              lease: Lease? = nil) throws(KVOEngineError) -> UInt64 {
         if keyPath.isWholeDocument { return try setDocument(object, value, lease: lease) }
-        let keys = keyPath.components[...]
         // One walk checks the path, reads the old value and counts what exists.
-        let (old, existing, target) = try store.checkedValue(object, at: keys)
-        let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: value,
-                                  seq: store.seq + 1, existingKeys: existing,
-                                  createdObject: target.entry?.members == nil, lease: lease)
+        let (old, existing, target) = try store.checkedValue(object, at: keyPath.components)
+        let entry = target.entry
+        // Each part moves into the record (a copy was a retain and a release);
+        // what follows reads them there.
+        let change = ChangeRecord(object: consume object, path: (consume keyPath).components, kind: .setting,
+                                  old: consume old, new: consume value, seq: store.seq + 1, existingKeys: existing,
+                                  createdObject: entry?.members == nil, lease: lease)
         try admit(change)
-        switch shared.route(of: change, in: target.entry) {
+        switch shared.route(of: change, in: entry) {
         case .unobserved:
-            store.write(object, at: keys, value, to: target)
-            record(change, in: target.entry)
+            store.write(setting: change, to: target)
+            record(change, in: entry)
         case .exactly(let node):
             // The common case, without the shared controller's general
             // bookkeeping: no prior events, no ancestors, no descendants.
-            store.write(object, at: keys, value, to: target)
-            record(change, in: target.entry)
+            store.write(setting: change, to: target)
+            record(change, in: entry)
             shared.didChange(change, exactlyAt: node)
         case .general:
-            return commit(change) { store.write(object, at: keys, value, to: target) }
+            return commit(change) { store.write(setting: change, to: target) }
         }
         return change.seq
     }

@@ -38,6 +38,11 @@ final class ObjectTable {
         fileprivate init(table: ObjectTable) {
             self.table = table
         }
+
+        /// Puts `value` in place of the value of the document's member at `index`.
+        func setValue(_ value: consuming JSONValue, ofMemberAt index: Int) {
+            members!.values[index] = value
+        }
     }
 
     /// A set of a document's top-level member recorded in its modSeq tree's
@@ -78,13 +83,18 @@ final class ObjectTable {
     /// Records in `entry`'s modSeqs the set of its document's top-level member
     /// `key` at `seq`, exactly as ``ModSeqTree/record(_:)`` would (the member's
     /// node made anew, the root modified), the member's node deferred.
+    /// Inlined, with the new deferred set out of line: a call that might
+    /// keep `entry` and `key` was passed retained copies of them on every set.
+    @inline(__always)
     func recordSet(ofMember key: String, at seq: UInt64, in entry: Entry) {
-        if deferredSet?.entry !== entry || deferredSet?.key != key {
-            // Settled before the root moves: the deferred node takes the root's seq.
-            settleDeferredSet()
-            deferredSet = (entry, key)
-        }
+        if deferredSet?.entry !== entry || deferredSet?.key != key { deferSet(ofMember: key, in: entry) }
         entry.tree.modifiedAt = seq
+    }
+
+    private func deferSet(ofMember key: String, in entry: Entry) {
+        // Settled before the root moves: the deferred node takes the root's seq.
+        settleDeferredSet()
+        deferredSet = (entry, key)
     }
 
     /// Writes the deferred set into its entry's tree, if it is `entry`'s.

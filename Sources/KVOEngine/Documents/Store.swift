@@ -117,7 +117,7 @@ public final class Store {
     /// `keys` (nil when a key is missing), how many leading keys exist, and
     /// where to write; throws `not_an_object` where a value that exists on the
     /// way is not an object.
-    func checkedValue(_ object: String, at keys: ArraySlice<String>) throws(KVOEngineError)
+    func checkedValue<Keys: Collection<String>>(_ object: String, at keys: Keys) throws(KVOEngineError)
         -> (value: JSONValue?, existingKeys: Int, target: Target) {
         let entry = objects.entry(object)
         guard let entry else { return (nil, 0, Target(entry: nil, memberIndex: nil)) }
@@ -178,13 +178,14 @@ public final class Store {
         Self.write(into: &entry.members!, keys, value)
     }
 
-    /// ``write(_:at:_:)`` to where ``checkedValue(_:at:)`` found the path,
-    /// nothing having changed the store in between.
-    func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue, to target: Target) {
-        if let index = target.memberIndex, let entry = target.entry {
-            entry.members!.values[index] = value
+    /// ``write(_:at:_:)`` of a set's new value (the record's) to where
+    /// ``checkedValue(_:at:)`` found its path, nothing having changed the store in between.
+    func write(setting change: ChangeRecord, to target: Target) {
+        guard let value = change.new else { return }
+        if let index = target.memberIndex, target.entry != nil {
+            target.entry?.setValue(consume value, ofMemberAt: index)
         } else {
-            write(target.entry, object, at: keys, value)
+            write(target.entry, change.object, at: change.path[...], value)
         }
     }
 

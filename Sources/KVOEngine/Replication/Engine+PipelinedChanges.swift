@@ -129,11 +129,11 @@ extension Engine {
 
     private func answerAlone(_ entry: ParkedRequest, of client: ClientController, through replicator: ChangeReplicator) {
         switch entry {
-        case .request(let request), .alone(let request):
+        case .request(var request), .alone(var request):
             if request.operation.isChange {
                 handleReplicated(request, from: client, through: replicator)
             } else {
-                answer(request, from: client)
+                answer(&request, from: client)
             }
         case .failure(let id, let error):
             client.append(reply: ReplyEncoder.failure(id: id, error))

@@ -74,3 +74,15 @@ public enum Operation {
         "info", "observations", "list", "batch", "metrics", "ack",
     ]
 }
+
+extension Operation {
+    /// The operation, moved out, `ping` left in its place: the engine takes a
+    /// request's parts where binding them from a borrowed operation copied each.
+    mutating func take() -> Operation {
+        withUnsafeMutablePointer(to: &self) { operation in
+            let taken = operation.move()
+            operation.initialize(to: .ping)
+            return taken
+        }
+    }
+}

@@ -377,14 +377,17 @@ struct Fields {
         try Self.objectName(object)
     }
 
-    static func objectName(_ object: JSONValue?) throws(KVOEngineError) -> String {
-        guard case .string(let name) = try required(object, "object") else {
-            throw .badRequest("field \"object\" must be a string")
+    static func objectName(_ object: consuming JSONValue?) throws(KVOEngineError) -> String {
+        // Taken, not borrowed: the name moves out of the value (no retain and release).
+        switch consume object {
+        case .string(let name)?:
+            guard !name.isEmpty, name.utf8.count <= 1024 else {
+                throw .badRequest("field \"object\" must be 1 to 1024 bytes long")
+            }
+            return name
+        case nil: throw .badRequest("missing field \"object\"")
+        case _?: throw .badRequest("field \"object\" must be a string")
         }
-        guard !name.isEmpty, name.utf8.count <= 1024 else {
-            throw .badRequest("field \"object\" must be 1 to 1024 bytes long")
-        }
-        return name
     }
 
     /// The most ops one `batch` may carry.
