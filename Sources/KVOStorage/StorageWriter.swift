@@ -262,7 +262,8 @@ public final class StorageWriter: @unchecked Sendable {
     private func publish(committed: UInt64? = nil, failure: String? = nil) {
         condition.lock()
         if let committed { published.committed = committed }
-        if let failure { published.failure = failure }
+        // The first failure is the cause; a later one (a checkpoint on the way out) must not hide it.
+        if let failure, published.failure == nil { published.failure = failure }
         condition.unlock()
         onProgress()
     }

@@ -322,26 +322,28 @@ final class Daemon {
         leaseTimer?.schedule(now: loop.now)
         throttleTimer?.schedule()
         awaitTimer?.schedule()
-        groupCommit?.submit()
-        releaseCommitted()
-        guard !flushQueue.isEmpty else { return }
-        var queue = flushQueue
-        flushQueue.removeAll(keepingCapacity: true)
         var released = 0
         var written = 0
-        while !queue.isEmpty {
+        while true {
+            // The changes made so far go to be committed, and what is
+            // committed is released: also after each pass below, whose flushes
+            // may answer requests a pause had put aside. A group the loop
+            // commits itself has no writer thread to wake the loop for it.
+            groupCommit?.submit()
+            releaseCommitted()
+            guard !flushQueue.isEmpty else { break }
+            let queue = flushQueue
+            flushQueue.removeAll(keepingCapacity: true)
             for connection in queue {
                 connection.isScheduledForFlush = false
                 released += connection.flush()
             }
-            written += queue.count
             // A flush may give others output (a writer's awaited reply once its
-            // observers' events were written): write it now, not after a poll
-            // that might wait for nothing.
-            queue = flushQueue
-            flushQueue.removeAll(keepingCapacity: true)
-            if !queue.isEmpty { groupCommit?.submit() }
+            // observers' events were written): written in the next pass, not
+            // after a poll that might wait for nothing.
+            written += queue.count
         }
+        guard written > 0 else { return }
         heapTrim?.afterReleasing(released)
         if pacing.shouldPause(afterWritingTo: written) { pacing.pause() }
     }
