@@ -318,10 +318,15 @@ struct RequestScanner {
         return true
     }
 
-    /// Compact lines have no whitespace at all: one comparison tells.
+    /// Compact lines have no whitespace at all: one comparison tells; a
+    /// lone space (`json.dumps` puts one after each `:` and `,`) takes two.
     @inline(__always)
     mutating func skipWhitespace() {
         guard position < bytes.count, bytes[position] <= 0x20 else { return }
+        if bytes[position] == 0x20, position + 1 < bytes.count, bytes[position + 1] > 0x20 {
+            position += 1
+            return
+        }
         skipWhitespaceRun()
     }
 
