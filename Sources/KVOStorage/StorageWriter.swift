@@ -136,10 +136,11 @@ public final class StorageWriter: @unchecked Sendable {
     /// writer thread is idle: nothing queued, not writing or checkpointing,
     /// and the first commit since the start or the last checkpoint made by
     /// the writer thread (SQLite may sync the WAL as it starts reusing it,
-    /// and that commit sets the next checkpoint's deadline). In `batch` and `off` mode only: `always` syncs every commit on
-    /// the commit syncer. Its id must follow the last batch's, like
-    /// ``submit(_:)``'s. A large group under a pipelined load waits for its
-    /// commit either way; committed here it skips the two thread wake-ups.
+    /// and that commit sets the next checkpoint's deadline). In `batch` and
+    /// `off` mode only: `always` syncs every commit on the commit syncer.
+    /// Its id must follow the last batch's, like ``submit(_:)``'s. A large
+    /// group under a pipelined load waits for its commit either way;
+    /// committed here it skips the two thread wake-ups.
     public func commitHere(_ batch: CommitBatch) -> DirectCommit {
         guard commitSyncer == nil else { return .declined }
         condition.lock()

@@ -58,13 +58,3 @@ enum JSONStringScan {
         (word &- ones) & ~word & highs
     }
 }
-
-extension JSONWriter {
-    /// Whether `utf8` goes between a JSON string's quotes as it is (no byte
-    /// to escape), and with `asciiOnly` whether it is ASCII as well; eight
-    /// bytes at a time. For encoders outside this module (the history blob).
-    @inline(__always)
-    public static func isPlainString(_ utf8: UnsafeRawBufferPointer, asciiOnly: Bool = false) -> Bool {
-        JSONStringScan.endOfPlainRun(in: utf8, from: 0, asciiOnly: asciiOnly) == utf8.count
-    }
-}

@@ -64,6 +64,14 @@ public enum JSONWriter {
         writeString(string, to: &buffer)
     }
 
+    /// Whether `utf8` goes between a JSON string's quotes as it is (no byte
+    /// to escape), and with `asciiOnly` whether it is ASCII as well; eight
+    /// bytes at a time. For encoders outside this module (the history blob).
+    @inline(__always)
+    public static func isPlainString(_ utf8: UnsafeRawBufferPointer, asciiOnly: Bool = false) -> Bool {
+        JSONStringScan.endOfPlainRun(in: utf8, from: 0, asciiOnly: asciiOnly) == utf8.count
+    }
+
     /// ``writeString(_:into:)`` into any byte sink.
     static func writeString<Sink: ByteSink>(_ string: String, to buffer: inout Sink) {
         buffer.append(UInt8(ascii: "\""))

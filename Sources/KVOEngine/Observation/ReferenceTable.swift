@@ -41,20 +41,7 @@ struct ReferenceTable<Element: TableKeyed> {
 
     /// The element whose key is `key`, if any.
     func find(_ key: Element.TableKey) -> Element? {
-        guard count > 0 else { return nil }
-        // A small table is read whole: comparing a few keys costs less than
-        // hashing one (most nodes have one or two children).
-        if slots.count <= 4 {
-            for case let element? in slots where element.tableKey == key { return element }
-            return nil
-        }
-        let mask = slots.count - 1
-        var index = Element.tableHash(key) & mask
-        while let element = slots[index] {
-            if element.tableKey == key { return element }
-            index = (index + 1) & mask
-        }
-        return nil
+        findUnretained(key)?.takeUnretainedValue()
     }
 
     /// ``find(_:)`` without a reference to count: the table holds the
@@ -65,6 +52,8 @@ struct ReferenceTable<Element: TableKeyed> {
     func findUnretained(_ key: Element.TableKey) -> Unmanaged<Element>? {
         guard count > 0 else { return nil }
         return slots.withUnsafeBufferPointer { typed in typed.withMemoryRebound(to: Unmanaged<Element>?.self) { slots in
+            // A small table is read whole: comparing a few keys costs less than
+            // hashing one (most nodes have one or two children).
             if slots.count <= 4 {
                 for case let element? in slots where element._withUnsafeGuaranteedRef({ $0.tableKey == key }) {
                     return element

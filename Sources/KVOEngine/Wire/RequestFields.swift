@@ -369,9 +369,14 @@ struct Fields {
     }
 
     private static func required(_ field: JSONValue?, _ name: String) throws(KVOEngineError) -> JSONValue {
-        guard let field else { throw .badRequest("missing field \"\(name)\"") }
+        guard let field else { throw missing(name) }
         return field
     }
+
+    private static func missing(_ name: String) -> KVOEngineError { .badRequest("missing field \"\(name)\"") }
+
+    /// Both `keyPath` and `keyPaths` given.
+    private static let keyPathAndKeyPaths = KVOEngineError.badRequest("give \"keyPath\" or \"keyPaths\", not both")
 
     private func objectName() throws(KVOEngineError) -> String {
         try Self.objectName(object)
@@ -385,7 +390,7 @@ struct Fields {
                 throw .badRequest("field \"object\" must be 1 to 1024 bytes long")
             }
             return name
-        case nil: throw .badRequest("missing field \"object\"")
+        case nil: throw missing("object")
         case _?: throw .badRequest("field \"object\" must be a string")
         }
     }
@@ -546,7 +551,7 @@ struct Fields {
     /// as a set's is (no `String`, no parse on a hit); neither field, the whole document.
     private mutating func observedKeyPaths(cache: inout KeyPathCache) throws(KVOEngineError) -> [ObservedPath] {
         if let text = keyPathText.take() {
-            guard keyPaths == nil else { throw .badRequest("give \"keyPath\" or \"keyPaths\", not both") }
+            guard keyPaths == nil else { throw Self.keyPathAndKeyPaths }
             return [try cache.path(forBytes: text, writing: false)]
         }
         return try keyPathList() ?? [.wholeDocument]
@@ -575,7 +580,7 @@ struct Fields {
             }
             return paths
         case (nil, .some): throw .badRequest("field \"keyPaths\" must be an array of strings")
-        default: throw .badRequest("give \"keyPath\" or \"keyPaths\", not both")
+        default: throw Self.keyPathAndKeyPaths
         }
     }
 
