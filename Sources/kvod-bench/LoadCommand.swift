@@ -44,7 +44,7 @@ struct LoadCommand: ParsableCommand {
     var lagBound: String = "off"
 
     @Option(help: "fanout and fanout-flat-out with kvod's observers asking for full events (off), compact events (on: {\"o\":N,…}), or both.")
-    var compact: String = "off"
+    var compact: String = "both"
 
     @Option(name: .customLong("kvod-argument"), parsing: .unconditionalSingleValue,
             help: "Pass this argument to every kvod started (repeatable), e.g. --kvod-argument=--fanout-pause-microseconds=0.")
