@@ -196,9 +196,15 @@ extension Scenario {
         guard let rate else {
             let row = "fanout, \(count) observer\(count == 1 ? "" : "s") of one key" + client.rowSuffix
                 + (compact ? ", compact events" : "")
-            return ScenarioResult(
-                figures: [Figure(row: row, unit: "events/s", higherIsBetter: true, value: outcome.eventsPerSecond)],
-                problems: problems)
+            var figures = [Figure(row: row, unit: "events/s", higherIsBetter: true, value: outcome.eventsPerSecond)]
+            // Where the observer thread bounds the rate (issue 16 item 3), these say so.
+            if count >= 100 {
+                figures.append(Figure(row: row + ", observer thread busy", unit: "% of a core", higherIsBetter: false,
+                                      value: 100 * outcome.readerBusy))
+                figures.append(Figure(row: row + ", observer thread CPU per event", unit: "ns", higherIsBetter: false,
+                                      value: outcome.eventsPerSecond > 0 ? 1e9 * outcome.readerBusy / outcome.eventsPerSecond : 0))
+            }
+            return ScenarioResult(figures: figures, problems: problems)
         }
         if outcome.setsPerSecond < rate * 0.95 {
             notes.append("the setter fell behind \(Int(rate)) sets/s (reached \(Int(outcome.setsPerSecond)))")
