@@ -49,6 +49,12 @@ struct RequestScanner {
                         guard let name = stringText(), let code = OpCode(name) else { return false }
                         fields.opCode = code
                     }
+                case .id:
+                    if let id = shortID() {
+                        fields.id = id
+                    } else {
+                        guard read(.id, into: &fields) else { return false }
+                    }
                 default:
                     guard read(field, into: &fields) else { return false }
                 }
@@ -135,7 +141,7 @@ struct RequestScanner {
         }
         guard let value = anyValue() else { return false }
         switch field {
-        case .id: fields.id = value
+        case .id: fields.id = RequestID(value)
         case .object: fields.object = value
         case .keyPath: fields.keyPath = value
         case .value: fields.value = value
@@ -167,6 +173,24 @@ struct RequestScanner {
         case .op: return false
         }
         return true
+    }
+
+    /// An integer or a plain string short enough to be kept as its text
+    /// (``RequestID``); nil, position unchanged, for any other id.
+    @inline(__always)
+    private mutating func shortID() -> RequestID? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        if bytes[start] == UInt8(ascii: "\"") {
+            guard plainString() != nil, position - start <= RequestID.inlineCapacity else {
+                position = start
+                return nil
+            }
+        } else {
+            guard let end = smallIntegerEnd() else { return nil }
+            position = end
+        }
+        return RequestID(validatedText: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
     }
 
     /// `["new","old",…]`: option names; a repeated one counts once, as on the full path.
