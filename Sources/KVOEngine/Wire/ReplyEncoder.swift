@@ -85,12 +85,14 @@ struct ReplyEncoder {
             output.append(literal: LineFragment.okTrueSeqStart)
             return Self.write(onlySeq, followedBy: members, to: &output)
         }
-        if let (words, count) = id?.text {
-            output.append(LineFragment.idStart, words: words, count: count, LineFragment.okTrueAfterID)
-        } else if let id {
-            output.append(literal: LineFragment.idStart)
-            id.write(to: &output)
-            output.append(literal: LineFragment.okTrueAfterID)
+        if let id {
+            if let (words, count) = id.text {
+                output.append(LineFragment.idStart, words: words, count: count, LineFragment.okTrueAfterID)
+            } else {
+                output.append(literal: LineFragment.idStart)
+                id.write(to: &output)
+                output.append(literal: LineFragment.okTrueAfterID)
+            }
         } else {
             output.append(literal: LineFragment.okTrueStart)
         }
