@@ -264,6 +264,7 @@ struct RequestScanner {
     /// cannot continue a number follows it: valid JSON, well inside a
     /// double's range. Anything else (fractions, exponents, long literals)
     /// is left to the full reader.
+    @inline(__always)
     private func smallIntegerEnd() -> Int? {
         guard position < bytes.count else { return nil }
         var cursor = position
