@@ -7,7 +7,7 @@ private func decode(_ line: String) -> RequestDecoder.Outcome {
 }
 
 /// The error `line` decodes to, or nil when it decodes to a request.
-private func failure(_ line: String) -> (id: JSONValue?, error: KVOEngineError)? {
+private func failure(_ line: String) -> (id: RequestID?, error: KVOEngineError)? {
     guard case .failure(let id, let error) = decode(line) else { return nil }
     return (id, error)
 }
@@ -198,10 +198,10 @@ private func nestedArrays(_ depth: Int) -> String {
     ])
     func decodeWhenIdGivenKeepsItWhateverItsType(idText: String) throws {
         let id = try JSONReader.parse(idText)
-        #expect(request(#"{"id":\#(idText),"op":"ping"}"#)?.id == id)
-        #expect(request(#"{"op":"ping","id":\#(idText)}"#)?.id == id)
-        #expect(failure(#"{"op":"nope","id":\#(idText)}"#)?.id == id)
-        #expect(failure(#"{"id":\#(idText),"op":"get"}"#)?.id == id)
+        #expect(request(#"{"id":\#(idText),"op":"ping"}"#)?.id?.value == id)
+        #expect(request(#"{"op":"ping","id":\#(idText)}"#)?.id?.value == id)
+        #expect(failure(#"{"op":"nope","id":\#(idText)}"#)?.id?.value == id)
+        #expect(failure(#"{"id":\#(idText),"op":"get"}"#)?.id?.value == id)
     }
 
     @Test func decodeWhenIdAbsentHasNoId() {

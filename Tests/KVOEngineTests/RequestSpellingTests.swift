@@ -22,7 +22,7 @@ import Testing
         case .request(let request):
             return "request \(request)"
         case .failure(let id, let error):
-            return "failure \(id?.jsonString ?? "-") \(error.code) \(error.message)"
+            return "failure \(id?.description ?? "-") \(error.code) \(error.message)"
         }
     }
 
@@ -71,7 +71,7 @@ import Testing
             #expect(keyPath.components == (path ?? .wholeDocument).components, "\(text)")
             switch (request.id, members["id"]) {
             case (nil, nil): break
-            case (let ours?, let theirs?): #expect(ObjCAgreement.agrees(ours, theirs), "\(text)")
+            case (let ours?, let theirs?): #expect(ObjCAgreement.agrees(ours.value, theirs), "\(text)")
             default: Issue.record("id read by one side only: \(text)")
             }
         }

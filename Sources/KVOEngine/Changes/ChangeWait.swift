@@ -20,7 +20,7 @@ final class ChangeWait {
     }
 
     let writer: ClientController
-    let id: JSONValue?
+    let id: RequestID?
     /// The ok reply as it will be sent, without `observers` and `acknowledged`.
     let reply: ReplyEncoder
     /// The seq of the change (a batch's last): what `acknowledged` waits for.
@@ -40,7 +40,7 @@ final class ChangeWait {
     /// Runs once the reply went (over etcd: what the writer sent after its change is answered then).
     var then: (() -> Void)?
 
-    init(writer: ClientController, id: JSONValue?, reply: ReplyEncoder, seq: UInt64, awaiting: ChangeAwait,
+    init(writer: ClientController, id: RequestID?, reply: ReplyEncoder, seq: UInt64, awaiting: ChangeAwait,
          deadline: UInt64) {
         self.writer = writer
         self.id = id

@@ -29,7 +29,7 @@ extension Engine {
     /// Makes `client`'s reply wait for the observations `collector` gathered
     /// while its change (at `seq`) was dispatched, until the await's timeout
     /// from now; `then` runs once the reply went.
-    func startWait(id: JSONValue?, _ awaiting: ChangeAwait, of client: ClientController, reply: ReplyEncoder,
+    func startWait(id: RequestID?, _ awaiting: ChangeAwait, of client: ClientController, reply: ReplyEncoder,
                    seq: UInt64, for collector: AwaitCollector, then: (() -> Void)? = nil) {
         let deadline = configuration.throttleClock() + UInt64(awaiting.timeout)
         let wait = ChangeWait(writer: client, id: id, reply: reply, seq: seq, awaiting: awaiting, deadline: deadline)

@@ -38,8 +38,8 @@ extension JSONReader {
     /// escapes is made from its bytes, and one with escapes is decoded straight into a `String`.
     private mutating func parseStringSlowly(from start: Int, materialize: Bool) throws(JSONError) -> String {
         lastStringWasPlainASCII = false
-        let hasEscapes = try JSONStringBody.validate(bytes, from: &position)
+        let firstEscape = try JSONStringBody.validate(bytes, from: &position)
         guard materialize else { return "" }
-        return JSONStringBody.string(bytes, start..<position - 1, hasEscapes: hasEscapes)
+        return JSONStringBody.string(bytes, start..<position - 1, firstEscape: firstEscape)
     }
 }

@@ -7,18 +7,18 @@
 enum JSONStringBody {
     /// Checks the string from `position` (past its opening quote, or anywhere
     /// inside it) up to its closing quote, and leaves `position` just past
-    /// that quote. Returns whether the string holds an escape.
-    static func validate(_ bytes: UnsafeRawBufferPointer, from position: inout Int) throws(JSONError) -> Bool {
-        var hasEscapes = false
+    /// that quote. Returns where its first escape is, nil when it has none.
+    static func validate(_ bytes: UnsafeRawBufferPointer, from position: inout Int) throws(JSONError) -> Int? {
+        var firstEscape: Int?
         while true {
             position = JSONStringScan.endOfPlainRun(in: bytes, from: position, asciiOnly: true)
             guard position < bytes.count else { throw .unexpectedEnd(at: position) }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return hasEscapes
+                return firstEscape
             } else if byte == UInt8(ascii: "\\") {
-                hasEscapes = true
+                if firstEscape == nil { firstEscape = position }
                 try skipEscape(bytes, at: &position)
             } else if byte < 0x20 {
                 throw .controlCharacter(byte, at: position)
@@ -29,17 +29,16 @@ enum JSONStringBody {
     }
 
     /// The text of `range`, checked by ``validate(_:from:)``, as a `String`:
-    /// its escapes decoded when `hasEscapes`. Escapes only shorten text, so
-    /// the escaped length is room enough, and up to 15 bytes make a small
-    /// string with no allocation.
-    static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, hasEscapes: Bool) -> String {
+    /// copied as it is up to `firstEscape` (all of it when nil), its escapes
+    /// decoded from there. Escapes only shorten text, so the escaped length
+    /// is room enough, and up to 15 bytes make a small string with no allocation.
+    static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, firstEscape: Int?) -> String {
         String(unsafeUninitializedCapacity: range.count) { buffer in
-            guard hasEscapes else {
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[range]))
-                return range.count
-            }
-            var written = 0
-            var index = range.lowerBound
+            let plainEnd = firstEscape ?? range.upperBound
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<plainEnd]))
+            var written = plainEnd - range.lowerBound
+            var index = plainEnd
             while index < range.upperBound {
                 let byte = bytes[index]
                 guard byte == UInt8(ascii: "\\") else {
@@ -114,7 +113,8 @@ enum JSONStringBody {
     }
 
     /// The byte a two-character escape stands for (`\\n`: LF); nil for `u` and anything else.
-    private static func simpleEscape(_ kind: UInt8) -> UInt8? {
+    @inline(__always)
+    static func simpleEscape(_ kind: UInt8) -> UInt8? {
         switch kind {
         case UInt8(ascii: "\""): 0x22
         case UInt8(ascii: "\\"): 0x5C

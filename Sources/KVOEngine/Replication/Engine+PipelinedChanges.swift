@@ -154,5 +154,5 @@ enum ParkedRequest {
     /// Handled by itself: a change op proposed alone.
     case alone(Request)
     /// A line that could not be decoded: its error reply.
-    case failure(id: JSONValue?, error: KVOEngineError)
+    case failure(id: RequestID?, error: KVOEngineError)
 }

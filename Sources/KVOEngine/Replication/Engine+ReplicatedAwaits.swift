@@ -65,7 +65,7 @@ extension Engine {
 /// A change with `await` proposed by this kvod, until its outcome comes
 /// (``Engine/awaitedProposals``): what its wait needs when its revision is applied.
 final class AwaitedProposal {
-    let id: JSONValue?
+    let id: RequestID?
     let awaiting: ChangeAwait
     let client: ClientController
     /// The ok reply at the committed seq, without `observers` and `acknowledged`.
@@ -73,7 +73,7 @@ final class AwaitedProposal {
     /// Whether its revision was applied here and its wait started.
     var isWaiting = false
 
-    init(id: JSONValue?, awaiting: ChangeAwait, client: ClientController, reply: @escaping (UInt64) -> ReplyEncoder) {
+    init(id: RequestID?, awaiting: ChangeAwait, client: ClientController, reply: @escaping (UInt64) -> ReplyEncoder) {
         self.id = id
         self.awaiting = awaiting
         self.client = client

@@ -66,6 +66,22 @@ public struct GrowableBytes: RandomAccessCollection {
         count += added
     }
 
+    /// One capacity check for the three parts; all 24 bytes of the words
+    /// stored (no `memcpy`), `count` of them kept.
+    @inline(__always)
+    mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count added: Int,
+                         _ trail: StaticString) {
+        makeRoom(for: lead.utf8CodeUnitCount + 24 + trail.utf8CodeUnitCount)
+        var target = storage.base!.advanced(by: count)
+        target.copyMemory(from: lead.utf8Start, byteCount: lead.utf8CodeUnitCount)
+        target += lead.utf8CodeUnitCount
+        target.storeBytes(of: words.0.littleEndian, toByteOffset: 0, as: UInt64.self)
+        target.storeBytes(of: words.1.littleEndian, toByteOffset: 8, as: UInt64.self)
+        target.storeBytes(of: words.2.littleEndian, toByteOffset: 16, as: UInt64.self)
+        (target + added).copyMemory(from: trail.utf8Start, byteCount: trail.utf8CodeUnitCount)
+        count += lead.utf8CodeUnitCount + added + trail.utf8CodeUnitCount
+    }
+
     /// Appends one byte.
     @inline(__always)
     public mutating func append(_ byte: UInt8) {
@@ -124,6 +140,10 @@ extension GrowableBytes: Equatable {
 protocol ByteSink {
     mutating func append(_ byte: UInt8)
     mutating func append(bytes: UnsafeRawBufferPointer)
+    /// Appends `lead`, the first `count` bytes (at most 24) of three words,
+    /// the first byte in the low byte of the first word (``RequestID``'s
+    /// text), then `trail`: a reply's start around its id.
+    mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count: Int, _ trail: StaticString)
 }
 
 extension GrowableBytes: ByteSink {}
@@ -136,6 +156,14 @@ extension Array: ByteSink where Element == UInt8 {
 }
 
 extension ByteSink {
+    mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count: Int, _ trail: StaticString) {
+        append(literal: lead)
+        withUnsafeBytes(of: (words.0.littleEndian, words.1.littleEndian, words.2.littleEndian)) { bytes in
+            append(bytes: UnsafeRawBufferPointer(rebasing: bytes[..<count]))
+        }
+        append(literal: trail)
+    }
+
     /// Appends a literal's UTF-8 bytes with one copy. `append(contentsOf: "…".utf8)`
     /// walks the string's UTF-8 view instead: on the event path that was a
     /// tenth of the cost of a change (docs/PERFORMANCE.md).

@@ -76,7 +76,7 @@ struct ReplyEncoder {
     }
 
     /// Appends the finished line, `}\n` included, to `output`; `id` is the request's.
-    func write<Sink: ByteSink>(id: JSONValue?, to output: inout Sink) {
+    func write<Sink: ByteSink>(id: RequestID?, to output: inout Sink) {
         if case .none = id, fields.isEmpty, let onlySeq {
             // A change's reply without an id, the usual one: one append.
             guard let members = membersAfterSeq else {
@@ -86,9 +86,13 @@ struct ReplyEncoder {
             return Self.write(onlySeq, followedBy: members, to: &output)
         }
         if let id {
-            output.append(literal: LineFragment.idStart)
-            JSONWriter.write(id, to: &output)
-            output.append(literal: LineFragment.okTrueAfterID)
+            if let (words, count) = id.text {
+                output.append(LineFragment.idStart, words: words, count: count, LineFragment.okTrueAfterID)
+            } else {
+                output.append(literal: LineFragment.idStart)
+                id.write(to: &output)
+                output.append(literal: LineFragment.okTrueAfterID)
+            }
         } else {
             output.append(literal: LineFragment.okTrueStart)
         }
@@ -111,7 +115,7 @@ struct ReplyEncoder {
     }
 
     /// The finished line, `}\n` included; `id` is the request's.
-    func finish(id: JSONValue?) -> [UInt8] {
+    func finish(id: RequestID?) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(32 + fields.count)
         write(id: id, to: &line)
@@ -119,13 +123,13 @@ struct ReplyEncoder {
     }
 
     /// A complete error reply.
-    static func failure(id: JSONValue?, _ error: KVOEngineError) -> [UInt8] {
+    static func failure(id: RequestID?, _ error: KVOEngineError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(96)
         bytes.append(UInt8(ascii: "{"))
         if let id {
             bytes.append(literal: LineFragment.idMember)
-            JSONWriter.write(id, into: &bytes)
+            id.write(to: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
         bytes.append(literal: LineFragment.failureCode)

@@ -3,7 +3,7 @@
 /// ``Request`` the decoder made was copied once more, a twentieth of a set.)
 public struct Request {
     /// The client's `id`, any JSON value, echoed in the reply; nil when absent.
-    public var id: JSONValue?
+    public var id: RequestID?
     public var operation: Operation
     /// A change's condition, lifetime and await, boxed: most requests have
     /// none, and three optional values cost every request their copies.

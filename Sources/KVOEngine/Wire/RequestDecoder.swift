@@ -14,7 +14,7 @@ public struct RequestDecoder {
     /// The request, or the error to reply with and the id to echo.
     public enum Outcome {
         case request(Request)
-        case failure(id: JSONValue?, error: KVOEngineError)
+        case failure(id: RequestID?, error: KVOEngineError)
     }
 
     /// The deepest nesting a line may have.

@@ -1,6 +1,6 @@
 /// The members of a request object as read, before they are checked.
 struct Fields {
-    var id: JSONValue?
+    var id: RequestID?
     /// The op, when it is a string naming one; else `op` keeps what was sent.
     var opCode: OpCode?
     var object: JSONValue?
@@ -198,7 +198,7 @@ struct Fields {
         }
         let value = try reader.readValue()
         switch field {
-        case .id: id = value
+        case .id: id = RequestID(value)
         case .op: op = value
         case .object: object = value
         case .keyPath: keyPath = value

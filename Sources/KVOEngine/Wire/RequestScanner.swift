@@ -41,16 +41,21 @@ struct RequestScanner {
                 skipWhitespace()
                 guard consume(UInt8(ascii: ":")) else { return false }
                 skipWhitespace()
-                switch field {
-                case .op:
+                // `id` and `op` are the first two fields: one comparison sends
+                // every other member on (a switch over three cases took two).
+                if field.rawValue > Field.op.rawValue {
+                    guard read(field, into: &fields) else { return false }
+                } else if field == .op {
                     if let code = commonOp() {
                         fields.opCode = code
                     } else {
                         guard let name = stringText(), let code = OpCode(name) else { return false }
                         fields.opCode = code
                     }
-                default:
-                    guard read(field, into: &fields) else { return false }
+                } else if let id = shortID() {
+                    fields.id = id
+                } else {
+                    guard read(.id, into: &fields) else { return false }
                 }
                 skipWhitespace()
             } while consume(UInt8(ascii: ","))
@@ -101,8 +106,7 @@ struct RequestScanner {
     /// nil, position unchanged, for anything else.
     @inline(__always)
     private mutating func commonOp() -> OpCode? {
-        guard position + 9 <= bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
-        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))
+        guard let word = wordAfterQuote() else { return nil }
         if word & 0xFFFF_FFFF == 0x2274_6573 {  // set"
             position += 5
             return .set
@@ -112,6 +116,19 @@ struct RequestScanner {
             return .observe
         }
         return nil
+    }
+
+    /// The eight bytes after a quote here, little-endian; four near the
+    /// line's end (`"op":"set"}` ends a shuffled line), the rest zero: no op
+    /// has a zero byte. Nil when no quote is here, or fewer than four bytes
+    /// follow it. (For names too, it cost every member more than it saved.)
+    @inline(__always)
+    private func wordAfterQuote() -> UInt64? {
+        guard position + 5 <= bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        if _fastPath(position + 9 <= bytes.count) {
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))
+        }
+        return UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self)))
     }
 
     /// The value of any field but `op`; false to give up.
@@ -135,7 +152,7 @@ struct RequestScanner {
         }
         guard let value = anyValue() else { return false }
         switch field {
-        case .id: fields.id = value
+        case .id: fields.id = RequestID(value)
         case .object: fields.object = value
         case .keyPath: fields.keyPath = value
         case .value: fields.value = value
@@ -167,6 +184,24 @@ struct RequestScanner {
         case .op: return false
         }
         return true
+    }
+
+    /// An integer or a plain string short enough to be kept as its text
+    /// (``RequestID``); nil, position unchanged, for any other id.
+    @inline(__always)
+    private mutating func shortID() -> RequestID? {
+        guard position < bytes.count else { return nil }
+        let start = position
+        if bytes[start] == UInt8(ascii: "\"") {
+            guard plainString() != nil, position - start <= RequestID.inlineCapacity else {
+                position = start
+                return nil
+            }
+        } else {
+            guard let end = smallIntegerEnd() else { return nil }
+            position = end
+        }
+        return RequestID(validatedText: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
     }
 
     /// `["new","old",…]`: option names; a repeated one counts once, as on the full path.
@@ -229,12 +264,13 @@ struct RequestScanner {
     /// cannot continue a number follows it: valid JSON, well inside a
     /// double's range. Anything else (fractions, exponents, long literals)
     /// is left to the full reader.
+    @inline(__always)
     private func smallIntegerEnd() -> Int? {
         guard position < bytes.count else { return nil }
         var cursor = position
         if bytes[cursor] == UInt8(ascii: "-") { cursor += 1 }
         let digitsStart = cursor
-        while cursor < bytes.count, bytes[cursor] &- UInt8(ascii: "0") < 10 { cursor += 1 }
+        cursor = digitRunEnd(from: cursor)
         let digits = cursor - digitsStart
         guard digits > 0, digits <= 18, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else { return nil }
         if cursor < bytes.count {
@@ -243,6 +279,25 @@ struct RequestScanner {
             default: break
             }
         }
+        return cursor
+    }
+
+    /// Where the run of ASCII digits from `start` ends; the first eight bytes
+    /// told at once (a byte loop cost a short id two thirds of its reading).
+    @inline(__always)
+    private func digitRunEnd(from start: Int) -> Int {
+        var cursor = start
+        if start + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+            // A digit's high nibble is 3, and stays 3 with 6 added; a carry
+            // out of a byte comes only from one ≥ 0xFA, itself flagged, and
+            // spreads upwards: the lowest flagged byte is the first non-digit.
+            let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
+            let flags = ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
+            if flags != 0 { return start + flags.trailingZeroBitCount >> 3 }
+            cursor += 8
+        }
+        while cursor < bytes.count, bytes[cursor] &- UInt8(ascii: "0") < 10 { cursor += 1 }
         return cursor
     }
 
@@ -287,14 +342,57 @@ struct RequestScanner {
             position = start
             return nil
         }
+        if let string = simplyEscapedString(from: start, resumingAt: resume) { return string }
         var end = resume
         do throws(JSONError) {
-            let hasEscapes = try JSONStringBody.validate(bytes, from: &end)
+            let firstEscape = try JSONStringBody.validate(bytes, from: &end)
             position = end
-            return JSONStringBody.string(bytes, start + 1..<end - 1, hasEscapes: hasEscapes)
+            return JSONStringBody.string(bytes, start + 1..<end - 1, firstEscape: firstEscape)
         } catch {
             position = start
             return nil
+        }
+    }
+
+    /// The string whose opening quote is at `start`, when it is printable
+    /// ASCII whose escapes are all two-character ones (`\/`, `\"`, `\n`…):
+    /// checked, then decoded, with no error to carry (``JSONStringBody``'s
+    /// general pass cost such a string three times as much). Nil, position
+    /// unchanged, for any other string.
+    private mutating func simplyEscapedString(from start: Int, resumingAt resume: Int) -> String? {
+        var cursor = resume
+        var escapes = 0
+        while true {
+            guard cursor < bytes.count else { return nil }
+            let byte = bytes[cursor]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                guard cursor + 1 < bytes.count, JSONStringBody.simpleEscape(bytes[cursor + 1]) != nil else { return nil }
+                escapes += 1
+                cursor += 2
+            } else if byte < 0x20 || byte >= 0x80 {
+                return nil
+            } else {
+                cursor += 1
+            }
+        }
+        let end = cursor
+        position = end + 1
+        return String(unsafeUninitializedCapacity: end - start - 1 - escapes) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start + 1..<resume]))
+            var written = resume - start - 1
+            var index = resume
+            while index < end {
+                var byte = bytes[index]
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                    byte = JSONStringBody.simpleEscape(bytes[index]) ?? byte
+                }
+                buffer[written] = byte
+                written += 1
+                index += 1
+            }
+            return written
         }
     }
 
