@@ -147,26 +147,47 @@ static uint64_t member_number(const char *line, size_t length, const char *name,
 
 /* ---- requests ---- */
 
+/* Appends text; written out by hand, as sprintf would cost the setter thread more than some servers spend on a set. */
+static char *put(char *p, const char *text, size_t length) {
+    memcpy(p, text, length);
+    return p + length;
+}
+#define PUT(p, literal) put(p, literal, sizeof literal - 1)
+
+static char *put_decimal(char *p, uint64_t value) {
+    char digits[20];
+    int n = 0;
+    do digits[n++] = (char)('0' + value % 10); while ((value /= 10) > 0);
+    while (n > 0) *p++ = digits[--n];
+    return p;
+}
+
+/* One set of key to index as the peer and shape spell it; returns its length. */
 static size_t format_set(char *out, int key, uint64_t index) {
+    char name[8] = "f", value[20];
+    size_t name_length = 1, value_length = (size_t)(put_decimal(value, index) - value);
+    if (opt.scenario != SC_FANOUT) name_length = (size_t)(put_decimal(PUT(name, "s/"), (uint64_t)key) - name);
+    char *p = out;
     if (opt.peer == REDIS) {
-        char name[32], value[24];
-        int name_length, value_length = snprintf(value, sizeof value, "%llu", (unsigned long long)index);
-        if (opt.scenario == SC_FANOUT) {
-            name_length = snprintf(name, sizeof name, "f");
-            return (size_t)sprintf(out, "*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", name_length, name, value_length, value);
-        }
-        name_length = snprintf(name, sizeof name, "s/%d", key);
-        return (size_t)sprintf(out, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", name_length, name, value_length, value);
+        p = opt.scenario == SC_FANOUT ? PUT(p, "*3\r\n$7\r\nPUBLISH\r\n$") : PUT(p, "*3\r\n$3\r\nSET\r\n$");
+        p = PUT(put(PUT(put_decimal(p, name_length), "\r\n"), name, name_length), "\r\n$");
+        p = PUT(put(PUT(put_decimal(p, value_length), "\r\n"), value, value_length), "\r\n");
+        return (size_t)(p - out);
     }
-    char object[16];
-    if (opt.scenario == SC_FANOUT) snprintf(object, sizeof object, "f");
-    else snprintf(object, sizeof object, "s/%d", key);
-    unsigned long long n = (unsigned long long)index;
     switch (opt.shape) {
-    case SH_ID: return (size_t)sprintf(out, "{\"id\":%llu,\"op\":\"set\",\"object\":\"%s\",\"keyPath\":\"v\",\"value\":\"%llu\"}\n", n, object, n);
-    case SH_DUMPS: return (size_t)sprintf(out, "{\"op\": \"set\", \"object\": \"%s\", \"keyPath\": \"v\", \"value\": \"%llu\", \"id\": %llu}\n", object, n, n);
-    default: return (size_t)sprintf(out, "{\"op\":\"set\",\"object\":\"%s\",\"keyPath\":\"v\",\"value\":\"%llu\"}\n", object, n);
+    case SH_ID:
+        p = PUT(put(PUT(p, "{\"id\":"), value, value_length), ",\"op\":\"set\",\"object\":\"");
+        p = PUT(put(PUT(put(p, name, name_length), "\",\"keyPath\":\"v\",\"value\":\""), value, value_length), "\"}\n");
+        break;
+    case SH_DUMPS:
+        p = PUT(put(PUT(p, "{\"op\": \"set\", \"object\": \""), name, name_length), "\", \"keyPath\": \"v\", \"value\": \"");
+        p = PUT(put(PUT(put(p, value, value_length), "\", \"id\": "), value, value_length), "}\n");
+        break;
+    default:
+        p = PUT(put(PUT(p, "{\"op\":\"set\",\"object\":\""), name, name_length), "\",\"keyPath\":\"v\",\"value\":\"");
+        p = PUT(put(p, value, value_length), "\"}\n");
     }
+    return (size_t)(p - out);
 }
 
 /* ---- RESP: one message (a simple value or an array of up to 4 simple values) ---- */
