@@ -69,7 +69,7 @@ run() {
   shift 2
   load=$(cut -d' ' -f1 /proc/loadavg)
   start_server "$peer"
-  if ! output=$("$work/loadgen" --peer "$peer" --socket "$socket" "$@" 2>"$work/loadgen.err"); then
+  if ! output=$("$work/loadgen" --peer "$peer" --socket "$socket" --server-pid "$server_pid" "$@" 2>"$work/loadgen.err"); then
     echo "loadgen failed: round $round, $peer, $label ($*)" >&2
     cat "$work/loadgen.err" >&2
     echo "-- $peer's log:" >&2
@@ -160,14 +160,20 @@ fan-out flat out, 100 observers, events delivered|events/s|fanout-100|fanout-100
 fan-out flat out, 100 observers, compact events|events/s|fanout-100-compact|fanout-100|events_per_s|higher
 fan-out flat out, 1000 observers, events delivered|events/s|fanout-1000|fanout-1000|events_per_s|higher
 fan-out flat out, 1000 observers, compact events|events/s|fanout-1000-compact|fanout-1000|events_per_s|higher
-fan-out flat out, 100 observers, changes delivered or coalesced|changes/s|fanout-100|fanout-100|changes_per_s|higher
-fan-out flat out, 1000 observers, changes delivered or coalesced|changes/s|fanout-1000|fanout-1000|changes_per_s|higher
-fan-out flat out, 100 observers, coalesced|% of changes|fanout-100|fanout-100|coalesced_pct|lower
-fan-out flat out, 1000 observers, coalesced|% of changes|fanout-1000|fanout-1000|coalesced_pct|lower
+fan-out flat out, 100 observers, coalesced (the whole run, drain included)|% of changes|fanout-100|fanout-100|coalesced_pct|lower
+fan-out flat out, 1000 observers, coalesced (the whole run, drain included)|% of changes|fanout-1000|fanout-1000|coalesced_pct|lower
 fan-out flat out, 100 observers, setter|sets/s|fanout-100|fanout-100|sets_per_s|higher
 fan-out flat out, 1000 observers, setter|sets/s|fanout-1000|fanout-1000|sets_per_s|higher
 fan-out flat out, 100 observers, bytes read per event|B|fanout-100|fanout-100|bytes_per_event|lower
 fan-out flat out, 100 observers, compact, bytes read per event|B|fanout-100-compact|fanout-100|bytes_per_event|lower
+fan-out flat out, 100 observers, observer thread CPU per event|ns|fanout-100|fanout-100|observer_ns_per_event|lower
+fan-out flat out, 100 observers, compact, observer thread CPU per event|ns|fanout-100-compact|fanout-100|observer_ns_per_event|lower
+fan-out flat out, 1000 observers, observer thread CPU per event|ns|fanout-1000|fanout-1000|observer_ns_per_event|lower
+fan-out flat out, 1000 observers, compact, observer thread CPU per event|ns|fanout-1000-compact|fanout-1000|observer_ns_per_event|lower
+fan-out flat out, 100 observers, server CPU per event delivered|ns|fanout-100|fanout-100|server_ns_per_event|lower
+fan-out flat out, 100 observers, compact, server CPU per event delivered|ns|fanout-100-compact|fanout-100|server_ns_per_event|lower
+fan-out flat out, 1000 observers, server CPU per event delivered|ns|fanout-1000|fanout-1000|server_ns_per_event|lower
+fan-out flat out, 1000 observers, compact, server CPU per event delivered|ns|fanout-1000-compact|fanout-1000|server_ns_per_event|lower
 a lone client's ping while 4 conn × 64 set, p50|µs|ping|ping|p50_us|lower
 a lone client's ping while 4 conn × 64 set, p99|µs|ping|ping|p99_us|lower
 the 4 setters meanwhile|sets/s|ping|ping|sets_per_s|higher

@@ -58,7 +58,8 @@ static struct {
     int observers, setters, pipeline, compact, ping_interval_us;
     size_t read_bytes;
     double seconds, warmup, drain_seconds;
-} opt = {KVOD, SC_SET, SH_PLAIN, NULL, 100, 4, 64, 0, 1000, 4096, 2.0, 0.5, 60.0};
+    int server_pid; /* for the server's CPU time over the window; 0: not measured */
+} opt = {KVOD, SC_SET, SH_PLAIN, NULL, 100, 4, 64, 0, 1000, 4096, 2.0, 0.5, 60.0, 0};
 
 struct conn {
     int fd;
@@ -482,12 +483,39 @@ static double ping_once(int fd) {
     return elapsed;
 }
 
+/* ---- CPU time ---- */
+
+/* A thread's CPU time in seconds. */
+static double thread_cpu(pthread_t thread) {
+    clockid_t clock;
+    struct timespec t;
+    if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &t) != 0) return 0;
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The server's user and system CPU time in seconds (/proc/PID/stat, in clock ticks), 0 if not measured. */
+static double server_cpu(void) {
+    if (opt.server_pid <= 0) return 0;
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", opt.server_pid);
+    FILE *file = fopen(path, "r");
+    if (!file) die("cannot read %s", path);
+    size_t length = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[length] = 0;
+    const char *p = strrchr(text, ')');
+    unsigned long long user = 0, system = 0;
+    /* After the command's ")": state, then 10 fields, then utime and stime (fields 14 and 15). */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user, &system) != 2) die("cannot parse %s", path);
+    return (double)(user + system) / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* ---- main ---- */
 
 static void usage(void) {
     fputs("usage: loadgen --peer kvod|redis --socket PATH --scenario set|fanout|ping\n"
           "  [--shape plain|id|dumps] [--observers N] [--compact] [--read-bytes N] [--setters N]\n"
-          "  [--pipeline N] [--seconds S] [--warmup S] [--ping-interval-us N] [--drain-seconds S]\n", stderr);
+          "  [--pipeline N] [--seconds S] [--warmup S] [--ping-interval-us N] [--drain-seconds S] [--server-pid PID]\n", stderr);
     exit(2);
 }
 
@@ -496,7 +524,7 @@ static void parse_options(int argc, char **argv) {
         {"peer", 1, 0, 'p'}, {"socket", 1, 0, 'S'}, {"scenario", 1, 0, 's'}, {"shape", 1, 0, 'h'},
         {"observers", 1, 0, 'o'}, {"compact", 0, 0, 'c'}, {"read-bytes", 1, 0, 'r'}, {"setters", 1, 0, 'n'},
         {"pipeline", 1, 0, 'l'}, {"seconds", 1, 0, 't'}, {"warmup", 1, 0, 'w'}, {"ping-interval-us", 1, 0, 'i'},
-        {"drain-seconds", 1, 0, 'd'}, {0, 0, 0, 0}};
+        {"drain-seconds", 1, 0, 'd'}, {"server-pid", 1, 0, 'P'}, {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (ch) {
@@ -523,6 +551,7 @@ static void parse_options(int argc, char **argv) {
         case 'w': opt.warmup = atof(optarg); break;
         case 'i': opt.ping_interval_us = atoi(optarg); break;
         case 'd': opt.drain_seconds = atof(optarg); break;
+        case 'P': opt.server_pid = atoi(optarg); break;
         default: usage();
         }
     }
@@ -597,6 +626,7 @@ int main(int argc, char **argv) {
     if (pthread_create(&setter, NULL, setter_thread, NULL) != 0) die("pthread_create");
     sleep_seconds(opt.warmup);
     double window_start = now();
+    double observer_cpu0 = opt.scenario != SC_PING ? thread_cpu(observer) : 0, server_cpu0 = server_cpu();
     uint64_t replies0 = atomic_load(&replies_total), events0 = atomic_load(&events_total);
     uint64_t changes0 = atomic_load(&changes_total), bytes0 = atomic_load(&bytes_total);
     size_t ping_count = 0, ping_capacity = 0;
@@ -618,6 +648,7 @@ int main(int argc, char **argv) {
         sleep_seconds(opt.seconds);
     }
     double window = now() - window_start;
+    double observer_busy = opt.scenario != SC_PING ? thread_cpu(observer) - observer_cpu0 : 0, server_busy = server_cpu() - server_cpu0;
     uint64_t replies = atomic_load(&replies_total) - replies0, events = atomic_load(&events_total) - events0;
     uint64_t changes = atomic_load(&changes_total) - changes0, bytes = atomic_load(&bytes_total) - bytes0;
     atomic_store(&stop_setting, 1);
@@ -647,6 +678,7 @@ int main(int argc, char **argv) {
     printf("result peer=%s scenario=%s", opt.peer == REDIS ? "redis" : "kvod",
            opt.scenario == SC_SET ? "set" : opt.scenario == SC_FANOUT ? "fanout" : "ping");
     printf(" sets_per_s=%.0f", (double)replies / window);
+    if (opt.server_pid > 0) printf(" server_cpu_pct=%.1f", 100 * server_busy / window);
     if (opt.scenario != SC_PING) {
         printf(" events_per_s=%.0f changes_per_s=%.0f bytes_per_event=%.1f", (double)events / window, (double)changes / window,
                events ? (double)bytes / (double)events : 0.0);
@@ -654,6 +686,8 @@ int main(int argc, char **argv) {
                (unsigned long long)total_sets, (unsigned long long)delivered, (unsigned long long)coalesced,
                delivered + coalesced ? 100.0 * (double)coalesced / (double)(delivered + coalesced) : 0.0,
                (unsigned long long)atomic_load(&miscounted), drained);
+        printf(" observer_cpu_pct=%.1f observer_ns_per_event=%.1f", 100 * observer_busy / window, events ? 1e9 * observer_busy / (double)events : 0.0);
+        if (opt.server_pid > 0) printf(" server_ns_per_event=%.1f", events ? 1e9 * server_busy / (double)events : 0.0);
     } else {
         if (ping_count == 0) die("no ping in the window");
         qsort(pings, ping_count, sizeof *pings, compare_doubles);
