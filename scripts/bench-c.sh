@@ -6,25 +6,27 @@
 # afresh in a temporary directory, and prints a Markdown table of medians and
 # kvod ÷ Redis ratios (the median of the rounds' ratios), the load average beside
 # each row. Any error reply, dropped connection, lost or out-of-order event fails it.
-# Usage: scripts/bench-c.sh [--rounds N] [--seconds S] [--read-bytes N] [--kvod PATH] [--raw FILE] [--smoke]
+# Usage: scripts/bench-c.sh [--rounds N] [--seconds S] [--read-bytes N] [--value-bytes N] [--kvod PATH] [--raw FILE] [--smoke]
 #   --rounds      rounds per peer (default 5)
 #   --seconds     each run's measured window, after 0.5 s of warm-up (default 2)
 #   --read-bytes  the observer thread's read size (default 4096)
+#   --value-bytes each set's value padded to N bytes (default: the index alone, "17")
 #   --kvod        a kvod binary to use (default: build the release one)
 #   --raw         also write every run's result line to FILE
 #   --smoke       CI: one tiny round against kvod only, nothing timed (about 5 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=5 seconds=2 read_bytes=4096 kvod="" raw="" smoke=no
+rounds=5 seconds=2 read_bytes=4096 value_bytes=0 kvod="" raw="" smoke=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --read-bytes) read_bytes=$2; shift 2 ;;
+    --value-bytes) value_bytes=$2; shift 2 ;;
     --kvod) kvod=$2; shift 2 ;;
     --raw) raw=$2; shift 2 ;;
     --smoke) smoke=yes; shift ;;
-    *) echo "usage: $0 [--rounds N] [--seconds S] [--read-bytes N] [--kvod PATH] [--raw FILE] [--smoke]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rounds N] [--seconds S] [--read-bytes N] [--value-bytes N] [--kvod PATH] [--raw FILE] [--smoke]" >&2; exit 2 ;;
   esac
 done
 
@@ -92,7 +94,7 @@ if [ "$smoke" = yes ]; then
 fi
 [ -n "$redis" ] || { echo "redis-server is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 
-timing=(--seconds "$seconds" --warmup 0.5 --read-bytes "$read_bytes")
+timing=(--seconds "$seconds" --warmup 0.5 --read-bytes "$read_bytes" --value-bytes "$value_bytes")
 echo "kvod: $kvod ($(git rev-parse --short HEAD)); $("$redis" --version)" >&2
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 started=$(date +%s)

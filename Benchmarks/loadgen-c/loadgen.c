@@ -20,8 +20,9 @@
  *   ping    a lone client's ping, one at a time every --ping-interval-us (1000),
  *           while --setters connections set flat out; p50/p99/max.
  *
- * Every change's value is its index per key ("17"); observers check that the
- * indexes grow, and a kvod event with "coalesced":N may skip exactly N. After
+ * Every change's value is its index per key ("17"; --value-bytes N pads it to
+ * N bytes, "17,000…"); observers check that the indexes grow, and a kvod
+ * event with "coalesced":N may skip exactly N. After
  * the window the setters stop, and every observer must reach the last index.
  * An error reply, a dropped connection, a lost, duplicated or out-of-order
  * event exits 1. The figures go to stdout as one line "result key=value ...".
@@ -59,7 +60,8 @@ static struct {
     size_t read_bytes;
     double seconds, warmup, drain_seconds;
     int server_pid; /* for the server's CPU time over the window; 0: not measured */
-} opt = {KVOD, SC_SET, SH_PLAIN, NULL, 100, 4, 64, 0, 1000, 4096, 2.0, 0.5, 60.0, 0};
+    int value_bytes; /* a value shorter than this is padded, "17,000…" */
+} opt = {KVOD, SC_SET, SH_PLAIN, NULL, 100, 4, 64, 0, 1000, 4096, 2.0, 0.5, 60.0, 0, 0};
 
 struct conn {
     int fd;
@@ -165,8 +167,13 @@ static char *put_decimal(char *p, uint64_t value) {
 
 /* One set of key to index as the peer and shape spell it; returns its length. */
 static size_t format_set(char *out, int key, uint64_t index) {
-    char name[8] = "f", value[20];
+    char name[8] = "f", value[64];
     size_t name_length = 1, value_length = (size_t)(put_decimal(value, index) - value);
+    if (value_length < (size_t)opt.value_bytes) {
+        value[value_length] = ',';
+        memset(value + value_length + 1, '0', (size_t)opt.value_bytes - value_length - 1);
+        value_length = (size_t)opt.value_bytes;
+    }
     if (opt.scenario != SC_FANOUT) name_length = (size_t)(put_decimal(PUT(name, "s/"), (uint64_t)key) - name);
     char *p = out;
     if (opt.peer == REDIS) {
@@ -515,7 +522,8 @@ static double server_cpu(void) {
 static void usage(void) {
     fputs("usage: loadgen --peer kvod|redis --socket PATH --scenario set|fanout|ping\n"
           "  [--shape plain|id|dumps] [--observers N] [--compact] [--read-bytes N] [--setters N]\n"
-          "  [--pipeline N] [--seconds S] [--warmup S] [--ping-interval-us N] [--drain-seconds S] [--server-pid PID]\n", stderr);
+          "  [--pipeline N] [--seconds S] [--warmup S] [--ping-interval-us N] [--drain-seconds S] [--server-pid PID]\n"
+          "  [--value-bytes N]\n", stderr);
     exit(2);
 }
 
@@ -524,7 +532,7 @@ static void parse_options(int argc, char **argv) {
         {"peer", 1, 0, 'p'}, {"socket", 1, 0, 'S'}, {"scenario", 1, 0, 's'}, {"shape", 1, 0, 'h'},
         {"observers", 1, 0, 'o'}, {"compact", 0, 0, 'c'}, {"read-bytes", 1, 0, 'r'}, {"setters", 1, 0, 'n'},
         {"pipeline", 1, 0, 'l'}, {"seconds", 1, 0, 't'}, {"warmup", 1, 0, 'w'}, {"ping-interval-us", 1, 0, 'i'},
-        {"drain-seconds", 1, 0, 'd'}, {"server-pid", 1, 0, 'P'}, {0, 0, 0, 0}};
+        {"drain-seconds", 1, 0, 'd'}, {"server-pid", 1, 0, 'P'}, {"value-bytes", 1, 0, 'v'}, {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (ch) {
@@ -552,12 +560,13 @@ static void parse_options(int argc, char **argv) {
         case 'i': opt.ping_interval_us = atoi(optarg); break;
         case 'd': opt.drain_seconds = atof(optarg); break;
         case 'P': opt.server_pid = atoi(optarg); break;
+        case 'v': opt.value_bytes = atoi(optarg); break;
         default: usage();
         }
     }
     if (!opt.socket || opt.observers < 1 || opt.setters < 1 || opt.setters > MAX_KEYS || opt.pipeline < 1 ||
         opt.pipeline > 64 || opt.read_bytes < 64 || opt.read_bytes > (16u << 20) || opt.seconds <= 0 || opt.warmup < 0 ||
-        opt.ping_interval_us < 0)
+        opt.ping_interval_us < 0 || opt.value_bytes < 0 || opt.value_bytes > 60)
         usage();
 }
 
