@@ -168,7 +168,7 @@ static char *put_decimal(char *p, uint64_t value) {
 /* One set of key to index as the peer and shape spell it; returns its length. */
 static size_t format_set(char *out, int key, uint64_t index) {
     char name[8] = "f", value[64];
-    size_t name_length = 1, value_length = (size_t)(put_decimal(value, index) - value);
+    size_t name_length = 1, value_length = (size_t)(put_decimal(value, index) - value), id_length = value_length;
     if (value_length < (size_t)opt.value_bytes) {
         value[value_length] = ',';
         memset(value + value_length + 1, '0', (size_t)opt.value_bytes - value_length - 1);
@@ -184,12 +184,12 @@ static size_t format_set(char *out, int key, uint64_t index) {
     }
     switch (opt.shape) {
     case SH_ID:
-        p = PUT(put(PUT(p, "{\"id\":"), value, value_length), ",\"op\":\"set\",\"object\":\"");
+        p = PUT(put(PUT(p, "{\"id\":"), value, id_length), ",\"op\":\"set\",\"object\":\"");
         p = PUT(put(PUT(put(p, name, name_length), "\",\"keyPath\":\"v\",\"value\":\""), value, value_length), "\"}\n");
         break;
     case SH_DUMPS:
         p = PUT(put(PUT(p, "{\"op\": \"set\", \"object\": \""), name, name_length), "\", \"keyPath\": \"v\", \"value\": \"");
-        p = PUT(put(PUT(put(p, value, value_length), "\", \"id\": "), value, value_length), "}\n");
+        p = PUT(put(PUT(put(p, value, value_length), "\", \"id\": "), value, id_length), "}\n");
         break;
     default:
         p = PUT(put(PUT(p, "{\"op\":\"set\",\"object\":\""), name, name_length), "\",\"keyPath\":\"v\",\"value\":\"");
