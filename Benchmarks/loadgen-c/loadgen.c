@@ -248,6 +248,38 @@ static size_t resp_message(const char *p, size_t n, struct resp *m) {
     return used;
 }
 
+/* ---- reading ---- */
+
+/* Puts c's unfinished line or message at buf's start and reads at most size bytes after it;
+   returns the bytes now in buf, 0 if nothing was ready. `who` names c in errors. */
+static size_t read_more(struct conn *c, char *buf, size_t size, const char *who) {
+    memcpy(buf, c->carry, c->carry_len);
+    ssize_t got = recv(c->fd, buf + c->carry_len, size, MSG_DONTWAIT);
+    if (got == 0) die("%s's connection was dropped (fd %d)", who, c->fd);
+    if (got < 0) {
+        if (errno == EAGAIN || errno == EINTR) return 0;
+        die("%s's recv: %s", who, strerror(errno));
+    }
+    return c->carry_len + (size_t)got;
+}
+
+/* Keeps what follows the used bytes of buf for the next read. */
+static void keep_rest(struct conn *c, const char *buf, size_t length, size_t used) {
+    c->carry_len = length - used;
+    if (c->carry_len > CARRY_MAX) die("a line or message over %d bytes", CARRY_MAX);
+    memcpy(c->carry, buf + used, c->carry_len);
+}
+
+/* The next complete line of buf after *used (its length without the newline in *line_length),
+   moving *used past it; NULL when none is complete. */
+static const char *next_line(const char *buf, size_t length, size_t *used, size_t *line_length) {
+    const char *line = buf + *used, *nl = memchr(line, '\n', length - *used);
+    if (!nl) return NULL;
+    *line_length = (size_t)(nl - line);
+    *used += *line_length + 1;
+    return line;
+}
+
 /* ---- observers ---- */
 
 /* One change reached observer c for key: index (0 for Redis keyspace events, which carry no value). */
@@ -293,11 +325,10 @@ static size_t observer_input(struct conn *c, const char *buf, size_t length, uin
         }
         return used;
     }
-    const char *nl;
-    while ((nl = memchr(buf + used, '\n', length - used)) != NULL) {
-        const char *line = buf + used;
-        size_t line_length = (size_t)(nl - line);
-        used += line_length + 1;
+    const char *line;
+    size_t line_length;
+    while ((line = next_line(buf, length, &used, &line_length)) != NULL) {
+        const char *nl = line + line_length;
         int key;
         if (line_length > 5 && memcmp(line, "{\"o\":", 5) == 0) {
             key = (int)parse_digits(line + 5, nl, NULL) - 1;
@@ -341,19 +372,10 @@ static void *observer_thread(void *arg) {
         uint64_t events = 0, changes = 0, bytes = 0;
         for (int i = 0; i < n; i++) {
             struct conn *c = ready[i].data.ptr;
-            memcpy(buf, c->carry, c->carry_len);
-            ssize_t got = recv(c->fd, buf + c->carry_len, opt.read_bytes, MSG_DONTWAIT);
-            if (got == 0) die("an observer's connection was dropped (fd %d)", c->fd);
-            if (got < 0) {
-                if (errno == EAGAIN || errno == EINTR) continue;
-                die("observer recv: %s", strerror(errno));
-            }
-            bytes += (uint64_t)got;
-            size_t length = c->carry_len + (size_t)got;
-            size_t used = observer_input(c, buf, length, &events, &changes);
-            c->carry_len = length - used;
-            if (c->carry_len > CARRY_MAX) die("a line or message over %d bytes", CARRY_MAX);
-            memcpy(c->carry, buf + used, c->carry_len);
+            size_t carried = c->carry_len, length = read_more(c, buf, opt.read_bytes, "an observer");
+            if (length == 0) continue;
+            bytes += length - carried;
+            keep_rest(c, buf, length, observer_input(c, buf, length, &events, &changes));
         }
         if (events) {
             atomic_fetch_add_explicit(&events_total, events, memory_order_relaxed);
@@ -390,11 +412,9 @@ static size_t setter_input(struct conn *c, const char *buf, size_t length, uint6
         }
         return used;
     }
-    const char *nl;
-    while ((nl = memchr(buf + used, '\n', length - used)) != NULL) {
-        const char *line = buf + used;
-        size_t line_length = (size_t)(nl - line);
-        used += line_length + 1;
+    const char *line;
+    size_t line_length;
+    while ((line = next_line(buf, length, &used, &line_length)) != NULL) {
         if (!memmem(line, line_length, "\"ok\":true", 9)) die("error reply: %.*s", (int)line_length, line);
         uint64_t expected = c->answered + *replies + 1;
         if (opt.shape != SH_PLAIN && member_number(line, line_length, "{\"id\":", 0) != expected)
@@ -436,19 +456,10 @@ static void *setter_thread(void *arg) {
         int stopping = atomic_load_explicit(&stop_setting, memory_order_relaxed);
         for (int i = 0; i < n; i++) {
             struct conn *c = ready[i].data.ptr;
-            memcpy(buf, c->carry, c->carry_len);
-            ssize_t got = recv(c->fd, buf + c->carry_len, read_size, MSG_DONTWAIT);
-            if (got == 0) die("a setter's connection was dropped");
-            if (got < 0) {
-                if (errno == EAGAIN || errno == EINTR) continue;
-                die("setter recv: %s", strerror(errno));
-            }
-            size_t length = c->carry_len + (size_t)got;
+            size_t length = read_more(c, buf, read_size, "a setter");
+            if (length == 0) continue;
             uint64_t replies = 0;
-            size_t used = setter_input(c, buf, length, &replies);
-            c->carry_len = length - used;
-            if (c->carry_len > CARRY_MAX) die("a reply over %d bytes", CARRY_MAX);
-            memcpy(c->carry, buf + used, c->carry_len);
+            keep_rest(c, buf, length, setter_input(c, buf, length, &replies));
             c->answered += replies;
             atomic_fetch_add_explicit(&replies_total, replies, memory_order_relaxed);
             if (!stopping) send_sets(c, replies);
