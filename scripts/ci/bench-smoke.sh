@@ -8,8 +8,9 @@
 # --sync always|batch, Redis appendonly), the cluster scenarios once when etcd
 # is installed (kvod over a 3-member etcd cluster on loopback, etcd alone and
 # local-mode kvod; about 80 s, most of it starting etcd ten times), then builds the engine micro-benchmarks
-# (Benchmarks/, debug) so that they keep compiling. The figures are
-# scripts/bench.sh's job, on a quiet machine.
+# (Benchmarks/, debug) so that they keep compiling; and the C load generator
+# (scripts/bench-c.sh --smoke: built with -Werror, one tiny round against kvod).
+# The figures are scripts/bench.sh's and scripts/bench-c.sh's job, on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/install-deps.sh
@@ -30,6 +31,9 @@ done
 for pair in '`--sync always` / `appendfsync always`' '`--sync batch` / `appendfsync everysec`'; do
   grep -qF "$pair" "$output" || { echo "no durability row for $pair"; exit 1; }
 done
+# The second load generator (C, issue 16): built with -Wall -Werror, one tiny round against kvod (seconds).
+echo "-- scripts/bench-c.sh --smoke"
+scripts/bench-c.sh --smoke --kvod .build/debug/kvod
 if command -v etcd >/dev/null; then
   echo "-- kvod-bench cluster --size tiny --rounds 1"
   .build/debug/kvod-bench cluster --size tiny --rounds 1 --kvod .build/debug/kvod --etcd "$(command -v etcd)" \
