@@ -7,7 +7,7 @@
 # failed request fails the step), durability included (kvod --data-dir with
 # --sync always|batch, Redis appendonly), the cluster scenarios once when etcd
 # is installed (kvod over a 3-member etcd cluster on loopback, etcd alone and
-# local-mode kvod; about 80 s, most of it starting etcd ten times), then builds the engine micro-benchmarks
+# local-mode kvod; about 20 s: etcd started ten times), then builds the engine micro-benchmarks
 # (Benchmarks/, debug) so that they keep compiling; and the C load generator
 # (scripts/bench-c.sh --smoke: built with -Werror, one tiny round against kvod).
 # The figures are scripts/bench.sh's and scripts/bench-c.sh's job, on a quiet machine.
