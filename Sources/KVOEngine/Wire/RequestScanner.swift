@@ -244,11 +244,41 @@ struct RequestScanner {
                 position = start
                 return nil
             }
+        } else if let (word, digits) = shortDigits() {
+            position += digits
+            return RequestID(validatedText: word, count: digits)
         } else {
             guard let end = smallIntegerEnd() else { return nil }
             position = end
         }
         return RequestID(validatedText: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+    }
+
+    /// A non-negative integer of at most seven digits here, as its text in
+    /// one word (first byte lowest) and its length, told from the eight bytes
+    /// here, or the line's last eight shifted down when fewer are left (an id
+    /// often ends the line): the same word makes the ``RequestID``. Nil for
+    /// anything else, which ``smallIntegerEnd()`` reads.
+    @inline(__always)
+    private func shortDigits() -> (word: UInt64, digits: Int)? {
+        let word: UInt64
+        if position + 8 <= bytes.count {
+            word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        } else if bytes.count >= 8 {
+            // Zeros come in above the line's end: no digit, no `.`, no `e`.
+            word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+                >> (UInt64(position + 8 - bytes.count) << 3)
+        } else {
+            return nil
+        }
+        let flags = Self.nonDigits(word)
+        let digits = flags.trailingZeroBitCount >> 3
+        guard digits > 0, digits < 8, digits == 1 || word & 0xFF != UInt64(UInt8(ascii: "0")) else { return nil }
+        let bits = UInt64(digits) << 3
+        switch UInt8(truncatingIfNeeded: word >> bits) {
+        case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+        default: return (word & ((1 << bits) &- 1), digits)
+        }
     }
 
     /// `["new","old",…]`: option names; a repeated one counts once, as on the full path.
@@ -336,16 +366,23 @@ struct RequestScanner {
         var cursor = start
         if start + 8 <= bytes.count {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-            // A digit's high nibble is 3, and stays 3 with 6 added; a carry
-            // out of a byte comes only from one ≥ 0xFA, itself flagged, and
-            // spreads upwards: the lowest flagged byte is the first non-digit.
-            let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
-            let flags = ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
+            let flags = Self.nonDigits(word)
             if flags != 0 { return start + flags.trailingZeroBitCount >> 3 }
             cursor += 8
         }
         while cursor < bytes.count, bytes[cursor] &- UInt8(ascii: "0") < 10 { cursor += 1 }
         return cursor
+    }
+
+    /// Non-zero bits in each byte of `word` that is no ASCII digit, and maybe
+    /// in bytes above the lowest such one, never below it.
+    @inline(__always)
+    private static func nonDigits(_ word: UInt64) -> UInt64 {
+        // A digit's high nibble is 3, and stays 3 with 6 added; a carry
+        // out of a byte comes only from one ≥ 0xFA, itself flagged, and
+        // spreads upwards: the lowest flagged byte is the first non-digit.
+        let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
+        return ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
     }
 
     /// Consumes `literal` if the bytes spell it (what follows is checked by the caller).
