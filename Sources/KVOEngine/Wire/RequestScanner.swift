@@ -339,7 +339,8 @@ struct RequestScanner {
         case UInt8(ascii: "\""):
             let start = position
             if let text = plainString() { return .string(Self.string(text)) }
-            return valueString(from: start, resumingAt: position).map { .string($0) }
+            if let string = shortEscapedString(from: start, resumingAt: position) { return .string(string) }
+            return nonPlainString(from: start, resumingAt: position).map { .string($0) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if let number = smallInteger() { return .number(number) }
         case UInt8(ascii: "t"):
@@ -504,24 +505,16 @@ struct RequestScanner {
         }
     }
 
-    /// A value's string that is not plain, as ``nonPlainString(from:resumingAt:)``
-    /// reads it; a short one with two-character escapes in one pass, one call
-    /// down (inlined into ``anyValue()``, it cost every value more).
-    @inline(never)
-    private mutating func valueString(from start: Int, resumingAt resume: Int) -> String? {
-        if let string = shortEscapedString(from: start, resumingAt: resume) { return string }
-        return nonPlainString(from: start, resumingAt: resume)
-    }
-
-    /// A string whose opening quote is at `start`, printable ASCII from
-    /// `resume` on (where ``plainString()`` stopped) with two-character
+    /// A value's string whose opening quote is at `start`, printable ASCII
+    /// from `resume` on (where ``plainString()`` stopped) with two-character
     /// escapes, at most sixteen bytes decoded: checked and decoded in one pass
     /// into two words, which start as the sixteen bytes after the quote (the
     /// plain part already in place); the calls down to
     /// ``simplyEscapedString(from:resumingAt:)`` and its second pass cost
     /// `"bench\/0"` a third more. Nil, position unchanged, for any other
-    /// string or when fewer than sixteen bytes follow the quote.
-    @inline(__always)
+    /// string or when fewer than sixteen bytes follow the quote. Out of line:
+    /// inlined into ``anyValue()``, it cost every value more.
+    @inline(never)
     private mutating func shortEscapedString(from start: Int, resumingAt resume: Int) -> String? {
         guard start + 17 <= bytes.count else { return nil }
         var words = (bytes.loadUnaligned(fromByteOffset: start + 1, as: UInt64.self),
