@@ -72,6 +72,7 @@ import Testing
         #"{"op":"set","object":"ab\/","keyPath":"a","value":"x\/\q     "}"#,
         "{\"op\":\"set\",\"object\":\"o\",\"keyPath\":\"a\",\"value\":\"x\\/\u{1}b\",\"id\":1}",
         #"{"op":"set","object":"o","keyPath":"a","value":"x\/"#,
+        #"{"id":1,"op":5}"#, #"{"op":"ping","ix":7}"#, #"{"op":"ping","i"#,
     ]
 
     /// Spellings the one pass takes: spaces, tabs and newlines in odd places
@@ -83,7 +84,7 @@ import Testing
         "{\"op\":\t\"set\",\n\"object\": \"o\",\r\n\"keyPath\":\"a\", \t\"value\": \n1,\"id\" : 2 }",
         #"{"op":"set" ,"object":"o", "keyPath":"a" , "value":"v"}"#,
         #"{"op":"ping","id":1234567}"#, #"{"op":"ping","id":12345678}"#, #"{"id":0,"op":"ping"}"#,
-        #"{"op":"ping","id":7}"#, #"{"id":7,"op":"ping"}"#, #"{"id":1}"#, #"{"id":-7,"op":"ping"}"#,
+        #"{"op":"ping","id":7}"#, #"{"op":"ping","id" :7}"#, #"{"id":7,"op":"ping"}"#, #"{"id":1}"#, #"{"id":-7,"op":"ping"}"#,
         #"{"id":7.5,"op":"ping"}"#, #"{"id":7e2,"op":"ping"}"#, #"{"op":"ping","id":7E2}"#,
         #"{"op":"set","object":"o","keyPath":"a","value":"ab\n","id":1}"#,
         #"{"op":"set","object":"o","keyPath":"a","value":"\/","id":1}"#,
