@@ -65,6 +65,37 @@ import Testing
         #"{"op":"set","object":"o\q","keyPath":"a","value":1}"#, #"{"op":"set","object":"o\/"#,
         #"{"id":-123456789012345678,"op":"ping"}"#, #"{"id":"12345678901234567890123","op":"ping"}"#,
         #"{"id":1.5e3,"op":"ping"}"#, #"{"id":[1, "a\/"],"op":"ping"}"#,
+    ] + fastSpellings + [
+        // Near the two-byte separators, the one-word ids and the one-pass escapes: not valid requests.
+        #"{"op": "set", "object": "o", }"#, #"{"op": "set",  , "object": "o"}"#, #"{"op":: "ping"}"#,
+        #"{"id":00,"op":"ping"}"#, #"{"op":"ping","id":7."#, #"{"op":"ping","id":7e"#, #"{"id":7"#,
+        #"{"op":"set","object":"ab\/","keyPath":"a","value":"x\/\q     "}"#,
+        "{\"op\":\"set\",\"object\":\"o\",\"keyPath\":\"a\",\"value\":\"x\\/\u{1}b\",\"id\":1}",
+        #"{"op":"set","object":"o","keyPath":"a","value":"x\/"#,
+        #"{"id":1,"op":5}"#, #"{"op":"ping","ix":7}"#, #"{"op":"ping","i"#,
+    ]
+
+    /// Spellings the one pass takes: spaces, tabs and newlines in odd places
+    /// beside the two-byte separators, integer ids of every length around
+    /// the one-word read, and escapes at a string's ends and around sixteen
+    /// bytes (the one-pass decode's limit).
+    static let fastSpellings: [String] = [
+        #"{"op": "set", "object": "o","keyPath" :"a",  "value":  1 , "id": 7}"#,
+        "{\"op\":\t\"set\",\n\"object\": \"o\",\r\n\"keyPath\":\"a\", \t\"value\": \n1,\"id\" : 2 }",
+        #"{"op":"set" ,"object":"o", "keyPath":"a" , "value":"v"}"#,
+        #"{"op":"ping","id":1234567}"#, #"{"op":"ping","id":12345678}"#, #"{"id":0,"op":"ping"}"#,
+        #"{"op":"ping","id":7}"#, #"{"op":"ping","id" :7}"#, #"{"id":7,"op":"ping"}"#, #"{"id":1}"#, #"{"id":-7,"op":"ping"}"#,
+        #"{"id":7.5,"op":"ping"}"#, #"{"id":7e2,"op":"ping"}"#, #"{"op":"ping","id":7E2}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"ab\n","id":1}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"\/","id":1}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"\"\\\b\f\n\r\t\/","id":1}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"a\u0041b\/","id":1}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"abcdefghijklmn\/p","id":12}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"abcdefghijklmno\/p","id":12}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"abcdefghijklmnopq\/","id":12}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"\/\/\/\/\/\/\/\/\/\/\/\/\/\/\/\/\/"}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"x\/"}"#,
+        #"{"op":"set","object":"o","keyPath":"a","value":"x\/\u00e9","id":"i"}"#,
     ]
 
     @Test func scannerAgreesWithTheFullReaderOnTheCorpus() {
@@ -80,6 +111,15 @@ import Testing
         #expect(escapedOrOddIDs.count == 3)
         for line in usual + escapedOrOddIDs {
             #expect(scanned(Array(line.utf8)) != nil, "\(line)")
+        }
+    }
+
+    @Test func oddSpacingShortIDsAndEscapesTakeTheFastPath() {
+        for line in Self.fastSpellings {
+            let bytes = Array(line.utf8)
+            let fast = scanned(bytes)
+            #expect(fast != nil, "\(line)")
+            #expect(fast == read(bytes), "\(line)")
         }
     }
 

@@ -48,6 +48,13 @@ public struct RequestID: Sendable {
         storage = .text(words.0, words.1, words.2)
     }
 
+    /// The id whose JSON text, an integer literal of `count` bytes (at most
+    /// eight), is `word`'s low bytes, the first lowest; the others zero.
+    @inline(__always)
+    init(validatedText word: UInt64, count: Int) {
+        storage = .text(word, 0, UInt64(count) << 56)
+    }
+
     /// The id as a JSON value.
     public var value: JSONValue {
         switch storage {

@@ -33,14 +33,11 @@ struct RequestScanner {
         skipWhitespace()
         if !consume(UInt8(ascii: "}")) {
             repeat {
-                skipWhitespace()
                 guard let field = memberName() else { return false }
                 let bit = UInt32(1) << field.rawValue
                 guard seen & bit == 0 else { return false }
                 seen |= bit
-                skipWhitespace()
-                guard consume(UInt8(ascii: ":")) else { return false }
-                skipWhitespace()
+                guard nameSeparator() else { return false }
                 // `id` and `op` are the first two fields: one comparison sends
                 // every other member on (a switch over three cases took two).
                 if field.rawValue > Field.op.rawValue {
@@ -52,23 +49,78 @@ struct RequestScanner {
                         guard let name = stringText(), let code = OpCode(name) else { return false }
                         fields.opCode = code
                     }
+                } else if let (word, digits) = shortDigits() {
+                    // Here, not in ``shortID()``: its call cost the id a tenth.
+                    position += digits
+                    fields.id = RequestID(validatedText: word, count: digits)
                 } else if let id = shortID() {
                     fields.id = id
                 } else {
                     guard read(.id, into: &fields) else { return false }
                 }
-                skipWhitespace()
-            } while consume(UInt8(ascii: ","))
+            } while memberSeparator()
             guard consume(UInt8(ascii: "}")) else { return false }
         }
         skipWhitespace()
         return position == bytes.count
     }
 
+    /// The `:` after a member's name and the whitespace around it. A compact
+    /// `:` and a `:` with one space after it are told from two bytes (the
+    /// general loop cost `json.dumps` ten instructions a space); anything
+    /// else goes through it. False when no `:` is here.
+    @inline(__always)
+    private mutating func nameSeparator() -> Bool {
+        if position + 3 <= bytes.count {
+            let pair = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt16.self))
+            if pair & 0xFF == UInt16(UInt8(ascii: ":")) {
+                if pair > 0x20FF {  // no whitespace after it
+                    position += 1
+                    return true
+                }
+                if pair >> 8 == 0x20, bytes[position + 2] > 0x20 {
+                    position += 2
+                    return true
+                }
+            }
+        }
+        return separator(UInt8(ascii: ":"))
+    }
+
+    /// After a member's value: true when a `,` and the whitespace around it
+    /// were skipped, for another member; false otherwise (any whitespace
+    /// skipped). `,"` and `, "` are told from two bytes and a third.
+    @inline(__always)
+    private mutating func memberSeparator() -> Bool {
+        if position + 3 <= bytes.count {
+            let pair = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt16.self))
+            if pair == 0x222C {  // ,"
+                position += 1
+                return true
+            }
+            if pair == 0x202C, bytes[position + 2] == UInt8(ascii: "\"") {  // , "
+                position += 2
+                return true
+            }
+        }
+        return separator(UInt8(ascii: ","))
+    }
+
+    /// `byte` and any whitespace around it, by the general loop (kept out of
+    /// line: inlined, it made the two-byte tests above calls of their own).
+    @inline(never)
+    private mutating func separator(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard consume(byte) else { return false }
+        skipWhitespace()
+        return true
+    }
+
     /// A member name, as a field; nil for a name that is none (or bad JSON).
     @inline(__always)
     private mutating func memberName() -> Field? {
         if let field = commonMemberName() { return field }
+        if let field = lastMemberName() { return field }
         let start = position
         if let name = plainString() { return Field(plain: name) }
         guard let name = nonPlainString(from: start, resumingAt: position) else { return nil }
@@ -83,6 +135,30 @@ struct RequestScanner {
     private mutating func commonMemberName() -> Field? {
         guard position + 9 <= bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))
+        guard let (field, length) = Self.commonName(word) else { return nil }
+        position += 1 + length
+        return field
+    }
+
+    /// ``commonMemberName()`` where fewer than eight bytes follow the quote
+    /// (`"id":7}` ends a `json.dumps` line): the line's last eight, shifted
+    /// down, zeros above its end. Kept out of line: in ``commonMemberName()``
+    /// the branch cost every member more than it saved.
+    @inline(never)
+    private mutating func lastMemberName() -> Field? {
+        guard position + 9 > bytes.count, position + 1 < bytes.count, bytes.count >= 8,
+              bytes[position] == UInt8(ascii: "\"") else { return nil }
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+            >> (UInt64(position + 9 - bytes.count) << 3)
+        guard let (field, length) = Self.commonName(word) else { return nil }
+        position += 1 + length
+        return field
+    }
+
+    /// The common name and its length with the closing quote, when `word`
+    /// (the bytes after the opening quote, first lowest) starts with one.
+    @inline(__always)
+    private static func commonName(_ word: UInt64) -> (Field, Int)? {
         let field: Field
         let length: Int
         if word & 0xFF_FFFF == 0x22_706F {  // op"
@@ -98,8 +174,7 @@ struct RequestScanner {
         } else {
             return nil
         }
-        position += 1 + length
-        return field
+        return (field, length)
     }
 
     /// `"set"` and `"observe"`, told as ``commonMemberName()`` tells names;
@@ -187,7 +262,8 @@ struct RequestScanner {
     }
 
     /// An integer or a plain string short enough to be kept as its text
-    /// (``RequestID``); nil, position unchanged, for any other id.
+    /// (``RequestID``; most integers are told before, by ``shortDigits()``);
+    /// nil, position unchanged, for any other id.
     @inline(__always)
     private mutating func shortID() -> RequestID? {
         guard position < bytes.count else { return nil }
@@ -202,6 +278,33 @@ struct RequestScanner {
             position = end
         }
         return RequestID(validatedText: UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
+    }
+
+    /// A non-negative integer of at most seven digits here, as its text in
+    /// one word (first byte lowest) and its length, told from the eight bytes
+    /// here, or the line's last eight shifted down when fewer are left (an id
+    /// often ends the line): the same word makes the ``RequestID``. Nil for
+    /// anything else, which ``smallIntegerEnd()`` reads.
+    @inline(__always)
+    private func shortDigits() -> (word: UInt64, digits: Int)? {
+        let word: UInt64
+        if position + 8 <= bytes.count {
+            word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        } else if bytes.count >= 8 {
+            // Zeros come in above the line's end: no digit, no `.`, no `e`.
+            word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+                >> (UInt64(position + 8 - bytes.count) << 3)
+        } else {
+            return nil
+        }
+        let flags = Self.nonDigits(word)
+        let digits = flags.trailingZeroBitCount >> 3
+        guard digits > 0, digits < 8, digits == 1 || word & 0xFF != UInt64(UInt8(ascii: "0")) else { return nil }
+        let bits = UInt64(digits) << 3
+        switch UInt8(truncatingIfNeeded: word >> bits) {
+        case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+        default: return (word & ((1 << bits) &- 1), digits)
+        }
     }
 
     /// `["new","old",…]`: option names; a repeated one counts once, as on the full path.
@@ -238,6 +341,7 @@ struct RequestScanner {
         case UInt8(ascii: "\""):
             let start = position
             if let text = plainString() { return .string(Self.string(text)) }
+            if let string = shortEscapedString(from: start, resumingAt: position) { return .string(string) }
             return nonPlainString(from: start, resumingAt: position).map { .string($0) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if let number = smallInteger() { return .number(number) }
@@ -289,16 +393,23 @@ struct RequestScanner {
         var cursor = start
         if start + 8 <= bytes.count {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-            // A digit's high nibble is 3, and stays 3 with 6 added; a carry
-            // out of a byte comes only from one ≥ 0xFA, itself flagged, and
-            // spreads upwards: the lowest flagged byte is the first non-digit.
-            let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
-            let flags = ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
+            let flags = Self.nonDigits(word)
             if flags != 0 { return start + flags.trailingZeroBitCount >> 3 }
             cursor += 8
         }
         while cursor < bytes.count, bytes[cursor] &- UInt8(ascii: "0") < 10 { cursor += 1 }
         return cursor
+    }
+
+    /// Non-zero bits in each byte of `word` that is no ASCII digit, and maybe
+    /// in bytes above the lowest such one, never below it.
+    @inline(__always)
+    private static func nonDigits(_ word: UInt64) -> UInt64 {
+        // A digit's high nibble is 3, and stays 3 with 6 added; a carry
+        // out of a byte comes only from one ≥ 0xFA, itself flagged, and
+        // spreads upwards: the lowest flagged byte is the first non-digit.
+        let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, threes: UInt64 = 0x3030_3030_3030_3030
+        return ((word & highNibbles) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ threes)
     }
 
     /// Consumes `literal` if the bytes spell it (what follows is checked by the caller).
@@ -394,6 +505,47 @@ struct RequestScanner {
             }
             return written
         }
+    }
+
+    /// A value's string whose opening quote is at `start`, printable ASCII
+    /// from `resume` on (where ``plainString()`` stopped) with two-character
+    /// escapes, at most sixteen bytes decoded: checked and decoded in one pass
+    /// into two words, which start as the sixteen bytes after the quote (the
+    /// plain part already in place); the calls down to
+    /// ``simplyEscapedString(from:resumingAt:)`` and its second pass cost
+    /// `"bench\/0"` a third more. Nil, position unchanged, for any other
+    /// string or when fewer than sixteen bytes follow the quote. Out of line:
+    /// inlined into ``anyValue()``, it cost every value more.
+    @inline(never)
+    private mutating func shortEscapedString(from start: Int, resumingAt resume: Int) -> String? {
+        guard start + 17 <= bytes.count else { return nil }
+        var words = (bytes.loadUnaligned(fromByteOffset: start + 1, as: UInt64.self),
+                     bytes.loadUnaligned(fromByteOffset: start + 9, as: UInt64.self))
+        let decodedEnd: (count: Int, quote: Int)? = withUnsafeMutableBytes(of: &words) { decoded in
+            var written = resume - start - 1
+            var cursor = resume
+            while cursor < bytes.count {
+                var byte = bytes[cursor]
+                if byte == UInt8(ascii: "\"") { return (written, cursor) }
+                if byte == UInt8(ascii: "\\") {
+                    guard cursor + 1 < bytes.count, let escaped = JSONStringBody.simpleEscape(bytes[cursor + 1]) else {
+                        return nil
+                    }
+                    byte = escaped
+                    cursor += 2
+                } else {
+                    guard byte >= 0x20, byte < 0x80 else { return nil }
+                    cursor += 1
+                }
+                guard written < 16 else { return nil }
+                decoded[written] = byte
+                written += 1
+            }
+            return nil
+        }
+        guard let (count, quote) = decodedEnd else { return nil }
+        position = quote + 1
+        return withUnsafeBytes(of: words) { Self.string(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
     /// A string of printable ASCII without escapes, as the bytes between its
