@@ -22,6 +22,7 @@
 typedef struct kvod_write_req {
     uv_write_t req;
     size_t length;
+    size_t capacity;
     char bytes[];
 } kvod_write_req_t;
 
@@ -29,7 +30,25 @@ static inline kvod_write_req_t *kvod_write_req_create(const void *bytes, size_t 
     kvod_write_req_t *w = (kvod_write_req_t *)malloc(sizeof(kvod_write_req_t) + length);
     if (w == NULL) return NULL;
     w->length = length;
+    w->capacity = length;
     memcpy(w->bytes, bytes, length);
+    return w;
+}
+
+/// Appends to a request not yet handed to uv_write, growing it (at least
+/// doubling) when full. Returns the request, which realloc may have moved, or
+/// NULL when out of memory (then `w` is unchanged and still owned by the caller).
+static inline kvod_write_req_t *kvod_write_req_append(kvod_write_req_t *w, const void *bytes, size_t length) {
+    if (w->length + length > w->capacity) {
+        size_t capacity = w->capacity * 2;
+        if (capacity < w->length + length) capacity = w->length + length;
+        kvod_write_req_t *grown = (kvod_write_req_t *)realloc(w, sizeof(kvod_write_req_t) + capacity);
+        if (grown == NULL) return NULL;
+        w = grown;
+        w->capacity = capacity;
+    }
+    memcpy(w->bytes + w->length, bytes, length);
+    w->length += length;
     return w;
 }
 

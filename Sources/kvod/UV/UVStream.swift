@@ -6,7 +6,8 @@ import CLibUV
 ///
 /// Writes never block and never fail loudly: what the kernel takes at once
 /// goes out through `uv_try_write`, the rest is copied and queued with
-/// `uv_write`; errors go to `onWriteError`. `close` drops queued writes (libuv
+/// `uv_write`; while a queued write is in flight, later writes gather in one
+/// request that goes when it completes; errors go to `onWriteError`. `close` drops queued writes (libuv
 /// cancels them), so use `shutdownThenClose` to deliver a final reply.
 final class UVStream: UVHandle {
     private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
@@ -17,9 +18,16 @@ final class UVStream: UVHandle {
 
     /// Whether read callbacks are currently requested.
     private(set) var isReading = false
-    /// Bytes handed to `uv_write` whose write callback has not run yet
-    /// (what `uv_try_write` sent at once is never counted).
+    /// Bytes handed to `uv_write` whose write callback has not run yet, and
+    /// those gathered for the next one (what `uv_try_write` sent at once is
+    /// never counted).
     private(set) var queuedBytes = 0
+    /// Requests handed to `uv_write` whose callback has not run yet.
+    private var writesInFlight = 0
+    /// What was written while a request was in flight, gathered for the next
+    /// one: a reader that lags gets one request, one allocation and one
+    /// `write` for many flushes, not one each.
+    private var gathering: UnsafeMutablePointer<kvod_write_req_t>?
     /// Called when `queuedBytes` falls back to 0 (not while closing): the
     /// place to resume producing output for a slow reader.
     var onDrained: (() -> Void)?
@@ -133,18 +141,45 @@ final class UVStream: UVHandle {
         while offset < bytes.count {
             // uv_buf_t lengths are 32-bit.
             let length = min(bytes.count - offset, Int(Int32.max))
-            guard let req = kvod_write_req_create(base + offset, length) else {
-                return failWrite(.outOfMemory)
-            }
-            var buf = kvod_write_req_buf(req)
-            let rc = uv_write(kvod_write_req_uv(req), uvStream, &buf, 1, afterWrite)
-            if rc < 0 {
-                kvod_write_req_free(req)
-                return failWrite(UVError(code: rc))
+            if writesInFlight > 0, (gathering.map { Int($0.pointee.length) } ?? 0) + length <= Int(Int32.max) {
+                guard gather(base + offset, length) else { return failWrite(.outOfMemory) }
+            } else {
+                guard let req = kvod_write_req_create(base + offset, length) else {
+                    return failWrite(.outOfMemory)
+                }
+                submit(req)
             }
             queuedBytes += length
             offset += length
         }
+    }
+
+    private func gather(_ bytes: UnsafeRawPointer, _ length: Int) -> Bool {
+        guard let gathering else {
+            gathering = kvod_write_req_create(bytes, length)
+            return gathering != nil
+        }
+        guard let grown = kvod_write_req_append(gathering, bytes, length) else { return false }
+        self.gathering = grown
+        return true
+    }
+
+    /// Hands `req` to libuv, which owns it from then on (freed in `afterWrite`).
+    private func submit(_ req: UnsafeMutablePointer<kvod_write_req_t>) {
+        var buf = kvod_write_req_buf(req)
+        let rc = uv_write(kvod_write_req_uv(req), uvStream, &buf, 1, afterWrite)
+        if rc < 0 {
+            kvod_write_req_free(req)
+            return failWrite(UVError(code: rc))
+        }
+        writesInFlight += 1
+    }
+
+    /// Sends what was gathered, behind the requests in flight.
+    private func submitGathered() {
+        guard let req = gathering else { return }
+        gathering = nil
+        submit(req)
     }
 
     func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
@@ -157,8 +192,10 @@ final class UVStream: UVHandle {
 
     fileprivate func writeCompleted(length: Int, status: Int32) {
         queuedBytes -= length
+        writesInFlight -= 1
         if status < 0, status != UV_ECANCELED.rawValue { failWrite(UVError(code: status)) }
         guard !isClosing, !writeFailed else { return }
+        if writesInFlight == 0 { submitGathered() }
         onWritten?()
         if queuedBytes == 0, !isClosing, !writeFailed { onDrained?() }
     }
@@ -173,6 +210,8 @@ final class UVStream: UVHandle {
         loop.assertOnLoopThread()
         if let onClosed { whenClosed(onClosed) }
         guard !isClosing else { return }
+        // Before uv_shutdown, after which libuv takes no more writes.
+        if !writeFailed { submitGathered() }
         shutdownRequested = true
         stopReading()
         let req = UnsafeMutableRawPointer.allocate(byteCount: uv_req_size(UV_SHUTDOWN), alignment: 16)
@@ -184,6 +223,8 @@ final class UVStream: UVHandle {
     }
 
     override func didClose() {
+        if let gathering { kvod_write_req_free(gathering) }
+        gathering = nil
         (onBytes, onEnd, connectHandler) = (nil, nil, nil)
         (onDrained, onWriteError, isReading) = (nil, nil, false)
         onWritten = nil
