@@ -144,10 +144,11 @@ final class UVStream: UVHandle {
             if writesInFlight > 0, (gathering.map { Int($0.pointee.length) } ?? 0) + length <= Int(Int32.max) {
                 guard gather(base + offset, length) else { return failWrite(.outOfMemory) }
             } else {
-                guard let req = kvod_write_req_create(base + offset, length) else {
+                // What was gathered goes first: bytes leave in the order written.
+                guard submitGathered(), let req = kvod_write_req_create(base + offset, length) else {
                     return failWrite(.outOfMemory)
                 }
-                submit(req)
+                guard submit(req) else { return }
             }
             queuedBytes += length
             offset += length
@@ -165,21 +166,26 @@ final class UVStream: UVHandle {
     }
 
     /// Hands `req` to libuv, which owns it from then on (freed in `afterWrite`).
-    private func submit(_ req: UnsafeMutablePointer<kvod_write_req_t>) {
+    /// False (and the write failed) if libuv refused it.
+    @discardableResult
+    private func submit(_ req: UnsafeMutablePointer<kvod_write_req_t>) -> Bool {
         var buf = kvod_write_req_buf(req)
         let rc = uv_write(kvod_write_req_uv(req), uvStream, &buf, 1, afterWrite)
         if rc < 0 {
             kvod_write_req_free(req)
-            return failWrite(UVError(code: rc))
+            failWrite(UVError(code: rc))
+            return false
         }
         writesInFlight += 1
+        return true
     }
 
-    /// Sends what was gathered, behind the requests in flight.
-    private func submitGathered() {
-        guard let req = gathering else { return }
+    /// Sends what was gathered, behind the requests in flight; false if libuv refused it.
+    @discardableResult
+    private func submitGathered() -> Bool {
+        guard let req = gathering else { return true }
         gathering = nil
-        submit(req)
+        return submit(req)
     }
 
     func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
@@ -195,7 +201,7 @@ final class UVStream: UVHandle {
         writesInFlight -= 1
         if status < 0, status != UV_ECANCELED.rawValue { failWrite(UVError(code: status)) }
         guard !isClosing, !writeFailed else { return }
-        if writesInFlight == 0 { submitGathered() }
+        if writesInFlight == 0 { guard submitGathered() else { return } }
         onWritten?()
         if queuedBytes == 0, !isClosing, !writeFailed { onDrained?() }
     }
