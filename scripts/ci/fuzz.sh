@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI: builds the fuzz target (framing + request decoding + engine, see
 # Sources/KVOFuzzing) with libFuzzer and AddressSanitizer, and fuzzes it for
-# FUZZ_SECONDS (default 60) from the committed inputs in Fuzz/. New inputs go
+# FUZZ_SECONDS (default 45) from the committed inputs in Fuzz/. New inputs go
 # to a scratch directory, not into the repository; a crash leaves its input in
 # .build-fuzz/crashes/ and fails the step.
 #
@@ -10,7 +10,7 @@
 #   .build-fuzz/release/kvod-fuzz -set_cover_merge=1 Fuzz/corpus .build-fuzz/work
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-45}"
 jobs="${FUZZ_JOBS:-1}"
 echo "== fuzz: building kvod-fuzz (release, -sanitize=fuzzer,address) into .build-fuzz"
 start=$SECONDS
