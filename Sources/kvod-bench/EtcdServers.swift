@@ -75,8 +75,7 @@ final class EtcdServers {
     func cpuSeconds() -> Double { processes.reduce(0) { $0 + ProcessCPU.seconds($1.processIdentifier) } }
 
     /// Stops every member and removes the folder. SIGKILL: the data is thrown
-    /// away, and a 3-member etcd took 5-7 s to stop on SIGTERM (its members hand
-    /// leadership over before they go), most of a CI smoke run's time.
+    /// away, and on SIGTERM each member hands leadership over first, for seconds.
     func stop() {
         for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
         for process in processes { process.waitUntilExit() }

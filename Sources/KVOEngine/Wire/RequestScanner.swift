@@ -39,7 +39,7 @@ struct RequestScanner {
                 seen |= bit
                 guard nameSeparator() else { return false }
                 // `id` and `op` are the first two fields: one comparison sends
-                // every other member on (a switch over three cases took two).
+                // every other member on.
                 if field.rawValue > Field.op.rawValue {
                     guard read(field, into: &fields) else { return false }
                 } else if field == .op {
@@ -50,7 +50,7 @@ struct RequestScanner {
                         fields.opCode = code
                     }
                 } else if let (word, digits) = shortDigits() {
-                    // Here, not in ``shortID()``: its call cost the id a tenth.
+                    // Here, not in ``shortID()``, whose call measured dearer (docs/PERFORMANCE.md).
                     position += digits
                     fields.id = RequestID(validatedText: word, count: digits)
                 } else if let id = shortID() {
@@ -66,9 +66,9 @@ struct RequestScanner {
     }
 
     /// The `:` after a member's name and the whitespace around it. A compact
-    /// `:` and a `:` with one space after it are told from two bytes (the
-    /// general loop cost `json.dumps` ten instructions a space); anything
-    /// else goes through it. False when no `:` is here.
+    /// `:` and a `:` with one space after it are told from two bytes, for
+    /// less than the general loop takes; anything else goes through it.
+    /// False when no `:` is here.
     @inline(__always)
     private mutating func nameSeparator() -> Bool {
         if position + 3 <= bytes.count {
@@ -387,7 +387,7 @@ struct RequestScanner {
     }
 
     /// Where the run of ASCII digits from `start` ends; the first eight bytes
-    /// told at once (a byte loop cost a short id two thirds of its reading).
+    /// told at once, for less than a byte loop takes.
     @inline(__always)
     private func digitRunEnd(from start: Int) -> Int {
         var cursor = start
@@ -467,8 +467,8 @@ struct RequestScanner {
 
     /// The string whose opening quote is at `start`, when it is printable
     /// ASCII whose escapes are all two-character ones (`\/`, `\"`, `\n`…):
-    /// checked, then decoded, with no error to carry (``JSONStringBody``'s
-    /// general pass cost such a string three times as much). Nil, position
+    /// checked, then decoded, with no error to carry (cheaper than
+    /// ``JSONStringBody``'s general pass, docs/PERFORMANCE.md). Nil, position
     /// unchanged, for any other string.
     private mutating func simplyEscapedString(from start: Int, resumingAt resume: Int) -> String? {
         var cursor = resume
@@ -511,9 +511,8 @@ struct RequestScanner {
     /// from `resume` on (where ``plainString()`` stopped) with two-character
     /// escapes, at most sixteen bytes decoded: checked and decoded in one pass
     /// into two words, which start as the sixteen bytes after the quote (the
-    /// plain part already in place); the calls down to
-    /// ``simplyEscapedString(from:resumingAt:)`` and its second pass cost
-    /// `"bench\/0"` a third more. Nil, position unchanged, for any other
+    /// plain part already in place), cheaper than the calls down to
+    /// ``simplyEscapedString(from:resumingAt:)`` and its second pass. Nil, position unchanged, for any other
     /// string or when fewer than sixteen bytes follow the quote. Out of line:
     /// inlined into ``anyValue()``, it cost every value more.
     @inline(never)
