@@ -6,8 +6,9 @@ extension Engine {
         reply.field("memory", .object([
             "total": Self.number(memoryEstimate),
             "documents": Self.number(store.sizeEstimate),
-            "observations": Self.number(shared.observationCount * Self.observationBytes),
+            "observations": Self.number(observationsBytes),
             "history": Self.number(history.bytes),
+            "leases": Self.number(leaseTable.bytes),
             "limit": Self.number(configuration.maxMemory),
         ]))
         reply.field("historyChanges", integer: history.count)

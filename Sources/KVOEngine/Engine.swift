@@ -287,9 +287,10 @@ extension Engine {
         // no lookup of an observation already there unless a new one would
         // be refused (observing it again is not).
         let added = keyPaths.count == 1
-            ? (admitsObservations(1, for: client) || !client.isObserving(scope, keyPath: keyPaths[0]) ? 1 : 0)
+            ? (admitsObservations(1, context: context, for: client)
+                || !client.isObserving(scope, keyPath: keyPaths[0]) ? 1 : 0)
             : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
-        try checkObservationLimits(adding: added, for: client)
+        try checkObservationLimits(adding: added, context: context, for: client)
         if let since { try checkResumable(since) }
         // Kept only for what reads them (replay, initial events): the usual
         // observe allocates no array.

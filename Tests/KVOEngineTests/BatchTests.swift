@@ -31,7 +31,10 @@ import Testing
             ["op": "set", "object": "a", "keyPath": "k", "value": 3, "ifModSeq": 1],
         ]], from: client, code: "precondition_failed")
         #expect(refused.reply.member("error")?.member("index") == 2)
-        #expect(refused.reply.member("error")?.member("modSeq") == 2)
+        // Issue 33 row 9: the modSeq the client can read (1), not the trial's 2, which never existed.
+        #expect(refused.reply.member("error")?.member("modSeq") == 1)
+        #expect(refused.reply.member("error")?.member("message")
+            == "ops[2]: a k is changed by an earlier op of this batch (its modSeq is 1)")
         #expect(fixture.seq == 1)
         #expect(fixture.value("a", "k") == 1 && fixture.value("b") == nil)
         #expect(fixture.take(from: observer).lines.isEmpty)
@@ -40,6 +43,16 @@ import Testing
             ["op": "insert", "object": "a", "keyPath": "k", "value": 1],
         ]], from: client, code: "not_an_array")
         #expect(notArray.reply.member("error")?.member("index") == 1)
+    }
+
+    @Test func aConditionThatFailsOnItsOwnInABatchTellsTheModSeqHeld() {
+        fixture.ok(["op": "set", "object": "a", "keyPath": "k", "value": 1], from: client)
+        let refused = fixture.fails(["op": "batch", "ops": [
+            ["op": "set", "object": "b", "keyPath": "k", "value": 2],
+            ["op": "set", "object": "a", "keyPath": "k", "value": 3, "ifModSeq": 7],
+        ]], from: client, code: "precondition_failed")
+        #expect(refused.reply.member("error")?.member("modSeq") == 1)
+        #expect(refused.reply.member("error")?.member("message") == "ops[1]: a k has modSeq 1, not 7")
     }
 
     @Test func malformedBatchesAreRefusedNamingTheOp() {

@@ -38,6 +38,27 @@ import Testing
         #expect(!observer.isCongested)
     }
 
+    /// Issue 33 row 5: a congested prefix observer held one event per object
+    /// name, even for objects made and deleted while it was behind.
+    @Test func aCongestedPrefixObserverKeepsNothingForObjectsThatCameAndWent() {
+        fixture.handle(#"{"op":"set","object":"tmp/known","keyPath":"k","value":0}"#, from: setter)
+        fixture.handle(#"{"op":"observe","prefix":"tmp/","keyPath":"k","options":["new"]}"#, from: observer)
+        _ = fixture.take(from: observer).lines
+        observer.markCongested()
+        for index in 0..<2_000 {
+            fixture.handle(#"{"op":"set","object":"tmp/\#(index)","keyPath":"k","value":1}"#, from: setter)
+            fixture.handle(#"{"op":"delete","object":"tmp/\#(index)"}"#, from: setter)
+        }
+        fixture.handle(#"{"op":"set","object":"tmp/new","keyPath":"k","value":1}"#, from: setter)
+        fixture.handle(#"{"op":"delete","object":"tmp/known"}"#, from: setter)
+        #expect(observer.heldEventCount == 2, "\(observer.heldEventCount)")
+        observer.markDrained()
+        let released = fixture.take(from: observer).lines
+        // What it knew of is deleted; what is there now is told; the rest never was, as far as it knows.
+        #expect(released.map { $0["object"] } == ["tmp/new", "tmp/known"], "\(released)")
+        #expect(released[1]["new"] == .null)
+    }
+
     @Test func markDrainedReleasesHeldEventsInSeqOrder() {
         fixture.handle(#"{"op":"observe","object":"o","keyPaths":["a","b"],"options":["new"],"context":"c"}"#,
                       from: observer)

@@ -171,4 +171,24 @@ final class TestClock: @unchecked Sendable {
         engine.releaseDueValues()
         #expect(engine.store.document("p") == ["kept": 3])
     }
+
+    /// Issue 33 row 4: each renewal left its old deadline in the heap, so a
+    /// value renewed often with a long ttl held one entry per renewal.
+    @Test func renewingATTLManyTimesKeepsTheDeadlineHeapBoundedAndItStillExpiresOnce() {
+        fixture.ok(["op": "observe", "object": "lease", "keyPath": "holder", "options": ["new"]], from: observer)
+        for renewal in 0..<5_000 {
+            fixture.ok(["op": "set", "object": "lease", "keyPath": "holder", "value": .number(JSONNumber(renewal)),
+                        "ttl": 31_536_000], from: owner)
+        }
+        #expect(fixture.engine.leaseTable.heldDeadlines <= 130)
+        #expect(fixture.engine.leaseCount == 1)
+        let bytes = fixture.engine.leaseTable.bytes
+        #expect(bytes > 0 && bytes < 10_000)
+        _ = fixture.take(from: observer)
+        clock.now += 31_536_001
+        while fixture.engine.releaseDueValues() {}
+        let events = fixture.take(from: observer).events
+        #expect(events.count == 1 && events.first?.member("cause") == "ttl")
+        #expect(fixture.engine.leaseTable.bytes == 0 || fixture.engine.leaseTable.heldDeadlines <= 130)
+    }
 }

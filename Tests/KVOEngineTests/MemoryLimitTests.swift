@@ -145,4 +145,32 @@ import Testing
         #expect(second["loopLagPeakMs"]?.jsonString == "12.345", "the longest since start")
         #expect(second["loopTurns"] == 3, "every turn since start")
     }
+
+    /// Issue 33 row 2: a context was not counted, so observations with large
+    /// contexts went past `--max-memory` unrefused.
+    @Test func observationContextsCountInTheAccountAndPastTheLimitAreRefused() {
+        let fixture = EngineFixture(configuration: EngineConfiguration(maxMemory: 2_000_000))
+        let client = fixture.makeClient()
+        let context = JSONValue.string(String(repeating: "c", count: 100_000))
+        var admitted = 0
+        for index in 0..<100 {
+            let reply = fixture.send(["op": "observe", "object": .string("o\(index)"), "keyPath": "k",
+                                      "context": context], from: client).reply
+            guard reply.member("ok") == true else {
+                #expect(reply.member("error")?.member("code") == "limit_exceeded")
+                break
+            }
+            admitted += 1
+        }
+        // Twice the context's JSON each: about 200 KB, so at most ten fit in 2 MB.
+        #expect(admitted >= 5 && admitted <= 10)
+        #expect(fixture.engine.memoryEstimate <= 2_000_000)
+        #expect(fixture.engine.shared.contextBytes >= admitted * 200_000)
+        let info = fixture.ok(["op": "info"], from: client).reply
+        #expect((info.member("memory")?.member("observations")?.intValue ?? 0) >= admitted * 200_000)
+        fixture.ok(["op": "unobserveAll"], from: client)
+        #expect(fixture.engine.shared.contextBytes == 0)
+        // Without a context, observations still fit.
+        fixture.ok(["op": "observe", "object": "o", "keyPath": "k"], from: client)
+    }
 }

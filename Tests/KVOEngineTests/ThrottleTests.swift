@@ -66,6 +66,31 @@ import Testing
         #expect(fixture.shared.throttleSchedule.entryCount <= 64 + 1, "\(fixture.shared.throttleSchedule.entryCount)")
     }
 
+    /// Issue 33 row 5: an interval per object, kept for an hour even once the
+    /// object was deleted, so a churn of short-lived names held one each.
+    @Test func aPrefixObserverKeepsNoIntervalForAnObjectThatWasDeleted() {
+        fixture.ok(["op": "observe", "prefix": "tmp/", "options": ["new"], "throttle": 3_600_000], from: client)
+        for index in 0..<1_000 {
+            let object = JSONValue.string("tmp/\(index)")
+            fixture.ok(["op": "set", "object": object, "keyPath": "k", "value": 1], from: writer)
+            fixture.ok(["op": "set", "object": object, "keyPath": "k", "value": 2], from: writer)
+            fixture.ok(["op": "delete", "object": object], from: writer)
+        }
+        #expect(client.throttles.isEmpty, "\(client.throttles.values.first?.count ?? 0) objects' intervals kept")
+        #expect(fixture.shared.throttleSchedule.openIntervals == 0)
+        #expect(fixture.shared.throttleSchedule.entryCount <= 64 + 1, "\(fixture.shared.throttleSchedule.entryCount)")
+        // Each object's creation went at once and its deletion too, standing for the set between.
+        let events = fixture.take(from: client).events
+        #expect(events.count == 2_000, "\(events.count)")
+        #expect(events.last?.member("object") == "tmp/999" && events.last?.member("new") == .null)
+        #expect(events.last?.member("coalesced") == 1)
+        // A live object keeps its interval: a second change waits for its end.
+        fixture.ok(["op": "set", "object": "tmp/live", "keyPath": "k", "value": 1], from: writer)
+        fixture.ok(["op": "set", "object": "tmp/live", "keyPath": "k", "value": 2], from: writer)
+        #expect(fixture.take(from: client).events.count == 1)
+        #expect(client.throttles.values.first?.count == 1)
+    }
+
     @Test func anUnthrottledObserverOfTheSamePathHearsEveryChange() {
         let other = fixture.makeClient()
         fixture.ok(["op": "observe", "object": "o", "keyPath": "a", "throttle": 1000], from: client)

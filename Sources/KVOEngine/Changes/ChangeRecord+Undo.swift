@@ -40,13 +40,32 @@ extension ChangeRecord {
         }
         // The change is under `keyPath`: undo it inside the value.
         guard existingKeys >= keyPath.count, var value = after else { return nil }
+        undoInside(&value, below: keyPath.count)
+        return value
+    }
+
+    /// Turns the object's whole document after this change into the one
+    /// before it, in place: a document held once is changed, not copied
+    /// (a replay undoes every later change of a document this way, and a
+    /// copy each cost the document's size per change).
+    func undo(document: inout JSONValue?) {
+        guard !createdObject, !path.isEmpty, document != nil else {
+            document = valueBefore(at: [], after: document)
+            return
+        }
+        undoInside(&document!, below: 0)
+    }
+
+    /// Undoes this change, made under the first `depth` keys of its path, in
+    /// `value`, the value at those keys after it.
+    private func undoInside(_ value: inout JSONValue, below depth: Int) {
         if existingKeys < path.count {
             let created = path[existingKeys]
-            value.withObject(at: path[keyPath.count..<existingKeys]) { $0.removeValue(forKey: created) }
-            return value
+            value.withObject(at: path[depth..<existingKeys]) { $0.removeValue(forKey: created) }
+            return
         }
         let key = path[path.count - 1]
-        value.withObject(at: path[keyPath.count..<(path.count - 1)]) { members in
+        value.withObject(at: path[depth..<(path.count - 1)]) { members in
             switch kind {
             case .setting:
                 guard let old else { return }
@@ -61,7 +80,6 @@ extension ChangeRecord {
                 _ = members.values[index].withArrayElements { undoCollection(on: &$0) }
             }
         }
-        return value
     }
 
     /// Turns the array after a collection change back into the array before

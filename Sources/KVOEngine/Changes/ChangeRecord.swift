@@ -110,6 +110,9 @@ public final class ChangeRecord: Sendable, Equatable {
 }
 
 extension ChangeRecord {
+    /// Whether the change deleted the whole document (its object is gone).
+    var deletesObject: Bool { path.isEmpty && kind == .setting && new == nil }
+
     /// The changed key path as events name it (`changedKeyPath`); nil for a
     /// change of the whole document.
     var changedKeyPathText: String? {

@@ -95,8 +95,21 @@ extension Engine {
                 try trial.apply(change, for: tryClient)
             } catch {
                 var details = error.details
+                var message = error.message
+                if error.code == .preconditionFailed, let (object, keyPath) = Self.target(of: change.operation) {
+                    // The trial's modSeq of a value an earlier op wrote never
+                    // existed: the client is told the one it can read.
+                    let keys = keyPath?.components ?? []
+                    let modSeq = store.value(object, at: keys) == nil ? 0 : store.modSeq(object, at: keys)
+                    let held = JSONValue.number(JSONNumber(validatedLiteral: String(modSeq)))
+                    if details["modSeq"] != held {
+                        details["modSeq"] = held
+                        let place = keyPath.map { "\(object) \($0)" } ?? object
+                        message = "\(place) is changed by an earlier op of this batch (its modSeq is \(modSeq))"
+                    }
+                }
                 details["index"] = .number(JSONNumber(index))
-                throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
+                throw KVOEngineError(error.code, "ops[\(index)]: \(message)", details: details)
             }
             seqs.append(trial.store.seq == before ? nil : trial.store.seq)
         }

@@ -9,24 +9,34 @@ extension Engine {
     public static let observationBytes = 256
 
     /// kvod's memory account, in bytes: the documents' size estimate
-    /// (``Store/sizeEstimate``), every observation at ``observationBytes``,
-    /// and the history's bytes. What `--max-memory` bounds. Counted, not
-    /// measured: it is the same for the same requests, which RSS is not.
+    /// (``Store/sizeEstimate``), every observation at ``observationBytes``
+    /// plus its context's bytes, the history's bytes and the lease table's.
+    /// What `--max-memory` bounds. Counted, not measured: it is the same for
+    /// the same requests, which RSS is not.
     public var memoryEstimate: Int {
-        store.sizeEstimate + shared.observationCount * Self.observationBytes + history.bytes
+        store.sizeEstimate + observationsBytes + history.bytes + leaseTable.bytes
     }
 
-    /// Whether `added` new observations of `client` pass both limits: what
-    /// ``checkObservationLimits(adding:for:)`` checks, without counting a refusal.
-    func admitsObservations(_ added: Int, for client: ClientController) -> Bool {
+    /// The observations' part of the memory account: each at
+    /// ``observationBytes``, and their contexts.
+    var observationsBytes: Int {
+        shared.observationCount * Self.observationBytes + shared.contextBytes
+    }
+
+    /// Whether `added` new observations of `client`, each with `context`,
+    /// pass both limits: what ``checkObservationLimits(adding:context:for:)``
+    /// checks, without counting a refusal.
+    func admitsObservations(_ added: Int, context: JSONValue? = nil, for client: ClientController) -> Bool {
         guard client.observationCount + added <= configuration.maxObservationsPerClient else { return false }
         let limit = configuration.maxMemory
-        return limit <= 0 || memoryEstimate + added * Self.observationBytes <= limit
+        return limit <= 0
+            || memoryEstimate + added * (Self.observationBytes + ObservationInfo.contextBytes(of: context)) <= limit
     }
 
-    /// Refuses `added` new observations of `client` over the per-connection
-    /// limit or the memory limit.
-    func checkObservationLimits(adding added: Int, for client: ClientController) throws(KVOEngineError) {
+    /// Refuses `added` new observations of `client`, each with `context`,
+    /// over the per-connection limit or the memory limit.
+    func checkObservationLimits(adding added: Int, context: JSONValue? = nil,
+                                for client: ClientController) throws(KVOEngineError) {
         guard added > 0 else { return }
         let limit = configuration.maxObservationsPerClient
         guard client.observationCount + added <= limit else {
@@ -36,7 +46,8 @@ extension Engine {
                 this one holds \(client.observationCount)
                 """)
         }
-        try checkMemory(growth: added * Self.observationBytes, of: added == 1 ? "an observation" : "\(added) observations")
+        try checkMemory(growth: added * (Self.observationBytes + ObservationInfo.contextBytes(of: context)),
+                        of: added == 1 ? "an observation" : "\(added) observations")
     }
 
     /// Refuses `change` when it grows the documents past the memory limit.

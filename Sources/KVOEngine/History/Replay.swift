@@ -73,8 +73,11 @@ struct Replay {
         }
         guard !needed.isEmpty else { return }
         for change in changes.reversed() where needed.contains(change.object) {
-            let after = documents[change.object].map(\.value) ?? documentNow(change.object)
-            documents[change.object] = Document(value: change.valueBefore(at: [], after: after))
+            // Undone where it lies, so that the document is not copied per change.
+            if documents.index(forKey: change.object) == nil {
+                documents[change.object] = Document(value: documentNow(change.object))
+            }
+            change.undo(document: &documents[change.object]!.value)
         }
     }
 

@@ -40,7 +40,8 @@ extension Engine {
         }
         for keyPath in ended {
             guard let held = leases.removeValue(forKey: keyPath) else { continue }
-            leaseTable.removed(held.lease, at: LeaseTable.Place(object: change.object, keyPath: keyPath))
+            leaseTable.removed(held.lease, at: LeaseTable.Place(object: change.object, keyPath: keyPath),
+                               generation: held.generation)
         }
         if let lease = change.lease, change.new != nil {
             let generation = leaseTable.makeGeneration()

@@ -41,6 +41,12 @@ final class LeaseTable {
 
     private(set) var byOwner: [Int: Set<Place>] = [:]
     private var deadlines = Heap<Deadline>()
+    /// The generations of the grants whose deadline is in the heap and
+    /// still holds. A renewal leaves its old entry behind, so the heap is
+    /// rebuilt without the stale ones when they outnumber the live ones:
+    /// a value renewed every second with a year's ttl would otherwise keep
+    /// a year of entries.
+    private var liveDeadlines: Set<UInt64> = []
     private var expired = Deque<Release>()
     /// An owner that left and the values it held, walked a slice at a time
     /// by index: handing over the set costs nothing at close, and walking it
@@ -74,15 +80,38 @@ final class LeaseTable {
         // Over etcd the store's lease ends the value; its deadline is only told (`expiresIn`).
         if let deadline = lease.deadline, lease.replicatedAt == nil {
             deadlines.insert(Deadline(time: deadline, place: place, generation: generation))
+            liveDeadlines.insert(generation)
         }
     }
 
-    func removed(_ lease: Lease, at place: Place) {
+    func removed(_ lease: Lease, at place: Place, generation: UInt64) {
         count -= 1
         if let owner = lease.owner {
             byOwner[owner]?.remove(place)
             if byOwner[owner]?.isEmpty == true { byOwner[owner] = nil }
         }
+        if liveDeadlines.remove(generation) != nil { pruneStaleDeadlines() }
+    }
+
+    /// Rebuilds the heap without the deadlines of grants that ended, once
+    /// they are more than half of it: O(1) amortized per ended grant.
+    private func pruneStaleDeadlines() {
+        let stale = deadlines.count - liveDeadlines.count
+        guard stale > 64, stale > liveDeadlines.count else { return }
+        deadlines = Heap(deadlines.unordered.filter { liveDeadlines.contains($0.generation) })
+    }
+
+    /// How many entries the deadline heap holds, stale ones included.
+    var heldDeadlines: Int { deadlines.count }
+
+    /// What the table keeps, in bytes, for the memory account: each heap
+    /// entry and live generation, and each owned place (their names are
+    /// shared with the store's, so only the references count; every lease
+    /// is counted as if owned, which keeps this O(1)).
+    var bytes: Int {
+        deadlines.count * MemoryLayout<Deadline>.stride
+            + liveDeadlines.count * 2 * MemoryLayout<UInt64>.stride
+            + count * 2 * MemoryLayout<Place>.stride
     }
 
     /// Queues the values `owner` holds for deletion (its connection closed).
@@ -93,10 +122,14 @@ final class LeaseTable {
     }
 
     /// Moves deadlines that passed by `now` into the queue, until it holds
-    /// `limit` (a heap pop each: 100,000 at once held the loop too long).
+    /// `limit` (a heap pop each: 100,000 at once held the loop too long);
+    /// stale ones are dropped, at most `4 × limit` pops a call.
     func collectExpired(now: Double, limit: Int) {
-        while expired.count < limit, let next = deadlines.min, next.time <= now {
+        var pops = 0
+        while expired.count < limit, pops < 4 * limit, let next = deadlines.min, next.time <= now {
             _ = deadlines.popMin()
+            pops += 1
+            guard liveDeadlines.contains(next.generation) else { continue }
             expired.append(.expired(next.place, generation: next.generation))
         }
     }

@@ -4,7 +4,8 @@
 /// it ends with `"coalesced":N` (as a congested client's held event), which
 /// opens the next interval. An interval that ends with nothing folded is
 /// dropped. A prefix observation has an interval per object, as it holds an
-/// event per object while congested.
+/// event per object while congested; an object's deletion goes at once and
+/// ends its interval, so none is kept for an object that no longer exists.
 struct ThrottleWindow {
     /// When it ends, in milliseconds on the engine's throttle clock.
     var end: UInt64
@@ -22,6 +23,9 @@ extension ClientController {
         guard !isClosed, disconnectReason == nil else { return false }
         let key = ObjectIdentifier(info)
         let object = info.node?.isPrefixScope == true ? change.object : ""
+        if !object.isEmpty, change.deletesObject, !isPrior, let window = throttles[key]?[object] {
+            return endThrottle(window, of: info, object: object, with: change)
+        }
         if var window = throttles[key]?[object], now < window.end || window.pending != nil {
             guard !isPrior else { return false }
             let folded = window.pending.map { $0.folded + 1 } ?? 0
@@ -48,6 +52,21 @@ extension ClientController {
         }
         open(ThrottleWindow(end: now + UInt64(interval)), of: info, object: object)
         send(folded: pending)
+    }
+
+    /// A prefix observation's object was deleted within its interval: the
+    /// deletion goes now (standing for what was folded) and the interval is
+    /// forgotten, so nothing is kept for an object that no longer exists.
+    /// Returns whether the caller sends the deletion itself (nothing was folded).
+    private func endThrottle(_ window: ThrottleWindow, of info: ObservationInfo, object: String,
+                             with change: ChangeRecord) -> Bool {
+        let key = ObjectIdentifier(info)
+        throttles[key]![object] = nil
+        if throttles[key]!.isEmpty { throttles[key] = nil }
+        shared.throttleSchedule.openIntervals -= 1
+        guard let pending = window.pending else { return true }
+        send(folded: HeldEvents.Event(info: info, change: change, folded: pending.folded + 1))
+        return false
     }
 
     private func open(_ window: ThrottleWindow, of info: ObservationInfo, object: String) {

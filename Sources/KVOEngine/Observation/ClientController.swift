@@ -322,9 +322,10 @@ public final class ClientController: CustomStringConvertible {
         case .drop:
             shared.eventCounts.dropped += 1
         case .hold:
-            if held.hold(change, for: info, scoped: info.node?.isPrefixScope ?? false) {
-                shared.eventCounts.coalesced += 1
-            }
+            let outcome = held.hold(change, for: info, scoped: info.node?.isPrefixScope ?? false)
+            if outcome.replaced { shared.eventCounts.coalesced += 1 }
+            shared.eventCounts.coalesced -= outcome.vanishedFolds
+            shared.eventCounts.dropped += outcome.vanishedEvents
         case .disconnect:
             disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
                 + "\(LogText.quoted("\(info.keyPath)")), "

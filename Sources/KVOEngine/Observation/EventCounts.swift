@@ -13,7 +13,9 @@ public struct EventCounts: Sendable, Equatable {
     /// object): the sum of the `coalesced` counts events carry or will carry.
     public var coalesced = 0
     /// Events a congested client never gets: prior events (not kept while
-    /// congested) and the held events of a client that closed or was disconnected.
+    /// congested), the held events of a client that closed or was
+    /// disconnected, and those of a prefix observation's object that came
+    /// and went while its client was behind.
     public var dropped = 0
 
     public init() {}

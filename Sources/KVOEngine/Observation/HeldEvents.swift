@@ -14,12 +14,20 @@
 ///
 /// Items go out in the order they were held; an event that replaces an
 /// earlier one goes last, since it is the newest.
+///
+/// A prefix observation holds nothing for an object that came and went while
+/// its client was behind (the object's first held change made it, its last
+/// deleted it): the client never knew of the object, and an object that no
+/// longer exists keeps no entry here (a churn of short-lived objects would
+/// otherwise hold one per name).
 struct HeldEvents {
     struct Event {
         let info: ObservationInfo
         let change: ChangeRecord
         /// How many events of this observation (and object) were dropped for this one.
         var folded: Int
+        /// Whether the first change this one stands for made its object.
+        var fromCreation = false
     }
 
     enum Item {
@@ -50,22 +58,44 @@ struct HeldEvents {
         count == 0 ? nil : items[start]
     }
 
+    /// What ``hold(_:for:scoped:folded:)`` did, for the event counts.
+    struct Outcome {
+        /// Whether it replaced an event held before (one more coalesced).
+        var replaced = false
+        /// Events that went with an object that came and went: the held
+        /// one's folded ones (no longer to be carried as coalesced) and
+        /// every event of its chain, this change's included.
+        var vanishedFolds = 0
+        var vanishedEvents = 0
+    }
+
     /// Keeps `change` as the observation's pending event (of the changed
     /// object, for a prefix observation, `scoped`), replacing (and counting)
     /// the one held before; `folded` more were dropped for it already (a
-    /// throttled observation's interval). Returns whether it replaced one.
+    /// throttled observation's interval).
     @discardableResult
-    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool, folded alreadyFolded: Int = 0) -> Bool {
+    mutating func hold(_ change: ChangeRecord, for info: ObservationInfo, scoped: Bool,
+                       folded alreadyFolded: Int = 0) -> Outcome {
         let key = ObjectIdentifier(info)
         var folded = alreadyFolded
+        var fromCreation = change.createdObject
         let previous = scoped ? scopedPositions[key]?[change.object] : eventPositions[key]
         if let previous, case .event(let event)? = items[previous] {
             folded += event.folded + 1
+            fromCreation = event.fromCreation
             items[previous] = nil
             count -= 1
         }
+        if scoped, fromCreation, change.deletesObject, !info.options.contains(.prior) {
+            // Came and went unseen (a prior event may have gone out: those keep theirs).
+            scopedPositions[key]?[change.object] = nil
+            if scopedPositions[key]?.isEmpty == true { scopedPositions[key] = nil }
+            skipTakenItems()
+            compactIfSparse()
+            return Outcome(vanishedFolds: folded - (previous == nil ? 0 : 1), vanishedEvents: folded + 1)
+        }
         let position = items.count
-        items.append(.event(Event(info: info, change: change, folded: folded)))
+        items.append(.event(Event(info: info, change: change, folded: folded, fromCreation: fromCreation)))
         count += 1
         if scoped {
             scopedPositions[key, default: [:]][change.object] = position
@@ -74,7 +104,7 @@ struct HeldEvents {
         }
         skipTakenItems()
         compactIfSparse()
-        return folded > alreadyFolded
+        return Outcome(replaced: folded > alreadyFolded)
     }
 
     /// Adds the initial events that did not fit, after everything held.

@@ -261,6 +261,21 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         return nil
     }
 
+    /// What its context holds in memory beyond ``Engine/observationBytes``,
+    /// for the memory account: the value and its encoded fragment (what a
+    /// context of a given size was measured to cost in RSS).
+    var contextBytes: Int {
+        if case .registeredWithContext(let context) = place, let fragment = context.fragment {
+            return 2 * fragment.count
+        }
+        return 0
+    }
+
+    /// ``contextBytes`` for a context about to be registered.
+    static func contextBytes(of context: JSONValue?) -> Int {
+        context.map { 2 * ($0.sizeEstimate + #","context":"#.utf8.count) } ?? 0
+    }
+
     /// Moves it to `node`: the shared controller registers it.
     func place(at node: PathNode) {
         if case .detached(let detached) = place, detached.context != nil || detached.filter.needsKeeping {

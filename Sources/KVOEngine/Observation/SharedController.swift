@@ -25,6 +25,8 @@ public final class SharedController {
     var accessPolicy: AccessPolicy?
     /// How many observations are registered, across all clients.
     public private(set) var observationCount = 0
+    /// What the registered observations' contexts hold, in bytes (``ObservationInfo/contextBytes``).
+    public private(set) var contextBytes = 0
     /// Events written to clients' output, across all clients (`info`'s `eventsSent`).
     public internal(set) var eventsSent: UInt64 = 0
     /// Events dropped in favour of a later one that was sent: the sum of the
@@ -73,6 +75,7 @@ public final class SharedController {
         node.append(info)
         info.state = .observing
         observationCount += 1
+        contextBytes += info.contextBytes
     }
 
     /// Unregisters `info`. With `keepDescription` (the default) it keeps its
@@ -83,6 +86,7 @@ public final class SharedController {
         node.remove(info)
         info.state = .notObserving
         observationCount -= 1
+        contextBytes -= info.contextBytes
         if keepDescription { info.detach() }
         prune(from: node)
     }

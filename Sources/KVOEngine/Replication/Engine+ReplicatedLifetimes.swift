@@ -71,7 +71,7 @@ extension Engine {
         if let held = leases[keyPath] {
             // Both families' keys of one set: one lease, ephemeral if either says so.
             lease.ephemeral = lease.ephemeral || (held.lease.replicatedAt == revision && held.lease.ephemeral)
-            leaseTable.removed(held.lease, at: place)
+            leaseTable.removed(held.lease, at: place, generation: held.generation)
         }
         let generation = leaseTable.makeGeneration()
         leases[keyPath] = (lease, generation)
