@@ -18,6 +18,13 @@ public struct DaemonStatistics: Sendable, Equatable {
     public var refusedConnections = 0
     /// Clients refused because their uid already had `--max-connections-per-uid`.
     public var refusedConnectionsPerUID = 0
+    /// What waits for all clients together (output and held events), as
+    /// last reported, its peak since start and its budget (`--max-client-memory`; 0: none).
+    public var clientMemoryBytes = 0
+    public var clientMemoryPeakBytes = 0
+    public var clientMemoryLimitBytes = 0
+    /// Connections that the budget sent to their observations' policy.
+    public var clientMemoryCongestions = 0
 
     public init() {}
 

@@ -11,11 +11,17 @@ extension Engine {
             "leases": Self.number(leaseTable.bytes),
             "limit": Self.number(configuration.maxMemory),
         ]))
+        let daemon = daemonStatistics
+        reply.field("clientMemory", .object([
+            "total": Self.number(daemon.clientMemoryBytes),
+            "peak": Self.number(daemon.clientMemoryPeakBytes),
+            "limit": Self.number(daemon.clientMemoryLimitBytes),
+            "congested": Self.number(daemon.clientMemoryCongestions),
+        ]))
         reply.field("historyChanges", integer: history.count)
         reply.field("eventsSent", integer: shared.eventsSent)
         reply.field("eventsCoalesced", integer: shared.eventsCoalesced)
         reply.field("coalescingConnections", integer: shared.coalescingClients)
-        let daemon = daemonStatistics
         reply.field("refused", .object([
             "connections": Self.number(daemon.refusedConnections),
             "connectionsPerUid": Self.number(daemon.refusedConnectionsPerUID),

@@ -244,7 +244,8 @@ final class ClientConnection: ClientOutputDelegate {
     private func checkLimits() {
         let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: daemon.loopNow)
         controller.outputAllowance = allowance
-        if congested { controller.markCongested() }
+        let waiting = pendingOutputBytes + controller.heldEventBytes
+        if congested || daemon.clientMemory.report(controller.id, bytes: waiting) { controller.markCongested() }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVODCore
 import KVOEngine
 import KVOStorage
 import Logging
@@ -51,6 +52,14 @@ final class Daemon {
     /// What the `metrics` op reports.
     let metrics = DaemonMetrics()
     private var flushQueue: [ClientConnection] = []
+    /// What waits for all clients together, against `--max-client-memory`.
+    var clientMemory: ClientMemoryBudget {
+        didSet {
+            engine.daemonStatistics.clientMemoryBytes = clientMemory.total
+            engine.daemonStatistics.clientMemoryPeakBytes = clientMemory.peak
+            engine.daemonStatistics.clientMemoryCongestions = clientMemory.congestions
+        }
+    }
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
     private(set) var heapTrim: HeapTrim?
     /// Pauses the loop briefly after flushing one change to many observers.
@@ -95,6 +104,7 @@ final class Daemon {
         self.configuration = configuration
         self.logger = logger
         self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
+        self.clientMemory = ClientMemoryBudget(limit: configuration.maxClientMemory)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
             maxObservationsPerClient: configuration.maxObservationsPerConnection,
             historyCapacity: configuration.historyCapacity, historyBytes: configuration.historyBytes,
@@ -105,6 +115,7 @@ final class Daemon {
             throw .cannotListen("cannot start the event loop: \(error)")
         }
         self.engine.metricsText = { [unowned self] in self.metricsText() }
+        self.engine.daemonStatistics.clientMemoryLimitBytes = configuration.maxClientMemory
     }
 
     /// Listens and serves until a shutdown signal has been handled.
@@ -351,6 +362,7 @@ final class Daemon {
     /// Called from a connection's close callback: its socket is gone.
     func connectionClosed(_ connection: ClientConnection) {
         connections[connection.controller.id] = nil
+        _ = clientMemory.report(connection.controller.id, bytes: 0)
         if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
         if state == .draining && connections.isEmpty { finishShutdown() }
     }

@@ -44,6 +44,9 @@ struct DaemonConfiguration: Sendable {
     var maxMemory = 0
     /// How much output may wait for one client (see ``OutputLimits``).
     var outputLimits = OutputLimits()
+    /// How much may wait for all clients together (`--max-client-memory`,
+    /// see ``ClientMemoryBudget``); 0: no budget.
+    var maxClientMemory = 0
     /// The most clients served at once; more are refused with `limit_exceeded`.
     /// nil: what the open-file limit leaves (``DescriptorLimit``).
     var maxConnections: Int?

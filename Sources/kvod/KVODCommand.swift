@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVODCore
 import KVOEngine
 import KVOStorage
 import Logging
@@ -80,6 +81,17 @@ struct KVODCommand: ParsableCommand {
             keep working. Must be larger than --history-bytes.
             """))
     var maxMemory: String = "0"
+
+    @Option(help: ArgumentHelp(
+        "A ceiling on what waits for all clients together, e.g. 256m (Redis's maxmemory-clients).",
+        discussion: """
+            Output queued for clients and their held events, summed over connections. Over it, the \
+            connections holding the most go to their observations' policy (their events coalesce, or \
+            they are disconnected for policy disconnect); replies are never held, so a writer is never \
+            slowed. Default: a quarter of --max-memory when it is set, else an eighth of the machine's \
+            memory, and at least twice --output-hard-limit.
+            """))
+    var maxClientMemory: String?
 
     @Option(help: ArgumentHelp(
         "A JSON file granting read and write per user or group per object-name prefix.",
@@ -180,6 +192,9 @@ struct KVODCommand: ParsableCommand {
         guard let memory = OutputLimits.parseSize(maxMemory) else {
             throw ValidationError("--max-memory must be a size such as 1g, or 0 for none")
         }
+        if let maxClientMemory, OutputLimits.parseSize(maxClientMemory).map({ $0 > 0 }) != true {
+            throw ValidationError("--max-client-memory must be a size such as 256m")
+        }
         if memory > 0, memory <= historyByteCount {
             throw ValidationError("--max-memory (\(memory) bytes) must be larger than --history-bytes (\(historyByteCount) bytes), which counts against it")
         }
@@ -255,6 +270,10 @@ struct KVODCommand: ParsableCommand {
             hardBytes: OutputLimits.parseSize(outputHardLimit) ?? OutputLimits().hardBytes,
             softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,
             softMilliseconds: UInt64(outputSoftSeconds * 1000))
+        configuration.maxClientMemory = maxClientMemory.flatMap(OutputLimits.parseSize)
+            ?? ClientMemoryBudget.defaultLimit(maxMemory: configuration.maxMemory,
+                                               physicalBytes: Int(ProcessInfo.processInfo.physicalMemory),
+                                               floor: 2 * configuration.outputLimits.hardBytes)
         configuration.maxConnections = maxConnections
         configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds

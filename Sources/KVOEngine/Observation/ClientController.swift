@@ -361,6 +361,9 @@ public final class ClientController: CustomStringConvertible {
     /// observation at most, per object for a prefix observation) and cursors
     /// of initial events not written yet.
     public var heldEventCount: Int { held.count }
+    /// About what the held events take (an item and its place in the
+    /// indexes each): they count against `--max-client-memory`.
+    public var heldEventBytes: Int { held.count * 96 }
 
     /// Marks the client congested from outside, e.g. because its output stayed
     /// over a soft limit for too long. Does nothing if it already is.

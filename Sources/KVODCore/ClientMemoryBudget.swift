@@ -1,0 +1,46 @@
+/// One budget for what waits for all clients together (`--max-client-memory`,
+/// Redis 7's `maxmemory-clients`): output in the engine, in the sockets'
+/// queues and held for a commit, and held events. Each connection's own
+/// output limits bound it alone; this bounds their sum, so that many slow
+/// readers of one flat-out writer cannot hold gigabytes between them.
+///
+/// Over the budget, a connection that holds at least its share of it (the
+/// budget over the connections that hold any) goes to its observations'
+/// policy when it next reports: its events are held and coalesced, or it is
+/// disconnected for `policy: disconnect`. Whenever the sum is over, the
+/// connection holding the most holds more than that share, so it goes first.
+/// Replies are never held: a writer is never slowed by another's slow reader.
+public struct ClientMemoryBudget: Sendable {
+    /// The budget in bytes; 0: none.
+    public let limit: Int
+    /// What waits for all clients, as last reported.
+    public private(set) var total = 0
+    /// The largest ``total`` since start.
+    public private(set) var peak = 0
+    /// Connections sent to their policy by the budget since start.
+    public private(set) var congestions = 0
+    /// What each connection holding any reported, by connection id.
+    private var held: [Int: Int] = [:]
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Records that `bytes` wait for connection `id` (0 when it closed).
+    /// Returns whether it must go to its observations' policy now.
+    public mutating func report(_ id: Int, bytes: Int) -> Bool {
+        let before = bytes == 0 ? held.removeValue(forKey: id) ?? 0 : held.updateValue(bytes, forKey: id) ?? 0
+        total += bytes - before
+        peak = max(peak, total)
+        guard limit > 0, total > limit, bytes > 0, bytes >= limit / held.count else { return false }
+        congestions += 1
+        return true
+    }
+
+    /// The default budget: a quarter of `--max-memory` when it is set, else
+    /// an eighth of the machine's memory (`physicalBytes`), and never less
+    /// than `floor` (one connection's hard output limit twice over).
+    public static func defaultLimit(maxMemory: Int, physicalBytes: Int, floor: Int) -> Int {
+        max(maxMemory > 0 ? maxMemory / 4 : physicalBytes / 8, floor)
+    }
+}

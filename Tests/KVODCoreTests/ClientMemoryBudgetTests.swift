@@ -1,0 +1,53 @@
+import KVODCore
+import Testing
+
+/// `--max-client-memory`'s arithmetic: the sum follows every report, and over
+/// the budget the connections holding at least their share go first.
+@Suite struct ClientMemoryBudgetTests {
+    @Test func theTotalFollowsReportsAndClosedConnectionsLeaveIt() {
+        var budget = ClientMemoryBudget(limit: 0)
+        let went1 = budget.report(1, bytes: 100)
+        #expect(!went1)
+        let went2 = budget.report(2, bytes: 50)
+        #expect(!went2)
+        let went3 = budget.report(1, bytes: 30)
+        #expect(!went3)
+        #expect(budget.total == 80 && budget.peak == 150)
+        let went4 = budget.report(1, bytes: 0)
+        #expect(!went4)
+        let went5 = budget.report(2, bytes: 0)
+        #expect(!went5)
+        #expect(budget.total == 0 && budget.congestions == 0)
+    }
+
+    @Test func overTheBudgetTheLargestGoesAndSmallOnesDoNot() {
+        var budget = ClientMemoryBudget(limit: 1_000)
+        let went6 = budget.report(1, bytes: 400)
+        #expect(!went6)
+        let went7 = budget.report(2, bytes: 100)
+        #expect(!went7)
+        let went8 = budget.report(3, bytes: 450)
+        #expect(!went8)
+        // Over now: 1,050 > 1,000. A share is 1,000 / 4 = 250.
+        let went9 = budget.report(4, bytes: 100)
+        #expect(!went9, "a small holder is left alone")
+        let went10 = budget.report(3, bytes: 460)
+        #expect(went10, "the largest goes to its policy")
+        let went11 = budget.report(1, bytes: 400)
+        #expect(went11)
+        let went12 = budget.report(2, bytes: 120)
+        #expect(!went12)
+        #expect(budget.congestions == 2)
+        // Under again: nobody goes.
+        let went13 = budget.report(3, bytes: 0)
+        #expect(!went13)
+        let went14 = budget.report(1, bytes: 600)
+        #expect(!went14)
+    }
+
+    @Test func theDefaultIsAQuarterOfMaxMemoryOrAnEighthOfTheMachineAndAtLeastTheFloor() {
+        #expect(ClientMemoryBudget.defaultLimit(maxMemory: 1 << 30, physicalBytes: 64 << 30, floor: 32 << 20) == 256 << 20)
+        #expect(ClientMemoryBudget.defaultLimit(maxMemory: 0, physicalBytes: 16 << 30, floor: 32 << 20) == 2 << 30)
+        #expect(ClientMemoryBudget.defaultLimit(maxMemory: 64 << 20, physicalBytes: 16 << 30, floor: 32 << 20) == 32 << 20)
+    }
+}
