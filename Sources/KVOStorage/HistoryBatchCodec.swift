@@ -4,9 +4,10 @@ import KVOEngine
 /// in one blob, so that a commit writes one row for a run of changes instead
 /// of a row each (docs/DURABILITY.md, "On disk").
 ///
-/// A format byte (2; 1 is still read), then per change: its kind (a byte), a
-/// flags byte (which optional parts follow, whether the object is the
-/// previous change's, and whether `old` is the previous change's `new`), the
+/// A format byte (3; 1 and 2 are still read), then per change: its kind (a
+/// byte), a flags byte (which optional parts follow, whether the object is the
+/// previous change's, whether `old` is the previous change's `new`, and
+/// whether the change made its object), the
 /// object name, the key path's keys, the indexes, `old` and `new` as JSON,
 /// `existingKeys`, `memberIndex` and `cause`. Lengths and integers are LEB128
 /// varints (integers zigzag-encoded), except a JSON value's length, 4 bytes
@@ -16,8 +17,13 @@ import KVOEngine
 /// Format 2 added the flag `oldIsPreviousNew`: a run of sets to one key
 /// path stores each value once, not as one change's `new` and the next one's
 /// `old` (a third of the bytes and of the writer's encoding, docs/PERFORMANCE.md).
+/// Format 3 added the flag `createdObject` (``ChangeRecord/createdObject``),
+/// without which a replay after a restart said `{}` for the document before
+/// a change that made it, where the live event said null; a change of
+/// format 1 or 2 reads as not having made its object, unless the history
+/// shows it did (``StateDatabase/markingCreatedObjects(_:unflagged:)``).
 enum HistoryBatchCodec {
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
     static let kinds: [ChangeKind] = [.setting, .insertion, .removal, .replacement]
     /// A kind's code: its place in ``kinds``.
     static func code(of kind: ChangeKind) -> UInt8 {
@@ -30,7 +36,12 @@ enum HistoryBatchCodec {
     }
 
     static let hasOld: UInt8 = 1, hasNew: UInt8 = 2, hasMemberIndex: UInt8 = 4, hasCause: UInt8 = 8,
-               sameObject: UInt8 = 16, oldIsPreviousNew: UInt8 = 32
+               sameObject: UInt8 = 16, oldIsPreviousNew: UInt8 = 32, createdObject: UInt8 = 64
+
+    /// Whether a blob's format has the flag `createdObject` (format 3 on).
+    static func recordsCreatedObject(_ blob: [UInt8]) -> Bool {
+        (blob.first ?? 0) >= 3
+    }
 
     /// The changes of a blob, numbered from `firstSeq`; throws (with the
     /// reason) when the blob is not this format or is cut short, or a value
@@ -69,7 +80,8 @@ enum HistoryBatchCodec {
             let cause = flags & hasCause == 0 ? nil : ChangeCause(rawValue: try reader.string())
             changes.append(ChangeRecord(object: object, path: path, kind: kinds[kindCode], indexes: indexes,
                                         old: old, new: new, seq: seq, existingKeys: existingKeys,
-                                        memberIndex: memberIndex, cause: cause))
+                                        memberIndex: memberIndex, createdObject: flags & createdObject != 0,
+                                        cause: cause))
             seq += 1
         }
         return changes

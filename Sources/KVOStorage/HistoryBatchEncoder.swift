@@ -58,6 +58,7 @@ struct HistoryBatchEncoder: ~Copyable {
         if new != nil { flags |= Codec.hasNew }
         if change.memberIndex != nil { flags |= Codec.hasMemberIndex }
         if change.cause != nil { flags |= Codec.hasCause }
+        if change.createdObject { flags |= Codec.createdObject }
         reserve(2 + 10 + 10 + 10 * change.indexes.count)
         put(Codec.code(of: change.kind))
         put(flags)

@@ -29,6 +29,13 @@ extension StateDatabase {
         try connection.execute("PRAGMA user_version = 4")
     }
 
+    /// Version 5 → 6: rows in format 3, which say which change made its
+    /// object and which a version 5 kvod cannot read; its format 2 rows stay
+    /// and are read.
+    static func migrateFromVersion5(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.execute("PRAGMA user_version = 6")
+    }
+
     /// Writes the batches' changes after `keepAfter` as history batch rows.
     func insertHistoryBatches(_ batches: [CommitBatch], after keepAfter: UInt64) throws(SQLiteError) {
         // A local encoder: appending to a property of this class would check exclusive access at each call.
@@ -74,9 +81,11 @@ extension StateDatabase {
             let last = UInt64(bitPattern: select.int64(0))
             let first = UInt64(bitPattern: select.int64(1))
             do throws(HistoryRowError) {
-                let changes = try HistoryBatchCodec.decode(select.blob(2) ?? [], firstSeq: first)
+                let blob = select.blob(2) ?? []
+                let changes = try HistoryBatchCodec.decode(blob, firstSeq: first)
                 guard changes.last?.seq == last else { throw HistoryRowError(reason: "a history batch cut short") }
-                for change in changes.reversed() where !collector.isDone { collector.offer(change) }
+                let flagged = HistoryBatchCodec.recordsCreatedObject(blob)
+                for change in changes.reversed() where !collector.isDone { collector.offer(change, flagged: flagged) }
             } catch {
                 unreadable.historyBatches[last] = error.reason
                 collector.isDone = true
@@ -114,6 +123,9 @@ extension StateDatabase {
 struct HistoryCollector {
     let limits: HistoryLimits
     private(set) var newestFirst: [ChangeRecord] = []
+    /// The seqs of the kept changes whose rows do not say whether they made
+    /// their object (``StateDatabase/markingCreatedObjects(_:unflagged:)``).
+    private(set) var unflagged: Set<UInt64> = []
     private var bytes = 0
     private var expected: UInt64
     var isDone = false
@@ -126,13 +138,15 @@ struct HistoryCollector {
     /// Whether the change with this seq would be the next one kept (limits aside).
     func wants(_ seq: UInt64) -> Bool { !isDone && seq == expected && seq > 0 }
 
-    mutating func offer(_ change: ChangeRecord) {
+    /// `flagged`: the change's row says whether it made its object.
+    mutating func offer(_ change: ChangeRecord, flagged: Bool) {
         guard wants(change.seq),
               !limits.areExceeded(count: newestFirst.count + 1, bytes: bytes + change.bytes) else {
             isDone = true
             return
         }
         newestFirst.append(change)
+        if !flagged { unflagged.insert(change.seq) }
         bytes += change.bytes
         expected -= 1
     }

@@ -19,12 +19,14 @@ extension StateDatabase {
                 """) ?? 0)
             var unreadable = UnreadableRows()
             var documents = try loadDocuments(&unreadable)
-            var history = try loadHistory(endingAt: seq, &unreadable)
+            let loaded = try loadHistory(endingAt: seq, &unreadable)
+            var history = loaded.changes
             if !unreadable.isEmpty {
                 quarantined = try quarantine(unreadable, seq: seq)
                 for object in unreadable.objects.keys { documents.removeValue(forKey: object) }
                 if let through = unreadable.historyThrough { history.removeAll { $0.seq <= through } }
             }
+            history = Self.markingCreatedObjects(history, unflagged: loaded.unflagged)
             try trimHistory(keeping: history, seq: seq)
             let modSeqs = try loadModSeqs(of: documents)
             let leases = try loadLeases(of: documents)
@@ -40,6 +42,31 @@ extension StateDatabase {
             throw StorageError("cannot read \(path)", error)
         } catch {
             throw StorageError("cannot read \(path): \(error)")
+        }
+    }
+
+    /// `history` (consecutive, oldest first) with each change of `unflagged`
+    /// (whose rows do not say it: format 1 or 2 of ``HistoryBatchCodec``, or
+    /// a `history` row) that made its object marked so, where the history
+    /// shows it: the object did not exist before the change, because the
+    /// history starts at seq 1 (nothing existed then) or the object's
+    /// previous change deleted it. Only a change kvod records as making an
+    /// object is marked: a set under a key path or an insert, where no key
+    /// existed. Where the history does not show it, the flag stays false, as
+    /// it was before format 3.
+    static func markingCreatedObjects(_ history: [ChangeRecord], unflagged: Set<UInt64>) -> [ChangeRecord] {
+        guard !unflagged.isEmpty else { return history }
+        // Whether each object exists before the change at hand; nil: not known.
+        var exists: [String: Bool] = [:]
+        let fromTheStart = history.first?.seq == 1
+        return history.map { change in
+            let existed = exists[change.object] ?? (fromTheStart ? false : nil)
+            exists[change.object] = !change.path.isEmpty || change.new != nil
+            guard existed == false, unflagged.contains(change.seq), !change.path.isEmpty, change.existingKeys == 0,
+                  change.kind == .insertion || (change.kind == .setting && change.new != nil) else { return change }
+            return ChangeRecord(object: change.object, path: change.path, kind: change.kind, indexes: change.indexes,
+                                old: change.old, new: change.new, seq: change.seq, existingKeys: change.existingKeys,
+                                memberIndex: change.memberIndex, createdObject: true, cause: change.cause)
         }
     }
 
@@ -82,7 +109,9 @@ extension StateDatabase {
     /// first (the batch rows, then the older rows of a change each), and no
     /// further than the limits, a gap or an unreadable row (which everything
     /// older goes with).
-    private func loadHistory(endingAt seq: UInt64, _ unreadable: inout UnreadableRows) throws -> [ChangeRecord] {
+    /// Also returns the seqs of those whose rows do not say whether they made their object.
+    private func loadHistory(endingAt seq: UInt64, _ unreadable: inout UnreadableRows) throws
+        -> (changes: [ChangeRecord], unflagged: Set<UInt64>) {
         var collector = HistoryCollector(limits: historyLimits, endingAt: seq)
         try collectHistoryBatches(endingAt: seq, into: &collector, &unreadable)
         let select = try connection.prepare("""
@@ -94,13 +123,13 @@ extension StateDatabase {
             let rowSeq = UInt64(bitPattern: select.int64(0))
             guard collector.wants(rowSeq) else { break }
             do throws(HistoryRowError) {
-                collector.offer(try self.change(in: select, seq: rowSeq))
+                collector.offer(try self.change(in: select, seq: rowSeq), flagged: false)
             } catch {
                 unreadable.history[rowSeq] = error.reason
                 break
             }
         }
-        return collector.newestFirst.reversed()
+        return (collector.newestFirst.reversed(), collector.unflagged)
     }
 
     /// Deletes the history rows older than `kept` (all of them when it is

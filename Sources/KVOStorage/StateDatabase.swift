@@ -18,7 +18,7 @@ public final class StateDatabase {
     /// The database file inside the data directory.
     public static let fileName = "kvod.db"
     /// `PRAGMA user_version` of the schema this kvod writes.
-    public static let schemaVersion: Int64 = 5
+    public static let schemaVersion: Int64 = 6
 
     public let path: String
     public let syncMode: SyncMode
@@ -107,6 +107,9 @@ public final class StateDatabase {
                 fallthrough
             case 4:
                 try migrateFromVersion4(connection)
+                fallthrough
+            case 5:
+                try migrateFromVersion5(connection)
             case schemaVersion:
                 break
             default:
@@ -166,7 +169,7 @@ public final class StateDatabase {
         \(quarantineTable);
         \(historyBatchSchema);
         INSERT INTO meta (key, value) VALUES ('seq', 0);
-        PRAGMA user_version = 5;
+        PRAGMA user_version = 6;
         COMMIT;
         """
 

@@ -4,12 +4,13 @@ import Foundation
 import KVOTestSupport
 import Testing
 
-/// The history as a row per commit (`history_batches`, schema version 3; format 2 since 4),
+/// The history as a row per commit (`history_batches`, schema version 3; format 2 since 4, 3 since 6),
 /// beside the row per change that versions 1 and 2 wrote.
 @Suite struct HistoryBatchTests {
+    /// The first one makes the object.
     static func change(_ seq: UInt64, object: String = "o", key: String = "k") -> ChangeRecord {
         ChangeRecord(object: object, path: [key], kind: .setting, old: seq > 1 ? .number(JSONNumber(Int(seq) - 1)) : nil,
-                     new: .number(JSONNumber(Int(seq))), seq: seq, existingKeys: seq > 1 ? 1 : 0)
+                     new: .number(JSONNumber(Int(seq))), seq: seq, existingKeys: seq > 1 ? 1 : 0, createdObject: seq == 1)
     }
 
     /// Every kind of field: collection kinds with indexes, a removed member's

@@ -82,7 +82,7 @@ import Testing
                 """)
         }
         let database = try StateDatabase(directory: directory.path, syncMode: .off, historyCapacity: 10)
-        #expect(try database.connection.integer("PRAGMA user_version") == 5)
+        #expect(try database.connection.integer("PRAGMA user_version") == StateDatabase.schemaVersion)
         #expect(try database.connection.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'mod_seqs'") == 0)
         let state = try database.load()
         #expect(state.seq == 7)

@@ -43,8 +43,8 @@ public final class ChangeRecord: Sendable, Equatable {
     /// back where it was (objects keep their members' order).
     public let memberIndex: Int?
     /// Whether the object had no document before this change (which made
-    /// it): undoing it leaves no document, not an empty one. Not kept on
-    /// disk: a change read back from a data directory says false.
+    /// it): undoing it leaves no document, not an empty one. Kept on disk
+    /// since schema version 6 (docs/DURABILITY.md).
     public let createdObject: Bool
     /// Why kvod made this change itself (an ephemeral value's owner left, a
     /// `ttl` passed); nil for a client's change.
@@ -104,8 +104,8 @@ public final class ChangeRecord: Sendable, Equatable {
         lhs === rhs
             || (lhs.object == rhs.object && lhs.path == rhs.path && lhs.kind == rhs.kind && lhs.indexes == rhs.indexes
                 && lhs.old == rhs.old && lhs.new == rhs.new && lhs.seq == rhs.seq
-                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex && lhs.cause == rhs.cause
-                && lhs.isResync == rhs.isResync)
+                && lhs.existingKeys == rhs.existingKeys && lhs.memberIndex == rhs.memberIndex
+                && lhs.createdObject == rhs.createdObject && lhs.cause == rhs.cause && lhs.isResync == rhs.isResync)
     }
 }
 
