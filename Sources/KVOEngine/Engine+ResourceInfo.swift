@@ -2,22 +2,26 @@
 /// the history's size, refusals by limit, and the event loop's lag (the
 /// daemon's figures, printed as given).
 extension Engine {
-    func writeResourceInfo(into reply: inout ReplyEncoder) {
-        reply.field("memory", .object([
+    /// `tellsSizes`: whether the client may read every value; a client that
+    /// may not is told no figure that follows values' sizes (docs/SECURITY.md).
+    func writeResourceInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
+        reply.field("memory", .object(tellsSizes ? [
             "total": Self.number(memoryEstimate),
             "documents": Self.number(store.sizeEstimate),
             "observations": Self.number(observationsBytes),
             "history": Self.number(history.bytes),
             "leases": Self.number(leaseTable.bytes),
             "limit": Self.number(configuration.maxMemory),
+        ] : [
+            "limit": Self.number(configuration.maxMemory),
         ]))
         let daemon = daemonStatistics
-        reply.field("clientMemory", .object([
+        if tellsSizes { reply.field("clientMemory", .object([
             "total": Self.number(daemon.clientMemoryBytes),
             "peak": Self.number(daemon.clientMemoryPeakBytes),
             "limit": Self.number(daemon.clientMemoryLimitBytes),
             "congested": Self.number(daemon.clientMemoryCongestions),
-        ]))
+        ])) }
         reply.field("historyChanges", integer: history.count)
         reply.field("eventsSent", integer: shared.eventsSent)
         reply.field("eventsCoalesced", integer: shared.eventsCoalesced)

@@ -247,7 +247,7 @@ public final class Engine {
         case .ping:
             break
         case .info:
-            writeInfo(into: &reply)
+            writeInfo(for: client, into: &reply)
         case .observations(let after, let limit):
             writeObservationsPage(after: after, limit: limit, for: client, into: &reply)
         case .metrics:
@@ -389,7 +389,7 @@ extension Engine {
         }
     }
 
-    private func writeInfo(into reply: inout ReplyEncoder) {
+    private func writeInfo(for client: ClientController, into reply: inout ReplyEncoder) {
         let uptime = ContinuousClock.now - startedAt
         reply.field("version", .string(configuration.version))
         reply.field("uptime", integer: uptime.components.seconds)
@@ -400,6 +400,6 @@ extension Engine {
         reply.field("oldestSeq", integer: oldestSeqHeld)
         reply.field("epoch", .string(epoch))
         if let replicator { reply.field("cluster", .object(replicator.info)) }
-        writeResourceInfo(into: &reply)
+        writeResourceInfo(tellsSizes: readsEverything(client), into: &reply)
     }
 }

@@ -74,6 +74,14 @@ public struct AccessPolicy: Sendable, Hashable {
         return rights
     }
 
+    /// Whether `credentials` may read every object (a superuser, or a grant
+    /// of `read` on the prefix `""`): what decides whether figures about
+    /// all values (sizes in `info`, in a memory refusal) may be told.
+    public func readsEverything(_ credentials: PeerCredentials?) -> Bool {
+        if let credentials, superusers.contains(credentials.uid) { return true }
+        return grants.contains { $0.objectPrefix.isEmpty && $0.rights.contains(.read) && $0.applies(to: credentials) }
+    }
+
     /// Whether `credentials` may do all of `rights` on `object`.
     public func allows(_ rights: Rights, on object: String, for credentials: PeerCredentials?) -> Bool {
         self.rights(of: credentials, on: object).isSuperset(of: rights)

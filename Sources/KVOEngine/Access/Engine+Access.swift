@@ -53,6 +53,13 @@ extension Engine {
         }
     }
 
+    /// Whether `client` may read every object: only then is it told figures
+    /// that follow every value's size (`info`'s memory account, a memory
+    /// refusal's numbers), which would tell the size of a value it may not read.
+    func readsEverything(_ client: ClientController) -> Bool {
+        configuration.accessPolicy?.readsEverything(client.credentials) ?? true
+    }
+
     /// Whether `client` may read `object`: what a prefix observation and
     /// `list` ask of each name, so that nothing tells a client of an object
     /// it may not read.

@@ -9,7 +9,13 @@ extension Engine {
     /// be told it. For a batch, the failing op is the one the error's `index` names.
     func concealing(_ error: KVOEngineError, of operation: Operation,
                     for client: ClientController) -> KVOEngineError {
-        guard configuration.accessPolicy != nil, Self.stateRevealingCodes.contains(error.code) else { return error }
+        guard configuration.accessPolicy != nil else { return error }
+        if error.code == .limitExceeded, error.message.hasPrefix(Self.memoryRefusalStart), !readsEverything(client) {
+            // How much kvod holds, and how much a write adds over the value it replaces, tell sizes of values.
+            return KVOEngineError(.limitExceeded, "\(Self.memoryRefusalStart)\(configuration.maxMemory) bytes "
+                + "(--max-memory), and this request would bring it over; delete something first")
+        }
+        guard Self.stateRevealingCodes.contains(error.code) else { return error }
         var failed = operation
         var index: Int?
         if case .batch(let operations) = operation {

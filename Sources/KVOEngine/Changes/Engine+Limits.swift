@@ -66,8 +66,11 @@ extension Engine {
         guard held + growth > limit else { return }
         refusals.memory += 1
         throw KVOEngineError(.limitExceeded, """
-            kvod may hold \(limit) bytes (--max-memory); it holds about \(held), and \(what) would add \(growth); \
+            \(Self.memoryRefusalStart)\(limit) bytes (--max-memory); it holds about \(held), and \(what) would add \(growth); \
             delete something first
             """)
     }
+
+    /// How a memory refusal's message starts (``concealing(_:of:for:)`` knows it by that).
+    static let memoryRefusalStart = "kvod may hold "
 }
