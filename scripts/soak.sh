@@ -19,7 +19,7 @@ socket="$work/kvod.sock"
 start_kvod() {
   "$kvod" --socket "$socket" --data-dir "$work/data" --sync always --log-level warning \
     --output-hard-limit "${hard_limit_mib}m" --output-soft-limit 256k --output-soft-seconds 2 \
-    --history-bytes "${history_mib}m" 2>>"$work/kvod.log" &
+    --history-bytes "${history_mib}m" --max-memory 512m --max-client-memory 16m 2>>"$work/kvod.log" &
   pid=$!
   for _ in $(seq 200); do [ -S "$socket" ] && return; sleep 0.05; done
   echo "soak: kvod did not start"; cat "$work/kvod.log"; exit 1
@@ -55,7 +55,8 @@ for obj, key_path, value in summary["acknowledged"]:
 live = sum(len(json.dumps(v)) for _, _, v in summary["acknowledged"])
 connections = 25  # the mix's clients at most at once (scripts/soak/hostile_mix.py's defaults)
 observations = summary["counts"].get("observations", 0)
-bound = history_mib * MIB + live + observations * 300 + 2 * hard_mib * MIB * connections + 64 * MIB
+contexts = 50 * 200_000  # issue 33's worker: 50 observations with a 100 KB context, counted twice
+bound = history_mib * MIB + live + observations * 300 + contexts + 2 * hard_mib * MIB * connections + 64 * MIB
 print(f"soak: {len(summary['acknowledged'])} acknowledged values, {missing} missing after SIGKILL and restart")
 print(f"soak: peak RSS {summary['hwm'] / MIB:.1f} MiB; bound {bound / MIB:.1f} MiB "
       f"(history {history_mib} + live {live / MIB:.1f} + observations {observations * 300 / MIB:.1f} "

@@ -169,6 +169,45 @@ class Mix:
                 pass
         client.close()
 
+    def issue33_rows(self):
+        """Issue 33's rows, in turn: a prefix observer that never reads while short-lived objects come
+        and go (and one throttled for an hour), a ttl renewed again and again, observations with
+        large contexts, and a batch whose condition fails on a value an earlier op wrote."""
+        stuck = Line(self.args.socket)
+        stuck.send({"op": "observe", "prefix": "tmp/", "keyPath": "k", "options": ["new"]})
+        throttled = Line(self.args.socket)
+        throttled.send({"op": "observe", "prefix": "tmp/", "keyPath": "k", "options": ["new"],
+                        "throttle": 3600000})
+        throttled.sock.settimeout(0.01)
+        client = Line(self.args.socket)
+        context = "c" * 100_000
+        n = 0
+        while self.running():
+            client.send({"op": "set", "object": f"tmp/{n}", "keyPath": "k", "value": n})
+            client.reply()
+            client.send({"op": "delete", "object": f"tmp/{n}"})
+            client.reply()
+            client.send({"op": "set", "object": "lease/renewed", "keyPath": "k", "value": n, "ttl": 31536000})
+            client.reply()
+            if n % 100 == 0:
+                client.send({"op": "observe", "object": f"ctx/{n % 5000 // 100}", "keyPath": "k", "context": context})
+                client.reply()
+                client.send({"op": "batch", "ops": [
+                    {"op": "set", "object": "cond", "keyPath": "n", "value": n},
+                    {"op": "set", "object": "cond", "keyPath": "n", "value": n + 1, "ifModSeq": 1}]})
+                reply = client.reply()
+                if reply.get("ok") or reply.get("error", {}).get("code") != "precondition_failed":
+                    self.fail(f"issue 33 batch: {reply}")
+            try:
+                while throttled.sock.recv(1 << 16):
+                    pass
+            except (socket.timeout, BlockingIOError):
+                pass
+            n += 1
+            self.count("issue 33 rounds")
+        for line in (stuck, throttled, client):
+            line.close()
+
     def deep_paths(self):
         """The deepest accepted key path, and one deeper (refused)."""
         client = Line(self.args.socket)
@@ -242,7 +281,7 @@ class Mix:
 
     def run(self):
         a = self.args
-        plan = [self.sample_rss, self.huge_values, self.deep_paths, self.junk]
+        plan = [self.sample_rss, self.huge_values, self.deep_paths, self.junk, self.issue33_rows]
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
