@@ -7,7 +7,8 @@ import Darwin
 /// The order and the prefix test of object names for `list` and prefix
 /// observations: by UTF-8 bytes, not by Swift's `String` comparison (which
 /// orders by Unicode scalars after normalization), so that every client, in
-/// any language, can reproduce it.
+/// any language, can reproduce it. ``NameIndex`` and ``PrefixTrie`` apply
+/// them to the names' NFC bytes (``CanonicalName``).
 enum NameOrder {
     /// Whether `lhs`'s bytes come before `rhs`'s.
     static func precedes(_ lhs: String, _ rhs: String) -> Bool {
@@ -30,17 +31,6 @@ enum NameOrder {
             if order != 0 { return Int(order) }
         }
         return lhs.count - rhs.count
-    }
-
-    /// Whether `name`'s bytes start with `prefix`'s.
-    static func hasPrefix(_ name: String, _ prefix: String) -> Bool {
-        var name = name
-        var prefix = prefix
-        return name.withUTF8 { n in
-            prefix.withUTF8 { p in
-                p.count <= n.count && (p.count == 0 || memcmp(n.baseAddress!, p.baseAddress!, p.count) == 0)
-            }
-        }
     }
 
     /// Whether `name`'s bytes start with `prefix`'s.
