@@ -312,7 +312,7 @@ extension Engine {
             // The missed changes, each as it was sent live, in the order it was.
             let includes: (String) -> Bool = switch scope {
             case .object(let object): { $0 == object }
-            case .prefix(let prefix): { NameOrder.hasPrefix($0, prefix) && self.mayRead($0, client) }
+            case .prefix(let prefix): { CanonicalName.hasPrefix($0, prefix) && self.mayRead($0, client) }
             }
             var replay = Replay(observations: made)
             replay.run(over: history.changes(after: since.seq), including: includes,

@@ -131,7 +131,7 @@ public enum FuzzHarness {
                     fatalError("event without seq or object: \(String(decoding: line, as: UTF8.self))")
                 }
                 if case .string(let prefix)? = members["prefix"], case .string(let object)? = members["object"] {
-                    require(object.utf8.starts(with: prefix.utf8), "event of \(object) for prefix \(prefix)")
+                    require(CanonicalName.hasPrefix(object, prefix), "event of \(object) for prefix \(prefix)")
                 }
                 lastSeq.check(seq, of: members)
             } else {

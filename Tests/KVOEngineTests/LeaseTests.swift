@@ -133,6 +133,34 @@ final class TestClock: @unchecked Sendable {
         #expect(fixture.engine.leaseCount == 1)
     }
 
+    /// Issue 33, row 6: `café` spelled NFC and NFD is one member, so a durable
+    /// set of it through either spelling ends the lease under it.
+    @Test(arguments: [("caf\u{e9}", "cafe\u{301}"), ("cafe\u{301}", "caf\u{e9}")])
+    func aDurableSetAboveAnEphemeralValueEndsItsLeaseWhateverTheSpelling(leased: String, durable: String) {
+        let other = fixture.makeClient()
+        fixture.ok(["op": "set", "object": "e4", "keyPath": .string("\(leased).x"), "value": "mine", "ephemeral": true],
+                   from: owner)
+        fixture.ok(["op": "set", "object": "e4", "keyPath": .string(durable), "value": ["x": "durable"]], from: other)
+        #expect(fixture.engine.leaseCount == 0)
+        #expect(fixture.ok(["op": "get", "object": "e4", "keyPath": .string("\(leased).x")], from: other).reply
+            .member("ephemeral") == nil)
+        fixture.engine.closeClient(owner)
+        fixture.engine.releaseDueValues()
+        #expect(fixture.value("e4", "\(durable).x") == "durable")
+    }
+
+    @Test(arguments: [("caf\u{e9}", "cafe\u{301}"), ("cafe\u{301}", "caf\u{e9}")])
+    func aDurableSetAboveAValueWithATtlEndsItsDeadlineWhateverTheSpelling(leased: String, durable: String) {
+        fixture.ok(["op": "set", "object": "e4", "keyPath": .string("\(leased).x"), "value": "mine", "ttl": 1],
+                   from: owner)
+        fixture.ok(["op": "set", "object": "e4", "keyPath": .string(durable), "value": ["x": "durable"]],
+                   from: observer)
+        #expect(fixture.engine.leaseCount == 0)
+        clock.now += 2
+        fixture.engine.releaseDueValues()
+        #expect(fixture.value("e4", "\(durable).x") == "durable")
+    }
+
     @Test func badLifetimesAreBadRequests() {
         for ttl: JSONValue in [0, -1, "5", 31_536_001, true] {
             fixture.fails(["op": "set", "object": "o", "keyPath": "k", "value": 1, "ttl": ttl], from: owner,

@@ -172,4 +172,56 @@ import Testing
         #expect(replayed.events.map(\.jsonString) == liveLines.map(\.jsonString))
         #expect(liveLines.count == 8)
     }
+
+    // Issue 33, row 7: a prefix and a name match by canonical equivalence, as
+    // object names do; what is echoed is the spelling as sent or stored.
+    static let nfc = "caf\u{e9}"
+    static let nfd = "cafe\u{301}"
+
+    @Test(arguments: [(nfc, nfd), (nfd, nfc)])
+    func aPrefixHearsOfNamesSpelledInTheOtherForm(prefix: String, name: String) {
+        fixture.ok(["op": "observe", "prefix": .string("\(prefix)/"), "keyPath": "k", "options": ["new"]], from: client)
+        set("\(name)/a", "k", 1)
+        set("\(name)", "k", 2)
+        let events = fixture.take(from: client).events
+        #expect(events.count == 1)
+        #expect(events.first?.member("object").flatMap(Self.bytes) == Array("\(name)/a".utf8))
+        #expect(events.first?.member("prefix").flatMap(Self.bytes) == Array("\(prefix)/".utf8))
+    }
+
+    @Test func listInitialAndReplayOfAPrefixFindNamesSpelledInTheOtherForm() {
+        set("\(Self.nfd)/b", "k", 1)
+        set("\(Self.nfc)/a", "k", 2)
+        set("cafez", "k", 3)
+        set("cafe", "k", 4)
+        let stored = [Array("\(Self.nfc)/a".utf8), Array("\(Self.nfd)/b".utf8)]
+        for prefix in ["\(Self.nfc)/", "\(Self.nfd)/", "\(Self.nfc)", "\(Self.nfd)"] {
+            let listed = fixture.ok(["op": "list", "prefix": .string(prefix)], from: client).reply
+            #expect(Self.names(listed.member("objects")) == stored, "prefix \(prefix.unicodeScalars.map(\.value))")
+            // Paged one by one, from a name in either spelling.
+            let first = fixture.ok(["op": "list", "prefix": .string(prefix), "limit": 1], from: client).reply
+            #expect(Self.names(first.member("objects")) == [stored[0]] && first.member("more") == true)
+            let rest = fixture.ok(["op": "list", "prefix": .string(prefix), "after": .string("\(Self.nfd)/a")],
+                                  from: client).reply
+            #expect(Self.names(rest.member("objects")) == [stored[1]] && rest.member("more") == false)
+        }
+        // `cafe` is not a prefix of `café`, in either spelling.
+        let ascii = fixture.ok(["op": "list", "prefix": "cafe"], from: client).reply
+        #expect(Self.names(ascii.member("objects")) == [Array("cafe".utf8), Array("cafez".utf8)])
+
+        let initial = fixture.ok(["op": "observe", "prefix": .string("\(Self.nfc)/"), "keyPath": "k",
+                                  "options": ["new", "initial"]], from: client)
+        #expect(initial.events.compactMap { $0.member("object").flatMap(Self.bytes) } == stored)
+        let replayed = fixture.ok(["op": "observe", "prefix": .string("\(Self.nfd)/"), "keyPath": "k",
+                                   "options": ["new"], "since": 0], from: writer)
+        #expect(replayed.events.compactMap { $0.member("object").flatMap(Self.bytes) } == stored.reversed())
+    }
+
+    private static func bytes(_ value: JSONValue) -> [UInt8]? {
+        if case .string(let text) = value { Array(text.utf8) } else { nil }
+    }
+
+    private static func names(_ value: JSONValue?) -> [[UInt8]] {
+        if case .array(let names)? = value { names.compactMap(bytes) } else { [] }
+    }
 }

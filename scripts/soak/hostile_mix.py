@@ -4,7 +4,7 @@
 Every client is a plain socket and json.dumps (Python's spacing and member order, ids first or
 last), as a script on the host would write them. Together they do what issue 17 lists:
 many observers, huge values, deep paths, slow and stuck readers, reconnect storms and junk
-lines, while writers record every change kvod acknowledged. The script samples kvod's RSS
+lines (and issue 33's names spelled in NFC and NFD), while writers record every change kvod acknowledged. The script samples kvod's RSS
 (VmRSS, and VmHWM at the end) and writes a JSON summary: the acknowledged values to check
 after a restart, the peak RSS, and counts of what each client did.
 
@@ -245,6 +245,35 @@ class Mix:
                 time.sleep(0.1)
             n += 1
 
+    def spellings(self):
+        """Issue 33, rows 6 and 7: `café` in NFC and in NFD is one name. An owner sets an ephemeral
+        value under one spelling, another client a durable one over it in the other, and the owner
+        goes: the durable value stays. A prefix spelled in NFC hears of objects named in NFD."""
+        nfc, nfd = "caf\u00e9", "cafe\u0301"
+        watcher = Line(self.args.socket)
+        watcher.send({"op": "observe", "prefix": f"{nfc}/", "keyPath": nfc, "options": ["new"]})
+        watcher.reply()
+        other = Line(self.args.socket)
+        n = 0
+        while self.running():
+            name = f"{nfd}/{n % 50}"
+            owner = Line(self.args.socket)
+            owner.send({"op": "set", "object": name, "keyPath": f"{nfc}.x", "value": n, "ephemeral": True})
+            owner.reply()
+            other.send({"op": "set", "object": name, "keyPath": nfd, "value": {"x": "durable"}})
+            other.reply()
+            owner.close()
+            # Both sets, in order; a deletion by the owner's leaving would come between.
+            for expected in ({"x": n}, {"x": "durable"}):
+                event = watcher.read()
+                if event.get("new") != expected or "cause" in event:
+                    self.fail(f"spellings {n}: expected new {expected}, got {event}")
+                    return
+            self.count("spellings")
+            n += 1
+        watcher.close()
+        other.close()
+
     def junk(self):
         """Lines that are not requests: kvod answers each with an error and goes on."""
         rng = random.Random(7)
@@ -281,7 +310,7 @@ class Mix:
 
     def run(self):
         a = self.args
-        plan = [self.sample_rss, self.huge_values, self.deep_paths, self.junk, self.issue33_rows]
+        plan = [self.sample_rss, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings]
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]

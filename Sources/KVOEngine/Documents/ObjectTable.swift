@@ -58,7 +58,7 @@ final class ObjectTable {
     /// (a client's pipelined sets), and comparing a name costs less than
     /// hashing it. Cleared whenever an entry leaves the table.
     private var lastFound: (name: String, entry: Entry)?
-    /// The names that have a document, in byte order (`list`, prefix `initial`).
+    /// The names that have a document, in NFC byte order (`list`, prefix `initial`).
     private(set) var names = NameIndex()
     /// How many entries have a document.
     var documentCount: Int { names.count }
@@ -113,8 +113,8 @@ final class ObjectTable {
     /// count and dropping an entry left with neither document nor observations.
     func setMembers(_ members: JSONObject?, of entry: Entry, named name: String) {
         if (members != nil) != (entry.members != nil) {
-            // The spelling the table keeps: a canonically equal name in the
-            // request finds the same entry, but the index orders bytes.
+            // The spelling the table keeps, which `list` echoes: a canonically
+            // equal name in the request finds the same entry.
             let kept = entries.index(forKey: name).map { entries.keys[$0] } ?? name
             if members != nil { names.insert(kept) } else { names.remove(kept) }
         }

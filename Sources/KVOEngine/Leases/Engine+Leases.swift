@@ -31,7 +31,7 @@ extension Engine {
         let path = change.path.joined(separator: ".")
         var ended: [String] = []
         if path.isEmpty || Self.isObject(change.old) {
-            for keyPath in leases.keys where Self.keyPath(keyPath, isAtOrUnder: path) { ended.append(keyPath) }
+            for keyPath in leases.keys where CanonicalName.keyPath(keyPath, isAtOrUnder: path) { ended.append(keyPath) }
         } else if leases[path] != nil {
             // Leases under a key path are on members of the object it held: a scalar or an array
             // there has none, so the object's other leases need no look (an object with 100,000
@@ -53,12 +53,6 @@ extension Engine {
 
     private static func isObject(_ value: JSONValue?) -> Bool {
         if case .object? = value { true } else { false }
-    }
-
-    private static func keyPath(_ keyPath: String, isAtOrUnder path: String) -> Bool {
-        path.isEmpty || keyPath == path
-            || (keyPath.utf8.count > path.utf8.count && keyPath.utf8.starts(with: path.utf8)
-                && keyPath.utf8[keyPath.utf8.index(keyPath.utf8.startIndex, offsetBy: path.utf8.count)] == UInt8(ascii: "."))
     }
 
     /// The lease on exactly `keyPath` of `object`, if any.

@@ -1,6 +1,8 @@
-/// The names of the objects that have a document, in ascending order of their
-/// UTF-8 bytes: what `list` pages through and a prefix observation's
-/// `initial` walks, without scanning the other objects.
+/// The names of the objects that have a document, in ascending order of the
+/// UTF-8 bytes of their NFC form (a name in NFC, as every ASCII name is, by
+/// its own bytes): what `list` pages through and a prefix observation's
+/// `initial` walks, without scanning the other objects. In that order the
+/// names under a prefix, in either spelling, are one run.
 ///
 /// A sorted array split into chunks of at most ``chunkCapacity`` names: a
 /// name is found by two binary searches, and an insertion moves at most one
@@ -9,20 +11,46 @@
 /// "unstable, not for production" trait, so this stays the size it needs.
 struct NameIndex {
     static let chunkCapacity = 512
-    private var chunks: [[String]] = []
+
+    /// A name as the store keeps it, and its NFC bytes when they differ.
+    private struct Name {
+        let name: String
+        let denormal: [UInt8]?
+
+        init(_ name: String) {
+            self.name = name
+            denormal = CanonicalName.nfcIfDenormal(name)
+        }
+
+        @inline(__always)
+        func withKey<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            if let denormal { return denormal.withUnsafeBufferPointer(body) }
+            var name = name
+            return name.withUTF8(body)
+        }
+
+        func compare(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+            withKey { NameOrder.compare($0, key) }
+        }
+    }
+
+    private var chunks: [[Name]] = []
     private(set) var count = 0
 
-    /// Adds `name`; does nothing when it is there.
+    /// Adds `name`; does nothing when it is there (in any spelling).
     mutating func insert(_ name: String) {
         guard !chunks.isEmpty else {
-            chunks = [[name]]
+            chunks = [[Name(name)]]
             count = 1
             return
         }
-        let chunk = min(chunkIndex(atOrAfter: name), chunks.count - 1)
-        let position = Self.position(of: name, in: chunks[chunk])
-        if position < chunks[chunk].count, NameOrder.compare(chunks[chunk][position], name) == 0 { return }
-        chunks[chunk].insert(name, at: position)
+        let (chunk, position, found) = CanonicalName.withNFC(name) { key in
+            let chunk = min(chunkIndex(atOrAfter: key), chunks.count - 1)
+            let position = Self.position(of: key, in: chunks[chunk])
+            return (chunk, position, position < chunks[chunk].count && chunks[chunk][position].compare(key) == 0)
+        }
+        if found { return }
+        chunks[chunk].insert(Name(name), at: position)
         count += 1
         if chunks[chunk].count > Self.chunkCapacity {
             let upper = Array(chunks[chunk][(Self.chunkCapacity / 2)...])
@@ -31,20 +59,23 @@ struct NameIndex {
         }
     }
 
-    /// Removes `name` (the same bytes); does nothing when it is not there.
+    /// Removes `name` (in any spelling); does nothing when it is not there.
     mutating func remove(_ name: String) {
-        let chunk = chunkIndex(atOrAfter: name)
-        guard chunk < chunks.count else { return }
-        let position = Self.position(of: name, in: chunks[chunk])
-        guard position < chunks[chunk].count, NameOrder.compare(chunks[chunk][position], name) == 0 else { return }
+        let (chunk, position, found) = CanonicalName.withNFC(name) { key in
+            let chunk = chunkIndex(atOrAfter: key)
+            guard chunk < chunks.count else { return (chunk, 0, false) }
+            let position = Self.position(of: key, in: chunks[chunk])
+            return (chunk, position, position < chunks[chunk].count && chunks[chunk][position].compare(key) == 0)
+        }
+        guard found else { return }
         chunks[chunk].remove(at: position)
         count -= 1
         if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
     }
 
-    /// Replaces everything by `names` (any order).
+    /// Replaces everything by `names` (any order, no two spellings of one name).
     mutating func replaceAll(with names: some Sequence<String>) {
-        let sorted = names.sorted(by: NameOrder.precedes)
+        let sorted = names.map(Name.init).sorted { lhs, rhs in rhs.withKey { lhs.compare($0) < 0 } }
         count = sorted.count
         chunks = stride(from: 0, to: sorted.count, by: Self.chunkCapacity / 2).map {
             Array(sorted[$0..<min($0 + Self.chunkCapacity / 2, sorted.count)])
@@ -52,12 +83,24 @@ struct NameIndex {
     }
 
     /// Calls `body` with each name that starts with `prefix` and comes after
-    /// `after` (all of them when nil), in order, until it returns false.
+    /// `after` (all of them when nil), in order, until it returns false. The
+    /// three are compared in NFC.
     func forEach(prefix: String, after: String?, _ body: (String) -> Bool) {
-        // Start at the first name past both `after` and the start of the prefix's range.
-        let start: String
-        if let after, NameOrder.precedes(prefix, after) { start = after } else { start = prefix }
-        let skipStart = after.map { NameOrder.compare($0, start) == 0 } ?? false
+        CanonicalName.withNFC(prefix) { prefix in
+            guard let after else { return forEach(prefix: prefix, from: prefix, skippingIt: false, body) }
+            CanonicalName.withNFC(after) { after in
+                // Start at the first name past both `after` and the start of the prefix's range.
+                if NameOrder.compare(prefix, after) < 0 {
+                    forEach(prefix: prefix, from: after, skippingIt: true, body)
+                } else {
+                    forEach(prefix: prefix, from: prefix, skippingIt: NameOrder.compare(prefix, after) == 0, body)
+                }
+            }
+        }
+    }
+
+    private func forEach(prefix: UnsafeBufferPointer<UInt8>, from start: UnsafeBufferPointer<UInt8>,
+                         skippingIt skipStart: Bool, _ body: (String) -> Bool) {
         var chunk = chunkIndex(atOrAfter: start)
         guard chunk < chunks.count else { return }
         var position = Self.position(of: start, in: chunks[chunk])
@@ -66,22 +109,22 @@ struct NameIndex {
             while position < names.count {
                 let name = names[position]
                 position += 1
-                if skipStart, NameOrder.compare(name, start) == 0 { continue }
-                guard NameOrder.hasPrefix(name, prefix) else { return }
-                guard body(name) else { return }
+                if skipStart, name.compare(start) == 0 { continue }
+                guard name.withKey({ NameOrder.hasPrefix($0, prefix) }) else { return }
+                guard body(name.name) else { return }
             }
             chunk += 1
             position = 0
         }
     }
 
-    /// The first chunk whose last name is not before `name` (`chunks.count` when none).
-    private func chunkIndex(atOrAfter name: String) -> Int {
+    /// The first chunk whose last name is not before `key` (`chunks.count` when none).
+    private func chunkIndex(atOrAfter key: UnsafeBufferPointer<UInt8>) -> Int {
         var low = 0
         var high = chunks.count
         while low < high {
             let middle = (low + high) / 2
-            if NameOrder.precedes(chunks[middle][chunks[middle].count - 1], name) {
+            if chunks[middle][chunks[middle].count - 1].compare(key) < 0 {
                 low = middle + 1
             } else {
                 high = middle
@@ -90,13 +133,13 @@ struct NameIndex {
         return low
     }
 
-    /// The first position in `names` whose name is not before `name`.
-    private static func position(of name: String, in names: [String]) -> Int {
+    /// The first position in `names` whose name is not before `key`.
+    private static func position(of key: UnsafeBufferPointer<UInt8>, in names: [Name]) -> Int {
         var low = 0
         var high = names.count
         while low < high {
             let middle = (low + high) / 2
-            if NameOrder.precedes(names[middle], name) { low = middle + 1 } else { high = middle }
+            if names[middle].compare(key) < 0 { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -7,7 +7,8 @@ import Darwin
 /// The order and the prefix test of object names for `list` and prefix
 /// observations: by UTF-8 bytes, not by Swift's `String` comparison (which
 /// orders by Unicode scalars after normalization), so that every client, in
-/// any language, can reproduce it.
+/// any language, can reproduce it. ``NameIndex`` and ``PrefixTrie`` apply
+/// them to the names' NFC bytes (``CanonicalName``).
 enum NameOrder {
     /// Whether `lhs`'s bytes come before `rhs`'s.
     static func precedes(_ lhs: String, _ rhs: String) -> Bool {
@@ -18,26 +19,24 @@ enum NameOrder {
     static func compare(_ lhs: String, _ rhs: String) -> Int {
         var lhs = lhs
         var rhs = rhs
-        return lhs.withUTF8 { l in
-            rhs.withUTF8 { r in
-                let common = min(l.count, r.count)
-                if common > 0 {
-                    let order = memcmp(l.baseAddress!, r.baseAddress!, common)
-                    if order != 0 { return Int(order) }
-                }
-                return l.count - r.count
-            }
+        return lhs.withUTF8 { l in rhs.withUTF8 { r in compare(l, r) } }
+    }
+
+    /// memcmp of the two byte strings, then their lengths: <0, 0 or >0.
+    @inline(__always)
+    static func compare(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(lhs.count, rhs.count)
+        if common > 0 {
+            let order = memcmp(lhs.baseAddress!, rhs.baseAddress!, common)
+            if order != 0 { return Int(order) }
         }
+        return lhs.count - rhs.count
     }
 
     /// Whether `name`'s bytes start with `prefix`'s.
-    static func hasPrefix(_ name: String, _ prefix: String) -> Bool {
-        var name = name
-        var prefix = prefix
-        return name.withUTF8 { n in
-            prefix.withUTF8 { p in
-                p.count <= n.count && (p.count == 0 || memcmp(n.baseAddress!, p.baseAddress!, p.count) == 0)
-            }
-        }
+    @inline(__always)
+    static func hasPrefix(_ name: UnsafeBufferPointer<UInt8>, _ prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        prefix.count <= name.count
+            && (prefix.count == 0 || memcmp(name.baseAddress!, prefix.baseAddress!, prefix.count) == 0)
     }
 }

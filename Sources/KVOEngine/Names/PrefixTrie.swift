@@ -7,11 +7,12 @@ import Darwin
 /// Values kept under prefixes of object names, found by every prefix of one
 /// name: the roots of the prefix observations.
 ///
-/// A radix tree over the names' UTF-8 bytes. Finding the prefixes of a name
-/// walks one path of it, so a change costs the branch points on its name's
-/// path and the prefixes that match it, never the prefixes that do not: with
-/// 100,000 prefixes under `other/`, a change to `person/1` looks at one child
-/// of the root and stops.
+/// A radix tree over the UTF-8 bytes of the names in NFC, so that a prefix
+/// and a name match however each spells an accented letter. Finding the
+/// prefixes of a name walks one path of it, so a change costs the branch
+/// points on its name's path and the prefixes that match it, never the
+/// prefixes that do not: with 100,000 prefixes under `other/`, a change to
+/// `person/1` looks at one child of the root and stops.
 final class PrefixTrie<Value: AnyObject> {
     private final class Node {
         /// The bytes on the edge from the parent (the root's is empty).
@@ -45,10 +46,9 @@ final class PrefixTrie<Value: AnyObject> {
 
     var isEmpty: Bool { count == 0 }
 
-    /// The value kept under exactly `prefix`.
+    /// The value kept under exactly `prefix` (in any spelling).
     func value(for prefix: String) -> Value? {
-        var prefix = prefix
-        return prefix.withUTF8 { bytes in
+        return CanonicalName.withNFC(prefix) { bytes in
             guard let (node, matched) = deepest(bytes), matched == bytes.count else { return nil }
             return node.value
         }
@@ -56,8 +56,7 @@ final class PrefixTrie<Value: AnyObject> {
 
     /// Keeps `value` under `prefix`, replacing what was there.
     func set(_ value: Value, for prefix: String) {
-        var prefix = prefix
-        prefix.withUTF8 { bytes in
+        CanonicalName.withNFC(prefix) { bytes in
             var node = root
             var position = 0
             while position < bytes.count {
@@ -86,8 +85,7 @@ final class PrefixTrie<Value: AnyObject> {
 
     /// Forgets what is kept under exactly `prefix`.
     func removeValue(for prefix: String) {
-        var prefix = prefix
-        prefix.withUTF8 { bytes in
+        CanonicalName.withNFC(prefix) { bytes in
             var path: [(parent: Node, index: Int)] = []
             var node = root
             var position = 0
@@ -125,8 +123,7 @@ final class PrefixTrie<Value: AnyObject> {
     @inline(__always)
     func forEachMatch(of name: String, _ body: (Value) -> Void) {
         guard count > 0 else { return }
-        var name = name
-        name.withUTF8 { bytes in
+        CanonicalName.withNFC(name) { bytes in
             if let value = root.value { body(value) }
             walk(bytes) { node, _ in
                 if let value = node.value { body(value) }
@@ -141,7 +138,7 @@ final class PrefixTrie<Value: AnyObject> {
         return found
     }
 
-    /// Every kept value, by prefix (a full walk; for inspection).
+    /// Every kept value, by prefix in NFC (a full walk; for inspection).
     var all: [(prefix: String, value: Value)] {
         var result: [(String, Value)] = []
         func walk(_ node: Node, _ bytes: [UInt8]) {

@@ -3,7 +3,7 @@
 /// made later.
 public enum ObservationScope: Sendable, Hashable, Comparable, CustomStringConvertible {
     case object(String)
-    /// Matched on the names' UTF-8 bytes, as `list` orders them.
+    /// Matched on the UTF-8 bytes of the names in NFC, as `list` orders them.
     case prefix(String)
 
     /// The object's name or the prefix.

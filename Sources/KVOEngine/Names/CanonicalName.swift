@@ -1,0 +1,60 @@
+/// Object names, prefixes and key paths compared by canonical equivalence, as
+/// Swift's `String` compares and hashes them (and so ``ObjectTable``): through
+/// the UTF-8 bytes of their NFC form. `é` as one scalar and as `e` + U+0301
+/// are one name, and a prefix matches whichever way either is spelled.
+///
+/// An ASCII name is its own NFC form: it is read where it lies, with no
+/// allocation. Other names are normalized into a new array.
+@_spi(Fuzzing) public enum CanonicalName {
+    /// Calls `body` with the UTF-8 bytes of `name` in NFC.
+    @inline(__always)
+    static func withNFC<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        var name = name
+        if name.withUTF8(isASCII) { return try name.withUTF8(body) }
+        return try name._nfcCodeUnits.withUnsafeBufferPointer(body)
+    }
+
+    /// `name`'s NFC bytes when they differ from its own (it is not in NFC); nil when it is.
+    static func nfcIfDenormal(_ name: String) -> [UInt8]? {
+        var name = name
+        if name.withUTF8(isASCII) { return nil }
+        let nfc = name._nfcCodeUnits
+        return name.utf8.elementsEqual(nfc) ? nil : nfc
+    }
+
+    /// Whether `name` starts with `prefix`, both in NFC.
+    @_spi(Fuzzing) public static func hasPrefix(_ name: String, _ prefix: String) -> Bool {
+        withNFC(name) { name in withNFC(prefix) { prefix in NameOrder.hasPrefix(name, prefix) } }
+    }
+
+    /// Whether the key path `keyPath` is `path` or under it (components
+    /// joined by `.`; the empty path is the whole document). A dot is never
+    /// part of a composition, so the NFC of a key path is its keys' NFC joined.
+    static func keyPath(_ keyPath: String, isAtOrUnder path: String) -> Bool {
+        if path.isEmpty { return true }
+        return withNFC(keyPath) { keyPath in
+            withNFC(path) { path in
+                NameOrder.hasPrefix(keyPath, path)
+                    && (keyPath.count == path.count || keyPath[path.count] == UInt8(ascii: "."))
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Eight bytes at a time, then the rest.
+        var index = 0
+        if bytes.count >= 8, let base = UnsafeRawPointer(bytes.baseAddress) {
+            while index + 8 <= bytes.count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
+    }
+}
