@@ -665,7 +665,7 @@ import Testing
         fixture.ok(["op": "observe", "object": "q", "keyPath": "a"], from: two)
 
         let reply = fixture.ok(["op": "info", "id": "i"], from: two).reply
-        #expect(reply.memberNames == ["coalescingConnections", "connections", "epoch", "eventsCoalesced", "eventsSent",
+        #expect(reply.memberNames == ["clientMemory", "coalescingConnections", "connections", "epoch", "eventsCoalesced", "eventsSent",
                                       "historyChanges", "id", "loopLagLastMs", "loopLagMaxMs", "loopLagPeakMs", "loopTurns",
                                       "memory",
                                       "objects", "observations", "ok", "oldestSeq", "refused", "seq", "uptime",
