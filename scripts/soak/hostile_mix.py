@@ -69,6 +69,7 @@ class Mix:
         self.counts = {}
         self.errors = []
         self.peak_rss = 0
+        self.accounts = []  # [RSS, accounted, RSS less accounted at the start], once a second
 
     def running(self):
         return time.monotonic() < self.deadline
@@ -296,6 +297,62 @@ class Mix:
             self.count("junk lines")
         client.close()
 
+    def replay_checker(self):
+        """A live observer of one writer's objects, and every 10 s a `since` replay of the last
+        changes it heard, which must be the same lines (a window where the live one was sent a
+        coalesced event is skipped: a replay is never coalesced)."""
+        live = Line(self.args.socket)
+        live.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"], "id": "live"})
+        events = []  # raw lines, in order
+        reply = None
+        while reply is None:
+            message = live.read()
+            if message.get("id") == "live":
+                reply = message
+        live.sock.settimeout(0.5)
+        last_check = time.monotonic()
+        while self.running():
+            try:
+                message = live.read()
+                events.append(message)
+            except socket.timeout:
+                pass
+            if time.monotonic() - last_check < 10 or len(events) < 20:
+                continue
+            last_check = time.monotonic()
+            since = events[-20]["seq"]
+            checker = Line(self.args.socket)
+            checker.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"],
+                          "since": since, "id": "replay"})
+            replayed = []
+            while True:
+                message = checker.read()
+                if message.get("id") == "replay":
+                    break
+                replayed.append(message)
+            checker.close()
+            if not message.get("ok"):
+                if message.get("error", {}).get("code") != "compacted":
+                    self.fail(f"replay since {since}: {message}")
+                continue
+            until = message["seq"]
+            while events[-1]["seq"] < until and self.running():
+                try:
+                    events.append(live.read())
+                except socket.timeout:
+                    pass
+            window = [e for e in events if since < e["seq"] <= until]
+            if any("coalesced" in e for e in window):
+                self.count("replay windows skipped (coalesced)")
+                continue
+            if window != replayed[:len(window)] or len(replayed) != len(window):
+                self.fail(f"replay since {since} differs from live: {len(replayed)} vs {len(window)} events; "
+                          f"first live {str(window[:1])[:160]}, first replayed {str(replayed[:1])[:160]}")
+            else:
+                self.count("replay windows equal to live")
+            events = events[-100:]
+        live.close()
+
     def sample_rss(self):
         while self.running():
             try:
@@ -308,9 +365,27 @@ class Mix:
                 return
             time.sleep(0.1)
 
+    def sample_accounts(self):
+        """Once a second, kvod's RSS beside its accounts (info's memory.total and clientMemory.total):
+        the factor between them is what docs/RELIABILITY.md states."""
+        client = Line(self.args.socket)
+        base = None
+        while self.running():
+            client.send({"op": "info"})
+            info = client.reply()
+            with open(f"/proc/{self.args.pid}/status") as status:
+                rss = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmRSS:"))
+            accounted = info.get("memory", {}).get("total", 0) + info.get("clientMemory", {}).get("total", 0)
+            if base is None:
+                base = rss - accounted
+            with self.lock:
+                self.accounts.append([rss, accounted, base])
+            time.sleep(1)
+        client.close()
+
     def run(self):
         a = self.args
-        plan = [self.sample_rss, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings]
+        plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings]
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
@@ -324,7 +399,7 @@ class Mix:
         with open(f"/proc/{a.pid}/status") as status:
             hwm = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
         return {"acknowledged": [[k.split("\t")[0], k.split("\t")[1], v] for k, v in self.acknowledged.items()],
-                "peakRSS": self.peak_rss, "hwm": hwm, "counts": self.counts, "errors": self.errors[:50],
+                "peakRSS": self.peak_rss, "hwm": hwm, "accounts": self.accounts, "counts": self.counts, "errors": self.errors[:50],
                 "errorCount": len(self.errors)}
 
     def guard(self, step):
@@ -353,6 +428,12 @@ def main():
     with open(args.summary, "w") as out:
         json.dump(summary, out)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(summary["counts"].items()))
+    samples = summary["accounts"]
+    if samples:
+        # How far RSS above the start's base exceeds what the accounts say, at worst and typically.
+        ratios = sorted((rss - base) / max(accounted, 1) for rss, accounted, base in samples)
+        print(f"soak: RSS over the base ÷ accounts: median {ratios[len(ratios) // 2]:.2f}, max {ratios[-1]:.2f} "
+              f"({len(samples)} samples; base {samples[0][2] / MIB:.1f} MiB)")
     print(f"soak: {counts}; peak RSS {summary['peakRSS'] / MIB:.1f} MiB (VmHWM {summary['hwm'] / MIB:.1f} MiB); "
           f"{summary['errorCount']} client errors")
 
