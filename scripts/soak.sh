@@ -108,7 +108,7 @@ try:
 except OSError:
     pass
 PY
-    for _ in $(seq 600); do [ "$(wc -l < "$inflight" 2>/dev/null || echo 0)" -ge 2000 ] && break; sleep 0.05; done
+    for _ in $(seq 600); do [ -f "$inflight" ] && [ "$(wc -l < "$inflight")" -ge 2000 ] && break; sleep 0.05; done
   fi
   kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
   [ -z "$inflight" ] || wait "$writer" 2>/dev/null || true
