@@ -22,6 +22,12 @@
         return name.utf8.elementsEqual(nfc) ? nil : nfc
     }
 
+    /// Whether `lhs` comes before `rhs` by the bytes of their NFC forms:
+    /// the one order of names and keys that every kvod shares.
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        withNFC(lhs) { lhs in withNFC(rhs) { rhs in NameOrder.compare(lhs, rhs) < 0 } }
+    }
+
     /// Whether `name` starts with `prefix`, both in NFC.
     @_spi(Fuzzing) public static func hasPrefix(_ name: String, _ prefix: String) -> Bool {
         withNFC(name) { name in withNFC(prefix) { prefix in NameOrder.hasPrefix(name, prefix) } }

@@ -115,11 +115,13 @@ final class PathNode: TableKeyed {
         if let existing = child(key) { return existing }
         let node = PathNode(key: key, parent: self)
         extrasCreating.children.insert(node)
+        extras?.orderedChildren = nil
         return node
     }
 
     func removeChild(_ child: PathNode) {
         extras?.children.remove(child.key)
+        extras?.orderedChildren = nil
     }
 
     /// Links `info` in as the first observation.
@@ -195,9 +197,20 @@ final class PathNode: TableKeyed {
         return found
     }
 
-    /// Calls `body` for every node below this one (not this one), depth first.
+    /// Calls `body` for every node below this one (not this one), depth
+    /// first, siblings in the order of their keys (``CanonicalName/precedes(_:_:)``):
+    /// the table's own order follows hashes seeded per process, and one
+    /// change's events must come in one order on every kvod and in a replay.
     func forEachDescendant(depth: Int = 1, _ body: (PathNode, Int) -> Void) {
-        extras?.children.forEach { child in
+        guard let extras, !extras.children.isEmpty else { return }
+        if extras.orderedChildren == nil {
+            var ordered: [PathNode] = []
+            ordered.reserveCapacity(Int(extras.children.count))
+            extras.children.forEach { ordered.append($0) }
+            ordered.sort { CanonicalName.precedes($0.key, $1.key) }
+            extras.orderedChildren = ordered
+        }
+        for child in extras.orderedChildren! {
             body(child, depth)
             child.forEachDescendant(depth: depth + 1, body)
         }
@@ -234,6 +247,9 @@ final class PathNode: TableKeyed {
 /// A ``PathNode``'s rarer state (see ``PathNode/extras``).
 private final class PathNodeExtras {
     var children = ReferenceTable<PathNode>()
+    /// The children in key order, made when the subtree is first walked
+    /// after they changed (``PathNode/forEachDescendant(depth:_:)``).
+    var orderedChildren: [PathNode]?
     var priorObservers: Int32 = 0
     var eventHead: [UInt8]?
     var computed: ComputedNode?
