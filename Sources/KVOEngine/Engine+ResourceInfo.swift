@@ -11,6 +11,7 @@ extension Engine {
             "observations": Self.number(observationsBytes),
             "history": Self.number(history.bytes),
             "leases": Self.number(leaseTable.bytes),
+            "throttles": Self.number(shared.throttleSchedule.bytes),
             "limit": Self.number(configuration.maxMemory),
         ] : [
             "limit": Self.number(configuration.maxMemory),

@@ -77,6 +77,7 @@ import Testing
             fixture.ok(["op": "delete", "object": object], from: writer)
         }
         #expect(client.throttles.isEmpty, "\(client.throttles.values.first?.count ?? 0) objects' intervals kept")
+        #expect(fixture.shared.throttleSchedule.bytes <= 65 * 32, "what the account holds for them")
         #expect(fixture.shared.throttleSchedule.openIntervals == 0)
         #expect(fixture.shared.throttleSchedule.entryCount <= 64 + 1, "\(fixture.shared.throttleSchedule.entryCount)")
         // Each object's creation went at once and its deletion too, standing for the set between.
@@ -89,6 +90,9 @@ import Testing
         fixture.ok(["op": "set", "object": "tmp/live", "keyPath": "k", "value": 2], from: writer)
         #expect(fixture.take(from: client).events.count == 1)
         #expect(client.throttles.values.first?.count == 1)
+        // An open interval is in the memory account.
+        let info = fixture.ok(["op": "info"], from: client).reply
+        #expect((info.member("memory")?.member("throttles")?.intValue ?? 0) >= 128)
     }
 
     @Test func anUnthrottledObserverOfTheSamePathHearsEveryChange() {

@@ -10,11 +10,12 @@ extension Engine {
 
     /// kvod's memory account, in bytes: the documents' size estimate
     /// (``Store/sizeEstimate``), every observation at ``observationBytes``
-    /// plus its context's bytes, the history's bytes and the lease table's.
+    /// plus its context's bytes, the history's bytes, the lease table's and
+    /// the throttled observations' open intervals.
     /// What `--max-memory` bounds. Counted, not measured: it is the same for
     /// the same requests, which RSS is not.
     public var memoryEstimate: Int {
-        store.sizeEstimate + observationsBytes + history.bytes + leaseTable.bytes
+        store.sizeEstimate + observationsBytes + history.bytes + leaseTable.bytes + shared.throttleSchedule.bytes
     }
 
     /// The observations' part of the memory account: each at

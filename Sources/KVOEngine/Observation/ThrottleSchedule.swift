@@ -35,6 +35,11 @@ final class ThrottleSchedule {
     var clock: @Sendable () -> UInt64 = monotonicMilliseconds
 
     var nextDeadline: UInt64? { entries.min?.time }
+
+    /// What the intervals keep, for the memory account: each open one's
+    /// window in its client's table (its object's name is shared with the
+    /// store's) and each entry of the heap, dead ones included.
+    var bytes: Int { openIntervals * 128 + entries.count * MemoryLayout<Entry>.stride }
     /// Entries in the heap, dead ones included (what tests bound).
     var entryCount: Int { entries.count }
 
