@@ -10,7 +10,16 @@
 /// disconnected for `policy: disconnect`. Whenever the sum is over, the
 /// connection holding the most holds more than that share, so it goes first.
 /// Replies are never held: a writer is never slowed by another's slow reader.
+///
+/// Each connection keeps what it last reported (``Report``), so a report is
+/// a few additions: it is made at every flush of every connection.
 public struct ClientMemoryBudget: Sendable {
+    /// What one connection last reported; it starts at nothing.
+    public struct Report: Sendable {
+        fileprivate var bytes = 0
+        public init() {}
+    }
+
     /// The budget in bytes; 0: none.
     public let limit: Int
     /// What waits for all clients, as last reported.
@@ -19,20 +28,29 @@ public struct ClientMemoryBudget: Sendable {
     public private(set) var peak = 0
     /// Connections sent to their policy by the budget since start.
     public private(set) var congestions = 0
-    /// What each connection holding any reported, by connection id.
-    private var held: [Int: Int] = [:]
+    /// How many connections hold anything.
+    public private(set) var holders = 0
 
     public init(limit: Int) {
         self.limit = limit
     }
 
-    /// Records that `bytes` wait for connection `id` (0 when it closed).
-    /// Returns whether it must go to its observations' policy now.
-    public mutating func report(_ id: Int, bytes: Int) -> Bool {
-        let before = bytes == 0 ? held.removeValue(forKey: id) ?? 0 : held.updateValue(bytes, forKey: id) ?? 0
-        total += bytes - before
+    /// Records that `bytes` wait for a connection whose last report is
+    /// `last` (0 when it closed). Returns whether it must go to its
+    /// observations' policy now.
+    @inline(__always)
+    public mutating func report(_ bytes: Int, replacing last: inout Report) -> Bool {
+        if bytes == 0, last.bytes == 0 { return false }
+        return change(to: bytes, from: &last)
+    }
+
+    private mutating func change(to bytes: Int, from last: inout Report) -> Bool {
+        if last.bytes == 0 { holders += 1 }
+        if bytes == 0 { holders -= 1 }
+        total += bytes - last.bytes
+        last.bytes = bytes
         peak = max(peak, total)
-        guard limit > 0, total > limit, bytes > 0, bytes >= limit / held.count else { return false }
+        guard limit > 0, total > limit, bytes > 0, bytes >= limit / holders else { return false }
         congestions += 1
         return true
     }

@@ -38,6 +38,8 @@ final class ClientConnection: ClientOutputDelegate {
     private var held: [(batch: UInt64, bytes: [UInt8])] = []
     /// How many bytes `held` holds: output waiting like the socket's queue.
     private var heldBytes = 0
+    /// What this connection last told the daemon's ``ClientMemoryBudget``.
+    var clientMemoryReport = ClientMemoryBudget.Report()
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
     /// `pid=… uid=… gid=…`, for log lines.
@@ -245,7 +247,7 @@ final class ClientConnection: ClientOutputDelegate {
         let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: daemon.loopNow)
         controller.outputAllowance = allowance
         let waiting = pendingOutputBytes + controller.heldEventBytes
-        if congested || daemon.clientMemory.report(controller.id, bytes: waiting) { controller.markCongested() }
+        if congested || daemon.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {

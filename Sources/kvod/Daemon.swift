@@ -362,7 +362,7 @@ final class Daemon {
     /// Called from a connection's close callback: its socket is gone.
     func connectionClosed(_ connection: ClientConnection) {
         connections[connection.controller.id] = nil
-        _ = clientMemory.report(connection.controller.id, bytes: 0)
+        _ = clientMemory.report(0, replacing: &connection.clientMemoryReport)
         if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
         if state == .draining && connections.isEmpty { finishShutdown() }
     }
