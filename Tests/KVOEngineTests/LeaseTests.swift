@@ -113,7 +113,8 @@ final class TestClock: @unchecked Sendable {
         #expect(fixture.engine.releaseDueValues(budget: 500) == true)
         #expect(fixture.engine.releaseDueValues(budget: 500) == true)
         #expect(fixture.engine.releaseDueValues(budget: 500) == false)
-        #expect(fixture.value("o") == [:])
+        // The last release left nothing else in the object: it went whole.
+        #expect(fixture.value("o") == nil)
         #expect(fixture.seq == 2_400)
     }
 
@@ -218,5 +219,27 @@ final class TestClock: @unchecked Sendable {
         let events = fixture.take(from: observer).events
         #expect(events.count == 1 && events.first?.member("cause") == "ttl")
         #expect(fixture.engine.leaseTable.bytes == 0 || fixture.engine.leaseTable.heldDeadlines <= 130)
+    }
+
+    /// Issue 34 item 5: a registry's entry whose only value was ephemeral or
+    /// had a ttl went from its value but stayed in `list` as `{}`.
+    @Test func anObjectThatOnlyHeldALeasedValueGoesWithItAndOneWithMoreStays() {
+        let other = fixture.makeClient()
+        fixture.ok(["op": "observe", "prefix": "svc/", "options": ["new"]], from: observer)
+        fixture.ok(["op": "set", "object": "svc/web", "keyPath": "addr", "value": "a", "ephemeral": true], from: owner)
+        fixture.ok(["op": "set", "object": "svc/db", "keyPath": "addr", "value": "b", "ephemeral": true], from: owner)
+        fixture.ok(["op": "set", "object": "svc/db", "keyPath": "note", "value": "kept"], from: other)
+        fixture.ok(["op": "set", "object": "svc/tmp", "keyPath": "addr", "value": "c", "ttl": 5], from: other)
+        _ = fixture.take(from: observer)
+        fixture.engine.closeClient(owner)
+        clock.now += 6
+        while fixture.engine.releaseDueValues() {}
+        #expect(fixture.value("svc/web") == nil && fixture.value("svc/tmp") == nil)
+        #expect(fixture.value("svc/db") == ["note": "kept"])
+        let listed = fixture.ok(["op": "list", "prefix": "svc/"], from: other).reply.member("objects")
+        expectJSON(listed, ["svc/db"])
+        let events = fixture.take(from: observer).events
+        #expect(Set(events.compactMap { $0.member("object")?.stringValue }) == ["svc/web", "svc/db", "svc/tmp"])
+        #expect(events.first { $0.member("object") == "svc/web" }?.member("new") == .null)
     }
 }

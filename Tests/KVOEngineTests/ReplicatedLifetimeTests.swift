@@ -57,7 +57,8 @@ import Testing
         #expect(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .ttl, grantedAt: 2) == nil,
                 "a key of an older set")
         let release = try #require(fixture.engine.releaseProposal(object: "o", path: ["a"], cause: .ttl, grantedAt: 3))
-        #expect(release.document == [:] && release.lifetimes.endsLeases, "the key path deleted, the object kept")
+        // Issue 34 item 5: the object held only the leased value, so it goes with it.
+        #expect(release.document == nil && release.lifetimes.endsLeases, "the object deleted with its only value")
         #expect(release.change.context == ChangeContext(cause: .ttl))
         fixture.engine.applyReplicated(release.change, document: release.document, seq: 6)
         let events = fixture.take(from: watcher).events

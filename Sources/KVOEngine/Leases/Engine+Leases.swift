@@ -90,12 +90,24 @@ extension Engine {
                 stillHeld = store.objects.entry(at.object)?.leases?[at.keyPath]?.generation == generation
             }
             guard stillHeld else { continue }
-            let keyPath = place.keyPath.isEmpty ? nil : ObservedPath(components: place.keyPath.split(
-                separator: ".", omittingEmptySubsequences: false).map(String.init))
-            _ = delete(place.object, keyPath, cause: cause)
+            let path = place.keyPath.isEmpty ? [] : place.keyPath.split(separator: ".", omittingEmptySubsequences: false)
+                .map(String.init)
+            _ = delete(place.object, releaseTarget(of: place.object, at: path), cause: cause)
             made += 1
         }
         return leaseTable.hasPending || leaseTable.hasExpired(now: now)
+    }
+
+    /// What a lease's end deletes: the leased value at `path` of `object`, or
+    /// (nil) the whole document when that value is all it holds. An object
+    /// that only held what a lease held goes with it, so `list` and prefix
+    /// observers see a registry's entry go when its service does.
+    func releaseTarget(of object: String, at path: [String]) -> ObservedPath? {
+        guard !path.isEmpty else { return nil }
+        if path.count == 1, let members = store.document(object), members.count == 1, members.keys[0] == path[0] {
+            return nil
+        }
+        return ObservedPath(components: path)
     }
 
     /// When the next deadline falls (maybe one since renewed), in wall-clock

@@ -47,7 +47,7 @@ extension Engine {
                                 grantedAt: UInt64) -> ChangeProposal? {
         let held = store.objects.entry(object)?.leases?[path.joined(separator: ".")]?.lease
         guard held?.replicatedAt == grantedAt else { return nil }
-        let keyPath = path.isEmpty ? nil : ObservedPath(components: path)
+        let keyPath = releaseTarget(of: object, at: path)
         guard var proposal = try? proposal(for: .delete(object: object, keyPath: keyPath)) else { return nil }
         proposal.change.context.cause = cause
         proposal.lifetimes.endsLeases = true
