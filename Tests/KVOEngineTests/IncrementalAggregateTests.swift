@@ -87,7 +87,7 @@ import Testing
         }
         // Each node: one pass when the array is first seen, then at most one
         // per reserve's worth of removals of its extreme.
-        let bound = 2 * (1 + removals / 2 / 64 + 1)
+        let bound = 2 * (1 + removals / 2 / CollectionAggregate.reserveLimit + 1)
         #expect(total <= bound, "\(total) passes for \(removals) removals of an extreme (bound \(bound))")
     }
 
