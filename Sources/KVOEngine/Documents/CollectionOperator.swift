@@ -23,8 +23,9 @@ public enum CollectionOperator: String, Sendable, CaseIterable {
 
     /// The value of this operator over `base` (the array), each element read at `elementPath`.
     func evaluate<Keys: Collection<String>>(over base: JSONValue?, elementPath: Keys) -> JSONValue {
-        guard case .array(let elements)? = base else { return CollectionAggregate().value(of: self) }
+        guard case .array(let elements)? = base else { return CollectionAggregate(self).value }
         if self == .count { return .number(JSONNumber(elements.count)) }
-        return CollectionAggregate(elements: elements, elementPath: elementPath).value(of: self)
+        // One extreme is enough for a value now.
+        return CollectionAggregate(self, elements: elements, elementPath: elementPath, reserveLimit: 1).value
     }
 }

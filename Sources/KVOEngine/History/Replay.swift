@@ -30,6 +30,13 @@ struct Replay {
     private var documents: [String: Document] = [:]
     /// The observations one change reaches, reused from change to change.
     private var reached: [(info: ObservationInfo, relation: ObservedChange.Relation)] = []
+    /// The aggregates of computed key paths' arrays as of the change being
+    /// replayed, by node: a change costs its own elements, and an array is
+    /// passed over when first seen or set whole, not twice per change.
+    private var aggregates: [ObjectIdentifier: KeptAggregates] = [:]
+    /// The values of the computed key paths this change reaches, by node,
+    /// found once per change (the aggregates move on with each).
+    private var computedValues: [ObjectIdentifier: (old: JSONValue?, new: JSONValue?)] = [:]
 
     /// An object's document; nil when the object has none.
     private struct Document {
@@ -99,12 +106,49 @@ struct Replay {
         // Read after the change; the value before is undone from it where an
         // event asks for it, so that the document is changed in place, not copied.
         let after = documents[change.object]?.value
+        computedValues.removeAll(keepingCapacity: true)
+        for (info, relation) in reached {
+            guard case .descendant = relation, let node = info.node, let computed = node.computed else { continue }
+            computedValues[ObjectIdentifier(node)] = values(of: change, at: node, computed.path, after: after)
+        }
         for (info, relation) in reached where info.options.contains(.prior) {
             deliver(change, to: info, relation, after: after, prior: true, client)
         }
         for (info, relation) in reached {
             deliver(change, to: info, relation, after: after, prior: false, client)
         }
+    }
+
+    /// A computed key path's values around `change`, `after` the object's
+    /// document after it, from the aggregate kept as of the change before.
+    private mutating func values(of change: ChangeRecord, at node: PathNode, _ path: ComputedKeyPath,
+                                 after: JSONValue?) -> (old: JSONValue?, new: JSONValue?) {
+        let id = ObjectIdentifier(node)
+        var kept = aggregates.removeValue(forKey: id) ?? KeptAggregates(path)
+        defer { aggregates[id] = kept }
+        var passes = 0
+        guard let (removed, added) = change.collectionElements else {
+            let keys = kept.arrayKeys(below: change.path.count, of: node.path)
+            let values = kept.valuesAround(settingOf: change.object, oldArray: JSONValue.value(in: change.old, at: keys),
+                                           newArray: JSONValue.value(in: change.new, at: keys), passes: &passes)
+            return (values.old, values.new)
+        }
+        // An array under an array does not exist: its value stays the empty one's.
+        guard path.baseCount == change.path.count else {
+            let value = path.evaluate(over: nil)
+            return (value, value)
+        }
+        let arrayPath = Array(node.path.prefix(path.baseCount))
+        let arrayAfter = JSONValue.value(in: after, at: arrayPath)
+        let countAfter = arrayAfter?.arrayElements?.count ?? 0
+        let countBefore = countAfter - added.count + removed.count
+        if path.op == .count { return (.number(JSONNumber(countBefore)), .number(JSONNumber(countAfter))) }
+        // Undone from the array after only when no aggregate is kept: a copy of it.
+        let before = kept.before(change.object, count: countBefore,
+                                 base: { change.valueBefore(at: arrayPath, after: arrayAfter) }, passes: &passes)
+        let new = kept.valueAfter(change, of: change.object, before: before, arrayAfter: { arrayAfter },
+                                  passes: &passes)
+        return (before.value, new)
     }
 
     /// The request's observations that `change` reaches, in the live dispatch's order.
@@ -137,9 +181,10 @@ struct Replay {
     private func valueChanged(_ change: ChangeRecord, _ info: ObservationInfo, _ relation: ObservedChange.Relation,
                               after: JSONValue?) -> Bool {
         guard case .descendant = relation else { return change.changesValue }
-        let values = ObservedChange.values(of: change, at: info.node!, relation, wantsOld: true) {
-            JSONValue.value(in: after, at: $0)
-        }
+        let values = computedValues[ObjectIdentifier(info.node!)]
+            ?? ObservedChange.values(of: change, at: info.node!, relation, wantsOld: true) {
+                JSONValue.value(in: after, at: $0)
+            }
         return valuesDiffer(values.old, values.new)
     }
 
@@ -156,10 +201,10 @@ struct Replay {
         }
         client.deliverReplayed(change, for: info, isPrior: prior) { output in
             let node = info.node!
-            let (old, new) = ObservedChange.values(of: change, at: node, relation,
-                                                   wantsOld: info.options.contains(.old)) {
-                JSONValue.value(in: after, at: $0)
-            }
+            let (old, new) = computedValues[ObjectIdentifier(node)]
+                ?? ObservedChange.values(of: change, at: node, relation, wantsOld: info.options.contains(.old)) {
+                    JSONValue.value(in: after, at: $0)
+                }
             let event = ObservedChange(change, relation, old: old, new: new, options: info.options, prior: prior)
             EventEncoder.write(event, head: info.eventHead(forObject: change.object), compact: info.isCompact,
                                to: &output)

@@ -133,7 +133,6 @@ final class PathNode: TableKeyed {
         first = link
         if info.options.contains(.prior) { extrasCreating.priorObservers += 1 }
         extras?.variantBits |= 1 << info.encodingVariant
-        computed?.maintained = nil
     }
 
     /// Unlinks `info`, in O(1).
@@ -151,6 +150,8 @@ final class PathNode: TableKeyed {
         info.previousInNode = nil
         if info.options.contains(.prior) { extras!.priorObservers -= 1 }
         extras?.variantBits |= PathNodeExtras.staleVariants
+        // Changes made until it is observed again will not reach it.
+        if first == nil { computed?.aggregates.removeAll() }
     }
 
     /// The encodings (``ObservationInfo/encodingVariant``) this node's

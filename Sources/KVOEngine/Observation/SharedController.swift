@@ -226,37 +226,36 @@ public final class SharedController {
     }
 
     /// The values before and after `change` of a computed key path that lies
-    /// `depth` keys under the changed path: from the change's own values for
-    /// a setting; for an insert, remove or replace of its array, the value
-    /// before from one pass over the array (shared by every observation of
-    /// the path), the value after in ``didChange(_:valueAfter:)``, from the
-    /// change's elements (``ComputedNode``).
+    /// `depth` keys under the changed path, shared by every observation of
+    /// the path. For an insert, remove or replace of its array, the value
+    /// before from the aggregate kept for the object (or, the first time the
+    /// array is seen, one pass over it), the value after in
+    /// ``didChange(_:valueAfter:)`` from the change's elements; for a
+    /// setting, from the kept aggregate and a pass over the new array, once
+    /// (``KeptAggregates``).
     private func computedValues(_ computed: ComputedNode, _ node: PathNode, depth: Int, of change: ChangeRecord,
                                 valueBefore: (ArraySlice<String>) -> JSONValue?) -> (JSONValue?, JSONValue?) {
-        let rest = node.path.suffix(depth)
-        guard change.kind != .setting else {
-            computed.maintained = nil
-            return (JSONValue.value(in: change.old, at: rest), JSONValue.value(in: change.new, at: rest))
-        }
         let path = computed.path
+        guard change.kind != .setting else {
+            let keys = computed.aggregates.arrayKeys(below: change.path.count, of: node.path)
+            let values = computed.aggregates.valuesAround(
+                settingOf: change.object, oldArray: JSONValue.value(in: change.old, at: keys),
+                newArray: JSONValue.value(in: change.new, at: keys), passes: &lastChangeArrayPasses)
+            return (values.old, values.new)
+        }
         // An array under an array does not exist: its value stays the empty one's.
         guard path.baseCount == change.path.count else {
             let value = path.evaluate(over: nil)
             return (value, value)
         }
         computed.awaitsNew = true
-        guard path.op != .count else { return (valueBefore(node.path[...]), nil) }
-        // A prefix's node serves many objects: only an object's keeps its aggregate.
-        if !node.isPrefixScope, let aggregate = computed.maintained {
-            computed.aggregateBefore = aggregate
-            return (aggregate.value(of: path.op), nil)
-        }
+        // Read for its count; released before the change is applied, so that
+        // the array is changed in place, not copied.
         let base = valueBefore(node.path.prefix(path.baseCount))
-        guard case .array(let elements)? = base else { return (path.evaluate(over: base), nil) }
-        let aggregate = CollectionAggregate(elements: elements, elementPath: path.elementPath)
-        lastChangeArrayPasses += 1
-        computed.aggregateBefore = aggregate
-        return (aggregate.value(of: path.op), nil)
+        let before = computed.aggregates.before(change.object, count: base?.arrayElements?.count ?? 0,
+                                                base: { base }, passes: &lastChangeArrayPasses)
+        computed.aggregateBefore = before
+        return (before.value, nil)
     }
 
     /// Adds to ``pending`` the groups of one tree (an object's, or a prefix's
@@ -355,11 +354,13 @@ public final class SharedController {
             if pending.groups[index].isAncestor {
                 pending.groups[index].new = valueAfter(node.path[...])
             } else if let computed = node.computed, computed.awaitsNew {
-                pending.groups[index].new = computed.valueAfter(pending.change!) {
-                    // An array's count is no pass.
-                    if computed.path.op != .count { lastChangeArrayPasses += 1 }
-                    return valueAfter(node.path[...])
-                }
+                let change = pending.change!
+                let arrayPath = node.path.prefix(computed.path.baseCount)
+                pending.groups[index].new = computed.aggregates.valueAfter(
+                    change, of: change.object, before: computed.aggregateBefore, arrayAfter: { valueAfter(arrayPath) },
+                    passes: &lastChangeArrayPasses)
+                computed.aggregateBefore = nil
+                computed.awaitsNew = false
             }
         }
         send(pending, prior: false)
