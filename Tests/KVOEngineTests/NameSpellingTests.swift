@@ -119,9 +119,9 @@ import Testing
             let covered = listed == [.string(name)]
             let context = "prefix \(Self.scalars(prefix)), name \(Self.scalars(name)), listed: \(covered)"
             #expect(policy.allows(.read, on: name, for: reader.credentials) == covered, "\(context)")
+            #expect(fixture.take(from: reader).events.count == (covered ? 1 : 0), "\(context)")
             let read = fixture.send(["op": "get", "object": .string(name), "keyPath": "k"], from: reader).reply
             #expect((read.member("ok") == true) == covered, "\(context)")
-            #expect(fixture.take(from: reader).events.count == (covered ? 1 : 0), "\(context)")
             let readerList = fixture.ok(["op": "list", "prefix": .string(prefix)], from: reader).reply.member("objects")
             #expect(readerList == listed, "\(context)")
         }
