@@ -39,4 +39,18 @@ import Testing
             #expect(at.filter { $0 == UInt8(ascii: "/") }.count == 4)
         }
     }
+
+    /// The record beside an object's NFC key spells the object as the change
+    /// did, so that every kvod's events say the name as sent; an NFC name, as
+    /// every ASCII one is, needs no member for it.
+    @Test func aRecordKeepsTheSpellingOfItsChange() {
+        let spelled = ReplicatedChange(op: "set", object: Self.nfd, path: ["k"], kind: .setting)
+        let read = ReplicatedChange(object: Self.nfc, json: spelled.json)
+        #expect(read?.object.unicodeScalars.elementsEqual(Self.nfd.unicodeScalars) == true)
+        #expect(ReplicatedChange(op: "set", object: "o", path: [], kind: .setting).json.member("object") == nil)
+        #expect(ReplicatedChange(op: "set", object: Self.nfc, path: [], kind: .setting).json.member("object") == nil)
+        // A record whose `object` is another name (written by hand) names the key's object.
+        let other: JSONValue = ["op": "set", "path": [], "kind": "setting", "object": "elsewhere"]
+        #expect(ReplicatedChange(object: Self.nfc, json: other)?.object == Self.nfc)
+    }
 }

@@ -1,6 +1,9 @@
 /// Where kvod's state lies in etcd, under `--etcd-prefix`: each object's
 /// document at `<prefix>o/<name>`, and at `<prefix>c/<name>` the record of the
-/// object's last change, put in the same `Txn` (docs/CLUSTER.md). Pure, so
+/// object's last change, put in the same `Txn` (docs/CLUSTER.md). A name is
+/// in NFC in its keys (``CanonicalName``): its spellings are one object, so
+/// they must be one key, or two documents of one object could stand side by
+/// side (and a `Txn` comparing one key's revision would never pass). Pure, so
 /// that the mapping from names to keys is tested without etcd; the daemon's
 /// replica (`Sources/kvod/Cluster`) builds its requests with it.
 public struct ClusterKeys: Sendable {
@@ -13,8 +16,8 @@ public struct ClusterKeys: Sendable {
     public var objects: String { prefix + "o/" }
     public var records: String { prefix + "c/" }
 
-    public func document(_ object: String) -> String { objects + object }
-    public func record(_ object: String) -> String { records + object }
+    public func document(_ object: String) -> String { objects + CanonicalName.nfc(object) }
+    public func record(_ object: String) -> String { records + CanonicalName.nfc(object) }
 
     /// What a key holds: an object's document or its change record (nil: neither).
     public enum Entry: Equatable, Sendable {
@@ -23,10 +26,18 @@ public struct ClusterKeys: Sendable {
     }
 
     public func entry(_ key: [UInt8]) -> Entry? {
-        let text = String(decoding: key, as: UTF8.self)
-        if text.hasPrefix(objects) { return .document(String(text.dropFirst(objects.utf8.count))) }
-        if text.hasPrefix(records) { return .record(String(text.dropFirst(records.utf8.count))) }
+        if let name = Self.rest(of: key, after: objects) { return .document(name) }
+        if let name = Self.rest(of: key, after: records) { return .record(name) }
         return nil
+    }
+
+    /// What follows `start` in `key`, read byte for byte, not by Characters (a
+    /// name that begins with a combining mark is one Character with the `/`
+    /// before it); nil when `key` does not start with `start`.
+    static func rest(of key: [UInt8], after start: String) -> String? {
+        let count = start.utf8.count
+        guard key.count >= count, key[..<count].elementsEqual(start.utf8) else { return nil }
+        return String(decoding: key[count...], as: UTF8.self)
     }
 
     /// A stored document; nil when the bytes are not a JSON object.
@@ -57,13 +68,13 @@ extension ClusterKeys {
     }
 
     public func leased(_ family: Family, _ object: String, _ path: [String]) -> String {
-        ([prefix + family.rawValue + Self.escaped(object)] + path.map(Self.escaped)).joined(separator: "/")
+        ([prefix + family.rawValue + Self.escaped(CanonicalName.nfc(object))]
+            + path.map { Self.escaped(CanonicalName.nfc($0)) }).joined(separator: "/")
     }
 
     /// The family of `key`, if it is a leased key or a note.
     public func family(of key: [UInt8]) -> Family? {
-        let text = String(decoding: key, as: UTF8.self)
-        return Family.allCases.first { text.hasPrefix(prefix + $0.rawValue) }
+        Family.allCases.first { Self.rest(of: key, after: prefix + $0.rawValue) != nil }
     }
 
     /// Whether `key` is a leased key (a note is not).
