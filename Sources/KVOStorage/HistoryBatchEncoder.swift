@@ -168,7 +168,7 @@ struct HistoryBatchEncoder: ~Copyable {
             return true
         }
         if copied == true { return }
-        var canonical = CanonicalName.of(name)
+        var canonical = CanonicalName.nfc(name)
         canonical.withUTF8 { utf8 in
             reserve(10 + utf8.count)
             putVarint(UInt64(utf8.count))

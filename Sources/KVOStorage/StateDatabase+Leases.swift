@@ -27,8 +27,8 @@ extension StateDatabase {
     func writeLeases(of change: ChangeRecord) throws(SQLiteError) {
         guard change.kind == .setting else { return }
         guard change.lease != nil || (!leasedObjects.isEmpty && leasedObjects.contains(change.object)) else { return }
-        let object = CanonicalName.of(change.object)
-        let path = CanonicalName.of(path: change.path)
+        let object = CanonicalName.nfc(change.object)
+        let path = CanonicalName.nfc(path: change.path)
         let delete = statements.deleteLeases
         delete.bind(1, object)
         delete.bind(2, path)

@@ -1,3 +1,5 @@
+import KVOEngine
+
 /// Version 1 → 2: the quarantine table, and every name in NFC.
 extension StateDatabase {
     /// The rows a load could not read, moved aside with the reason. `source`
@@ -43,7 +45,7 @@ extension StateDatabase {
         var renames: [(String, String)] = []
         while try select.step() {
             let name = select.text(0) ?? ""
-            let canonical = CanonicalName.of(name)
+            let canonical = CanonicalName.nfc(name)
             if canonical.utf8.elementsEqual(name.utf8) == false { renames.append((name, canonical)) }
         }
         let insert = try connection.prepare("INSERT OR IGNORE INTO objects (name) VALUES (?)")
@@ -61,8 +63,8 @@ extension StateDatabase {
         var renames: [(object: String, key: String, createdSeq: Int64)] = []
         while try select.step() {
             let object = select.text(0) ?? "", key = select.text(1) ?? ""
-            if !CanonicalName.of(object).utf8.elementsEqual(object.utf8)
-                || !CanonicalName.of(key).utf8.elementsEqual(key.utf8) {
+            if !CanonicalName.nfc(object).utf8.elementsEqual(object.utf8)
+                || !CanonicalName.nfc(key).utf8.elementsEqual(key.utf8) {
                 renames.append((object, key, select.int64(2)))
             }
         }
@@ -70,7 +72,7 @@ extension StateDatabase {
         let delete = try connection.prepare("DELETE FROM members WHERE object = ? AND key = ?")
         let rename = try connection.prepare("UPDATE members SET object = ?, key = ? WHERE object = ? AND key = ?")
         for row in renames {
-            let object = CanonicalName.of(row.object), key = CanonicalName.of(row.key)
+            let object = CanonicalName.nfc(row.object), key = CanonicalName.nfc(row.key)
             existing.bind(1, object)
             existing.bind(2, key)
             let other = try existing.step() ? existing.int64(0) : nil
@@ -96,15 +98,15 @@ extension StateDatabase {
         var renames: [(seq: Int64, object: String, keyPath: String)] = []
         while try select.step() {
             let object = select.text(1) ?? "", keyPath = select.text(2) ?? ""
-            if !CanonicalName.of(object).utf8.elementsEqual(object.utf8)
-                || !CanonicalName.of(keyPath).utf8.elementsEqual(keyPath.utf8) {
+            if !CanonicalName.nfc(object).utf8.elementsEqual(object.utf8)
+                || !CanonicalName.nfc(keyPath).utf8.elementsEqual(keyPath.utf8) {
                 renames.append((select.int64(0), object, keyPath))
             }
         }
         let update = try connection.prepare("UPDATE history SET object = ?, key_path = ? WHERE seq = ?")
         for row in renames {
-            update.bind(1, CanonicalName.of(row.object))
-            update.bind(2, CanonicalName.of(row.keyPath))
+            update.bind(1, CanonicalName.nfc(row.object))
+            update.bind(2, CanonicalName.nfc(row.keyPath))
             update.bind(3, row.seq)
             try update.run()
         }
@@ -119,8 +121,8 @@ extension StateDatabase {
         var objects: Set<[UInt8]> = []
         while try select.step() {
             let object = select.text(0) ?? "", key = select.text(1) ?? ""
-            let canonical = CanonicalName.of(object)
-            if !canonical.utf8.elementsEqual(object.utf8) || !CanonicalName.of(key).utf8.elementsEqual(key.utf8) {
+            let canonical = CanonicalName.nfc(object)
+            if !canonical.utf8.elementsEqual(object.utf8) || !CanonicalName.nfc(key).utf8.elementsEqual(key.utf8) {
                 objects.insert(Array(object.utf8))
                 objects.insert(Array(canonical.utf8))
             }

@@ -90,7 +90,7 @@ extension StateDatabase {
             try run(statements.deleteObject, name)
             return
         }
-        let object = CanonicalName.of(name)
+        let object = CanonicalName.nfc(name)
         let upsertObject = statements.upsertObject
         upsertObject.bind(1, object)
         upsertObject.bind(2, utf8: edit.modSeqs.map(Self.rootModSeqsJSON))
@@ -108,7 +108,7 @@ extension StateDatabase {
                 try upsert(object, key, value, createdSeq: edit.created[key] ?? lastSeq, index: 0, modSeqs: edit.modSeqs)
             } else {
                 statements.deleteMember.bind(1, object)
-                statements.deleteMember.bind(2, CanonicalName.of(key))
+                statements.deleteMember.bind(2, CanonicalName.nfc(key))
                 try statements.deleteMember.run()
             }
         }
@@ -119,7 +119,7 @@ extension StateDatabase {
                         index: Int, modSeqs: ModSeqTree?) throws(SQLiteError) {
         let upsert = statements.upsertMember
         upsert.bind(1, object)
-        upsert.bind(2, CanonicalName.of(key))
+        upsert.bind(2, CanonicalName.nfc(key))
         upsert.bind(3, Int64(bitPattern: createdSeq))
         upsert.bind(4, index)
         upsert.bind(5, utf8: value.jsonBytes)
@@ -129,7 +129,7 @@ extension StateDatabase {
     }
 
     func run(_ statement: SQLiteStatement, _ name: String) throws(SQLiteError) {
-        statement.bind(1, CanonicalName.of(name))
+        statement.bind(1, CanonicalName.nfc(name))
         try statement.run()
     }
 }

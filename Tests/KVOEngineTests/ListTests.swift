@@ -90,7 +90,7 @@ import Testing
         }
         var all: [String] = []
         index.forEach(prefix: "", after: nil) { all.append($0); return true }
-        #expect(all == reference.sorted(by: NameOrder.precedes))
+        #expect(all == reference.sorted(by: CanonicalName.precedes))
         #expect(index.count == reference.count)
     }
 

@@ -89,4 +89,52 @@ import Testing
             #expect(fixture.engine.leaseCount == 0, "\(context)")
         }
     }
+
+    /// Every prefix test in kvod is one: a grant on a prefix lets a client
+    /// read exactly the objects that `list` and a prefix observation of that
+    /// prefix cover, also where a letter's marks have no composed form (`x`
+    /// then U+0301 is under `x`, as `xy` is; `e` then U+0301 is `é`, which is not).
+    @Test func aGrantOnAPrefixCoversExactlyWhatListingThePrefixShows() {
+        let combining = [["x"], ["e"], ["/"], ["\u{301}"], ["\u{307}"], ["\u{e9}", "e\u{301}"], ["\u{1e8b}", "x\u{307}"]]
+        var random = SplitMix64(seed: 35)
+        for _ in 0..<300 {
+            let spell = { (word: [Int], random: inout SplitMix64) in
+                word.map { combining[$0].randomElement(using: &random)! }.joined()
+            }
+            let nameWord = Self.word(1...4, from: Array(combining.indices), &random)
+            let prefixWord = Bool.random(using: &random)
+                ? Array(nameWord.prefix(Int.random(in: 1...nameWord.count, using: &random)))
+                : Self.word(1...2, from: Array(combining.indices), &random)
+            let name = spell(nameWord, &random)
+            let prefix = spell(prefixWord, &random)
+            let policy = AccessPolicy(grants: [.init(.user(1000), objectPrefix: prefix, rights: .read)])
+            let fixture = EngineFixture(configuration: EngineConfiguration(accessPolicy: policy))
+            let root = fixture.makeClient()
+            root.credentials = PeerCredentials(pid: 1, uid: 0, gid: 0)
+            let reader = fixture.makeClient()
+            reader.credentials = PeerCredentials(pid: 2, uid: 1000, gid: 1000)
+            fixture.ok(["op": "observe", "prefix": .string(prefix), "keyPath": "k"], from: reader)
+            fixture.ok(["op": "set", "object": .string(name), "keyPath": "k", "value": 1], from: root)
+            let listed = fixture.ok(["op": "list", "prefix": .string(prefix)], from: root).reply.member("objects")
+            let covered = listed == [.string(name)]
+            let context = "prefix \(Self.scalars(prefix)), name \(Self.scalars(name)), listed: \(covered)"
+            #expect(policy.allows(.read, on: name, for: reader.credentials) == covered, "\(context)")
+            #expect(fixture.take(from: reader).events.count == (covered ? 1 : 0), "\(context)")
+            let read = fixture.send(["op": "get", "object": .string(name), "keyPath": "k"], from: reader).reply
+            #expect((read.member("ok") == true) == covered, "\(context)")
+            let readerList = fixture.ok(["op": "list", "prefix": .string(prefix)], from: reader).reply.member("objects")
+            #expect(readerList == listed, "\(context)")
+        }
+    }
+
+    /// Observation scopes order as names do, and two spellings of one name are neither before the other.
+    @Test func observationScopesOrderByCanonicalNames() {
+        let (nfc, nfd) = ("caf\u{e9}", "cafe\u{301}")
+        #expect(ObservationScope.object(nfc) == .object(nfd))
+        #expect(!(ObservationScope.object(nfc) < .object(nfd)) && !(ObservationScope.object(nfd) < .object(nfc)))
+        #expect(!(ObservationScope.prefix(nfd) < .prefix(nfc)))
+        // By NFC bytes "cafe" < "café" (e < C3) and "cafz" < "café" (z < C3), though the
+        // bytes of "cafe\u{301}" as sent come before "cafz".
+        #expect(ObservationScope.object("cafe") < .object(nfd) && ObservationScope.object("cafz") < .object(nfd))
+    }
 }

@@ -38,7 +38,7 @@ public struct AccessPolicy: Sendable, Hashable {
     }
 
     /// One line of the policy: `subject` may `rights` on every object whose
-    /// name starts with `objectPrefix` (`""`: every object).
+    /// name starts with `objectPrefix` (`""`: every object), both in NFC.
     public struct Grant: Sendable, Hashable {
         public var subject: Subject
         public var objectPrefix: String
@@ -66,10 +66,10 @@ public struct AccessPolicy: Sendable, Hashable {
         if let credentials, superusers.contains(credentials.uid) { return .all }
         var rights: Rights = []
         for grant in grants where !rights.isSuperset(of: grant.rights) && grant.applies(to: credentials) {
-            // By Characters, not bytes: the store's names are Swift Strings, equal
-            // when canonically equivalent, so "a" + U+0301 names the same object as
-            // "á" and must not match the prefix "a" when "á" does not.
-            if object.hasPrefix(grant.objectPrefix) { rights.formUnion(grant.rights) }
+            // By the one rule for names (``CanonicalName``): the name's NFC bytes start
+            // with the prefix's, as for `list` and prefix observations. "a" + U+0301 is
+            // "á" and not under "a"; "x" + U+0301, which has no composed form, is.
+            if CanonicalName.hasPrefix(object, grant.objectPrefix) { rights.formUnion(grant.rights) }
         }
         return rights
     }

@@ -1,11 +1,17 @@
-/// Object names, prefixes and key paths compared by canonical equivalence, as
-/// Swift's `String` compares and hashes them (and so ``ObjectTable``): through
-/// the UTF-8 bytes of their NFC form. `é` as one scalar and as `e` + U+0301
-/// are one name, and a prefix matches whichever way either is spelled.
+/// The one rule for names: object names, prefixes and key paths compared by
+/// canonical equivalence, as Swift's `String` compares and hashes them (and so
+/// ``ObjectTable`` and every dictionary keyed by a name): through the UTF-8
+/// bytes of their NFC form. `é` as one scalar and as `e` + U+0301 are one
+/// name, and a prefix covers a name when the name's NFC bytes start with the
+/// prefix's, whichever way either is spelled (so `x` covers `x` + U+0301,
+/// which has no composed form, as it covers `xy`, and `e` does not cover `é`
+/// in either spelling). Every prefix test, order and stored or replicated key
+/// of a name in kvod goes through here: access grants, prefix observations,
+/// `list`, leases, the data directory's rows and the etcd keys.
 ///
 /// An ASCII name is its own NFC form: it is read where it lies, with no
 /// allocation. Other names are normalized into a new array.
-@_spi(Fuzzing) public enum CanonicalName {
+public enum CanonicalName {
     /// Calls `body` with the UTF-8 bytes of `name` in NFC.
     @inline(__always)
     static func withNFC<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
@@ -22,15 +28,30 @@
         return name.utf8.elementsEqual(nfc) ? nil : nfc
     }
 
-    /// Whether `lhs` comes before `rhs` by the bytes of their NFC forms:
-    /// the one order of names and keys that every kvod shares.
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        withNFC(lhs) { lhs in withNFC(rhs) { rhs in NameOrder.compare(lhs, rhs) < 0 } }
+    /// `name` in NFC: the one spelling under which a name is stored or keyed
+    /// outside the engine (the data directory's rows, the etcd keys). `name`
+    /// itself when it is in NFC already, as every ASCII name is.
+    public static func nfc(_ name: String) -> String {
+        guard let nfc = nfcIfDenormal(name) else { return name }
+        return String(decoding: nfc, as: UTF8.self)
+    }
+
+    /// A key path, dotted, with each key in NFC. A dot is a starter that
+    /// composes with nothing, so normalizing the whole text is normalizing
+    /// each key.
+    public static func nfc(path components: [String]) -> String {
+        nfc(components.joined(separator: "."))
     }
 
     /// Whether `name` starts with `prefix`, both in NFC.
-    @_spi(Fuzzing) public static func hasPrefix(_ name: String, _ prefix: String) -> Bool {
-        withNFC(name) { name in withNFC(prefix) { prefix in NameOrder.hasPrefix(name, prefix) } }
+    public static func hasPrefix(_ name: String, _ prefix: String) -> Bool {
+        if prefix.isEmpty { return true }
+        return withNFC(name) { name in withNFC(prefix) { prefix in NameOrder.hasPrefix(name, prefix) } }
+    }
+
+    /// Whether `lhs` comes before `rhs` by their NFC bytes (`list`'s order).
+    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        withNFC(lhs) { lhs in withNFC(rhs) { rhs in NameOrder.compare(lhs, rhs) < 0 } }
     }
 
     /// Whether the key path `keyPath` is `path` or under it (components

@@ -7,21 +7,10 @@ import Darwin
 /// The order and the prefix test of object names for `list` and prefix
 /// observations: by UTF-8 bytes, not by Swift's `String` comparison (which
 /// orders by Unicode scalars after normalization), so that every client, in
-/// any language, can reproduce it. ``NameIndex`` and ``PrefixTrie`` apply
-/// them to the names' NFC bytes (``CanonicalName``).
+/// any language, can reproduce it. Over bytes only: a name's bytes are its
+/// NFC bytes (``CanonicalName``, through which every caller comes), never
+/// the bytes as sent.
 enum NameOrder {
-    /// Whether `lhs`'s bytes come before `rhs`'s.
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        compare(lhs, rhs) < 0
-    }
-
-    /// memcmp of the two names' bytes, then their lengths: <0, 0 or >0.
-    static func compare(_ lhs: String, _ rhs: String) -> Int {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { l in rhs.withUTF8 { r in compare(l, r) } }
-    }
-
     /// memcmp of the two byte strings, then their lengths: <0, 0 or >0.
     @inline(__always)
     static func compare(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Int {

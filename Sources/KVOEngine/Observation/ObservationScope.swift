@@ -25,9 +25,10 @@ public enum ObservationScope: Sendable, Hashable, Comparable, CustomStringConver
         }
     }
 
-    /// Objects first, then prefixes; each by its name's bytes.
+    /// Objects first, then prefixes; each by its name's NFC bytes (`list`'s
+    /// order), so that two spellings of one scope, equal, are neither before the other.
     public static func < (lhs: ObservationScope, rhs: ObservationScope) -> Bool {
         if lhs.isPrefix != rhs.isPrefix { return !lhs.isPrefix }
-        return NameOrder.precedes(lhs.name, rhs.name)
+        return CanonicalName.precedes(lhs.name, rhs.name)
     }
 }

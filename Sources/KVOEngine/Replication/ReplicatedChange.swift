@@ -24,7 +24,9 @@ public struct ReplicatedChange: Sendable, Equatable {
         self.indexes = indexes
     }
 
-    /// The record as stored: `{"op":…,"path":[…],"kind":…,"indexes":[…]}` (the object is the key's).
+    /// The record as stored: `{"op":…,"path":[…],"kind":…,"indexes":[…]}`. The
+    /// object is the key's, in NFC (``ClusterKeys``); `"object"` spells it as the
+    /// change did where that is not NFC, so that events say the name as sent.
     public var json: JSONValue {
         var members: JSONObject = [
             "op": .string(op),
@@ -32,11 +34,13 @@ public struct ReplicatedChange: Sendable, Equatable {
             "kind": .string(kind.rawValue),
             "indexes": .array(indexes.map { .number(JSONNumber(validatedLiteral: String($0))) }),
         ]
+        if CanonicalName.nfcIfDenormal(object) != nil { members["object"] = .string(object) }
         context.write(to: &members)
         return .object(members)
     }
 
-    /// Reads a stored record of `object`; nil when it is not one.
+    /// Reads a stored record of `object` (the key's name); nil when it is not
+    /// one. Its `"object"`, if it is a spelling of `object`, names the change.
     public init?(object: String, json: JSONValue) {
         guard case .string(let op)? = json.value(at: ["op"]), case .array(let keys)? = json.value(at: ["path"]),
               case .string(let kindName)? = json.value(at: ["kind"]), let kind = ChangeKind(rawValue: kindName) else {
@@ -54,7 +58,9 @@ public struct ReplicatedChange: Sendable, Equatable {
                 indexes.append(index)
             }
         }
-        self.init(op: op, object: object, path: path, kind: kind, indexes: indexes)
+        var spelled = object
+        if case .string(let name)? = json.value(at: ["object"]), name == object { spelled = name }
+        self.init(op: op, object: spelled, path: path, kind: kind, indexes: indexes)
         context = ChangeContext(json)
     }
 }

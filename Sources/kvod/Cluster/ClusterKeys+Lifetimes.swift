@@ -1,44 +1,6 @@
 import KVOEngine
 import KVOEtcd
 
-/// The leased keys of values with a lifetime (docs/CLUSTER.md): one per
-/// leased key path, `<prefix>e/<object>/<key>/…` attached to the lease of the
-/// connection that owns an ephemeral value, `<prefix>t/<object>/<key>/…` to a
-/// lease of the value's `ttl`. Names are escaped (`%` → `%25`, `/` → `%2F`) so
-/// that the keys at or under a key path are that key and the range under
-/// `key/`. Each holds a ``LeasedValue``: etcd cannot tell a lease's expiry
-/// from a delete (its issue #5487), the key tells what its end means. Beside
-/// them, `<prefix>l/<object>/<key>/…`, without lease, notes that the value is
-/// leased: a note whose leased keys are gone when a kvod starts tells of a
-/// lease that ended while no kvod followed etcd.
-extension ClusterKeys {
-    enum Family: String, CaseIterable {
-        /// Ends with its owner's connection: a deletion with `cause: disconnect`.
-        case ephemeral = "e/"
-        /// Ends at the value's deadline: `cause: ttl`.
-        case ttl = "t/"
-        /// The note, without lease, that the value is leased.
-        case note = "l/"
-    }
-
-    func leased(_ family: Family, _ object: String, _ path: [String]) -> String {
-        ([prefix + family.rawValue + Self.escaped(object)] + path.map(Self.escaped)).joined(separator: "/")
-    }
-
-    /// The family of `key`, if it is a leased key or a note.
-    func family(of key: [UInt8]) -> Family? {
-        let text = String(decoding: key, as: UTF8.self)
-        return Family.allCases.first { text.hasPrefix(prefix + $0.rawValue) }
-    }
-
-    /// Whether `key` is a leased key (a note is not).
-    func isLeased(_ key: [UInt8]) -> Bool { family(of: key).map { $0 != .note } ?? false }
-
-    private static func escaped(_ name: String) -> String {
-        name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
-    }
-}
-
 /// What a leased key holds: the value it leases and what its end means.
 /// Read leniently (unknown members ignored), like the change records.
 struct LeasedValue {

@@ -1,3 +1,4 @@
+import KVOEngine
 import KVOEtcd
 
 /// Where a kvod starting over etcd begins (docs/CLUSTER.md, "A kvod just
