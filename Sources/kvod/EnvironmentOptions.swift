@@ -33,6 +33,16 @@ struct EnvironmentOptions {
         }
     }
 
+    /// Variables named like kvod's (`KVOD_…`) that no option has: most
+    /// likely a misspelling (`KVOD_HISTROY=5`), which kvod warns of at start
+    /// rather than ignoring. `KVOD_SOCKET` and the unit's `KVOD_OPTIONS` are
+    /// kvod's too; `KVOD_TEST_…` are its test suite's.
+    static func unknownVariables(in environment: [String: String]) -> [String] {
+        let known = Set(optionNames.map(variableName)).union(["KVOD_SOCKET", "KVOD_OPTIONS"])
+        return environment.keys.filter { $0.hasPrefix("KVOD_") && !$0.hasPrefix("KVOD_TEST_") && !known.contains($0) }
+            .sorted()
+    }
+
     /// The settings as command-line arguments.
     var arguments: [String] { settings.flatMap { ["--\($0.option)", $0.value] } }
 

@@ -292,6 +292,9 @@ struct KVODCommand: ParsableCommand {
         }
         let logger = Logger(label: "kvod")
         if let problem = notification.problem { logger.warning("\(problem)") }
+        for variable in EnvironmentOptions.unknownVariables(in: environment) {
+            logger.warning("\(variable) is set but no option has that variable; ignored (kvod --help names them)")
+        }
         do throws(DaemonError) {
             if let policy { configuration.accessPolicy = try AccessPolicyFile.load(policy) }
             let daemon = try Daemon(configuration: configuration, logger: logger)

@@ -29,6 +29,18 @@ import Testing
         #expect(history.oldest == 3)
     }
 
+    /// Issue 34 item 8: a misspelt variable was ignored without a word.
+    @Test func anUnknownKvodVariableIsWarnedOfAndKnownOnesAreNot() throws {
+        let kvod = try KVODProcess(environment: ["KVOD_HISTROY": "5", "KVOD_HISTORY": "7", "KVOD_OPTIONS": "-v"])
+        let line = try kvod.waitForLog(containing: "KVOD_HISTROY")
+        #expect(line.contains("no option has that variable"), "\(line)")
+        let client = try LineClient(path: kvod.socketPath)
+        #expect(try client.request(#"{"op":"ping"}"#).reply["ok"] == true)
+        try kvod.terminate()
+        #expect(!kvod.stderrText().contains("KVOD_HISTORY is set"), "\(kvod.stderrText())")
+        #expect(!kvod.stderrText().contains("KVOD_OPTIONS is set"))
+    }
+
     @Test func anEmptyVariableCountsAsUnset() throws {
         let history = try Self.historyAfterFiveSets(environment: ["KVOD_HISTORY": "", "KVOD_DATA_DIR": ""])
         #expect(history.held == 5)
