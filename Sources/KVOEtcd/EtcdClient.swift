@@ -71,7 +71,7 @@ public final class EtcdClient {
     // MARK: Key-value
 
     public func range(_ request: EtcdRangeRequest, _ done: @escaping (Result<EtcdRangeResponse, EtcdError>) -> Void) {
-        call("/kv/range", request.json, parse: EtcdRangeResponse.init, done)
+        call("/kv/range", request.json, retriesWhatMayHaveApplied: true, parse: EtcdRangeResponse.init, done)
     }
 
     public func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
@@ -82,8 +82,12 @@ public final class EtcdClient {
         call("/kv/deleterange", request.json, parse: EtcdDeleteResponse.init, done)
     }
 
-    public func txn(_ request: EtcdTxnRequest, _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) {
-        call("/kv/txn", request.json, parse: EtcdTxnResponse.init, done)
+    /// `idempotent`: applying the request twice does what applying it once
+    /// does (a create-if-absent that reads the key otherwise), so an attempt
+    /// whose outcome is unknown (a hung endpoint) is made again on the next one.
+    public func txn(_ request: EtcdTxnRequest, idempotent: Bool = false,
+                    _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) {
+        call("/kv/txn", request.json, retriesWhatMayHaveApplied: idempotent, parse: EtcdTxnResponse.init, done)
     }
 
     /// Discards the history before `revision`: watches from earlier revisions are then compacted.
@@ -103,7 +107,7 @@ public final class EtcdClient {
     /// Renews a lease once (the gateway's keepalive stream, one message long).
     /// A lease that no longer exists answers a ttl of 0 or less.
     public func keepAlive(lease: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void) {
-        call("/lease/keepalive", ["ID": .int64(lease)], parse: { json throws(EtcdError) in
+        call("/lease/keepalive", ["ID": .int64(lease)], retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
             guard let result = json.field("result") else {
                 throw .malformedResponse("a keepalive answer without result")
             }
@@ -113,7 +117,7 @@ public final class EtcdClient {
 
     /// Ends a lease now: etcd deletes every key attached to it, in one revision.
     public func revokeLease(_ lease: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
-        call("/lease/revoke", ["ID": .int64(lease)], parse: { json throws(EtcdError) in
+        call("/lease/revoke", ["ID": .int64(lease)], retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
             try EtcdResponseHeader(json.field("header"))
         }, done)
     }
@@ -153,7 +157,12 @@ public final class EtcdClient {
 
     // MARK: Requests
 
+    /// `retriesWhatMayHaveApplied`: the request may be made again whatever
+    /// became of an attempt (a read, a renewal, a revocation), so a hung
+    /// endpoint's timeout moves it to the next endpoint, as a refused
+    /// connection does; a change is retried only when it was surely not sent.
     private func call<T>(_ path: String, _ body: JSONValue, pinned: String? = nil, attempt: Int = 0,
+                         retriesWhatMayHaveApplied: Bool = false,
                          parse: @escaping (JSONValue) throws(EtcdError) -> T,
                          _ done: @escaping (Result<T, EtcdError>) -> Void) {
         let endpoint = pinned ?? currentEndpoint
@@ -176,8 +185,9 @@ public final class EtcdClient {
                     return done(.failure(error))
                 }
                 moveOn(from: endpoint)
-                if !mayHaveApplied && attempt + 1 < configuration.endpoints.count {
-                    call(path, body, attempt: attempt + 1, parse: parse, done)
+                if (!mayHaveApplied || retriesWhatMayHaveApplied) && attempt + 1 < configuration.endpoints.count {
+                    call(path, body, attempt: attempt + 1, retriesWhatMayHaveApplied: retriesWhatMayHaveApplied,
+                         parse: parse, done)
                 } else {
                     done(.failure(error))
                 }

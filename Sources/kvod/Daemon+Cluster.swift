@@ -8,7 +8,7 @@ extension Daemon {
     func openCluster() throws(DaemonError) {
         guard !configuration.etcdEndpoints.isEmpty else { return }
         let keys = ClusterKeys(prefix: configuration.etcdPrefix)
-        let etcd = EtcdClient.Configuration(endpoints: configuration.etcdEndpoints)
+        let etcd = try EtcdEndpointOrder.answeringFirst(EtcdClient.Configuration(endpoints: configuration.etcdEndpoints))
         let epoch = try ClusterEpoch.readAtStart(etcd, keys: keys)
         // Further back than --history revisions, the history would keep none of the changes read
         // (unless other prefixes share etcd).

@@ -69,7 +69,8 @@ struct ClusterEpoch: Equatable {
     static func readAtStart(_ configuration: EtcdClient.Configuration, keys: ClusterKeys) throws(DaemonError) -> Self {
         let proposed = newUUID()
         let endpoints = configuration.endpoints.joined(separator: ",")
-        switch try EtcdStartupCall.run(configuration, { $0.txn(creation(keys, uuid: proposed), $1) }) {
+        // Made again on the next endpoint if one hangs: a second creation reads the first's key.
+        switch try EtcdStartupCall.run(configuration, { $0.txn(creation(keys, uuid: proposed), idempotent: true, $1) }) {
         case .success(let response):
             guard let epoch = Self(response, proposed: proposed) else {
                 throw .cannotReachEtcd("etcd (\(endpoints)) holds no value at \(keys.epoch) although it exists")

@@ -31,7 +31,7 @@ extension EtcdReplica {
 
     private func remakeEpoch() {
         logger.notice("etcd key \(keys.epoch) was deleted; making a new epoch")
-        client.txn(ClusterEpoch.creation(keys, uuid: ClusterEpoch.newUUID())) { [weak self] result in
+        client.txn(ClusterEpoch.creation(keys, uuid: ClusterEpoch.newUUID()), idempotent: true) { [weak self] result in
             if case .failure(let error) = result, let self {
                 logger.warning("could not make a new epoch at \(keys.epoch): \(error)")
             }
