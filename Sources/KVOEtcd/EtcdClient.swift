@@ -74,6 +74,23 @@ public final class EtcdClient {
         call("/kv/range", request.json, retriesWhatMayHaveApplied: true, parse: EtcdRangeResponse.init, done)
     }
 
+    /// A linearizable read of `request` at `endpoint` that must answer within
+    /// `timeoutMilliseconds`, not retried elsewhere: whether that member (and
+    /// through it the cluster's leader) answers now, and the revision it is at.
+    /// A stopped member's kernel still takes the connection, so only an
+    /// answer tells that it is alive.
+    public func probe(_ request: EtcdRangeRequest, at endpoint: String, timeoutMilliseconds: Int,
+                      _ done: @escaping (Result<EtcdRangeResponse, EtcdError>) -> Void) {
+        call("/kv/range", request.json, pinned: endpoint, timeoutMilliseconds: timeoutMilliseconds,
+             parse: EtcdRangeResponse.init, done)
+    }
+
+    /// The next requests, and watches started from now, go to another
+    /// endpoint than `endpoint` (one that did not answer in time).
+    public func avoid(_ endpoint: String) {
+        moveOn(from: endpoint)
+    }
+
     public func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
         call("/kv/put", request.json, parse: EtcdPutResponse.init, done)
     }
@@ -162,14 +179,14 @@ public final class EtcdClient {
     /// endpoint's timeout moves it to the next endpoint, as a refused
     /// connection does; a change is retried only when it was surely not sent.
     private func call<T>(_ path: String, _ body: JSONValue, pinned: String? = nil, attempt: Int = 0,
-                         retriesWhatMayHaveApplied: Bool = false,
+                         retriesWhatMayHaveApplied: Bool = false, timeoutMilliseconds: Int? = nil,
                          parse: @escaping (JSONValue) throws(EtcdError) -> T,
                          _ done: @escaping (Result<T, EtcdError>) -> Void) {
         let endpoint = pinned ?? currentEndpoint
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(url: endpoint + "/v3" + path, body: body.jsonBytes, headers: [],
-                                        timeoutMilliseconds: configuration.requestTimeoutMilliseconds,
+                                        timeoutMilliseconds: timeoutMilliseconds ?? configuration.requestTimeoutMilliseconds,
                                         connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds, keepAlive: configuration.keepAlive,
                                         maxBytes: configuration.maxResponseBytes)
         } catch {

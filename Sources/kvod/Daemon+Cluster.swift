@@ -25,6 +25,7 @@ extension Daemon {
         replica.restoreLeases(snapshot, engine: engine, keys: keys)
         cluster = replica
         replica.start()
+        replica.startLivenessChecks()
         logger.info("""
             over etcd (\(configuration.etcdEndpoints.joined(separator: ",")), prefix \(keys.prefix)): \
             \(snapshot.documents.count) objects at revision \(snapshot.revision), epoch \(epoch.text)

@@ -140,6 +140,17 @@ public final class EtcdCluster: @unchecked Sendable {
         }
     }
 
+    /// Stops member `index` with SIGSTOP, as a hung process or a frozen VM:
+    /// its kernel still takes connections, and nothing answers them.
+    public func pause(member index: Int) {
+        Glibc.kill(members[index].process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets member `index` run again after ``pause(member:)``.
+    public func resume(member index: Int) {
+        Glibc.kill(members[index].process.processIdentifier, SIGCONT)
+    }
+
     /// What a member wrote to stderr so far.
     public func log(of member: Member) -> String {
         (try? String(contentsOfFile: "\(directory)/\(member.name).log", encoding: .utf8)) ?? ""

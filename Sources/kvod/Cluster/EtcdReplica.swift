@@ -12,11 +12,14 @@ final class EtcdReplica: ChangeReplicator {
     let keys: ClusterKeys
     unowned let engine: Engine
     let logger: Logger
-    private let loop: UVLoop
+    let loop: UVLoop
     /// The leases of values with a lifetime, and the deletions their ends make.
     let leases: EtcdLeases
     let releases: LeaseReleases
-    private var watch: EtcdWatch?
+    private(set) var watch: EtcdWatch?
+    /// The probes that tell a stalled watch (``WatchLiveness``).
+    var liveness = WatchLiveness()
+    var livenessTimer: UVTimer?
     /// The revision of the last change applied to the engine.
     private(set) var appliedRevision: Int64
     /// Each object's key's `mod_revision` as the replica holds it: what a `Txn` compares.
@@ -111,6 +114,7 @@ final class EtcdReplica: ChangeReplicator {
 
     /// Watches the prefix from the revision after the last one applied.
     func start() {
+        watch?.cancel()
         let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1)
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
     }
@@ -140,7 +144,13 @@ final class EtcdReplica: ChangeReplicator {
         }
     }
 
-    private func stopFollowing(_ reason: String) {
+    /// Ends the watch in place (the liveness check found it stalled).
+    func cancelWatch() {
+        watch?.cancel()
+        watch = nil
+    }
+
+    func stopFollowing(_ reason: String) {
         watch = nil
         if isFollowing || reason != lastFailure {
             logger.warning("not following etcd (\(endpoints)): \(reason); changes get unavailable, reads are stale")
@@ -149,7 +159,7 @@ final class EtcdReplica: ChangeReplicator {
         lastFailure = reason
     }
 
-    private func resumeLater() {
+    func resumeLater() {
         resumeTimer?.start(afterMilliseconds: Self.resumeDelayMilliseconds) { [weak self] in self?.start() }
     }
 
@@ -229,6 +239,8 @@ final class EtcdReplica: ChangeReplicator {
     func close() {
         watch?.cancel()
         watch = nil
+        livenessTimer?.close()
+        livenessTimer = nil
         resumeTimer?.close()
         resumeTimer = nil
         leases.close()

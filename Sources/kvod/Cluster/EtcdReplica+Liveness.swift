@@ -1,0 +1,89 @@
+import KVOEtcd
+
+/// Never silently stale (issue 35 item 2): a watch whose member stopped (a
+/// hung process, a frozen VM) sends nothing and ends never, and TCP keepalive
+/// cannot tell, since the member's kernel still answers. So once a second the
+/// replica asks the watch's member for a linearizable read with a short
+/// deadline: no answer in time, or a watch that has not passed the revision
+/// the member answered at for a few probes, and the replica stops following
+/// (reads say `stale`, changes get `unavailable`) and watches again from the
+/// next endpoint.
+struct WatchLiveness {
+    /// How often the watch's member is asked.
+    static let intervalMilliseconds: UInt64 = 1_000
+    /// How long it may take to answer.
+    static let probeTimeoutMilliseconds = 1_500
+    /// How many answers in a row the watch may stay behind without passing
+    /// anything new before it counts as stalled.
+    static let stalledProbes = 3
+
+    /// Whether a probe is out.
+    var probing = false
+    /// Answers in a row that found the watch behind, and what it had passed at the first.
+    private var behind = 0
+    private var passedWhenBehind: Int64 = 0
+
+    /// A probe answered at `revision` while the watch has passed `passed`:
+    /// whether the watch counts as stalled.
+    mutating func answered(at revision: Int64, passed: Int64) -> Bool {
+        guard passed < revision else {
+            behind = 0
+            return false
+        }
+        if behind == 0 || passed > passedWhenBehind {
+            behind = 1
+            passedWhenBehind = passed
+            return false
+        }
+        behind += 1
+        return behind >= Self.stalledProbes
+    }
+
+    mutating func reset() {
+        behind = 0
+    }
+}
+
+extension EtcdReplica {
+    /// Starts asking once a second (``WatchLiveness``).
+    func startLivenessChecks() {
+        livenessTimer = UVTimer(loop: loop)
+        livenessTimer?.start(afterMilliseconds: WatchLiveness.intervalMilliseconds,
+                             repeatMilliseconds: WatchLiveness.intervalMilliseconds) { [weak self] in self?.probe() }
+    }
+
+    private func probe() {
+        guard !liveness.probing else { return }
+        let endpoint = watchEndpoint ?? client.currentEndpoint
+        liveness.probing = true
+        client.probe(EtcdRangeRequest(.key(keys.epoch)), at: endpoint,
+                     timeoutMilliseconds: WatchLiveness.probeTimeoutMilliseconds) { [weak self] result in
+            guard let self else { return }
+            liveness.probing = false
+            switch result {
+            case .success(let response):
+                progress.heard(revision: response.header.revision)
+                guard watch != nil, isFollowing else { return }
+                if liveness.answered(at: response.header.revision, passed: max(appliedRevision, progress.passed)) {
+                    abandon(endpoint, because: """
+                        the watch at \(endpoint) passed nothing while etcd moved on to revision \
+                        \(response.header.revision)
+                        """)
+                }
+            case .failure(let error):
+                abandon(endpoint, because: "etcd at \(endpoint) did not answer a read within "
+                    + "\(WatchLiveness.probeTimeoutMilliseconds) ms (\(error))")
+            }
+        }
+    }
+
+    /// Stops following through `endpoint` and watches again from the next one.
+    private func abandon(_ endpoint: String, because reason: String) {
+        liveness.reset()
+        client.avoid(endpoint)
+        guard isFollowing || watch != nil else { return }
+        cancelWatch()
+        stopFollowing(reason)
+        resumeLater()
+    }
+}
