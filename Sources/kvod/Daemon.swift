@@ -155,8 +155,8 @@ final class Daemon {
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
         do {
-            lagMeter = try LoopLagMeter(loop: loop) { [unowned self] microseconds in
-                self.engine.daemonStatistics.recordLoopTurn(microseconds: microseconds)
+            lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
+                self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
             }
         } catch {
             logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")
