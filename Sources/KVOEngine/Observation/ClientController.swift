@@ -216,8 +216,8 @@ public final class ClientController: CustomStringConvertible {
     /// Stops observing everything. The observations get no event from now
     /// on, and this client may observe the same key paths again at once;
     /// more than a slice of them (``SharedController/sliceBudget``) leave
-    /// the shared index in slices, one per loop turn (a connection's 100,000
-    /// took 100 ms in one turn).
+    /// the shared index in slices, one per loop turn: a connection's full
+    /// share of observations held the loop for a long turn.
     public func unobserveAll() {
         discardHeld()
         dropAllThrottles()

@@ -14,8 +14,8 @@ import DequeModule
 ///   (``ClientController/continueInitialEvents(budget:)``).
 extension SharedController {
     /// Units of work in one slice: an observation unregistered, an object
-    /// visited or an initial event written, each about a microsecond in a
-    /// release build (docs/PERFORMANCE.md, "Long requests in slices").
+    /// visited or an initial event written. A slice stays well within a
+    /// turn's bound (docs/PERFORMANCE.md, "Long requests in slices").
     public static let sliceBudget = 2_048
 
     struct LeavingObservations {
