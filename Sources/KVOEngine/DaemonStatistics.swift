@@ -11,6 +11,12 @@ public struct DaemonStatistics: Sendable, Equatable {
     public var loopLagPeakMicroseconds: UInt64 = 0
     /// The longest turn since the previous `metrics` (or since start).
     public var loopLagScrapeMaxMicroseconds: UInt64 = 0
+    /// The same turns in the loop thread's own CPU time (not its wall
+    /// time, which a busy machine's preemption stretches): the last, the
+    /// longest since the previous `info`, the longest since start.
+    public var loopCPULastMicroseconds: UInt64 = 0
+    public var loopCPUMaxMicroseconds: UInt64 = 0
+    public var loopCPUPeakMicroseconds: UInt64 = 0
     /// Turns the loop has finished since start: an idle kvod adds few, a
     /// spinning one (a socket left readable) thousands a second.
     public var loopTurns: UInt64 = 0
@@ -28,12 +34,16 @@ public struct DaemonStatistics: Sendable, Equatable {
 
     public init() {}
 
-    /// Notes one finished turn of the loop that worked `microseconds`.
-    public mutating func recordLoopTurn(microseconds: UInt64) {
+    /// Notes one finished turn of the loop that worked `microseconds` of
+    /// wall time and `cpuMicroseconds` of the loop thread's CPU time.
+    public mutating func recordLoopTurn(microseconds: UInt64, cpuMicroseconds: UInt64 = 0) {
         loopTurns &+= 1
         loopLagLastMicroseconds = microseconds
         loopLagMaxMicroseconds = max(loopLagMaxMicroseconds, microseconds)
         loopLagPeakMicroseconds = max(loopLagPeakMicroseconds, microseconds)
         loopLagScrapeMaxMicroseconds = max(loopLagScrapeMaxMicroseconds, microseconds)
+        loopCPULastMicroseconds = cpuMicroseconds
+        loopCPUMaxMicroseconds = max(loopCPUMaxMicroseconds, cpuMicroseconds)
+        loopCPUPeakMicroseconds = max(loopCPUPeakMicroseconds, cpuMicroseconds)
     }
 }

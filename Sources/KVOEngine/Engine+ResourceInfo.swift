@@ -36,9 +36,13 @@ extension Engine {
         reply.field("loopLagLastMs", Self.milliseconds(daemon.loopLagLastMicroseconds))
         reply.field("loopLagMaxMs", Self.milliseconds(daemon.loopLagMaxMicroseconds))
         reply.field("loopLagPeakMs", Self.milliseconds(daemon.loopLagPeakMicroseconds))
+        reply.field("loopCpuLastMs", Self.milliseconds(daemon.loopCPULastMicroseconds))
+        reply.field("loopCpuMaxMs", Self.milliseconds(daemon.loopCPUMaxMicroseconds))
+        reply.field("loopCpuPeakMs", Self.milliseconds(daemon.loopCPUPeakMicroseconds))
         reply.field("loopTurns", integer: daemon.loopTurns)
         // The longest turn since the previous `info`: each one starts a new window.
         daemonStatistics.loopLagMaxMicroseconds = 0
+        daemonStatistics.loopCPUMaxMicroseconds = 0
     }
 
     private static func number(_ value: Int) -> JSONValue {

@@ -394,7 +394,7 @@ extension Engine {
         reply.field("version", .string(configuration.version))
         reply.field("uptime", integer: uptime.components.seconds)
         reply.field("connections", integer: clientCount)
-        reply.field("observations", integer: shared.observationCount)
+        reply.field("observations", integer: shared.observationCount - shared.leavingCount)
         reply.field("objects", integer: store.objectCount)
         reply.seq(store.seq)
         reply.field("oldestSeq", integer: oldestSeqHeld)

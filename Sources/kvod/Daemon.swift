@@ -71,6 +71,8 @@ final class Daemon {
     private var throttleTimer: DeadlineTimer?
     /// Connections that used up their turn's budget, continued next turn.
     private var turnYield: TurnYield?
+    /// Does long requests' work a slice per turn.
+    private var slicedWork: SlicedWork?
     /// Counts the loop's turns (each ends with the prepare hook): what a ``TurnBudget`` is per.
     private(set) var turn: UInt64 = 0
     /// Times out writers' waits (`await`).
@@ -147,6 +149,7 @@ final class Daemon {
                                       nextDeadline: { [unowned engine] in engine.nextThrottleDeadline },
                                       reached: { [unowned engine] in engine.releaseThrottledEvents(at: $0) })
         turnYield = TurnYield(loop: loop)
+        slicedWork = SlicedWork(engine: engine, loop: loop)
         heapTrim = HeapTrim(loop: loop)
         awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                    nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
@@ -155,8 +158,8 @@ final class Daemon {
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
         do {
-            lagMeter = try LoopLagMeter(loop: loop) { [unowned self] microseconds in
-                self.engine.daemonStatistics.recordLoopTurn(microseconds: microseconds)
+            lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
+                self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
             }
         } catch {
             logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")
@@ -329,6 +332,7 @@ final class Daemon {
         defer {
             turn &+= 1
             turnYield?.armIfWaiting()
+            slicedWork?.armIfPending()
         }
         leaseTimer?.schedule(now: loop.now)
         throttleTimer?.schedule()
@@ -423,6 +427,8 @@ final class Daemon {
         throttleTimer = nil
         turnYield?.close()
         turnYield = nil
+        slicedWork?.close()
+        slicedWork = nil
         heapTrim?.close()
         heapTrim = nil
         awaitTimer?.close()

@@ -666,7 +666,8 @@ import Testing
 
         let reply = fixture.ok(["op": "info", "id": "i"], from: two).reply
         #expect(reply.memberNames == ["clientMemory", "coalescingConnections", "connections", "epoch", "eventsCoalesced", "eventsSent",
-                                      "historyChanges", "id", "loopLagLastMs", "loopLagMaxMs", "loopLagPeakMs", "loopTurns",
+                                      "historyChanges", "id", "loopCpuLastMs", "loopCpuMaxMs", "loopCpuPeakMs",
+                                      "loopLagLastMs", "loopLagMaxMs", "loopLagPeakMs", "loopTurns",
                                       "memory",
                                       "objects", "observations", "ok", "oldestSeq", "refused", "seq", "uptime",
                                       "version"])

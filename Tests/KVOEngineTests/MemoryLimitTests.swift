@@ -130,17 +130,22 @@ import Testing
         let fixture = EngineFixture()
         let engine = fixture.engine
         let client = fixture.makeClient()
-        engine.daemonStatistics.recordLoopTurn(microseconds: 12_345)
-        engine.daemonStatistics.recordLoopTurn(microseconds: 7)
+        engine.daemonStatistics.recordLoopTurn(microseconds: 12_345, cpuMicroseconds: 9_001)
+        engine.daemonStatistics.recordLoopTurn(microseconds: 7, cpuMicroseconds: 5)
         engine.daemonStatistics.refusedConnections = 3
         let first = fixture.send(#"{"op":"info"}"#, from: client).reply
         #expect(first["loopLagLastMs"]?.jsonString == "0.007")
         #expect(first["loopLagMaxMs"]?.jsonString == "12.345")
         #expect(first["loopLagPeakMs"]?.jsonString == "12.345")
+        #expect(first["loopCpuLastMs"]?.jsonString == "0.005")
+        #expect(first["loopCpuMaxMs"]?.jsonString == "9.001")
+        #expect(first["loopCpuPeakMs"]?.jsonString == "9.001")
         #expect(first["refused"]?["connections"] == 3)
         #expect(first["loopTurns"] == 2)
-        engine.daemonStatistics.recordLoopTurn(microseconds: 2_000)
+        engine.daemonStatistics.recordLoopTurn(microseconds: 2_000, cpuMicroseconds: 1_500)
         let second = fixture.send(#"{"op":"info"}"#, from: client).reply
+        #expect(second["loopCpuMaxMs"]?.jsonString == "1.500", "the longest since the previous info")
+        #expect(second["loopCpuPeakMs"]?.jsonString == "9.001", "the longest since start")
         #expect(second["loopLagMaxMs"]?.jsonString == "2.000", "the longest since the previous info")
         #expect(second["loopLagPeakMs"]?.jsonString == "12.345", "the longest since start")
         #expect(second["loopTurns"] == 3, "every turn since start")

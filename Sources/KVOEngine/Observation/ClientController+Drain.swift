@@ -23,13 +23,26 @@ extension ClientController {
             return
         }
         let wasEmpty = output.isEmpty
-        while let item = held.first, output.isEmpty || hasRoom {
+        // Initial events also within a slice: an allowance of megabytes is a long turn of them.
+        var budget = SharedController.sliceBudget
+        drainsInSlices = false
+        drain: while let item = held.first, output.isEmpty || hasRoom {
             switch item {
             case .event(let event):
                 held.removeFirst()
                 if event.info.state == .observing { write(event) }
             case .initial(let initial):
-                if writeInitialEvents(of: initial, whileRoom: false) { held.removeFirst() }
+                if writeInitialEvents(of: initial, whileRoom: false, budget: &budget) {
+                    held.removeFirst()
+                } else if budget <= 0 {
+                    // What was written drains first, and the next drain goes on; if
+                    // nothing was (objects the client may not read), the next slice does.
+                    if output.isEmpty {
+                        drainsInSlices = true
+                        shared.notePacing(self)
+                    }
+                    break drain
+                }
             }
         }
         if held.isEmpty { isCongested = false }
@@ -71,43 +84,91 @@ extension ClientController {
     // MARK: Initial events
 
     /// Sends the initial events of an `observe` (KVO's `initial`): as many as
-    /// fit now, before the request's reply; the rest from the cursor as the
-    /// client drains, after it. While congested, all of them wait there.
+    /// fit now and one slice allows (``SharedController/sliceBudget``), before
+    /// the request's reply; the rest from the cursor after it, a slice per
+    /// loop turn (``continueInitialEvents(budget:)``), or as the client
+    /// drains if it fell behind. While congested, or while earlier ones are
+    /// still being written, all of them wait.
     func send(_ initial: InitialEvents) {
         guard !isClosed, disconnectReason == nil else { return }
-        if !isCongested {
-            let wasEmpty = output.isEmpty
-            let finished = writeInitialEvents(of: initial, whileRoom: true)
-            if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
-            if finished { return }
+        guard !isCongested else { return held.append(initial) }
+        guard pacedInitials.isEmpty else { return pacedInitials.append(initial) }
+        let wasEmpty = output.isEmpty
+        var budget = SharedController.sliceBudget
+        let finished = writeInitialEvents(of: initial, whileRoom: true, budget: &budget)
+        if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
+        if finished { return }
+        if budget > 0 {
+            // No room: the client drains the rest.
             becomeCongested()
+            held.append(initial)
+        } else {
+            pacedInitials.append(initial)
+            shared.notePacing(self)
         }
-        held.append(initial)
+    }
+
+    /// Whether initial events wait for their next slice.
+    var hasPacedInitialEvents: Bool { !pacedInitials.isEmpty || drainsInSlices }
+
+    /// Writes the next slice of the paced initial events, oldest first, while
+    /// `budget` lasts and the output has room; when it has none, the client
+    /// is congested and the cursors wait there, ahead of what it holds.
+    func continueInitialEvents(budget: inout Int) {
+        guard !isClosed, disconnectReason == nil else { return }
+        if isCongested {
+            // A drain stopped at its slice having written nothing: no write will end to call it again.
+            if drainsInSlices, output.isEmpty { markDrained() } else { drainsInSlices = false }
+            return
+        }
+        let wasEmpty = output.isEmpty
+        while let initial = pacedInitials.first, budget > 0 {
+            if writeInitialEvents(of: initial, whileRoom: true, budget: &budget) {
+                pacedInitials.removeFirst()
+            } else if budget > 0 {
+                becomeCongested()
+                break
+            }
+        }
+        if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
+    }
+
+    /// `info` was unobserved: the paced cursors whose every observation is
+    /// gone are dropped.
+    func dropPacedInitialEvents(of info: ObservationInfo) {
+        guard !pacedInitials.isEmpty else { return }
+        for initial in pacedInitials where initial.covers(info) { initial.remaining -= 1 }
+        pacedInitials.removeAll { $0.remaining <= 0 }
     }
 
     /// Writes initial events from the cursor while the output has room (when
-    /// draining, at least one while it is empty). An event of an observation
-    /// that a change event is held for is not written: the change event
-    /// stands for it, and counts it as folded. Returns whether the cursor is done.
-    private func writeInitialEvents(of initial: InitialEvents, whileRoom: Bool) -> Bool {
+    /// draining, at least one while it is empty) and `budget` lasts (an
+    /// object visited or an event written costs one). An event of an
+    /// observation that a change event is held for is not written: the change
+    /// event stands for it, and counts it as folded; nor one that a live
+    /// change event went out for while the cursor waited for its slice.
+    /// Returns whether the cursor is done.
+    private func writeInitialEvents(of initial: InitialEvents, whileRoom: Bool, budget: inout Int) -> Bool {
         let names = shared.objectNames
         let policy = shared.accessPolicy
         let credentials = self.credentials
         let mayRead = { (name: String) in policy?.allows(.read, on: name, for: credentials) ?? true }
-        while let (object, info) = initial.next(in: names, mayRead: mayRead) {
+        while let (object, info) = initial.next(in: names, budget: &budget, mayRead: mayRead) {
             guard whileRoom ? hasRoom : output.isEmpty || hasRoom else { return false }
             initial.removeNext()
+            budget -= 1
             guard info.state == .observing, let node = info.node else { continue }
             if held.foldInitial(into: info, object: object, scoped: node.isPrefixScope) {
                 shared.eventCounts.coalesced += 1
                 continue
             }
+            if initial.wasSentAhead(info, object: object) { continue }
             let current = info.options.contains(.new) ? shared.value(object, at: node.path) : nil
             let event = ObservedChange(initialValue: current, options: info.options, seq: initial.seq)
             EventEncoder.write(event, head: info.eventHead(forObject: object), compact: info.isCompact, to: &output)
             endEvent(of: info, seq: initial.seq)
         }
-        return true
+        return initial.isFinished
     }
 
     // MARK: Replayed events

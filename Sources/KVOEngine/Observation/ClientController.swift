@@ -72,6 +72,18 @@ public final class ClientController: CustomStringConvertible {
     var held = HeldEvents()
     /// The ``ObservationInfo/serial`` of the next observation.
     private var nextSerial: UInt64 = 0
+    /// Observations with a lower serial were unobserved by ``unobserveAll()``
+    /// and wait for their slice to leave the index: they get no event.
+    private(set) var firstLiveSerial: UInt64 = 0
+    /// Initial events to write a slice per turn while the client keeps up,
+    /// oldest first (``continueInitialEvents(budget:)``); congestion moves
+    /// them to ``held``, ahead of the events it holds.
+    var pacedInitials: [InitialEvents] = [] {
+        didSet { noteFlowing() }
+    }
+    /// A drain (``markDrained()``) stopped at its slice of initial events
+    /// without writing any: the next slice drains again.
+    var drainsInSlices = false
     /// This client's observations in the order they were made, while they
     /// are many (see ``ClientController/observations(after:limit:)``).
     var creationOrder: CreationOrder?
@@ -105,7 +117,10 @@ public final class ClientController: CustomStringConvertible {
     }
 
     deinit {
-        unobserveAll()
+        // Not in slices: nothing may hold a controller that is going.
+        var all = infos.elements
+        infos = ReferenceTable()
+        unregister(&all)
         if countedAsCongested { shared.coalescingClients -= 1 }
     }
 
@@ -150,6 +165,7 @@ public final class ClientController: CustomStringConvertible {
     public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
         guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
         held.drop(info)
+        dropPacedInitialEvents(of: info)
         dropThrottle(of: info)
         noteEnded(info)
         shared.unregister(info)
@@ -167,6 +183,7 @@ public final class ClientController: CustomStringConvertible {
         for info in matching {
             infos.remove(info.tableKey)
             held.drop(info)
+            dropPacedInitialEvents(of: info)
             dropThrottle(of: info)
         }
         noteEnded(matching)
@@ -196,14 +213,23 @@ public final class ClientController: CustomStringConvertible {
         return found
     }
 
-    /// Stops observing everything.
+    /// Stops observing everything. The observations get no event from now
+    /// on, and this client may observe the same key paths again at once;
+    /// more than a slice of them (``SharedController/sliceBudget``) leave
+    /// the shared index in slices, one per loop turn: a connection's full
+    /// share of observations held the loop for a long turn.
     public func unobserveAll() {
-        var all = infos.elements
-        infos = ReferenceTable()
         discardHeld()
         dropAllThrottles()
         creationOrder = nil
-        unregister(&all)
+        guard Int(infos.count) > SharedController.sliceBudget else {
+            var all = infos.elements
+            infos = ReferenceTable()
+            return unregister(&all)
+        }
+        let count = Int(infos.count)
+        firstLiveSerial = nextSerial
+        shared.unregisterLater(infos.takeSlots(), count: count, of: self)
     }
 
     /// Unregisters infos just taken out of the table, emptying `taken`. Each
@@ -269,7 +295,18 @@ public final class ClientController: CustomStringConvertible {
     @inline(__always)
     func deliver(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
                  for info: ObservationInfo, isPrior: Bool) {
-        guard isFlowing else { return deliverWhileStopped(change, for: info, isPrior: isPrior) }
+        guard isFlowing else {
+            return deliverWhileStopped(line: line, contextFragment: contextFragment, change: change, for: info,
+                                       isPrior: isPrior)
+        }
+        append(line: line, contextFragment: contextFragment, change: change, for: info, isPrior: isPrior)
+    }
+
+    /// ``deliver(line:contextFragment:change:for:isPrior:)``'s event written,
+    /// or held when it would pass the allowance.
+    @inline(__always)
+    private func append(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
+                        for info: ObservationInfo, isPrior: Bool) {
         if let allowance = outputAllowance, output.count + line.count + (contextFragment?.count ?? 0) > allowance {
             becomeCongested()
             return hold(change, for: info, isPrior: isPrior)
@@ -291,16 +328,24 @@ public final class ClientController: CustomStringConvertible {
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 
-    /// An event for a client that is closed or being disconnected (nothing)
-    /// or congested (its observation's policy).
+    /// An event for a client that is closed or being disconnected (nothing),
+    /// congested (its observation's policy), or that has initial events
+    /// still to write in slices: then it goes out, and if its observation is
+    /// one of theirs it stands for its object's initial event, which is not
+    /// written after it.
     @inline(never)
-    private func deliverWhileStopped(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
+    private func deliverWhileStopped(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?,
+                                     change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
         guard !isClosed, disconnectReason == nil else { return }
-        hold(change, for: info, isPrior: isPrior)
+        guard !isCongested else { return hold(change, for: info, isPrior: isPrior) }
+        if !isPrior {
+            for initial in pacedInitials { initial.noteSentAhead(info, object: change.object) }
+        }
+        append(line: line, contextFragment: contextFragment, change: change, for: info, isPrior: isPrior)
     }
 
     private func noteFlowing() {
-        isFlowing = !isClosed && disconnectReason == nil && !isCongested
+        isFlowing = !isClosed && disconnectReason == nil && !isCongested && pacedInitials.isEmpty
     }
 
     /// `{"o":N`, out of line: inlined, it made ``deliver(line:contextFragment:change:for:isPrior:)``
@@ -377,9 +422,14 @@ public final class ClientController: CustomStringConvertible {
     func discardHeld() {
         shared.eventCounts.dropped += held.count
         held = HeldEvents()
+        drainsInSlices = false
+        if !pacedInitials.isEmpty { pacedInitials = [] }
     }
 
     func becomeCongested() {
+        // Nothing is held while the client keeps up: the paced cursors go first.
+        for initial in pacedInitials { held.append(initial) }
+        if !pacedInitials.isEmpty { pacedInitials = [] }
         isCongested = true
         outputDelegate?.clientControllerBecameCongested(self)
     }

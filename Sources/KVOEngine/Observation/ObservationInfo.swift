@@ -142,6 +142,12 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         }
     }
 
+    /// Whether its client unobserved everything (or closed) after it was
+    /// made, and it only waits for its slice to leave the index
+    /// (``SharedController/unregisterLeaving(budget:)``): it gets no event.
+    /// Asked only of a registered info, whose client is alive.
+    var isLeaving: Bool { serial < owner.firstLiveSerial }
+
     /// The controller that made it, while it observes (nil after): an info
     /// never keeps its controller alive, as in KVOController.
     public var controller: ClientController? { state == .notObserving ? nil : owner }

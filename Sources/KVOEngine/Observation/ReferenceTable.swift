@@ -116,6 +116,17 @@ struct ReferenceTable<Element: TableKeyed> {
     /// Every element, in no particular order.
     var elements: [Element] { slots.compactMap { $0 } }
 
+    /// Takes every slot out (nil where none is), leaving the table empty,
+    /// without a copy: a client's observations handed over to leave the
+    /// index in slices (``SharedController/unregisterLater(_:count:of:)``).
+    mutating func takeSlots() -> [Element?] {
+        defer {
+            slots = []
+            count = 0
+        }
+        return slots
+    }
+
     /// Puts `element` in the first free slot from its home (through the
     /// buffer: no uniqueness check of the array per slot).
     private static func place(_ element: consuming Element, hash: Int,

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The one registry of observations (KVOController's `_FBKVOSharedController`,
 /// "a receptionist, receiving and forwarding notifications").
 ///
@@ -49,6 +51,12 @@ public final class SharedController {
     let throttleSchedule = ThrottleSchedule()
     /// The writers' waits (`await`) not finished yet.
     let awaitSchedule = AwaitSchedule()
+    /// Observations of clients that unobserved everything or closed, to
+    /// leave the index in slices (``unregisterLeaving(budget:)``), and how many.
+    var leaving = Deque<LeavingObservations>()
+    public internal(set) var leavingCount = 0
+    /// Clients with initial events to write in slices, in turn.
+    var pacingClients: [ClientController] = []
     /// Set while a change with `await` is dispatched: told of each
     /// observation the change is due to reach.
     var awaitCollector: AwaitCollector?
@@ -401,7 +409,7 @@ public final class SharedController {
             // every observation here is such, nothing is encoded.
             var holds = false
             node.forEachObservation { info in
-                guard info.options.contains(.prior) else { return }
+                guard info.options.contains(.prior), !info.isLeaving else { return }
                 if info.owner.isCongested {
                     holds = true
                 } else {
@@ -445,6 +453,8 @@ public final class SharedController {
         // Found once per group, not per event: false unless a change with
         // `await` is dispatched (the collector itself is read only then).
         let collectsAwaits = !prior && awaitCollector != nil
+        // Found once per group: whether any client's observations wait to leave the index.
+        let skipsLeaving = !leaving.isEmpty
         // The buffer is neither changed nor released until the loop ends.
         let all = eventBytes.unsafeBytes
         do {
@@ -459,6 +469,7 @@ public final class SharedController {
             }
             node.forEachObservation { info in
                 visits &+= 1
+                if skipsLeaving, info.isLeaving { return }
                 let options = info.options
                 if prior && !options.contains(.prior) { return }
                 if let policy, !policy.allows(.read, on: change.object, for: info.owner.credentials) { return }

@@ -34,6 +34,19 @@ final class EngineFixture {
 
     deinit {
         for client in clients { engine.closeClient(client) }
+        finishSlicedWork()
+    }
+
+    /// Does the work left for later turns (what the daemon does a slice per
+    /// turn); returns how many slices it took.
+    @discardableResult
+    func finishSlicedWork() -> Int {
+        var slices = 0
+        while engine.hasSlicedWork {
+            engine.continueSlicedWork()
+            slices += 1
+        }
+        return slices
     }
 
     /// A fixture and its first client: a suite's stored properties in one line.
