@@ -5,14 +5,19 @@ import Glibc
 /// lose etcd's answer to a `Txn` (issue 35): while armed, a connection whose
 /// next request is `POST /v3/kv/txn` forwards it to etcd, holds back etcd's
 /// answer, and resets the client's side a while after that answer arrived,
-/// so the client sees a transport failure after etcd applied the `Txn`.
+/// so the client sees a transport failure after etcd applied the `Txn`
+/// (``Loss/answer``); or resets it without forwarding the request, after
+/// the first line of an answer of its own (``Loss/request``: the same
+/// failure, nothing applied). Armed with a
+/// `watchHold`, it also holds back what watches receive for that long after
+/// the loss, so the client cannot learn the outcome from its watch at once.
 /// Everything else (other requests, the watch's stream) is relayed as it is.
 ///
 /// Plain POSIX sockets, a thread to accept and one per connection, each
 /// bounded by `lifetime`; ``close()`` ends them all within a poll interval.
 ///
-/// @unchecked Sendable: `armed`, `dropped`, `isClosed` and `sockets` are only
-/// touched with `lock` held; the rest is set in `init`.
+/// @unchecked Sendable: `armed`, `dropped`, `watchesHeldUntil`, `isClosed` and
+/// `sockets` are only touched with `lock` held; the rest is set in `init`.
 public final class LossyProxy: @unchecked Sendable {
     /// The URL to give the client instead of etcd's, `http://127.0.0.1:<port>`.
     public let url: String
@@ -22,8 +27,10 @@ public final class LossyProxy: @unchecked Sendable {
     /// How long after etcd's answer began to arrive the client's side is reset.
     private let resetAfter: Double
     private let lock = NSLock()
-    private var armed = 0
+    private var armed: [(loss: Loss, watchHold: Double)] = []
     private var dropped = 0
+    /// Until when watches' streams are held back.
+    private var watchesHeldUntil = Date.distantPast
     private var isClosed = false
     private var sockets: Set<Int32> = []
     /// How often each thread looks at the clock and at `isClosed`.
@@ -59,10 +66,21 @@ public final class LossyProxy: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Loses etcd's answer to the next `count` `Txn`s.
-    public func arm(txns count: Int = 1) { lock.withLock { armed += count } }
+    /// What an armed proxy loses of a `Txn`.
+    public enum Loss: Sendable {
+        /// etcd's answer: the `Txn` is applied, the client does not hear so.
+        case answer
+        /// The request itself: nothing is applied, the client cannot tell.
+        case request
+    }
 
-    /// How many `Txn` answers were lost so far.
+    /// Loses `loss` of each of the next `count` `Txn`s, and holds back
+    /// watches' streams for `watchHold` seconds after each loss.
+    public func arm(txns count: Int = 1, losing loss: Loss = .answer, watchHold: Double = 0) {
+        lock.withLock { armed += Array(repeating: (loss, watchHold), count: count) }
+    }
+
+    /// How many `Txn`s lost their answer or themselves so far.
     public var droppedAnswers: Int { lock.withLock { dropped } }
 
     /// Stops accepting and ends every connection (their threads within a poll interval).
@@ -134,6 +152,8 @@ public final class LossyProxy: @unchecked Sendable {
         var requests = RequestScanner()
         /// When an armed `Txn` was forwarded: its answer is held back.
         var losing = false
+        /// Whether the connection is a watch's.
+        var watching = false
         /// When the held-back answer began to arrive.
         var answered: Date?
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -144,21 +164,36 @@ public final class LossyProxy: @unchecked Sendable {
                 setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
                 return
             }
-            let ready = Self.readable([client, upstream])
+            let held = watching && lock.withLock { Date() < watchesHeldUntil }
+            let ready = Self.readable(held ? [client] : [client, upstream]) + [false]
             if ready[0] && !losing {
                 let count = read(client, &buffer, buffer.count)
                 guard count > 0 else { return }
-                for path in requests.scan(buffer[..<count]) where path == "/v3/kv/txn" {
-                    losing = lock.withLock {
-                        guard armed > 0 else { return false }
-                        armed -= 1
+                var lost: Loss?
+                for path in requests.scan(buffer[..<count]) {
+                    if path == "/v3/watch" { watching = true }
+                    guard path == "/v3/kv/txn" else { continue }
+                    lost = lock.withLock {
+                        guard let (loss, watchHold) = armed.first else { return nil }
+                        armed.removeFirst()
                         dropped += 1
-                        return true
+                        watchesHeldUntil = Date().addingTimeInterval(watchHold)
+                        return loss
                     }
                 }
+                if lost == .request {
+                    // A first byte of an answer, so libcurl does not send the request again by itself on a
+                    // fresh connection (it does when a reused one fails before any byte of the answer).
+                    _ = Self.writeAll(client, Array("HTTP/1.1 200 OK\r\n".utf8)[...])
+                    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                    return
+                }
+                losing = lost == .answer
                 guard Self.writeAll(upstream, buffer[..<count]) else { return }
             }
-            if ready[1] {
+            // A hold that began while this thread polled holds what the poll found.
+            if ready[1] && !(watching && lock.withLock({ Date() < watchesHeldUntil })) {
                 let count = read(upstream, &buffer, buffer.count)
                 guard count > 0 else { return }
                 if losing {

@@ -13,23 +13,39 @@ import Testing
        .serialized)
 struct ClusterLostAnswerTests {
     @Test func eightPipelinedInsertsWhoseTxnAnswerIsLostAreEachAppliedOnce() async throws {
-        let cluster = try await EtcdCluster(size: 1)
-        let proxy = try LossyProxy(forwardingTo: cluster.clientURLs[0])
-        defer { proxy.close() }
-        let a = try await KVODProcess(arguments: ["--etcd", proxy.url])
-        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
-        let stored = try Self.insertThroughLoss(proxy, writer: a.socketPath, observer: b.socketPath, count: 8)
-        try await Self.checkEtcd(cluster, holds: stored)
+        try await Self.run(count: 8, losing: .answer)
     }
 
     @Test func aSingleInsertWhoseTxnAnswerIsLostIsAppliedOnceAndAnsweredOk() async throws {
+        try await Self.run(count: 1, losing: .answer)
+    }
+
+    /// The watch delivers the revision only after the `Txn` was sent again:
+    /// the resend loses its compare, and the id in the records tells that
+    /// the first sending was applied.
+    @Test func aTxnSentAgainBeforeTheWatchToldTheFirstWasAppliedIsNotAppliedTwice() async throws {
+        try await Self.run(count: 8, losing: .answer, watchHold: 1.5,
+                           resolvedBy: "a Txn sent again lost its compare to an earlier sending")
+    }
+
+    /// The request is lost, not the answer: kvod cannot tell, so it sends the
+    /// same `Txn` again, which applies every insert once.
+    @Test func eightPipelinedInsertsWhoseTxnIsLostOnTheWayAreAppliedOnceBySendingItAgain() async throws {
+        try await Self.run(count: 8, losing: .request, resolvedBy: "sending it again")
+    }
+
+    /// kvod A on the proxy only, kvod B on etcd directly; `count` inserts
+    /// through A with the proxy armed to lose the first `Txn`'s `loss`.
+    private static func run(count: Int, losing loss: LossyProxy.Loss, watchHold: Double = 0,
+                            resolvedBy resolution: String? = nil) async throws {
         let cluster = try await EtcdCluster(size: 1)
         let proxy = try LossyProxy(forwardingTo: cluster.clientURLs[0])
         defer { proxy.close() }
         let a = try await KVODProcess(arguments: ["--etcd", proxy.url])
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
-        let stored = try Self.insertThroughLoss(proxy, writer: a.socketPath, observer: b.socketPath, count: 1)
-        try await Self.checkEtcd(cluster, holds: stored)
+        let stored = try insertThroughLoss(proxy, loss, watchHold: watchHold, writer: a, observer: b.socketPath,
+                                           count: count, resolution: resolution)
+        try await checkEtcd(cluster, holds: stored)
     }
 
     // MARK: Steps (blocking socket work, outside the async test bodies)
@@ -37,10 +53,11 @@ struct ClusterLostAnswerTests {
     /// Makes an empty array, arms the proxy, sends `count` inserts of
     /// distinct values at once and checks the replies, the array on both
     /// kvods and the other kvod's observer; returns the array.
-    private static func insertThroughLoss(_ proxy: LossyProxy, writer: String, observer: String,
-                                          count: Int) throws -> JSONValue {
-        try waitUntilFollowing([writer, observer])
-        let client = try LineClient(path: writer)
+    private static func insertThroughLoss(_ proxy: LossyProxy, _ loss: LossyProxy.Loss, watchHold: Double,
+                                          writer kvod: KVODProcess, observer: String, count: Int,
+                                          resolution: String?) throws -> JSONValue {
+        try waitUntilFollowing([kvod.socketPath, observer])
+        let client = try LineClient(path: kvod.socketPath)
         let made = try client.request(#"{"op":"set","object":"list","keyPath":"items","value":[]}"#, timeout: 30).reply
         #expect(made["ok"] == true, "\(made)")
         let watcher = try LineClient(path: observer)
@@ -49,7 +66,7 @@ struct ClusterLostAnswerTests {
         }
         _ = try watcher.request(#"{"op":"observe","object":"list","keyPath":"items","options":["new"]}"#)
 
-        proxy.arm(txns: 1)
+        proxy.arm(txns: 1, losing: loss, watchHold: watchHold)
         let lines = (0..<count).map { #"{"id":\#($0),"op":"insert","object":"list","keyPath":"items","value":\#($0)}"# }
         try client.write(Array(lines.map { $0 + "\n" }.joined().utf8))
         var acknowledged: [Int: Int] = [:]
@@ -64,7 +81,9 @@ struct ClusterLostAnswerTests {
                 failed.append(index)
             }
         }
-        #expect(proxy.droppedAnswers == 1, "the proxy lost etcd's answer to a Txn")
+        #expect(proxy.droppedAnswers == 1, "the proxy lost a Txn's \(loss)")
+        #expect(kvod.lastLogLine(containing: "etcd's answer to a Txn was lost") != nil, "\(kvod.stderrText())")
+        if let resolution { #expect(kvod.lastLogLine(containing: resolution) != nil, "\(kvod.stderrText())") }
 
         // Every acknowledged insert reaches the other kvod's observer once, at its reply's seq.
         var heard: [Int: Int] = [:]
@@ -76,7 +95,9 @@ struct ClusterLostAnswerTests {
                 #expect(heard.updateValue(seq, forKey: value) == nil, "\(value) inserted twice: \(event)")
             }
         }
-        for (value, seq) in acknowledged { #expect(heard[value] == seq, "\(value) acknowledged at \(seq), applied at \(heard[value] ?? -1)") }
+        for (value, seq) in acknowledged {
+            #expect(heard[value] == seq, "\(value) acknowledged at \(seq), applied at \(heard[value] ?? -1)")
+        }
 
         // The array holds each acknowledged value once, none that failed, through either kvod.
         let expected = JSONValue.array(acknowledged.keys.sorted().map { JSONValue.number(JSONNumber($0)) })
@@ -84,7 +105,7 @@ struct ClusterLostAnswerTests {
         #expect(arrayOnWriter == expected, "acknowledged \(acknowledged.keys.sorted()), failed \(failed)")
         let arrayOnObserver = try watcher.request(#"{"op":"get","object":"list","keyPath":"items"}"#).reply["value"]
         #expect(arrayOnObserver == expected, "acknowledged \(acknowledged.keys.sorted()), failed \(failed)")
-        #expect(acknowledged.count == count, "etcd was reachable again at once: every insert is answered ok; failed \(failed)")
+        #expect(acknowledged.count == count, "etcd is reachable again at once: every insert is ok; failed \(failed)")
         return expected
     }
 
