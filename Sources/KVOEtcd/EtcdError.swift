@@ -28,6 +28,25 @@ public enum EtcdError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// etcd's gRPC code for a member without a leader or a leader that changed.
     public static let unavailableCode = 14
+    /// gRPC's code for a request that ran out of time in etcd.
+    public static let deadlineExceededCode = 4
+
+    /// Whether a write that failed so may have been applied all the same: it
+    /// was sent and the answer did not come (a broken connection, a timeout),
+    /// or etcd gave up waiting for it (`request timed out`, `leader changed`:
+    /// the proposal may be in the log), or its answer could not be read.
+    /// Only a request that was never sent, or one etcd refused outright (a
+    /// member without a leader among them), was not.
+    public var mayHaveBeenApplied: Bool {
+        switch self {
+        case .unreachable(_, _, let mayHaveApplied): mayHaveApplied
+        case .server(let code, let message):
+            // `no leader`: the member refused to propose it.
+            (code == Self.unavailableCode && !message.hasSuffix("no leader")) || code == Self.deadlineExceededCode
+        case .responseTooLarge, .malformedResponse: true
+        case .invalidConfiguration: false
+        }
+    }
 
     /// Whether etcd refused a read at a revision that compaction discarded
     /// (gRPC code 11, OutOfRange, which a future revision also gets).

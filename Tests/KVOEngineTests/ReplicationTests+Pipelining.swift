@@ -50,6 +50,47 @@ extension ReplicationTests {
         #expect(fixture.value("o", "a") == 3 && !writer.isAwaiting)
     }
 
+    @Test func aPipelineWhoseOutcomeIsUnknownIsToldSoAndNothingIsProposedAgain() throws {
+        _ = fixture.send(["op": "set", "object": "o", "keyPath": "l", "value": []], from: writer)
+        replicator.deliverAll(into: fixture.engine, from: 2)
+        _ = fixture.take(from: writer)
+        fixture.engine.pipelinesChanges = true
+        for index in 0..<3 {
+            _ = fixture.send(["op": "insert", "id": .number(JSONNumber(index)), "object": "o", "keyPath": "l",
+                              "value": .number(JSONNumber(index))], from: writer)
+        }
+        #expect(fixture.engine.proposePipelinedChanges(of: writer) && replicator.pendingBatches.count == 1)
+        replicator.pendingBatches.removeFirst().done(.unknown("etcd did not tell; it may have been applied"))
+        let replies = fixture.take(from: writer).replies
+        #expect(replies.map { $0.member("id") } == [0, 1, 2], "\(replies)")
+        #expect(replies.allSatisfy {
+            $0.member("error")?.member("code") == "unavailable"
+                && $0.member("error")?.member("message") == "etcd did not tell; it may have been applied"
+        }, "\(replies)")
+        #expect(replicator.pending.isEmpty && replicator.pendingBatches.isEmpty, "none proposed again")
+        #expect(!writer.isAwaiting)
+    }
+
+    @Test func aPipelineThatChangedNothingForSureIsTriedAgainOpByOp() throws {
+        _ = fixture.send(["op": "set", "object": "o", "keyPath": "l", "value": []], from: writer)
+        replicator.deliverAll(into: fixture.engine, from: 2)
+        _ = fixture.take(from: writer)
+        fixture.engine.pipelinesChanges = true
+        for index in 0..<2 {
+            _ = fixture.send(["op": "insert", "id": .number(JSONNumber(index)), "object": "o", "keyPath": "l",
+                              "value": .number(JSONNumber(index))], from: writer)
+        }
+        #expect(fixture.engine.proposePipelinedChanges(of: writer) && replicator.pendingBatches.count == 1)
+        replicator.pendingBatches.removeFirst().done(.unavailable("etcd refused it; nothing changed"))
+        // Each alone, in order.
+        #expect(replicator.pending.count == 1 && replicator.pendingBatches.isEmpty)
+        // The first's outcome proposes the second, which deliverAll applies next.
+        replicator.deliverAll(into: fixture.engine, from: 5)
+        let replies = fixture.take(from: writer).replies
+        #expect(replies.map { $0.member("seq") } == [5, 6], "\(replies)")
+        #expect(fixture.value("o", "l") == [0, 1])
+    }
+
     @Test func withoutPipeliningEachChangeIsProposedAtOnce() {
         _ = fixture.send(["op": "set", "object": "o", "keyPath": "a", "value": 1], from: writer)
         #expect(replicator.pending.count == 1 && writer.isAwaiting)

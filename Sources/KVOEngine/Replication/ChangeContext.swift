@@ -23,6 +23,11 @@ public struct ChangeContext: Sendable, Equatable {
     /// kvod that proposed it knows it by this when its watch delivers it
     /// (``Engine/awaitedProposals``); other kvods ignore it.
     public var awaitID: UInt64?
+    /// The proposal that wrote it, unique among the proposals of the kvod
+    /// that sent it: when etcd's answer to a `Txn` is lost, that kvod learns
+    /// from its watch whether the `Txn` was applied by finding it
+    /// (docs/CLUSTER.md, "When etcd's answer is lost"); other kvods ignore it.
+    public var proposal: UInt64?
 
     public init(cause: ChangeCause? = nil, uid: UInt32? = nil, host: String? = nil, lifetime: ValueLifetime? = nil,
                 expires: Double? = nil) {
@@ -43,6 +48,7 @@ public struct ChangeContext: Sendable, Equatable {
             if let ttl = lifetime.ttl { members["ttl"] = .number(JSONNumber(validatedLiteral: String(ttl))) }
         }
         if let awaitID { members["await"] = .string(String(awaitID, radix: 16)) }
+        if let proposal { members["proposal"] = .string(String(proposal, radix: 16)) }
         if let expires { members["expires"] = .number(JSONNumber(validatedLiteral: String(expires))) }
     }
 
@@ -58,6 +64,7 @@ public struct ChangeContext: Sendable, Equatable {
         }
         if lifetime.ephemeral || lifetime.ttl != nil { self.lifetime = lifetime }
         if case .string(let token)? = record.value(at: ["await"]) { awaitID = UInt64(token, radix: 16) }
+        if case .string(let token)? = record.value(at: ["proposal"]) { proposal = UInt64(token, radix: 16) }
         if case .number(let number)? = record.value(at: ["expires"]), let seconds = number.doubleValue, seconds > 0 {
             expires = seconds
         }

@@ -102,7 +102,13 @@ extension Engine {
                 client.pipelined = requests
                 return proposePipeline(of: client, through: replicator, attempt: attempt + 1)
             case .conflict, .unavailable, .refused:
+                // Nothing changed: each is tried alone.
                 client.parked.insert(contentsOf: requests.map { .alone($0) }, at: 0)
+            case .unknown(let message):
+                // Maybe applied: proposing any of them again could apply it twice, so each is told so.
+                client.parked.insert(contentsOf: requests.map {
+                    .failure(id: $0.id, error: KVOEngineError(.unavailable, message))
+                }, at: 0)
             }
             answerParked(of: client)
         }

@@ -70,7 +70,7 @@ extension Engine {
             client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(
                 .unavailable, "\(contended) kept changing under this write: "
                     + "\(Self.maxProposalAttempts) attempts lost their race; nothing changed")))
-        case .unavailable(let message):
+        case .unavailable(let message), .unknown(let message):
             client.append(reply: ReplyEncoder.failure(id: request.id, KVOEngineError(.unavailable, message)))
         case .refused(let error):
             client.append(reply: ReplyEncoder.failure(id: request.id, error))

@@ -39,13 +39,14 @@ public struct ReplicatedBatchStep: Sendable, Equatable {
         guard case .string("batch")? = json.value(at: ["op"]), case .array(let entries)? = json.value(at: ["steps"]) else {
             return nil
         }
-        // The batch's await token is the record's, not each step's: each step carries it here.
-        let awaitID = ChangeContext(json).awaitID
+        // The batch's await token and proposal are the record's, not each step's: each step carries them here.
+        let context = ChangeContext(json)
         var steps: [ReplicatedBatchStep] = []
         for entry in entries {
             guard var change = ReplicatedChange(object: object, json: entry),
                   case .number(let at)? = entry.value(at: ["at"]), let position = Int(at.literal) else { return nil }
-            change.context.awaitID = awaitID
+            change.context.awaitID = context.awaitID
+            change.context.proposal = context.proposal
             steps.append(ReplicatedBatchStep(change: change, position: position, written: entry.value(at: ["new"])))
         }
         return steps

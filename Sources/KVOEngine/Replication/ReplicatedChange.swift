@@ -89,6 +89,10 @@ public enum ProposalOutcome: Sendable {
     /// Refused before it was sent, for a limit of the store (its request
     /// size, its operations per transaction); nothing changed.
     case refused(KVOEngineError)
+    /// The store may have committed it and the replicator could not find
+    /// out (its answer was lost, and so were the attempts to learn it): the
+    /// client is told so, and nothing is proposed again in its name.
+    case unknown(String)
 }
 
 /// Where change ops go when state lives elsewhere (etcd): the engine computes

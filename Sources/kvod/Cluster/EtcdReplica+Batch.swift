@@ -10,6 +10,7 @@ extension EtcdReplica {
     /// a `Txn`), with a record of those ops' steps beside it; and the leased
     /// keys its ops end or make (``BatchLeasePlan``), once their leases are granted.
     func propose(_ batch: BatchProposal, _ done: @escaping (ProposalOutcome) -> Void) {
+        let proposal = newProposalID()
         var compared: [String: Int64] = [:]
         var compare: [EtcdCompare] = []
         for object in batch.objects {
@@ -19,16 +20,17 @@ extension EtcdReplica {
         }
         let plan = BatchLeasePlan(batch) { engine.holdsLeases(in: $0) }
         guard plan.needsLeases else {
-            let request = txn(comparing: compare, writes: writes(of: batch),
+            let request = txn(comparing: compare, writes: writes(of: batch, proposal: proposal),
                               besides: leases.operations(plan, ephemeralLease: nil, ttlLeases: []))
-            return commit(request, comparing: compared, "this batch", answered: { [weak self] in
+            return commit(request, comparing: compared, "this batch", proposal: proposal, answered: { [weak self] in
                 self?.leases.settled(EtcdLeases.Operations(), $0)
             }, done)
         }
         // etcd's limits first, with the largest lease ids: no lease is granted for a batch they refuse.
         let placeholders = [EtcdLeases.TTLLease](repeating: .placeholder, count: plan.ttls.count)
         let provisional = txn(comparing: compare,
-                              writes: writes(of: batch, deadlines: plan.deadlines(placeholders.map(\.expires))),
+                              writes: writes(of: batch, proposal: proposal,
+                                              deadlines: plan.deadlines(placeholders.map(\.expires))),
                               besides: leases.operations(plan, ephemeralLease: .max, ttlLeases: placeholders))
         if let refusal = limits.refusal(of: provisional, "this batch") { return done(.refused(refusal)) }
         leases.operations(for: plan) { [weak self] result in
@@ -37,9 +39,10 @@ extension EtcdReplica {
                 if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
                 return
             }
-            let request = txn(comparing: compare, writes: writes(of: batch, deadlines: plan.deadlines(leased.expires)),
+            let request = txn(comparing: compare,
+                              writes: writes(of: batch, proposal: proposal, deadlines: plan.deadlines(leased.expires)),
                               besides: leased.operations)
-            commit(request, comparing: compared, "this batch", answered: { [weak self] in
+            commit(request, comparing: compared, "this batch", proposal: proposal, answered: { [weak self] in
                 self?.leases.settled(leased, $0)
             }, done)
         }
@@ -47,8 +50,9 @@ extension EtcdReplica {
 
     /// The document and record of each object `batch` changes: the record
     /// its steps, each set with a `ttl` telling when its lease ends
-    /// (`deadlines`, by `[object] + path`), and who made it.
-    private func writes(of batch: BatchProposal, deadlines: [[String]: Double] = [:]) -> [ObjectWrite] {
+    /// (`deadlines`, by `[object] + path`), who made it and the `proposal` id.
+    private func writes(of batch: BatchProposal, proposal: UInt64,
+                        deadlines: [[String]: Double] = [:]) -> [ObjectWrite] {
         batch.changes.map { change in
             var steps = change.steps
             for index in steps.indices where steps[index].change.context.lifetime?.ttl != nil {
@@ -59,6 +63,7 @@ extension EtcdReplica {
             if case .object(var members) = record {
                 var context = batch.context
                 context.host = leases.host
+                context.proposal = proposal
                 context.write(to: &members)
                 record = .object(members)
             }
@@ -77,6 +82,7 @@ extension EtcdReplica {
             guard case .record(let object)? = keys.entry(event.kv.key), let json = try? JSONReader.parse(event.kv.value),
                   let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
             isBatch = true
+            noteApplied(own.first?.change.context.proposal, at: revision)
             steps += own
             modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }

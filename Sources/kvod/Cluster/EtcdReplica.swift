@@ -39,6 +39,13 @@ final class EtcdReplica: ChangeReplicator {
     /// lost compare's object changed.
     private var waiting: [(isDue: () -> Bool, outcome: ProposalOutcome, done: (ProposalOutcome) -> Void)] = []
     private var resumeTimer: UVTimer?
+    /// This kvod's proposals whose outcome is not told yet, by id
+    /// (``ChangeContext/proposal``): the revision the watch applied one at
+    /// (0: not seen yet), which tells whether a `Txn` whose answer was lost
+    /// was applied (EtcdReplica+Txn).
+    var unsettled: [UInt64: Int64] = [:]
+    /// One-shot timers running (``pause(_:then:)``), closed with the replica.
+    private var pauses: [ObjectIdentifier: UVTimer] = [:]
     /// etcd's request limits, as the cluster is set (``EtcdLimits``).
     var limits = EtcdLimits()
     /// Pause before watching again after the watch ended.
@@ -86,13 +93,44 @@ final class EtcdReplica: ChangeReplicator {
             }
             var change = proposal.change
             change.context.host = leases.host
+            change.context.proposal = newProposalID()
             change.context.expires = leased.expires.first
             let request = txn(comparing: [.modRevision(of: keys.document(object), is: compared)],
                               writes: [ObjectWrite(object: object, document: proposal.document, record: change.json,
                                                    modSeqs: proposal.modSeqs)],
                               besides: leased.operations)
-            commit(request, comparing: [object: compared], "this \(proposal.change.op)",
+            commit(request, comparing: [object: compared], "this \(proposal.change.op)", proposal: change.context.proposal,
                    answered: { [weak self] in self?.leases.settled(leased, $0) }, done)
+        }
+    }
+
+    /// A new id for a proposal's records, unique among this kvod's unsettled ones.
+    func newProposalID() -> UInt64 {
+        var id = UInt64.random(in: 1...UInt64.max)
+        while unsettled[id] != nil { id = UInt64.random(in: 1...UInt64.max) }
+        return id
+    }
+
+    /// Notes that the watch applied the records of `proposal` at `revision`, if it is this kvod's and unsettled.
+    func noteApplied(_ proposal: UInt64?, at revision: Int64) {
+        guard let proposal, unsettled[proposal] == 0 else { return }
+        unsettled[proposal] = revision
+    }
+
+    /// The revision the watch applied `proposal`'s records at; nil: not yet (or no proposal).
+    func appliedRevision(of proposal: UInt64?) -> Int64? {
+        guard let proposal, let revision = unsettled[proposal], revision > 0 else { return nil }
+        return revision
+    }
+
+    /// Runs `body` on the loop after `milliseconds`, unless the replica is closed first.
+    func pause(_ milliseconds: UInt64, then body: @escaping () -> Void) {
+        let timer = UVTimer(loop: loop)
+        let key = ObjectIdentifier(timer)
+        pauses[key] = timer
+        timer.start(afterMilliseconds: milliseconds) { [weak self] in
+            self?.pauses.removeValue(forKey: key)?.close()
+            body()
         }
     }
 
@@ -189,6 +227,7 @@ final class EtcdReplica: ChangeReplicator {
                   let json = try? JSONReader.parse(event.kv.value),
                   let change = ReplicatedChange(object: object, json: json) else { continue }
             records[object] = change
+            noteApplied(change.context.proposal, at: revision)
             modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
         for event in events {
@@ -243,6 +282,8 @@ final class EtcdReplica: ChangeReplicator {
         livenessTimer = nil
         resumeTimer?.close()
         resumeTimer = nil
+        for timer in pauses.values { timer.close() }
+        pauses = [:]
         leases.close()
         releases.close()
         driver.close()

@@ -74,9 +74,12 @@ final class LeaseReleases {
                     dropFirst(object)
                 case .conflict where release.attempts < Engine.maxProposalAttempts:
                     break
-                case .conflict, .unavailable:
-                    if case .unavailable(let message) = outcome {
+                case .conflict, .unavailable, .unknown:
+                    // Tried again later against the replica: a deletion that was applied after all is not proposed.
+                    switch outcome {
+                    case .unavailable(let message), .unknown(let message):
                         logger.notice("the deletion of \(object)'s \(release.cause) value waits: \(message)")
+                    default: break
                     }
                     queues[object]?[0].attempts = 0
                     return retryLater(object)
