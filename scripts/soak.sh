@@ -75,7 +75,7 @@ PY
 loop_turns() {
   echo '{"op":"info"}' | python3 -c 'import json,socket,sys
 s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
-i=json.loads(s.makefile("rb").readline()); print("soak: longest loop turn", i.get("loopLagPeakMs"), "ms; accounts", i.get("memory",{}).get("total"), "+", i.get("clientMemory",{}).get("total"))' "$socket"
+i=json.loads(s.makefile("rb").readline()); print("soak: longest loop turn", i.get("loopCpuPeakMs"), "ms of the loop'"'"'s CPU time (", i.get("loopLagPeakMs"), "ms wall ); accounts", i.get("memory",{}).get("total"), "+", i.get("clientMemory",{}).get("total"))' "$socket"
 }
 for phase in 1 2; do
   echo "== soak: phase $phase, $half s of the hostile mix against kvod (pid $pid)"
