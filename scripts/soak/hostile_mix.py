@@ -209,6 +209,72 @@ class Mix:
         for line in (stuck, throttled, client):
             line.close()
 
+    def aggregates(self):
+        """Issue 33 row 3: inserts into and removals from 20,000-element arrays under `@avg`, `@sum`
+        and `@min` observers, of the object and of a prefix, that read what comes."""
+        client = Line(self.args.socket)
+        for k in range(2):
+            client.send({"op": "set", "object": f"agg/{k}", "keyPath": "list", "value": list(range(20_000))})
+            client.reply()
+        watcher = Line(self.args.socket)
+        watcher.send({"op": "observe", "object": "agg/0", "keyPaths": ["list.@avg", "list.@min"], "options": ["new"]})
+        watcher.send({"op": "observe", "prefix": "agg/", "keyPath": "list.@sum", "options": ["new", "old"]})
+        watcher.sock.settimeout(0.01)
+        n = 0
+        while self.running():
+            key = f"agg/{n % 2}"
+            client.send({"op": "insert", "object": key, "keyPath": "list", "index": n % 100, "value": n * 0.5})
+            reply = client.reply()
+            if not reply.get("ok"):
+                self.fail(f"aggregates insert: {reply}")
+            client.send({"op": "remove", "object": key, "keyPath": "list", "index": 0})
+            reply = client.reply()
+            if not reply.get("ok"):
+                self.fail(f"aggregates remove: {reply}")
+            try:
+                while watcher.sock.recv(1 << 16):
+                    pass
+            except (socket.timeout, BlockingIOError):
+                pass
+            n += 1
+            self.count("aggregate rounds")
+        client.close()
+        watcher.close()
+
+    def long_requests(self):
+        """Issue 33 row 11: 20,000 objects observed by prefix with `initial`, and 20,000 key paths
+        observed then dropped with `unobserveAll`, again and again, on one connection that reads."""
+        client = Line(self.args.socket)
+        for start in range(0, 20_000, 1_000):
+            client.send({"op": "batch", "ops": [{"op": "set", "object": f"many/{i}", "keyPath": "k", "value": i}
+                                                for i in range(start, start + 1_000)]})
+            client.reply()
+        while self.running():
+            client.send({"op": "observe", "prefix": "many/", "keyPath": "k", "options": ["new", "initial"],
+                         "id": "initial"})
+            initial = 0
+            while True:
+                message = client.read()
+                if message.get("id") == "initial":
+                    break
+                initial += 1
+            # The rest of the initial events follow the reply, a slice a turn.
+            while initial < 20_000 and self.running():
+                message = client.read()
+                if message.get("event"):
+                    initial += 1
+            for half in range(2):  # 10,000 key paths a request at most
+                paths = [f"p{i}" for i in range(half * 10_000, (half + 1) * 10_000)]
+                client.send({"op": "observe", "object": "many/0", "keyPaths": paths, "options": ["new"]})
+                reply = client.reply()
+                if not reply.get("ok"):
+                    self.fail(f"long requests: {reply}")
+            client.send({"op": "unobserveAll", "id": "all"})
+            while client.read().get("id") != "all":
+                pass
+            self.count("long request rounds")
+        client.close()
+
     def deep_paths(self):
         """The deepest accepted key path, and one deeper (refused)."""
         client = Line(self.args.socket)
@@ -385,7 +451,8 @@ class Mix:
 
     def run(self):
         a = self.args
-        plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings]
+        plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings,
+                self.aggregates, self.long_requests]
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
