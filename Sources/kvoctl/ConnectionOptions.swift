@@ -1,7 +1,7 @@
 import ArgumentParser
 import KVOClient
 
-/// `--socket` and `--quiet`, taken by every subcommand and by `kvoctl`
+/// `--socket`, `--quiet` and `--request-timeout`, taken by every subcommand and by `kvoctl`
 /// itself, so that both `kvoctl --socket X ping` and `kvoctl ping --socket X`
 /// work; and the connection they lead to.
 struct ConnectionOptions: ParsableArguments {
@@ -14,11 +14,23 @@ struct ConnectionOptions: ParsableArguments {
         "Print no warning and no reason for a failure on standard error (usage errors excepted); "
             + "the exit status says what happened."))
     var quiet = false
+    @Option(help: ArgumentHelp(
+        "How long to wait for each of kvod's replies before exiting 12 (default 30s).",
+        discussion: "A duration: 500ms, 5s, 1.5m, 1h, or a bare number of seconds.",
+        valueName: "duration"))
+    var requestTimeout: DurationArgument?
+
+    func validate() throws {
+        if let requestTimeout, requestTimeout.milliseconds < 1 {
+            throw ValidationError("--request-timeout must be at least 1ms, not \(requestTimeout)")
+        }
+    }
 
     /// Connects, runs `body`, and turns a ``KVOClientError`` into kvoctl's exit status.
     func run<T>(configure: (inout KVOConnection.Configuration) -> Void = { _ in },
                 _ body: (KVOConnection) async throws(KVOClientError) -> T) async throws(CommandFailure) -> T {
         var configuration = KVOConnection.Configuration(socketPath: socket)
+        if let requestTimeout { configuration.requestTimeout = requestTimeout.duration }
         configure(&configuration)
         do throws(KVOClientError) {
             let connection = try KVOConnection(configuration: configuration)

@@ -4,12 +4,12 @@ import KVOClient
 /// kvoctl's exit statuses, which scripts branch on (docs/CLIENT.md lists them).
 enum ExitStatus {
     static let ok = ExitCode(0)
-    /// The daemon refused the request (`not_found`, `bad_request`, …).
+    /// The daemon refused the request for a reason with no status of its own
+    /// (`not_an_object`, `index_out_of_range`, `limit_exceeded`, …); for `raw`, any error reply.
     static let daemonError = ExitCode(1)
     /// The command line is wrong, or names a file kvoctl cannot read or write.
     static let usage = ExitCode(2)
-    /// No daemon at the socket, the connection was lost, or a request got
-    /// no reply within KVOClient's request deadline (`timedOut`).
+    /// No daemon at the socket, or the connection was lost.
     static let cannotConnect = ExitCode(3)
     /// `observe --count N --timeout S`: fewer than N events within S seconds.
     static let timedOut = ExitCode(4)
@@ -21,6 +21,17 @@ enum ExitStatus {
     /// `--await`: not every observer was written to or acknowledged the
     /// change within `--timeout` (kvod's `timeout`); the change is applied.
     static let awaitTimedOut = ExitCode(7)
+    /// No value at that object or key path (`not_found`).
+    static let notFound = ExitCode(8)
+    /// The access policy does not let this client do that (`forbidden`).
+    static let forbidden = ExitCode(9)
+    /// kvod could not take the request as sent (`bad_request`, `bad_json`, `unknown_op`).
+    static let badRequest = ExitCode(10)
+    /// kvod over etcd cannot reach it, or lost the race for the object; nothing changed (`unavailable`).
+    static let unavailable = ExitCode(11)
+    /// kvod did not answer within `--request-timeout` (KVOClient's `timed_out`); the
+    /// request may or may not have been applied. (Until 0.2 this was 3.)
+    static let noReply = ExitCode(12)
 
     /// The failure `error` calls for: its status, and the daemon's (or the client's) code and message.
     static func failure(_ error: KVOClientError) -> CommandFailure {
@@ -28,6 +39,11 @@ enum ExitStatus {
         case .preconditionFailed: preconditionFailed
         case .compacted: compacted
         case .timeout: awaitTimedOut
+        case .notFound: notFound
+        case .forbidden: forbidden
+        case .badRequest, .badJSON, .unknownOp: badRequest
+        case .unavailable: unavailable
+        case .timedOut: noReply
         case _ where error.isConnectionError || error.code == .protocolViolation: cannotConnect
         default: daemonError
         }

@@ -18,15 +18,25 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
 
             The socket is --socket, else $KVOD_SOCKET, else kvod's default path (/run/kvod/kvod.sock for root, \
             $XDG_RUNTIME_DIR/kvod.sock, or /tmp/kvod-<uid>/kvod.sock), falling back to /run/kvod/kvod.sock \
-            when the per-user socket does not exist. --socket and --quiet go before or after the command name.
+            when the per-user socket does not exist. --socket, --quiet and --request-timeout go before or after \
+            the command name.
 
-            Exit status: 0 ok; 1 the daemon refused the request (not_found, bad_request, ...; for raw, any \
-            error reply); 2 usage, or a --json-file or --resume-file that cannot be read or written; \
-            3 cannot connect, the connection was lost, or no reply within 30 s; 4 observe --count timed out \
-            before enough events; 5 an --if-mod-seq or --if-value condition did not hold (nothing changed); \
-            6 observe cannot resume from --since or --resume-file (compacted; --resync goes on instead); \
-            7 a write with --await timed out before every observer was written to or acknowledged (the change \
-            is applied). \
+            Exit status (one per kind of failure, for scripts to branch on; docs/CLIENT.md has the table):
+              0   ok
+              1   kvod refused for another reason (not_an_object, ...); raw: any error
+              2   usage: unknown command or option, bad argument or VALUE, unreadable file
+              3   cannot connect, or the connection was lost
+              4   observe --count: fewer events than --count within --timeout
+              5   a condition (--if-mod-seq, --if-value) did not hold; nothing changed
+              6   observe cannot resume from --since or --resume-file (compacted)
+              7   --await timed out; the change is applied
+              8   not found (not_found)
+              9   forbidden by kvod's --policy (forbidden)
+              10  bad request (bad_request, bad_json, unknown_op)
+              11  unavailable: kvod cannot reach etcd; nothing changed, retry (unavailable)
+              12  no reply within --request-timeout (timed_out); may have been applied
+            Durations (--ttl, --timeout, --throttle, --request-timeout) take a unit, 500ms, 5s, 1.5m, 2h, or are \
+            a bare number of seconds.
             Every non-zero status prints one line on standard error that says why (kvoctl: CODE: MESSAGE \
             for the daemon's errors); --quiet leaves it out, except for usage errors.
             """,
@@ -62,12 +72,22 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
             if !quiet || failure.status == ExitStatus.usage { Output.error("kvoctl: " + failure.reason) }
             exit(withError: failure.status)
         } catch {
+            if exitCode(for: error) != .success,
+               let message = UnknownCommand.message(Array(CommandLine.arguments.dropFirst()), commands: commandNames) {
+                Output.error(message)
+                exit(withError: ExitStatus.usage)
+            }
             if exitCode(for: error) == .validationFailure {
                 Output.error(fullMessage(for: error))
                 exit(withError: ExitStatus.usage)
             }
             exit(withError: error)
         }
+    }
+
+    /// The names of kvoctl's commands.
+    private nonisolated static var commandNames: [String] {
+        configuration.subcommands.compactMap { command in command.configuration.commandName }
     }
 
     /// Whether the command was given `--quiet`.

@@ -27,6 +27,9 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
             so that a writer's kvoctl set --await acknowledged returns once every such observer has it: \
             kvoctl observe config version --new --ack | while read -r event; do apply "$event"; done
             Example: kvoctl observe person/1 name --new --count 1 | jq -r .new
+            With --raw (implies --new), each event is one line with only the value after the change: a string \
+            as its text, without quotes or escapes, any other value as JSON, and null when the event has none \
+            (a delete): kvoctl observe config/web version --raw | while read -r version; do ...; done
             Resuming: with --since EPOCH:SEQ (as kvoctl info and --print-resume print it), the changes after \
             that point come first, then live ones. kvod keeps a bounded history, and an in-memory kvod \
             starts a new epoch at each start: when it cannot replay, exit 6 (compacted), or with --resync \
@@ -46,6 +49,8 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
         valueName: "object-or-keypath"))
     var arguments: [String] = []
     @Flag(help: "Events carry the value after the change.") var new = false
+    @Flag(help: "Print only each event's new value, a string without quotes or escapes (implies --new).")
+    var raw = false
     @Flag(help: "Events carry the value before the change.") var old = false
     @Flag(help: "Print the current value first.") var initial = false
     @Flag(help: "Print an extra event before each change is applied.") var prior = false
@@ -83,6 +88,9 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
         if since != nil && resumeFile != nil { throw ValidationError("--since and --resume-file exclude each other") }
         if initial && (since != nil || resumeFile != nil) {
             throw ValidationError("--initial excludes --since and --resume-file: the replay brings the output up to date")
+        }
+        if raw && (old || prior || printResume) {
+            throw ValidationError("--raw prints only the new value: it excludes --old, --prior and --print-resume")
         }
         if resync && since == nil && resumeFile == nil { throw ValidationError("--resync goes with --since or --resume-file") }
         if keyPaths.count > 1 && (resumeFile != nil || printResume) {
@@ -138,7 +146,7 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
 
     var options: ObservationOptions {
         var options: ObservationOptions = []
-        if new { options.insert(.new) }
+        if new || raw { options.insert(.new) }
         if old { options.insert(.old) }
         if initial { options.insert(.initial) }
         if prior { options.insert(.prior) }
@@ -156,8 +164,8 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
         }
         let session = ObserveSession(
             prefix: prefix, object: arguments.first ?? "", keyPaths: keyPaths, options: options,
-            delivery: try delivery, count: count, timeout: timeout, printResume: printResume, resync: resync,
-            file: file, quiet: connection.quiet)
+            delivery: try delivery, count: count, timeout: timeout, printResume: printResume, raw: raw,
+            resync: resync, file: file, quiet: connection.quiet)
         let outcome = try await connection.run { connection throws(KVOClientError) in
             try await session.watch(connection, from: start)
         }

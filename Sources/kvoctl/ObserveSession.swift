@@ -15,6 +15,8 @@ struct ObserveSession: Sendable {
     var count: Int?
     var timeout: DurationArgument?
     var printResume: Bool
+    /// `--raw`: each event's new value alone (``JSONValue/rawText``), `null` when it carries none.
+    var raw: Bool
     var resync: Bool
     var file: ResumeFile?
     /// `--quiet`: no note on standard error.
@@ -74,7 +76,7 @@ struct ObserveSession: Sendable {
             do throws(KVOClientError) {
                 var events = stream.makeAsyncIterator()
                 while let change = try await events.next() {
-                    Output.line(ChangeLine.json(change, resume: printResume))
+                    Output.line(raw ? (change.new ?? .null).rawText : ChangeLine.json(change, resume: printResume))
                     printed.add()
                     if let file, let point = change.resumePoint {
                         do throws(CommandFailure) { try file.write(point) } catch { return .failed(error) }

@@ -29,9 +29,10 @@ struct SetCommand: AsyncParsableCommand, ConnectingCommand {
     @OptionGroup var waiting: AwaitOptions
     @Flag(help: "The value belongs to this connection: kvod deletes it when the connection closes.")
     var ephemeral = false
-    @Option(help: ArgumentHelp("kvod deletes the value this many seconds after the set (at most a year).",
-                               valueName: "seconds"))
-    var ttl: Double?
+    @Option(help: ArgumentHelp(
+        "kvod deletes the value this long after the set (at most a year): 500ms, 30s, 5m, 2h, or seconds (30).",
+        valueName: "duration"))
+    var ttl: DurationArgument?
     @Flag(help: "After the set, stay connected until SIGINT or SIGTERM, then exit 0.") var hold = false
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp(
         "The object's name (e.g. person/1), a dotted key path (e.g. address.city; leave out to replace the "
@@ -57,8 +58,8 @@ struct SetCommand: AsyncParsableCommand, ConnectingCommand {
     func validate() throws {
         let (_, keyPath, text) = try parts
         if let text { try Self.check(try values.value(text), replacesDocument: keyPath == nil) }
-        if let ttl, !(ttl > 0 && ttl <= 31_536_000) {
-            throw ValidationError("--ttl must be a number of seconds over 0 and at most 31536000 (a year)")
+        if let ttl, !(1...31_536_000_000).contains(ttl.milliseconds) {
+            throw ValidationError("--ttl must be from 1ms to a year (8760h), not \(ttl)")
         }
     }
 
@@ -78,7 +79,7 @@ struct SetCommand: AsyncParsableCommand, ConnectingCommand {
         try Self.check(value, replacesDocument: keyPath == nil)
         let operation = WriteOperation.set(
             object, keyPath, to: value, ifModSeq: conditions.ifModSeq,
-            ifValue: try conditions.parsedIfValue, ephemeral: ephemeral, ttl: ttl.map { .seconds($0) })
+            ifValue: try conditions.parsedIfValue, ephemeral: ephemeral, ttl: ttl?.duration)
         let interruption = hold ? Hold.Interruption() : nil
         try await connection.run { connection throws(KVOClientError) in
             try await waiting.perform(operation, on: connection)

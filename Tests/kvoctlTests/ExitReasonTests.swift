@@ -13,7 +13,9 @@ import Testing
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cases: [(arguments: [String], stdin: String?, status: Int32, reason: String)] = [
-            (["get", "o", "missing"], nil, 1, "kvoctl: not_found: o has no value at missing"),
+            (["get", "o", "missing"], nil, 8, "kvoctl: not_found: o has no value at missing"),
+            (["set", "o", "k.", "1"], nil, 10, "kvoctl: bad_request: "),
+            (["insert", "o", "k", "1"], nil, 1, "kvoctl: not_an_array: "),
             (["raw"], #"{"op":"get","object":"none"}"# + "\n" + #"{"op":"ping"}"# + "\n", 1,
              "kvoctl: 1 of 2 replies were errors"),
             (["observe", "o", "k", "--count", "2", "--timeout", "0.1"], nil, 4,
@@ -44,7 +46,7 @@ import Testing
         let after = try await KVOCtl.run(["ping", "--socket", kvod.socketPath])
         #expect(after.status == 0 && after.stdout == "ok\n", "\(after)")
         let quietBefore = try await KVOCtl.run(["--quiet", "--socket", kvod.socketPath, "get", "o"])
-        #expect(quietBefore.status == 1 && quietBefore.stderr.isEmpty, "\(quietBefore)")
+        #expect(quietBefore.status == 8 && quietBefore.stderr.isEmpty, "\(quietBefore)")
         let help = try await KVOCtl.run(["--help"])
         #expect(help.stdout.contains("--socket") && help.stdout.contains("--quiet"), "\(help)")
     }

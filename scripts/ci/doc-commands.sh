@@ -11,7 +11,8 @@
 #   ```sh each-line       a list of commands to pick from (kvoctl's cheat
 #                         sheet): each line runs on its own, for at most 2 s,
 #                         and must not be refused as usage (exit 2 with
-#                         ArgumentParser's `Error: ` line: an unknown command
+#                         ArgumentParser's `Error: ` line or kvoctl's
+#                         `kvoctl: unknown command` line: an unknown command
 #                         or option, a missing argument); other failures
 #                         (no such value, a condition) are the line's business
 #   ```sh example         not run (it needs the host's systemd or root, a
@@ -113,7 +114,7 @@ first_refused_line() {
     launch -c "$line"
     if ended_within "$block_pid" "$running_seconds"; then
       status=0; wait "$block_pid" || status=$?
-      if [ "$status" -eq 2 ] && grep -q '^Error: ' "$work/out"; then
+      if [ "$status" -eq 2 ] && grep -q -e '^Error: ' -e '^kvoctl: unknown command ' "$work/out"; then
         end_group; cp "$work/out" "$work/refused"; echo "$line"; return
       fi
     fi
