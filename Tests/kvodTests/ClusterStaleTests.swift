@@ -60,6 +60,26 @@ struct ClusterStaleTests {
         #expect(try Self.info(a.socketPath)["cluster"]?["endpoint"]?.stringValue != endpoint)
     }
 
+    /// Other prefixes' writes move etcd's revision and give this kvod's watch
+    /// nothing to pass: the liveness check must not take that for a stall.
+    @Test func aKvodWhosePrefixIsQuietStaysFreshWhileOtherKeysAreWritten() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try Self.setUntilOK(0, through: a.socketPath)
+        let start = ContinuousClock.now
+        var puts = 0
+        // Six seconds of writes elsewhere: twice the probes a stall needs.
+        while ContinuousClock.now - start < .seconds(6), puts < 2_000 {
+            let run = try await CommandRun.run(EtcdCluster.binaries!.etcdctl, [
+                "--endpoints", cluster.clientURLs[0], "put", "/elsewhere/k", String(puts),
+            ], environment: ["ETCDCTL_API": "3"], timeout: 10)
+            #expect(run.status == 0, "\(run.stderr)")
+            puts += 1
+            #expect(try Self.get(a.socketPath)["stale"] == nil, "stale after \(puts) writes elsewhere")
+        }
+        #expect(try Self.info(a.socketPath)["cluster"]?["stale"] == false)
+    }
+
     // MARK: Steps (blocking socket work, outside the async test bodies)
 
     private static func get(_ socket: String) throws -> JSONValue {

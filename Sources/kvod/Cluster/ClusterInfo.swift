@@ -39,6 +39,17 @@ struct WatchProgress {
         etcdRevision = max(etcdRevision, revision)
     }
 
+    /// The newest revision of this kvod's own committed changes: one the
+    /// watch must deliver, whatever else etcd holds (other prefixes' writes
+    /// move the store's revision without giving this watch anything to pass).
+    private(set) var committed: Int64 = 0
+
+    /// A change of this kvod's was committed at `revision`.
+    mutating func committed(at revision: Int64) {
+        heard(revision: revision)
+        committed = max(committed, revision)
+    }
+
     private mutating func heard(passed revision: Int64) {
         etcdRevision = max(etcdRevision, revision)
         passedRevision = max(passedRevision, revision)

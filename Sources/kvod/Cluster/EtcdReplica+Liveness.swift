@@ -4,8 +4,8 @@ import KVOEtcd
 /// hung process, a frozen VM) sends nothing and ends never, and TCP keepalive
 /// cannot tell, since the member's kernel still answers. So once a second the
 /// replica asks the watch's member for a linearizable read with a short
-/// deadline: no answer in time, or a watch that has not passed the revision
-/// the member answered at for a few probes, and the replica stops following
+/// deadline: no answer in time, or a watch that has not delivered this kvod's
+/// own committed change for a few probes, and the replica stops following
 /// (reads say `stale`, changes get `unavailable`) and watches again from the
 /// next endpoint.
 struct WatchLiveness {
@@ -23,8 +23,8 @@ struct WatchLiveness {
     private var behind = 0
     private var passedWhenBehind: Int64 = 0
 
-    /// A probe answered at `revision` while the watch has passed `passed`:
-    /// whether the watch counts as stalled.
+    /// A probe answered while the watch has passed `passed` and must pass
+    /// `revision`: whether the watch counts as stalled.
     mutating func answered(at revision: Int64, passed: Int64) -> Bool {
         guard passed < revision else {
             behind = 0
@@ -64,10 +64,11 @@ extension EtcdReplica {
             case .success(let response):
                 progress.heard(revision: response.header.revision)
                 guard watch != nil, isFollowing else { return }
-                if liveness.answered(at: response.header.revision, passed: max(appliedRevision, progress.passed)) {
+                // Only this kvod's own commits are sure to be the watch's to deliver.
+                if liveness.answered(at: progress.committed, passed: max(appliedRevision, progress.passed)) {
                     abandon(endpoint, because: """
-                        the watch at \(endpoint) passed nothing while etcd moved on to revision \
-                        \(response.header.revision)
+                        the watch at \(endpoint) has not delivered this kvod's change at revision \
+                        \(progress.committed)
                         """)
                 }
             case .failure(let error):

@@ -56,7 +56,7 @@ extension EtcdReplica {
                 // Compares alone (a batch that changes nothing) make no revision.
                 guard !txn.success.isEmpty else { return done(.applied(seq: UInt64(appliedRevision))) }
                 let revision = response.header.revision
-                progress.heard(revision: revision)
+                progress.committed(at: revision)
                 wait(until: { [unowned self] in appliedRevision >= revision },
                      then: .applied(seq: UInt64(revision)), done)
             case .success(let response):
