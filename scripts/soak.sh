@@ -27,7 +27,11 @@ start_kvod() {
     --history-bytes "${history_mib}m" --max-memory "${max_memory_mib}m" --max-client-memory "${max_client_mib}m" \
     2>>"$work/kvod.log" &
   pid=$!
-  for _ in $(seq 200); do [ -S "$socket" ] && return; sleep 0.05; done
+  # The socket file of a killed kvod is still there: wait until one connects.
+  for _ in $(seq 400); do
+    python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$socket" 2>/dev/null && return
+    sleep 0.05
+  done
   echo "soak: kvod did not start"; cat "$work/kvod.log"; exit 1
 }
 start_kvod
