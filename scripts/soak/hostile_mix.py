@@ -53,6 +53,14 @@ class Line:
             if "event" not in message:
                 return message
 
+    def discard_waiting(self):
+        """Reads and drops what has come (the socket's timeout bounds the wait)."""
+        try:
+            while self.sock.recv(1 << 16):
+                pass
+        except (socket.timeout, BlockingIOError):
+            pass
+
     def close(self):
         try:
             self.sock.close()
@@ -199,11 +207,7 @@ class Mix:
                 reply = client.reply()
                 if reply.get("ok") or reply.get("error", {}).get("code") != "precondition_failed":
                     self.fail(f"issue 33 batch: {reply}")
-            try:
-                while throttled.sock.recv(1 << 16):
-                    pass
-            except (socket.timeout, BlockingIOError):
-                pass
+            throttled.discard_waiting()
             n += 1
             self.count("issue 33 rounds")
         for line in (stuck, throttled, client):
@@ -231,11 +235,7 @@ class Mix:
             reply = client.reply()
             if not reply.get("ok"):
                 self.fail(f"aggregates remove: {reply}")
-            try:
-                while watcher.sock.recv(1 << 16):
-                    pass
-            except (socket.timeout, BlockingIOError):
-                pass
+            watcher.discard_waiting()
             n += 1
             self.count("aggregate rounds")
         client.close()
