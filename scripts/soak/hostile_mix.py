@@ -484,6 +484,7 @@ class Mix:
         a = self.args
         plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings,
                 self.aggregates, self.long_requests, self.big_replay]
+        plan = [step for step in plan if step.__name__ not in a.skip]
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
@@ -521,6 +522,7 @@ def main():
     parser.add_argument("--observations-per-connection", type=int, default=5000)
     parser.add_argument("--storms", type=int, default=2)
     parser.add_argument("--summary", required=True, help="where to write the JSON summary")
+    parser.add_argument("--skip", nargs="*", default=[], help="clients left out, by name (big_replay, aggregates, …)")
     args = parser.parse_args()
     summary = Mix(args).run()
     with open(args.summary, "w") as out:
