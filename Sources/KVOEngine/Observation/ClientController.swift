@@ -344,6 +344,11 @@ public final class ClientController: CustomStringConvertible {
         append(line: line, contextFragment: contextFragment, change: change, for: info, isPrior: isPrior)
     }
 
+    /// Whether an event for this client is written as bytes now (not held,
+    /// dropped nor ignored): what decides whether a node's event is encoded
+    /// while some clients are congested.
+    var takesEventBytes: Bool { !isClosed && disconnectReason == nil && !isCongested }
+
     private func noteFlowing() {
         isFlowing = !isClosed && disconnectReason == nil && !isCongested && pacedInitials.isEmpty
     }

@@ -43,6 +43,9 @@ public final class SharedController {
     /// Passes over an array the last change made for computed key paths
     /// (`@sum` and the like): what tests hold to one per change.
     private(set) var lastChangeArrayPasses = 0
+    /// Bytes of events encoded since start: what tests hold to nothing when
+    /// no observation takes them.
+    private(set) var encodedEventBytes = 0
     /// Change events made, coalesced and dropped, for `metrics`.
     public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, reused from change to change.
@@ -419,11 +422,16 @@ public final class SharedController {
             guard variants != 0 || holds else { return }
         } else {
             // The node keeps what its observations read: no walk before the
-            // one that delivers (a congested client's variant is encoded too).
+            // one that delivers, unless some client is congested; then a node
+            // whose observations are all such clients' encodes nothing (200 sets
+            // of a large document to congested observers encoded it 200 times
+            // in one turn).
             variants = node.encodingVariants
             guard variants != 0 else { return }
+            if coalescingClients > 0, !Self.anyTakesBytes(node) { variants = 0 }
         }
         eventBytes.removeAll(keepingCapacity: true)
+        defer { encodedEventBytes &+= eventBytes.count }
         var ends = VariantEnds()
         if variants == 0 {
             // Only held events: no bytes.
@@ -503,6 +511,13 @@ public final class SharedController {
         }
         lastChangeVisits += visits
         eventCounts.add(made, of: change.kind)
+    }
+
+    /// Whether any observation of `node` belongs to a client that takes an
+    /// event's bytes now (``ClientController/takesEventBytes``).
+    @inline(never)
+    private static func anyTakesBytes(_ node: PathNode) -> Bool {
+        node.containsObservation { !$0.isLeaving && $0.owner.takesEventBytes }
     }
 
     /// Whether a quiet observation's filter lets this group's event out: its
