@@ -75,13 +75,11 @@ import Testing
         let kvod = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         #expect(try await KVOCtl.run(kvod, ["set", "o", "k", "1"]).status == 0)
         try await cluster.kill(member: 0)
-        // kvod may take a moment to see its member gone; until then a set may wait for it.
-        let deadline = ContinuousClock.now + .seconds(30)
-        var run = try await KVOCtl.run(kvod, ["set", "o", "k", "2", "--request-timeout", "10s"])
-        while run.status != 11 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            run = try await KVOCtl.run(kvod, ["set", "o", "k", "2", "--request-timeout", "10s"])
+        // The event: kvod sees its member gone and says so (its watch ends, or its probe gets no answer).
+        try await waitUntil("kvod says it is stale", timeout: 30) { () async throws -> Bool in
+            try await KVOCtl.run(kvod, ["info"]).stdout.contains(#""stale":true"#)
         }
+        let run = try await KVOCtl.run(kvod, ["set", "o", "k", "2", "--request-timeout", "10s"])
         #expect(run.status == 11 && run.stderr.hasPrefix("kvoctl: unavailable: "), "\(run)")
         let quiet = try await KVOCtl.run(kvod, ["set", "o", "k", "3", "--quiet", "--request-timeout", "10s"])
         #expect(quiet.status == 11 && quiet.stderr.isEmpty, "\(quiet)")
