@@ -53,6 +53,15 @@ class Line:
             if "event" not in message:
                 return message
 
+    def until_reply(self, request_id):
+        """The events before the reply whose id is `request_id`, and that reply."""
+        events = []
+        while True:
+            message = self.read()
+            if message.get("id") == request_id:
+                return events, message
+            events.append(message)
+
     def discard_waiting(self):
         """Reads and drops what has come (the socket's timeout bounds the wait)."""
         try:
@@ -257,12 +266,7 @@ class Mix:
                 client.reply()
             replayer = Line(self.args.socket)
             replayer.send({"op": "observe", "object": "bigdoc", "options": ["new"], "since": since, "id": "replay"})
-            replayed = 0
-            while True:
-                message = replayer.read()
-                if message.get("id") == "replay":
-                    break
-                replayed += 1
+            _, message = replayer.until_reply("replay")
             replayer.close()
             if not message.get("ok") and message.get("error", {}).get("code") != "compacted":
                 self.fail(f"big replay: {message}")
@@ -281,12 +285,8 @@ class Mix:
         while self.running():
             client.send({"op": "observe", "prefix": "many/", "keyPath": "k", "options": ["new", "initial"],
                          "id": "initial"})
-            initial = 0
-            while True:
-                message = client.read()
-                if message.get("id") == "initial":
-                    break
-                initial += 1
+            before, _ = client.until_reply("initial")
+            initial = len(before)
             # The rest of the initial events follow the reply, a slice a turn.
             while initial < 20_000 and self.running():
                 message = client.read()
@@ -424,12 +424,7 @@ class Mix:
             checker = Line(self.args.socket)
             checker.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"],
                           "since": since, "id": "replay"})
-            replayed = []
-            while True:
-                message = checker.read()
-                if message.get("id") == "replay":
-                    break
-                replayed.append(message)
+            replayed, message = checker.until_reply("replay")
             checker.close()
             if not message.get("ok"):
                 if message.get("error", {}).get("code") != "compacted":

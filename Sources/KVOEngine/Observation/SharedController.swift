@@ -423,9 +423,9 @@ public final class SharedController {
         } else {
             // The node keeps what its observations read: no walk before the
             // one that delivers, unless some client is congested; then a node
-            // whose observations are all such clients' encodes nothing (200 sets
-            // of a large document to congested observers encoded it 200 times
-            // in one turn).
+            // whose observations are all such clients' encodes nothing (they
+            // hold the event without bytes, and a large value's encoding per
+            // change would be wasted work in the turn).
             variants = node.encodingVariants
             guard variants != 0 else { return }
             if coalescingClients > 0, !Self.anyTakesBytes(node) { variants = 0 }
