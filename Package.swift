@@ -120,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "kvoctl",
             dependencies: [
-                "KVOClient", "KVOEngine", "KVOProtocol",
+                // KVOStorage: `backup` checks the file it wrote as kvod checks a backup it restores.
+                "KVOClient", "KVOEngine", "KVOProtocol", "KVOStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -39,6 +39,9 @@ public final class Engine {
     /// Writes the `metrics` op's text: the daemon's, which keeps the metrics
     /// (the engine only counts). Nil: the op fails.
     public var metricsText: (() -> String)?
+    /// Takes and reads the snapshots of `backup`: the daemon's, which keeps
+    /// the data directory. Nil: the op fails (no data directory).
+    public weak var backupSource: (any BackupSource)?
     /// Set while a batch that passed the memory check as a whole is applied
     /// op by op: one of its ops alone may grow what the others shrink.
     var admitsEveryChange = false
@@ -166,6 +169,8 @@ public final class Engine {
             if let awaiting = modifiers?.awaiting {
                 return try performAwaited(request, awaiting, for: client, reply: reply)
             }
+            // Its reply waits for the snapshot, as an awaited change's for its observers.
+            if case .backup(offset: nil) = request.operation { return try startBackup(replyingTo: request.id, for: client) }
             if configuration.accessPolicy == nil {
                 // Moved out: a change's record takes the request's name, path
                 // and value, where copies were retained and the request's
@@ -255,6 +260,8 @@ public final class Engine {
             reply.field("text", .string(metricsText()))
         case .ack(let seq):
             try acknowledge(seq, from: client)
+        case .backup(let offset):
+            try writeBackupChunk(at: offset ?? 0, for: client, into: &reply)
         }
     }
 }

@@ -43,6 +43,8 @@ public enum Field: String, CaseIterable, Sendable {
     case after
     /// The most a `list` or `observations` page holds.
     case limit
+    /// Where a `backup` chunk starts, in bytes.
+    case offset
 
     // Conditions, lifetimes and waits of a change.
 
@@ -102,6 +104,10 @@ public enum Field: String, CaseIterable, Sendable {
     case observations
     /// `metrics`' text.
     case text
+    /// A `backup`'s size in bytes.
+    case size
+    /// A `backup` chunk's bytes, in base64.
+    case data
     /// How many observations an awaited change reached.
     case observers
     /// How many of them acknowledged it.

@@ -30,6 +30,8 @@ public enum Op: String, CaseIterable, Sendable {
     case batch
     /// The daemon's metrics in Prometheus's text format.
     case metrics
+    /// A consistent copy of the data directory's database, taken and then read in chunks.
+    case backup
     /// The connection has handled every event up to `seq` on its ack observations.
     case ack
 }

@@ -19,8 +19,14 @@ public final class StateDatabase {
     public static let fileName = "kvod.db"
     /// `PRAGMA user_version` of the schema this kvod writes.
     public static let schemaVersion: Int64 = 6
+    /// Where a `backup`'s copy is made, beside the database (``SnapshotCopy``);
+    /// unlinked once made, so a file of that name is left only by a kvod that
+    /// was stopped while it made one, and is removed at the next start.
+    static let snapshotFileName = "kvod-backup.tmp"
 
     public let path: String
+    /// Where a `backup`'s copy is made (``snapshotFileName``).
+    let snapshotPath: String
     public let syncMode: SyncMode
     /// How many changes, and how many bytes of them, the history table keeps
     /// (the rule the engine's history follows too).
@@ -55,6 +61,7 @@ public final class StateDatabase {
                 historyBytes: Int = HistoryLimits.defaultMaxBytes) throws(StorageError) {
         if let warning = try DataDirectoryFiles.prepareDirectory(directory) { warnings.append(warning) }
         path = directory + "/" + Self.fileName
+        snapshotPath = directory + "/" + Self.snapshotFileName
         self.syncMode = syncMode
         historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
         historyRows = HistoryRows(limits: historyLimits)
@@ -66,6 +73,8 @@ public final class StateDatabase {
             throw StorageError("cannot open \(path)", error)
         }
         try Self.configure(connection, path: path, syncMode: syncMode)
+        // Only with the lock: another kvod's copy is not ours to remove.
+        unlink(snapshotPath)
         do {
             statements = try Statements(connection)
             leasedObjects = try Self.leasedObjects(connection)

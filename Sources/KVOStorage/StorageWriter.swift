@@ -19,6 +19,10 @@ import Foundation
 /// the WAL within ``batchInterval`` of each, on a thread of its own. After a
 /// failed commit or sync it publishes the failure and stops: nothing after
 /// it can be trusted.
+///
+/// It also copies the database for `backup` (``takeSnapshot()``): a
+/// ``SnapshotCopy`` step of ``snapshotStepPages`` pages after each round of
+/// commits, so a commit waits for one step at most.
 public final class StorageWriter: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `condition`'s lock;
     // `database` is used only by the writer thread once `start` was called.
@@ -27,6 +31,9 @@ public final class StorageWriter: @unchecked Sendable {
     public static let batchInterval = 0.1
     /// How long committed changes wait in the WAL before a checkpoint.
     public static let checkpointInterval = 1.0
+    /// Pages a backup's copy takes per step: what a commit may wait for
+    /// (docs/OPERATIONS.md, "Backup and restore", has the pause measured).
+    static let snapshotStepPages: Int32 = 64
 
     /// How far the writer got.
     public struct Progress: Sendable, Equatable {
@@ -59,6 +66,15 @@ public final class StorageWriter: @unchecked Sendable {
     /// the writer thread's (SQLite may sync the WAL when it starts reusing
     /// it, and the writer then knows when the next checkpoint is due).
     private var checkpointed = true
+    /// The ticket of the snapshot wanted now (``takeSnapshot()``); nil: none.
+    private var wantedSnapshot: UInt64?
+    private var lastSnapshotTicket: UInt64 = 0
+    /// Snapshots finished (or failed) and not collected yet, by ticket.
+    private var finishedSnapshot: (ticket: UInt64, result: Result<DatabaseSnapshot, StorageError>)?
+    /// A copy is under way (``snapshotCopy`` is set), for ``commitHere(_:)``.
+    private var copyingSnapshot = false
+    /// The copy under way: the writer thread's alone.
+    private var snapshotCopy: SnapshotCopy?
 
     /// `onProgress` is called from the writer thread after each commit and on
     /// failure (also from the WAL syncer's thread, for a failed sync).
@@ -144,7 +160,9 @@ public final class StorageWriter: @unchecked Sendable {
     public func commitHere(_ batch: CommitBatch) -> DirectCommit {
         guard commitSyncer == nil else { return .declined }
         condition.lock()
-        guard queue.isEmpty, !databaseBusy, !stopping, !checkpointed, published.failure == nil else {
+        // While a backup's copy is made, the connection stays the writer thread's.
+        guard queue.isEmpty, !databaseBusy, !stopping, !checkpointed, published.failure == nil,
+              wantedSnapshot == nil, !copyingSnapshot else {
             condition.unlock()
             return .declined
         }
@@ -179,7 +197,7 @@ public final class StorageWriter: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (batches, stop, checkpointDue) = nextWork()
+            let (batches, stop, checkpointDue, snapshotTicket) = nextWork()
             // Whether this thread still has the database (it gives it back early after a commit alone).
             var holdsDatabase = true
             var failed = false
@@ -192,7 +210,7 @@ public final class StorageWriter: @unchecked Sendable {
                     checkpointed = false
                     if commitSyncer == nil { published.committed = batches.last!.id }
                     // The database is free before the loop hears of the commit: its next group may be committed there.
-                    if !checkpointDue && !stop {
+                    if !checkpointDue && !stop && snapshotTicket == nil && snapshotCopy == nil {
                         databaseBusy = false
                         holdsDatabase = false
                     }
@@ -214,6 +232,7 @@ public final class StorageWriter: @unchecked Sendable {
                 publish(failure: error.description)
                 failed = true
             }
+            if !failed && !stop { stepSnapshot(snapshotTicket) }
             if holdsDatabase {
                 condition.lock()
                 databaseBusy = false
@@ -221,6 +240,7 @@ public final class StorageWriter: @unchecked Sendable {
             }
             if failed || (stop && batches.isEmpty) { break }
         }
+        endSnapshot(because: "kvod stopped before the backup's copy was made")
         condition.lock()
         finished = true
         condition.broadcast()
@@ -233,20 +253,23 @@ public final class StorageWriter: @unchecked Sendable {
         return uncheckpointedSince != nil
     }
 
-    /// Waits for batches, a stop, or the checkpoint deadline, while the
-    /// database is free; takes every queued batch and the database.
-    private func nextWork() -> (batches: [CommitBatch], stop: Bool, checkpointDue: Bool) {
+    /// Waits for batches, a stop, the checkpoint deadline or a snapshot's
+    /// next step, while the database is free; takes every queued batch and
+    /// the database, and says which snapshot is wanted (nil: none).
+    private func nextWork() -> (batches: [CommitBatch], stop: Bool, checkpointDue: Bool, snapshot: UInt64?) {
         let interval = Self.checkpointInterval
         condition.lock()
         defer { condition.unlock() }
         while true {
             let deadline = uncheckpointedSince?.addingTimeInterval(interval)
             let due = deadline.map { Date() >= $0 } ?? false
-            if !databaseBusy && (!queue.isEmpty || stopping || due || published.failure != nil) {
+            // A copy under way whose snapshot is no longer wanted is given up in a step too.
+            let snapshotStep = wantedSnapshot != nil || copyingSnapshot
+            if !databaseBusy && (!queue.isEmpty || stopping || due || published.failure != nil || snapshotStep) {
                 databaseBusy = true
                 let batches = published.failure == nil ? queue : []
                 queue = []
-                return (batches, stopping || published.failure != nil, due && published.failure == nil)
+                return (batches, stopping || published.failure != nil, due && published.failure == nil, wantedSnapshot)
             }
             if databaseBusy {
                 waitsForDatabase = true
@@ -258,6 +281,95 @@ public final class StorageWriter: @unchecked Sendable {
                 condition.wait()
             }
         }
+    }
+
+    // MARK: Snapshots for backup
+
+    /// Asks for a consistent copy of the database (``DatabaseSnapshot``),
+    /// made a step at a time between commits; ``takeFinishedSnapshot()``
+    /// gives it once it is made, and `onProgress` is called then. Returns its
+    /// ticket. One copy at a time: asked again before it is made (also after
+    /// ``cancelSnapshot()``), the copy under way goes on under the new ticket.
+    public func takeSnapshot() -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        lastSnapshotTicket += 1
+        wantedSnapshot = lastSnapshotTicket
+        condition.signal()
+        return lastSnapshotTicket
+    }
+
+    /// The snapshot asked for is no longer wanted: its copy is given up.
+    public func cancelSnapshot() {
+        condition.lock()
+        wantedSnapshot = nil
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The snapshot made since the last call, with the ticket it was asked
+    /// under, or why it could not be made; nil when none has finished.
+    public func takeFinishedSnapshot() -> (ticket: UInt64, result: Result<DatabaseSnapshot, StorageError>)? {
+        condition.lock()
+        defer { condition.unlock() }
+        defer { finishedSnapshot = nil }
+        return finishedSnapshot
+    }
+
+    /// One step of the copy of the snapshot `ticket` asks for (nil: give up
+    /// the one under way), on the writer thread, holding the database.
+    private func stepSnapshot(_ ticket: UInt64?) {
+        guard let ticket else {
+            if let copy = snapshotCopy {
+                copy.abandon()
+                setCopy(nil)
+            }
+            return
+        }
+        do throws(StorageError) {
+            let copy: SnapshotCopy
+            if let snapshotCopy {
+                copy = snapshotCopy
+            } else {
+                copy = try SnapshotCopy(of: database.connection, into: database.snapshotPath)
+                setCopy(copy)
+            }
+            guard try copy.step(pages: Self.snapshotStepPages) else { return }
+            let snapshot = try copy.finish()
+            setCopy(nil)
+            publish(snapshot: .success(snapshot), ticket: ticket)
+        } catch {
+            snapshotCopy?.abandon()
+            setCopy(nil)
+            publish(snapshot: .failure(error), ticket: ticket)
+        }
+    }
+
+    private func setCopy(_ copy: SnapshotCopy?) {
+        snapshotCopy = copy
+        condition.lock()
+        copyingSnapshot = copy != nil
+        condition.unlock()
+    }
+
+    /// The writer stops: a snapshot wanted or under way fails with `reason`.
+    private func endSnapshot(because reason: String) {
+        snapshotCopy?.abandon()
+        setCopy(nil)
+        condition.lock()
+        let ticket = wantedSnapshot
+        condition.unlock()
+        if let ticket { publish(snapshot: .failure(StorageError(reason)), ticket: ticket) }
+    }
+
+    private func publish(snapshot: Result<DatabaseSnapshot, StorageError>, ticket: UInt64) {
+        condition.lock()
+        // A later ticket was asked while this copy was made: it is that one's too.
+        let latest = wantedSnapshot ?? ticket
+        wantedSnapshot = nil
+        finishedSnapshot = (latest, snapshot)
+        condition.unlock()
+        onProgress()
     }
 
     private func publish(committed: UInt64? = nil, failure: String? = nil) {

@@ -44,7 +44,7 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
         subcommands: [
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
             ReplaceCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self, InfoCommand.self, PingCommand.self,
-            MetricsCommand.self, RawCommand.self,
+            MetricsCommand.self, BackupCommand.self, RawCommand.self,
         ])
 
     @OptionGroup var connection: ConnectionOptions

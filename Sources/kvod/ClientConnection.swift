@@ -117,6 +117,11 @@ final class ClientConnection: ClientOutputDelegate {
         }
     }
 
+    /// Counts `bytes` of work (a `backup` chunk) against this turn's share of the loop.
+    func spendTurn(bytes: Int) {
+        state.spend(bytes: bytes, turn: daemon.turn)
+    }
+
     /// Output written or held for a commit, not yet taken by the client.
     private var queuedOutputBytes: Int { stream.queuedBytes + heldBytes }
     /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
@@ -294,6 +299,7 @@ final class ClientConnection: ClientOutputDelegate {
         guard let ending = state.close(flush: flush, holdsOutput: !held.isEmpty) else { return }
         daemon.engine.closeClient(controller)
         daemon.cluster?.leases.clientClosed(controller.id)
+        daemon.backups?.clientClosed(controller)
         daemon.logger.debug("\(logName) disconnected")
         switch ending {
         case .afterHeldOutput:

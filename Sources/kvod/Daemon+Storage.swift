@@ -15,6 +15,7 @@ extension Daemon {
             }
             return
         }
+        if let backup = configuration.restoreFile { try restore(backup, into: directory) }
         let database: StateDatabase
         let state: SavedState
         do {
@@ -35,6 +36,11 @@ extension Daemon {
         wakeup.setHandler { [unowned self] in self.writerProgressed() }
         let groupCommit = GroupCommit(store: engine.store, writer: writer)
         engine.changeLog = groupCommit
+        let backups = Backups(writer: writer, engine: engine, logger: logger) { [unowned self] client, bytes in
+            self.connections[client.id]?.spendTurn(bytes: bytes)
+        }
+        engine.backupSource = backups
+        self.backups = backups
         writer.start()
         self.storage = (groupCommit, writer, wakeup)
         logger.info("""
@@ -42,6 +48,19 @@ extension Daemon {
             seq \(state.seq), \(engine.history.count) changes of history in \(engine.history.bytes) bytes \
             (at most \(configuration.historyCapacity) changes and \(configuration.historyBytes) bytes)
             """)
+    }
+
+    /// `--restore`: makes the (missing or empty) data directory from a backup.
+    private func restore(_ backup: String, into directory: String) throws(DaemonError) {
+        do {
+            let contents = try DataDirectoryRestore.restore(backup, into: directory)
+            logger.notice("""
+                restored \(directory) from \(backup): \(contents.objects) objects, seq \(contents.seq) \
+                (schema version \(contents.schemaVersion)), with a new epoch
+                """)
+        } catch {
+            throw .cannotOpenStorage("cannot restore \(backup) into \(directory): \(error)")
+        }
     }
 
     /// Commits what is left, stops the writer thread and closes its wake-up
@@ -53,12 +72,15 @@ extension Daemon {
         if let failure = groupCommit.refresh().failure, storageFailure == nil { storageFailure = failure }
         wakeup.close()
         engine.changeLog = nil
+        engine.backupSource = nil
+        backups = nil
         storage = nil
     }
 
     /// The writer committed (or failed): release the output that waited.
     private func writerProgressed() {
         guard let groupCommit = storage?.groupCommit else { return }
+        backups?.writerProgressed()
         let progress = groupCommit.refresh()
         if let failure = progress.failure {
             failStorage(failure)

@@ -84,6 +84,8 @@ final class Daemon {
     /// thread, and the handle the writer wakes the loop with.
     var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)?
     var groupCommit: GroupCommit? { storage?.groupCommit }
+    /// With a data directory: the snapshots `backup` asks for.
+    var backups: Backups?
     /// Connections with output held until a batch is committed.
     var holdingOutput: [ClientConnection] = []
     /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.

@@ -31,6 +31,8 @@ struct DaemonConfiguration: Sendable {
     var ignoresHangUp = false
     /// Where state is kept (`--data-dir`); nil keeps it in memory only.
     var dataDirectory: String?
+    /// A backup to make `dataDirectory` from before opening it (`--restore`).
+    var restoreFile: String?
     /// When commits are synced to the disk (`--sync`).
     var syncMode: SyncMode = .always
     /// How many recent changes are kept for `observe` with `since` (`--history`).

@@ -7,7 +7,9 @@ import Foundation
 /// keeps an option's last value: an option on the command line wins.
 struct EnvironmentOptions {
     /// Every option that has a variable, by its long name. `--socket` is not
-    /// here: `KVOD_SOCKET` already chooses the default socket path.
+    /// here: `KVOD_SOCKET` already chooses the default socket path; nor is
+    /// `--restore`, done once by hand (a restore refuses a data directory
+    /// that is not empty, so a variable would stop every later start).
     static let optionNames = [
         "socket-mode", "max-line-bytes", "data-dir", "sync", "history", "history-bytes", "log-level",
         "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
@@ -61,7 +63,7 @@ struct EnvironmentOptions {
 
     /// The `--help` paragraph that names every variable.
     static var helpText: String {
-        "Every option but --socket can also be set by a variable named for it: "
+        "Every option but --socket and --restore can also be set by a variable named for it: "
             + optionNames.map { "\(variableName($0)) (--\($0))" }.joined(separator: ", ")
             + ". An empty variable counts as unset; an option on the command line wins over its variable."
     }

@@ -34,6 +34,15 @@ struct KVODCommand: ParsableCommand {
     var dataDir: String?
 
     @Option(help: ArgumentHelp(
+        "Start from this backup (kvoctl backup): copy it into --data-dir, which must be missing or empty.",
+        discussion: """
+            The backup is checked first (an SQLite database of kvod's, of this kvod's format version or an \
+            older one, whole); then kvod starts on it with a new epoch. See docs/OPERATIONS.md, "Backup and restore".
+            """,
+        valueName: "file"))
+    var restore: String?
+
+    @Option(help: ArgumentHelp(
         "When a change reaches the disk: always (fsync before the reply), batch (fsync every 100 ms) or off.",
         valueName: "mode"))
     var sync: String = SyncMode.always.rawValue
@@ -205,6 +214,9 @@ struct KVODCommand: ParsableCommand {
             throw ValidationError("--max-connections-per-uid must be at least 1")
         }
         if dataDir?.isEmpty == true { throw ValidationError("--data-dir must not be empty") }
+        if restore != nil, dataDir == nil {
+            throw ValidationError("--restore needs --data-dir: the data directory to make from the backup")
+        }
         guard fanoutPauseMicroseconds <= 10_000 else {
             throw ValidationError("--fanout-pause-microseconds must be 0 to 10000")
         }
@@ -262,6 +274,7 @@ struct KVODCommand: ParsableCommand {
             dataDirectory: dataDir,
             syncMode: SyncMode(rawValue: sync) ?? .always,
             historyCapacity: history)
+        configuration.restoreFile = restore
         configuration.historyBytes = OutputLimits.parseSize(historyBytes) ?? HistoryLimits.defaultMaxBytes
         configuration.maxMemory = OutputLimits.parseSize(maxMemory) ?? 0
         configuration.maxObservationsPerConnection = maxObservationsPerConnection

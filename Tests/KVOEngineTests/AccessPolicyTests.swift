@@ -69,6 +69,7 @@ import Testing
         (#"{"grants": [{"user": "nosuchuser", "prefix": "", "allow": ["read"]}]}"#, "no user named"),
         (#"{"grants": [{"anyone": false, "prefix": "", "allow": ["read"]}]}"#, "must be true"),
         (#"{"grants": [{"uid": 1, "prefix": "", "allow": ["read"], "deny": true}]}"#, "unknown field \"deny\""),
+        (#"{"grants": [{"uid": 1, "prefix": "app/", "allow": ["backup"]}]}"#, "its grant's \"prefix\" must be \"\""),
     ])
     func initFromJSONWhenFileIsWrongThrowsSayingWhat(text: String, expected: String) {
         do {
@@ -124,6 +125,27 @@ import Testing
         #expect(lines.map { $0["error"]?["code"] } == ["forbidden", "forbidden", "not_found", nil, nil])
         #expect(lines[0]["error"]?["message"] == "uid 2000 may not read or observe app/1")
         #expect(engine.shared.observationCount == 0)
+    }
+
+    @Test func backupIsForSuperusersAndABackupGrantOnEveryObjectOnly() throws {
+        let text = #"{"grants": [{"uid": 1000, "prefix": "", "allow": ["read", "write"]}, {"gid": 50, "prefix": "", "allow": ["backup"]}]}"#
+        let policy = try AccessPolicy(json: Array(text.utf8), superusers: [0, 999], userID: { _ in nil }, groupID: { _ in nil })
+        #expect(policy.mayBackUp(PeerCredentials(pid: 1, uid: 0, gid: 0)))
+        #expect(policy.mayBackUp(PeerCredentials(pid: 1, uid: 999, gid: 999)))
+        #expect(policy.mayBackUp(Self.bob), "bob is in group 50")
+        #expect(!policy.mayBackUp(Self.alice), "reading and writing everything is no backup grant")
+        #expect(!policy.mayBackUp(nil))
+        // A grant made in code under a prefix covers no backup either.
+        #expect(!AccessPolicy(grants: [.init(.user(1000), objectPrefix: "a/", rights: .backup)]).mayBackUp(Self.alice))
+
+        let fixture = EngineFixture(configuration: EngineConfiguration(accessPolicy: policy))
+        let client = fixture.makeClient()
+        client.credentials = Self.alice
+        fixture.handle(#"{"op":"backup","id":1}"#, from: client)
+        fixture.handle(#"{"op":"backup","id":2,"offset":0}"#, from: client)
+        let replies = fixture.take(from: client).lines
+        #expect(replies.map { $0["error"]?["code"] } == ["forbidden", "forbidden"])
+        #expect(replies.first?["error"]?["message"]?.stringValue?.hasPrefix("uid 1000 may not take a backup") == true)
     }
 
     @Test func handleWithoutPolicyAllowsEveryone() {

@@ -54,6 +54,7 @@ import Testing
                      #"{"op":"batch","ops":[{"op":"delete","object":"q"}]}"#),
             .metrics: (request(.metrics), #"{"op":"metrics"}"#),
             .ack: (request(.ack) { $0.integer(.seq, UInt64(42)) }, #"{"op":"ack","seq":42}"#),
+            .backup: (request(.backup) { $0.integer(.offset, UInt64(49_152)) }, #"{"op":"backup","offset":49152}"#),
         ]
     }
 

@@ -70,7 +70,7 @@ import Testing
         }
         #expect(options.count > 10, "\(run.stdout)")
         let help = run.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
-        for option in options where !["socket", "help", "version"].contains(option) {
+        for option in options where !["socket", "restore", "help", "version"].contains(option) {
             let variable = "KVOD_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
             #expect(help.contains("\(variable) (--\(option))"), "--help does not name \(variable)")
         }

@@ -3,12 +3,14 @@
 ///     {"grants": [
 ///       {"user": "www-data", "prefix": "web/", "allow": ["read", "write"]},
 ///       {"gid": 100, "prefix": "", "allow": ["read"]},
-///       {"anyone": true, "prefix": "public/", "allow": ["read"]}
+///       {"anyone": true, "prefix": "public/", "allow": ["read"]},
+///       {"user": "backup", "prefix": "", "allow": ["backup"]}
 ///     ]}
 ///
 /// Each grant names exactly one subject (`uid`, `gid`, `user`, `group`, or
 /// `"anyone": true`), a `prefix` and a non-empty `allow`. Anything else is an
-/// error, so that a misspelt field never grants or withholds silently.
+/// error, so that a misspelt field never grants or withholds silently; so is
+/// `backup` under a prefix other than `""` (a backup holds every object).
 extension AccessPolicy {
     /// Why a policy file was refused.
     public struct FormatError: Error, Sendable, CustomStringConvertible {
@@ -57,7 +59,7 @@ extension AccessPolicy {
             throw FormatError("\"prefix\" must be a string (\"\" for every object)")
         }
         guard case .array(let names)? = members["allow"], !names.isEmpty else {
-            throw FormatError("\"allow\" must be a non-empty array of \"read\", \"write\"")
+            throw FormatError("\"allow\" must be a non-empty array of \"read\", \"write\", \"backup\"")
         }
         var rights: Rights = []
         for name in names {
@@ -65,6 +67,9 @@ extension AccessPolicy {
                 throw FormatError("\"allow\": unknown right \(name.jsonString)")
             }
             rights.formUnion(right.1)
+        }
+        if rights.contains(.backup), !prefix.isEmpty {
+            throw FormatError("\"backup\" copies every object, so its grant's \"prefix\" must be \"\" (not \(JSONValue.string(prefix).jsonString))")
         }
         return Grant(subject, objectPrefix: prefix, rights: rights)
     }

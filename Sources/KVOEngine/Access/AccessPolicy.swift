@@ -1,6 +1,7 @@
 /// Who may read (get, observe) and write (set, delete, insert, remove,
-/// replace) which objects: a list of grants, each giving rights on the
-/// objects whose name starts with a prefix to a user, a group or anyone.
+/// replace) which objects, and who may take a `backup`: a list of grants,
+/// each giving rights on the objects whose name starts with a prefix to a
+/// user, a group or anyone.
 ///
 /// Grants only add up; there is no deny. Superusers (root and the daemon's
 /// own user) may everything. A daemon without a policy lets everyone who can
@@ -17,10 +18,13 @@ public struct AccessPolicy: Sendable, Hashable {
         public static let read = Rights(rawValue: 1 << 0)
         /// `set`, `delete`, `insert`, `remove`, `replace`.
         public static let write = Rights(rawValue: 1 << 1)
+        /// `backup`: a copy of every object, so only in a grant on the prefix `""`.
+        public static let backup = Rights(rawValue: 1 << 2)
+        /// Every right on an object (`backup` is on none in particular).
         public static let all: Rights = [.read, .write]
 
         /// The names used in policy files.
-        public static let names: [(String, Rights)] = [("read", .read), ("write", .write)]
+        public static let names: [(String, Rights)] = [("read", .read), ("write", .write), ("backup", .backup)]
 
         public var description: String {
             let set = Self.names.filter { contains($0.1) }.map(\.0)
@@ -80,6 +84,13 @@ public struct AccessPolicy: Sendable, Hashable {
     public func readsEverything(_ credentials: PeerCredentials?) -> Bool {
         if let credentials, superusers.contains(credentials.uid) { return true }
         return grants.contains { $0.objectPrefix.isEmpty && $0.rights.contains(.read) && $0.applies(to: credentials) }
+    }
+
+    /// Whether `credentials` may take a `backup`: a superuser, or a grant of
+    /// `backup` (whose prefix is `""`: a backup holds every object).
+    public func mayBackUp(_ credentials: PeerCredentials?) -> Bool {
+        if let credentials, superusers.contains(credentials.uid) { return true }
+        return grants.contains { $0.objectPrefix.isEmpty && $0.rights.contains(.backup) && $0.applies(to: credentials) }
     }
 
     /// Whether `credentials` may do all of `rights` on `object`.

@@ -20,6 +20,13 @@ extension Engine {
             }
             return
         }
+        if case .backup = operation {
+            guard policy.mayBackUp(client.credentials) else {
+                throw KVOEngineError(.forbidden, "\(Self.name(of: client)) may not take a backup: that takes root, "
+                    + "kvod's own user or a grant of \"backup\" in --policy")
+            }
+            return
+        }
         guard let (needed, object) = Self.rightsNeeded(by: operation) else { return }
         let rights = policy.rights(of: client.credentials, on: object)
         if !rights.isSuperset(of: needed) {
@@ -38,7 +45,8 @@ extension Engine {
     }
 
     /// What an operation needs, and on which object; nil for those that only
-    /// touch the client's own observations or the daemon's counters.
+    /// touch the client's own observations or the daemon's counters (and for
+    /// `backup`, which needs a right of its own, on no one object).
     static func rightsNeeded(by operation: Operation) -> (AccessPolicy.Rights, String)? {
         switch operation {
         case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
@@ -48,7 +56,7 @@ extension Engine {
             (.read, object)
         // Prefixes and lists are not refused: they leave out what the client may not read.
         case .observe(.prefix, _, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
-             .batch, .metrics, .ack:
+             .batch, .metrics, .ack, .backup:
             nil
         }
     }

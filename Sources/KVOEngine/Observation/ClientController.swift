@@ -102,6 +102,8 @@ public final class ClientController: CustomStringConvertible {
     var pendingWait: ChangeWait?
     /// Over etcd: this client's last change waits to be committed and applied here.
     var awaitsReplication = false
+    /// This client's `backup` whose reply waits for the daemon's snapshot; nil: none.
+    var awaitedBackup: AwaitedBackup?
     /// Over etcd: the reply of a wait (`await`) that ended before its change's
     /// outcome came; it goes with the outcome (``Engine/outcomeOfAwait(_:_:to:from:)``).
     var replyAfterOutcome: [UInt8]?

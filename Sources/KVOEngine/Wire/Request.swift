@@ -67,11 +67,14 @@ public enum Operation {
     case metrics
     /// This client has handled every event up to `seq` on its ack observations.
     case ack(seq: UInt64)
+    /// Without `offset`: take a snapshot of the data directory for this
+    /// client (the daemon does); with it, the snapshot's bytes from there.
+    case backup(offset: UInt64?)
 
     /// The `op` names, as the wire spells them.
     public static let names = [
         "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations", "list", "batch", "metrics", "ack",
+        "info", "observations", "list", "batch", "metrics", "ack", "backup",
     ]
 }
 

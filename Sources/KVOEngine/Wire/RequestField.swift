@@ -9,7 +9,7 @@ import Darwin
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
          prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle,
-         ack, awaiting, awaitTimeout, seq, compact
+         ack, awaiting, awaitTimeout, seq, compact, offset
 
     var name: String { staticName.description }
 
@@ -31,7 +31,7 @@ enum Field: Int, CaseIterable {
         case (5, UInt8(ascii: "i")): field = .index
         case (5, UInt8(ascii: "s")): field = .since
         case (5, UInt8(ascii: "e")): field = .epoch
-        case (6, UInt8(ascii: "o")): field = .object
+        case (6, UInt8(ascii: "o")): field = bytes[1] == UInt8(ascii: "b") ? .object : .offset
         case (6, UInt8(ascii: "v")): field = .values
         case (6, UInt8(ascii: "p")): field = bytes[1] == UInt8(ascii: "o") ? .policy : .prefix
         case (5, UInt8(ascii: "a")): field = bytes[1] == UInt8(ascii: "f") ? .after : .awaiting
@@ -90,6 +90,7 @@ enum Field: Int, CaseIterable {
         case .awaitTimeout: "awaitTimeout"
         case .seq: "seq"
         case .compact: "compact"
+        case .offset: "offset"
         }
     }
 }
@@ -97,7 +98,7 @@ enum Field: Int, CaseIterable {
 /// The `op` names, matched on their bytes.
 enum OpCode: String, CaseIterable {
     case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list,
-         batch, metrics, ack
+         batch, metrics, ack, backup
 
     init?(_ text: JSONText) {
         switch text {
@@ -134,6 +135,7 @@ enum OpCode: String, CaseIterable {
         case .batch: "batch"
         case .metrics: "metrics"
         case .ack: "ack"
+        case .backup: "backup"
         }
     }
 }

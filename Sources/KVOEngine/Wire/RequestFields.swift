@@ -46,6 +46,7 @@ struct Fields {
         var awaitTimeout: JSONValue?
         var seq: JSONValue?
         var compact: JSONValue?
+        var offset: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -167,6 +168,10 @@ struct Fields {
         get { rare?.compact }
         set { rareFields.compact = newValue }
     }
+    var offset: JSONValue? {
+        get { rare?.offset }
+        set { rareFields.offset = newValue }
+    }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -228,6 +233,7 @@ struct Fields {
         case .awaitTimeout: awaitTimeout = value
         case .seq: seq = value
         case .compact: compact = value
+        case .offset: offset = value
         }
     }
 
@@ -297,6 +303,9 @@ struct Fields {
         if ops != nil, opCode != .batch {
             throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
         }
+        if offset != nil, opCode != .backup {
+            throw .badRequest("unknown field \"offset\" for op \"\(opCode.rawValue)\"")
+        }
         if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }
@@ -359,6 +368,7 @@ struct Fields {
         case .metrics: return .metrics
         case .observations: return .observations(after: try observationCursor(), limit: try limitField())
         case .ack: return .ack(seq: try acknowledgedSeq())
+        case .backup: return .backup(offset: try backupOffset())
         }
     }
 
@@ -525,6 +535,15 @@ struct Fields {
             throw .badRequest("field \"after\" must be the \"next\" of an earlier observations reply")
         }
         return serial
+    }
+
+    /// A `backup`'s `offset`: a byte position in the connection's snapshot.
+    private func backupOffset() throws(KVOEngineError) -> UInt64? {
+        guard let offset else { return nil }
+        guard case .number(let number) = offset, let position = UInt64(number.literal) else {
+            throw .badRequest("field \"offset\" must be a non-negative integer (a byte position in the backup)")
+        }
+        return position
     }
 
     private func limitField() throws(KVOEngineError) -> Int {

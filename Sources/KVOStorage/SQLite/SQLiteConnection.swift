@@ -13,11 +13,18 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database file at `path`, through the
     /// VFS that writes a commit's WAL frames at once (`CSQLiteGather`) when
     /// it could be registered, else SQLite's default one.
-    init(path: String) throws(SQLiteError) {
+    convenience init(path: String) throws(SQLiteError) {
+        try self.init(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      vfs: kvod_gather_vfs_name())
+    }
+
+    /// Opens `path` (a file name, or a `file:` URI with `SQLITE_OPEN_URI`)
+    /// with `flags`, through SQLite's default VFS when `vfs` is nil: the
+    /// files kvod makes or reads beside its database (a backup's copy).
+    init(path: String, flags: Int32, vfs: UnsafePointer<CChar>? = nil) throws(SQLiteError) {
         _ = Self.configured
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &handle, flags, kvod_gather_vfs_name())
+        let rc = sqlite3_open_v2(path, &handle, flags, vfs)
         guard rc == SQLITE_OK, let handle else {
             let error = SQLiteError(code: rc, database: handle)
             sqlite3_close_v2(handle)

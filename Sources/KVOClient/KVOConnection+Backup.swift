@@ -1,0 +1,61 @@
+import Foundation
+import KVOEngine
+import KVOProtocol
+
+/// A snapshot kvod made for this connection (`backup`, docs/PROTOCOL.md, "Backups").
+public struct BackupSnapshot: Sendable, Equatable {
+    /// The seq of the last change it holds: every change up to it, none after.
+    public let seq: UInt64
+    /// Its length in bytes.
+    public let size: UInt64
+}
+
+/// `backup`: a consistent copy of kvod's data directory, read over the
+/// connection a chunk per request, so that neither side ever holds it whole.
+/// Needs root, kvod's own user or a `backup` grant in kvod's `--policy`
+/// (else `forbidden`); a kvod without `--data-dir`, or over etcd (back up
+/// etcd with `etcdctl snapshot save`), answers `bad_request`.
+extension KVOConnection {
+    /// Asks kvod for a snapshot and waits until it is made: kvod copies its
+    /// database between commits, so this takes as long as the copy (writes
+    /// go on meanwhile). The connection then holds the snapshot until it asks
+    /// for another or closes; nothing else is read from it meanwhile, so
+    /// the configuration's `requestTimeout` must leave time for the copy.
+    public func startBackup() async throws(KVOClientError) -> BackupSnapshot {
+        let reply = try await request(RequestEncoder(op: .backup))
+        guard case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal),
+              case .number(let size)? = reply[.size], let size = UInt64(size.literal) else {
+            throw Self.malformed("backup", reply)
+        }
+        return BackupSnapshot(seq: seq, size: size)
+    }
+
+    /// Up to 48 KiB of the snapshot ``startBackup()`` made, from `offset`:
+    /// fewer only at its end, none there.
+    public func backupChunk(at offset: UInt64) async throws(KVOClientError) -> Data {
+        var request = RequestEncoder(op: .backup)
+        request.integer(.offset, offset)
+        let reply = try await self.request(request)
+        guard case .string(let text)? = reply[.data], let bytes = Data(base64Encoded: text) else {
+            throw Self.malformed("backup", reply)
+        }
+        return bytes
+    }
+
+    /// Makes a snapshot and hands it to `write` chunk by chunk, in order,
+    /// from the first byte to the last; returns it once `write` has had all
+    /// of it. An error `write` throws ends the backup with that error.
+    public func backup(into write: (Data) throws -> Void) async throws -> BackupSnapshot {
+        let snapshot = try await startBackup()
+        var offset: UInt64 = 0
+        while offset < snapshot.size {
+            let chunk = try await backupChunk(at: offset)
+            guard !chunk.isEmpty else {
+                throw KVOClientError(.protocolViolation, "kvod's backup ended at byte \(offset) of \(snapshot.size)")
+            }
+            try write(chunk)
+            offset += UInt64(chunk.count)
+        }
+        return snapshot
+    }
+}
