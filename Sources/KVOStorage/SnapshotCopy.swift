@@ -20,6 +20,8 @@ final class SnapshotCopy {
     private var backup: OpaquePointer?
     /// The file's name is gone: nothing to unlink again (a later copy may have it).
     private var ended = false
+    /// How the steps went: what a commit may have waited for.
+    private var steps = SnapshotSteps()
 
     /// Starts a copy of `source` (kvod's connection, on the thread that uses
     /// it) into `path`, which is made anew, mode 0600 like `kvod.db`.
@@ -52,7 +54,9 @@ final class SnapshotCopy {
     /// Copies up to `pages` more pages; true once the copy is whole.
     func step(pages: Int32) throws(StorageError) -> Bool {
         guard let backup, let destination else { throw StorageError("the backup's copy in \(path) was given up") }
+        let started = SnapshotSteps.now()
         let rc = sqlite3_backup_step(backup, pages)
+        steps.record(since: started)
         switch rc & 0xFF {
         case SQLITE_DONE: return true
         // Only another connection could hold a lock; none can, but it would pass.
@@ -101,7 +105,7 @@ final class SnapshotCopy {
             close(descriptor)
             throw StorageError("cannot read the size of the backup's copy \(path): \(reason)")
         }
-        return DatabaseSnapshot(descriptor: descriptor, size: UInt64(status.st_size), seq: seq)
+        return DatabaseSnapshot(descriptor: descriptor, size: UInt64(status.st_size), seq: seq, steps: steps)
     }
 
     /// Gives the copy up (or lets its name go once finished): the file is removed.

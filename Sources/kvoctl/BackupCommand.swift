@@ -11,11 +11,11 @@ struct BackupCommand: AsyncParsableCommand, ConnectingCommand {
         commandName: "backup",
         abstract: "Copy kvod's data directory into FILE while kvod runs, and check the copy.",
         discussion: """
-            kvod copies its database between commits (writes go on; each waits a fraction of a millisecond \
-            at most) and sends the copy over the socket; kvoctl writes it to FILE.tmp, syncs it, checks it \
-            (SQLite's integrity check, a kvod database, the seq and size kvod said) and renames it to FILE. \
-            It prints {"file":…,"seq":…,"size":…,"objects":…}: the copy holds every change up to seq, which \
-            kvod acknowledged before the backup began, and none after. Restore with \
+            kvod copies its database between commits (writes go on, each waiting for one step of the copy at \
+            most, a few milliseconds) and sends the copy over the socket; kvoctl writes it to FILE.tmp, syncs \
+            it, checks it (SQLite's integrity check, a kvod database, the seq and size kvod said) and renames it \
+            to FILE. It prints {"file":...,"seq":...,"size":...,"objects":...}: the copy holds every change up \
+            to seq (so every change kvod acknowledged before the backup began) and none after. Restore with \
             kvod --data-dir NEWDIR --restore FILE.
             Needs root, kvod's own user or a "backup" grant in kvod's --policy (else exit 9); a kvod without \
             --data-dir, or over etcd (use etcdctl snapshot save), exits 10. A copy that fails its check exits \

@@ -67,7 +67,10 @@ final class Backups: BackupSource {
         let took = ContinuousClock.now - making.since
         switch finished.result {
         case .success(let snapshot):
-            logger.info("backup made for \(making.clients.count) client(s): seq \(snapshot.seq), \(snapshot.size) bytes, in \(took)")
+            logger.info("""
+                backup made for \(making.clients.count) client(s): seq \(snapshot.seq), \(snapshot.size) bytes, in \(took) \
+                (\(snapshot.steps): what a commit waited at most)
+                """)
             for client in making.clients where !client.isClosed {
                 snapshots[client.id] = snapshot
                 engine.backupTaken(for: client, .success(BackupSummary(seq: snapshot.seq, size: snapshot.size)))
