@@ -12,6 +12,8 @@ public struct BackupSnapshot: Sendable, Equatable {
 
 /// `backup`: a consistent copy of kvod's data directory, read over the
 /// connection a chunk per request, so that neither side ever holds it whole.
+/// kvod keeps two copies at most (each as large as its database): one is let
+/// go when its connection reads it to the end, asks for another or closes.
 /// Needs root, kvod's own user or a `backup` grant in kvod's `--policy`
 /// (else `forbidden`); a kvod without `--data-dir`, or over etcd (back up
 /// etcd with `etcdctl snapshot save`), answers `bad_request`.
@@ -31,7 +33,8 @@ extension KVOConnection {
     }
 
     /// Up to 48 KiB of the snapshot ``startBackup()`` made, from `offset`:
-    /// fewer only at its end, none there.
+    /// fewer only at its end, none there; asked at its end (`size`), kvod
+    /// lets the snapshot go, and reads `bad_request` after.
     public func backupChunk(at offset: UInt64) async throws(KVOClientError) -> Data {
         var request = RequestEncoder(op: .backup)
         request.integer(.offset, offset)
@@ -44,7 +47,8 @@ extension KVOConnection {
 
     /// Makes a snapshot and hands it to `write` chunk by chunk, in order,
     /// from the first byte to the last; returns it once `write` has had all
-    /// of it. An error `write` throws ends the backup with that error.
+    /// of it (and kvod has let it go). An error `write` throws ends the
+    /// backup with that error.
     public func backup(into write: (Data) throws -> Void) async throws -> BackupSnapshot {
         let snapshot = try await startBackup()
         var offset: UInt64 = 0
@@ -55,6 +59,9 @@ extension KVOConnection {
             }
             try write(chunk)
             offset += UInt64(chunk.count)
+        }
+        guard try await backupChunk(at: offset).isEmpty else {
+            throw KVOClientError(.protocolViolation, "kvod's backup goes on past the \(snapshot.size) bytes it announced")
         }
         return snapshot
     }

@@ -73,6 +73,10 @@ struct BackupCommand: AsyncParsableCommand, ConnectingCommand {
                 }
                 offset += UInt64(chunk.count)
             }
+            // The empty answer at the end, which tells kvod the copy may go.
+            if writeFailure == nil, !(try await kvod.backupChunk(at: offset)).isEmpty {
+                throw KVOClientError(.protocolViolation, "kvod's backup goes on past the \(snapshot.size) bytes it announced")
+            }
             return snapshot
         }
         if let writeFailure { throw writeFailure }

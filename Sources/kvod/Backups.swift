@@ -5,10 +5,11 @@ import Logging
 
 /// `backup` on the daemon's side (docs/PROTOCOL.md, "Backups"): the storage
 /// writer makes the snapshot between its commits, and each client that asked
-/// keeps it (an open, unlinked file) until it asks for another or closes,
-/// reading it a chunk per request. Clients that ask while a snapshot is being
-/// made share it: it ends after their request, so it holds every change
-/// they were told of. Loop-confined.
+/// keeps it (an open, unlinked file) until it reads its end, asks for another
+/// or closes, reading it a chunk per request. Clients that ask while a
+/// snapshot is being made share it: it ends after their request, so it holds
+/// every change they were told of. Each snapshot takes as much disk as
+/// `kvod.db`, so at most ``maxHeld`` are kept at once. Loop-confined.
 final class Backups: BackupSource {
     private let writer: StorageWriter
     private unowned let engine: Engine
@@ -20,6 +21,9 @@ final class Backups: BackupSource {
     private var making: (ticket: UInt64, clients: [ClientController], since: ContinuousClock.Instant)?
     /// Each client's snapshot, by client id.
     private var snapshots: [Int: DatabaseSnapshot] = [:]
+    /// Distinct snapshots kept at once (one being made counts): each is a copy of
+    /// the database in the data directory's file system, whose space a commit needs too.
+    static let maxHeld = 2
 
     init(writer: StorageWriter, engine: Engine, logger: Logger,
          chargeTurn: @escaping (ClientController, Int) -> Void) {
@@ -36,6 +40,13 @@ final class Backups: BackupSource {
             making.clients.append(client)
             self.making = making
         } else {
+            let held = Set(snapshots.values.map(ObjectIdentifier.init)).count
+            guard held < Self.maxHeld else {
+                throw KVOEngineError(.limitExceeded, """
+                    kvod keeps \(held) backups already, each as large as its database, until their connections read \
+                    them to the end or close; try again then
+                    """)
+            }
             making = (writer.takeSnapshot(), [client], .now)
             logger.info("client #\(client.id) asked for a backup: copying the database between commits")
         }
@@ -47,6 +58,11 @@ final class Backups: BackupSource {
         }
         guard offset <= snapshot.size else {
             throw KVOEngineError(.badRequest, "offset \(offset) is past the backup's end (its size is \(snapshot.size) bytes)")
+        }
+        // Read to its end: the connection is done with it, and its disk space may come back.
+        if offset == snapshot.size {
+            snapshots[client.id] = nil
+            return []
         }
         let bytes: [UInt8]
         do {

@@ -122,11 +122,23 @@ import Glibc
         }
         #expect(bytes.count == size)
         #expect(bytes.starts(with: Array("SQLite format 3\0".utf8)))
-        // Read back from the middle too: any offset, any number of times.
-        let again = try client.request(#"{"op":"backup","offset":100}"#).reply
-        #expect(Data(base64Encoded: again["data"]?.stringValue ?? "")?.first == bytes[100])
+        // Read to its end, the copy is let go.
+        let gone = try client.request(#"{"op":"backup","offset":100}"#).reply
+        #expect(gone["error"]?["message"]?.stringValue?.contains("holds no backup") == true, "\(gone)")
+        // Any offset, any number of times, until then.
+        _ = try client.request(#"{"op":"backup"}"#)
+        for _ in 0..<2 {
+            let again = try client.request(#"{"op":"backup","offset":100}"#).reply
+            #expect(Data(base64Encoded: again["data"]?.stringValue ?? "")?.first == bytes[100])
+        }
         let past = try client.request(#"{"op":"backup","offset":\#(size + 1)}"#).reply
         #expect(past["error"]?["code"] == "bad_request", "\(past)")
+        // Two copies kept at once at most (this connection's is one): a third is told to wait.
+        let second = try LineClient(path: kvod.socketPath)
+        #expect(try second.request(#"{"op":"backup"}"#).reply["ok"] == true)
+        let third = try LineClient(path: kvod.socketPath).request(#"{"op":"backup"}"#).reply
+        #expect(third["error"]?["code"] == "limit_exceeded", "\(third)")
+        withExtendedLifetime(second) {}
         let misplaced = try client.request(#"{"op":"get","object":"o","offset":1}"#).reply
         #expect(misplaced["error"]?["message"]?.stringValue?.contains("unknown field \"offset\"") == true, "\(misplaced)")
 
@@ -136,19 +148,28 @@ import Glibc
         #expect(refused["error"]?["message"]?.stringValue?.contains("no --data-dir") == true, "\(refused)")
     }
 
-    @Test func twoClientsAskingAtOnceShareOneSnapshot() throws {
+    @Test func twoClientsAskingAtOnceShareOneSnapshotAndOneThatLeavesHoldsUpNoOther() throws {
         let data = try DataDirectory()
         let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
         let first = try LineClient(path: kvod.socketPath)
         let second = try LineClient(path: kvod.socketPath)
+        // About 10 MB: the copy takes long enough for the second request to come while it is made.
         let filler = String(repeating: "y", count: 4_000)
-        try first.pipeline(count: 500) { #"{"op":"set","object":"o\#($0)","keyPath":"v","value":"\#(filler)"}"# }
-        try first.send(#"{"op":"backup","id":"a"}"#)
-        try second.send(#"{"op":"backup","id":"b"}"#)
-        let a = try first.readJSON(), b = try second.readJSON()
+        try first.pipeline(count: 1_000) { #"{"op":"set","object":"o\#($0)","keyPath":"v","value":"\#(filler)"}"# }
+        try first.write(Array(#"{"op":"backup","id":"a"}"#.utf8) + [10])
+        try second.write(Array(#"{"op":"backup","id":"b"}"#.utf8) + [10])
+        let a = try first.readJSON(timeout: 30), b = try second.readJSON(timeout: 30)
         #expect(a["ok"] == true && b["ok"] == true, "\(a) \(b)")
         #expect(a["seq"] == b["seq"])
         #expect(a["size"] == b["size"])
+        // A client that asks and leaves at once (kvod answers it, as any request, then closes):
+        // the next client's backup is made all the same.
+        do {
+            let leaving = try LineClient(path: kvod.socketPath)
+            try leaving.send(#"{"op":"backup"}"#)
+        }
+        let later = try LineClient(path: kvod.socketPath).request(#"{"op":"backup"}"#, timeout: 30).reply
+        #expect(later["seq"] == a["seq"], "\(later)")
         try kvod.terminate()
         #expect(kvod.stderrText().contains("backup made for 2 client(s)"), "\(kvod.stderrText())")
     }
