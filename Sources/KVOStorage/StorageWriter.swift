@@ -24,8 +24,10 @@ import Foundation
 /// ``SnapshotCopy`` step of ``snapshotStepPages`` pages after each round of
 /// commits, so a commit waits for one step at most.
 public final class StorageWriter: @unchecked Sendable {
-    // @unchecked: every mutable property is guarded by `condition`'s lock;
-    // `database` is used only by the writer thread once `start` was called.
+    // @unchecked: every mutable property is guarded by `condition`'s lock but
+    // `snapshotCopy`; it and `database` are used only by the writer thread once
+    // `start` was called (``commitHere(_:)`` holds the database only while the
+    // writer thread is idle and no copy is under way).
 
     /// How long `batch` mode lets a committed change wait for its sync.
     public static let batchInterval = 0.1
@@ -69,7 +71,7 @@ public final class StorageWriter: @unchecked Sendable {
     /// The ticket of the snapshot wanted now (``takeSnapshot()``); nil: none.
     private var wantedSnapshot: UInt64?
     private var lastSnapshotTicket: UInt64 = 0
-    /// Snapshots finished (or failed) and not collected yet, by ticket.
+    /// The snapshot finished (or failed) and not collected yet, with its ticket.
     private var finishedSnapshot: (ticket: UInt64, result: Result<DatabaseSnapshot, StorageError>)?
     /// A copy is under way (``snapshotCopy`` is set), for ``commitHere(_:)``.
     private var copyingSnapshot = false
