@@ -101,15 +101,28 @@ public final class ClientController: CustomStringConvertible {
     /// This client's own change whose reply waits (`await`); nil: none.
     var pendingWait: ChangeWait?
     /// Over etcd: this client's last change waits to be committed and applied here.
-    var awaitsReplication = false
+    var awaitsReplication = false {
+        didSet { if !awaitsReplication { replicatingBytes = 0 } }
+    }
+    /// Over etcd: the bytes of the requests whose proposal is in flight
+    /// (``HoldsRequestBytes/heldBytes``); 0 once ``awaitsReplication`` ends.
+    var replicatingBytes = 0 {
+        didSet { countWaitingRequests() }
+    }
     /// Over etcd: the reply of a wait (`await`) that ended before its change's
     /// outcome came; it goes with the outcome (``Engine/outcomeOfAwait(_:_:to:from:)``).
     var replyAfterOutcome: [UInt8]?
     /// Over etcd: change requests read in a row, to be proposed as one
     /// transaction (``Engine/proposePipelinedChanges(of:)``).
-    var pipelined: [Request] = []
+    var pipelined = WaitingRequests<Request>() {
+        didSet { countWaitingRequests() }
+    }
     /// Over etcd: what came after them, answered once they are, in order.
-    var parked: [ParkedRequest] = []
+    var parked = WaitingRequests<ParkedRequest>() {
+        didSet { countWaitingRequests() }
+    }
+    /// This client's part of ``SharedController/waitingRequestBytes``.
+    private var countedRequestBytes = 0
 
     init(id: Int, shared: SharedController) {
         self.id = id
@@ -122,6 +135,14 @@ public final class ClientController: CustomStringConvertible {
         infos = ReferenceTable()
         unregister(&all)
         if countedAsCongested { shared.coalescingClients -= 1 }
+        shared.waitingRequestBytes -= countedRequestBytes
+    }
+
+    /// Moves the memory account by what this client's waiting requests hold now.
+    private func countWaitingRequests() {
+        let bytes = pipelined.bytes + parked.bytes + replicatingBytes
+        shared.waitingRequestBytes += bytes - countedRequestBytes
+        countedRequestBytes = bytes
     }
 
     // MARK: Observing
@@ -279,6 +300,9 @@ public final class ClientController: CustomStringConvertible {
         unobserveAll()
         output = GrowableBytes()
         countCongestion()
+        // Nothing answers them now; a proposal in flight keeps its requests until its outcome.
+        pipelined = WaitingRequests()
+        parked = WaitingRequests()
     }
 
     /// Takes the pending output, leaving it empty (and its capacity for reuse).

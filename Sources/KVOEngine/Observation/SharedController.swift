@@ -37,6 +37,9 @@ public final class SharedController {
     /// Clients whose events are being held or folded now, for not keeping
     /// up (`info`'s `coalescingConnections`).
     public internal(set) var coalescingClients = 0
+    /// Over etcd, the bytes of every client's requests that wait behind its
+    /// changes in flight (``WaitingRequests``): part of the memory account.
+    public internal(set) var waitingRequestBytes = 0
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0

@@ -27,6 +27,7 @@ extension Engine {
         }
         proposal.context.awaitID = registerAwait(of: request, from: client, reply: applied)
         client.awaitsReplication = true
+        client.replicatingBytes = request.heldBytes
         replicator.propose(proposal) { [self] outcome in
             answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
                              contended: "the objects of this batch", awaitID: proposal.context.awaitID,

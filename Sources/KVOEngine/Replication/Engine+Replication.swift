@@ -38,6 +38,7 @@ extension Engine {
             let token = registerAwait(of: request, from: client, reply: applied)
             proposal.change.context.awaitID = token
             client.awaitsReplication = true
+            client.replicatingBytes = request.heldBytes
             replicator.propose(proposal) { [self] outcome in
                 answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
                                  contended: proposal.change.object, awaitID: token, applied: applied)
