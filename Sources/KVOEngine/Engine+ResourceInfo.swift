@@ -12,6 +12,7 @@ extension Engine {
             "history": Self.number(history.bytes),
             "leases": Self.number(leaseTable.bytes),
             "throttles": Self.number(shared.throttleSchedule.bytes),
+            "aggregates": Self.number(shared.aggregateBytes),
             "requests": Self.number(shared.waitingRequestBytes),
             "limit": Self.number(configuration.maxMemory),
         ] : [

@@ -40,6 +40,9 @@ public final class SharedController {
     /// Over etcd, the bytes of every client's requests that wait behind its
     /// changes in flight (``WaitingRequests``): part of the memory account.
     public internal(set) var waitingRequestBytes = 0
+    /// The bytes of the aggregates computed key paths keep from change to
+    /// change (``KeptAggregates``): part of the memory account.
+    public internal(set) var aggregateBytes = 0
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
     private(set) var lastChangeVisits = 0
@@ -97,7 +100,9 @@ public final class SharedController {
     /// dropping its last reference passes false and saves the copy.
     func unregister(_ info: ObservationInfo, keepDescription: Bool = true) {
         guard info.state == .observing, let node = info.node else { return }
+        let kept = node.computed?.aggregates.bytes ?? 0
         node.remove(info)
+        aggregateBytes -= kept - (node.computed?.aggregates.bytes ?? 0)
         info.state = .notObserving
         observationCount -= 1
         contextBytes -= info.contextBytes
@@ -252,9 +257,11 @@ public final class SharedController {
         let path = computed.path
         guard change.kind != .setting else {
             let keys = computed.aggregates.arrayKeys(below: change.path.count, of: node.path)
+            let kept = computed.aggregates.bytes
             let values = computed.aggregates.valuesAround(
                 settingOf: change.object, oldArray: JSONValue.value(in: change.old, at: keys),
                 newArray: JSONValue.value(in: change.new, at: keys), passes: &lastChangeArrayPasses)
+            aggregateBytes += computed.aggregates.bytes - kept
             return (values.old, values.new)
         }
         // An array under an array does not exist: its value stays the empty one's.
@@ -370,9 +377,11 @@ public final class SharedController {
             } else if let computed = node.computed, computed.awaitsNew {
                 let change = pending.change!
                 let arrayPath = node.path.prefix(computed.path.baseCount)
+                let kept = computed.aggregates.bytes
                 pending.groups[index].new = computed.aggregates.valueAfter(
                     change, of: change.object, before: computed.aggregateBefore, arrayAfter: { valueAfter(arrayPath) },
                     passes: &lastChangeArrayPasses)
+                aggregateBytes += computed.aggregates.bytes - kept
                 computed.aggregateBefore = nil
                 computed.awaitsNew = false
             }
