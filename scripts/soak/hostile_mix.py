@@ -16,6 +16,7 @@ import json
 import os
 import random
 import socket
+import sys
 import threading
 import time
 
@@ -403,10 +404,12 @@ class Mix:
             except ConnectionError:
                 self.count("replay checker's live observer fell behind (closed by kvod)")
 
-    def replay_windows(self):
+    def replay_windows(self, scope=None, check=None):
+        """`scope`: what is observed (writer 0's `v`s unless given); `check(event)`: a message
+        about an event that must not be, live or replayed."""
+        scope = scope or {"prefix": "w0/", "keyPath": "v"}
         live = Line(self.args.socket)
-        live.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"],
-                   "policy": "disconnect", "id": "live"})
+        live.send({"op": "observe", **scope, "options": ["new", "old"], "policy": "disconnect", "id": "live"})
         events = []  # in order
         while live.read().get("id") != "live":
             pass
@@ -422,8 +425,7 @@ class Mix:
             last_check = time.monotonic()
             since = events[-20]["seq"]
             checker = Line(self.args.socket)
-            checker.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"],
-                          "since": since, "id": "replay"})
+            checker.send({"op": "observe", **scope, "options": ["new", "old"], "since": since, "id": "replay"})
             replayed, message = checker.until_reply("replay")
             checker.close()
             if not message.get("ok"):
@@ -437,6 +439,9 @@ class Mix:
                 except socket.timeout:
                     pass
             window = [e for e in events if since < e["seq"] <= until]
+            for event in (window + replayed) if check else []:
+                if check(event):
+                    self.fail(check(event))
             if window != replayed:
                 self.fail(f"replay since {since} until {until} differs from live: seqs replayed "
                           f"{[e['seq'] for e in replayed]}, live {[e['seq'] for e in window]}")
@@ -444,6 +449,76 @@ class Mix:
                 self.count("replay windows equal to live")
             events = events[-100:]
         live.close()
+
+    def created_objects(self):
+        """Issue 33 row 8: objects made by a set of one key path, changed, deleted, each name once.
+        Their creation's `old` is null, live and in every replay, also of the history that the
+        soak's restart loads from disk (it once came back `{}`). A replay of everything kept comes
+        first (after the restart: the first half's), then windows compared with live events."""
+        scope = {"prefix": "fresh/"}
+        def made_from_nothing(event):
+            return f"fresh object's event with old {{}}: {event}" if event.get("old") == {} else None
+        tag = f"{os.getpid()}-{random.randrange(1 << 30)}"
+        def writes():
+            client = Line(self.args.socket)
+            n = 0
+            while self.running():
+                name = f"fresh/{tag}-{n}"
+                for request in ({"op": "set", "object": name, "keyPath": "k", "value": n},
+                                {"op": "set", "object": name, "keyPath": "k", "value": -n},
+                                {"op": "delete", "object": name}):
+                    client.send(request)
+                    if not client.reply().get("ok"):
+                        self.fail(f"created_objects: {request} refused")
+                n += 1
+                self.count("objects created and deleted")
+                time.sleep(0.01)
+            client.close()
+        threading.Thread(target=self.guard(writes), daemon=True).start()
+        info = Line(self.args.socket)
+        info.send({"op": "info"})
+        oldest = info.reply().get("oldestSeq", 1)
+        info.close()
+        checker = Line(self.args.socket)
+        checker.send({"op": "observe", **scope, "options": ["new", "old"], "since": max(oldest - 1, 0), "id": "all"})
+        replayed, message = checker.until_reply("all")
+        checker.close()
+        if message.get("ok"):
+            self.count("created objects' events in the first replay", len(replayed))
+            for event in replayed:
+                if made_from_nothing(event):
+                    self.fail(made_from_nothing(event))
+        elif message.get("error", {}).get("code") != "compacted":
+            self.fail(f"created_objects: replay of everything kept: {message}")
+        while self.running():
+            try:
+                self.replay_windows(scope, made_from_nothing)
+            except ConnectionError:
+                self.count("created objects' live observer fell behind (closed by kvod)")
+
+    def write_only(self):
+        """Issue 33 row 10, against the real daemon: a client of another uid that may only write
+        `wo/` (soak.sh's --policy) overwrites a secret with values of random sizes and reads
+        `info`: it must be told no figure that follows their size, and may not read them."""
+        if os.geteuid() != 0 or not self.args.write_only_uid:
+            self.count("write-only client skipped (not root, or no --write-only-uid)")
+            return
+        import subprocess
+        # The system's Python: another user may not reach root's own (a pyenv under /root).
+        python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        child = subprocess.run([python, os.path.abspath(__file__), "--write-only-child", "--socket",
+                                self.args.socket, "--pid", "0", "--summary", "-",
+                                "--seconds", str(max(self.deadline - time.monotonic(), 1))],
+                               user=self.args.write_only_uid, group=self.args.write_only_uid,
+                               capture_output=True, text=True, timeout=self.args.seconds + 60)
+        try:
+            result = json.loads(child.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            return self.fail(f"write_only child: {child.returncode} {child.stderr[-300:]}")
+        for what, n in result["counts"].items():
+            self.count(what, n)
+        for error in result["errors"]:
+            self.fail(f"write_only: {error}")
 
     def sample_rss(self):
         while self.running():
@@ -478,7 +553,7 @@ class Mix:
     def run(self):
         a = self.args
         plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings,
-                self.aggregates, self.long_requests, self.big_replay]
+                self.aggregates, self.long_requests, self.big_replay, self.created_objects, self.write_only]
         plan = [step for step in plan if step.__name__ not in a.skip]
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
@@ -505,6 +580,33 @@ class Mix:
         return run
 
 
+def write_only_child(args):
+    """The write-only client itself, run as `--write-only-uid`: prints its counts and errors as JSON."""
+    counts, errors = {}, []
+    deadline = time.monotonic() + args.seconds
+    client = Line(args.socket)
+    rng = random.Random(os.getpid())
+    n = 0
+    while time.monotonic() < deadline and len(errors) < 20:
+        size = rng.randrange(1, 50_000)
+        client.send({"op": "set", "object": "wo/secret", "keyPath": "s", "value": "x" * size, "id": n})
+        reply = client.reply()
+        if not reply.get("ok"):
+            errors.append(f"set refused: {str(reply)[:200]}")
+        client.send({"op": "info", "id": n})
+        info = client.reply()
+        if set(info.get("memory", {})) != {"limit"} or "clientMemory" in info:
+            errors.append(f"info tells a write-only client sizes: {info.get('memory')} {info.get('clientMemory')}")
+        client.send({"op": "get", "object": "wo/secret", "id": n})
+        if client.reply().get("error", {}).get("code") != "forbidden":
+            errors.append("a write-only client read its secret")
+        counts["write-only client's sets and infos"] = counts.get("write-only client's sets and infos", 0) + 1
+        n += 1
+        time.sleep(0.02)
+    client.close()
+    print(json.dumps({"counts": counts, "errors": errors}))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--socket", required=True)
@@ -518,7 +620,12 @@ def main():
     parser.add_argument("--storms", type=int, default=2)
     parser.add_argument("--summary", required=True, help="where to write the JSON summary")
     parser.add_argument("--skip", nargs="*", default=[], help="clients left out, by name (big_replay, aggregates, …)")
+    parser.add_argument("--write-only-uid", type=int, default=0,
+                        help="the uid that kvod's --policy lets write wo/ only (write_only runs as it; 0: skipped)")
+    parser.add_argument("--write-only-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_only_child:
+        return write_only_child(args)
     summary = Mix(args).run()
     with open(args.summary, "w") as out:
         json.dump(summary, out)
