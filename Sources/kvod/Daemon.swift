@@ -62,6 +62,8 @@ final class Daemon {
     }
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
     private(set) var heapTrim: HeapTrim?
+    /// Connections at `debug`, and at `info` only a few lines per interval.
+    private var connectionLog: ConnectionLogSummary?
     /// Pauses the loop briefly after flushing one change to many observers.
     private var pacing: FanOutPacing
     private var beforeSleep: UVPrepare?
@@ -151,6 +153,9 @@ final class Daemon {
         turnYield = TurnYield(loop: loop)
         slicedWork = SlicedWork(engine: engine, loop: loop)
         heapTrim = HeapTrim(loop: loop)
+        connectionLog = ConnectionLogSummary(loop: loop, logger: logger,
+                                             intervalSeconds: configuration.connectionLogSeconds,
+                                             openConnections: { [unowned self] in self.connections.count })
         awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                    nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
                                    reached: { [unowned engine] in engine.expireAwaits(at: $0) })
@@ -295,7 +300,7 @@ final class Daemon {
         connections[connection.controller.id] = connection
         acceptedConnections += 1
         if let uid = credentials?.uid { connectionsPerUID.opened(by: uid) }
-        logger.info("client #\(connection.controller.id) connected (\(connection.peer))")
+        connectionLog?.connected("client #\(connection.controller.id) connected (\(connection.peer))")
         connection.start()
     }
 
@@ -431,6 +436,8 @@ final class Daemon {
         slicedWork = nil
         heapTrim?.close()
         heapTrim = nil
+        connectionLog?.close()
+        connectionLog = nil
         awaitTimer?.close()
         awaitTimer = nil
         graceTimer?.close()

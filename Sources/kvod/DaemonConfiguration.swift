@@ -18,6 +18,8 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level = .info
     /// How long SIGTERM waits for queued output to leave before closing anyway.
     var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// How often at most connections are summed up in one `info` line (``ConnectionLogSummary``).
+    var connectionLogSeconds: UInt64 = 600
     /// A listening socket passed by systemd; kvod serves it instead of
     /// binding `socketPath`.
     var activatedSocket: ActivatedSocket?

@@ -104,6 +104,11 @@ struct KVODCommand: ParsableCommand {
         valueName: "µs"))
     var fanoutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
 
+    /// How often at most the connections since the last such line are summed
+    /// up at `info` (each is logged at `debug`). Hidden: for the tests.
+    @Option(help: ArgumentHelp("Seconds between the info lines that sum up connections.", visibility: .hidden))
+    var connectionLogSeconds: UInt64 = 600
+
     @Option(help: ArgumentHelp(
         "Run over an etcd cluster: its members' client URLs, comma-separated (e.g. http://10.0.0.1:2379,http://10.0.0.2:2379).",
         discussion: """
@@ -277,6 +282,7 @@ struct KVODCommand: ParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
+        configuration.connectionLogSeconds = connectionLogSeconds
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
         configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)
