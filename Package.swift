@@ -25,8 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation --target KVOClient`: the client's DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // Metrics through the ecosystem's API, rendered in Prometheus's text format (docs/OPERATIONS.md).
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Metrics in Prometheus's text format, each family with its # HELP (docs/OPERATIONS.md).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
@@ -77,7 +76,6 @@ let package = Package(
                 "CLibUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: releaseSpeed

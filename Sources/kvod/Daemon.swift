@@ -50,7 +50,10 @@ final class Daemon {
     /// Clients accepted since start (refused ones not included), for `metrics`.
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
-    let metrics = DaemonMetrics()
+    let metrics = DaemonMetrics(version: kvodVersion)
+    /// Bytes read from and written to clients since start (metrics).
+    var receivedBytes = 0
+    var sentBytes = 0
     private var flushQueue: [ClientConnection] = []
     /// What waits for all clients together, against `--max-client-memory`.
     var clientMemory: ClientMemoryBudget {
@@ -165,6 +168,7 @@ final class Daemon {
         do {
             lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
                 self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
+                self.metrics.recordLoopTurn(microseconds: wall)
             }
         } catch {
             logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")
