@@ -328,19 +328,34 @@ class Mix:
         """Connect, observe, own an ephemeral value, go; over and over."""
         n = 0
         while self.running():
+            step, started = "connect", time.monotonic()
             try:
                 client = Line(self.args.socket, timeout=10)
+                step = "send"
                 client.send({"op": "observe", "prefix": "storm/", "options": ["new", "initial"]})
                 client.send({"op": "set", "object": f"storm/{index}", "keyPath": "here", "value": n,
                              "ephemeral": True})
                 if n % 3 == 0:
+                    step = "reply"
                     client.reply()
                 client.close()
                 self.count("reconnects")
             except (OSError, ConnectionError) as error:
-                self.fail(f"storm {index}: {error}")
+                self.fail(f"storm {index}: {step} {error} after {time.monotonic() - started:.1f} s; {self.loop_figures()}")
                 time.sleep(0.1)
             n += 1
+
+    def loop_figures(self):
+        """kvod's loop figures now, for a failure's message (what kvod was doing, or not)."""
+        try:
+            client = Line(self.args.socket, timeout=30)
+            client.send({"op": "info"})
+            info = client.reply()
+            client.close()
+            return ", ".join(f"{k} {info.get(k)}" for k in ("loopLagMaxMs", "loopLagPeakMs", "loopCpuMaxMs",
+                                                               "connections", "coalescingConnections"))
+        except (OSError, ConnectionError) as error:
+            return f"info failed too: {error}"
 
     def spellings(self):
         """Issue 33, rows 6 and 7: `café` in NFC and in NFD is one name. An owner sets an ephemeral
