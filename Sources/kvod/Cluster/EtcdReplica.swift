@@ -288,6 +288,7 @@ final class EtcdReplica: ChangeReplicator {
                 restoreLeases(snapshot, engine: engine, keys: keys)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
+                heardLeader(at: snapshot.raftTerm)
                 releaseWaiting()
                 readEpochAgain()
                 start()

@@ -70,6 +70,12 @@ final class InsertWriter: @unchecked Sendable {
                 lock.withLock { outcomes[value] = (outcome, Date()) }
             }
             WaitSignal.shared.notify()
+            // A kvod that refuses is stale: rather than spin on refusals, wait until it reads fresh.
+            if lock.withLock({ values.allSatisfy { outcomes[$0]?.outcome == .refused } }) {
+                try waitUntil("\(object)'s kvod reads fresh", timeout: 30, recheckEvery: 0.01) {
+                    try client.request(#"{"op":"get","object":"\#(object)"}"#).reply["stale"] == nil
+                }
+            }
         }
     }
 
