@@ -209,7 +209,8 @@ def measure_leader(binary, folder):
         for writer in writers:
             writer.stopping = True
             writer.join()
-        results = [new_leader - killed] + [w.resumed(killed) - killed for w in writers]
+        results = ([new_leader - killed] + [w.resumed(killed) - killed for w in writers]
+                   + [w.resumed(killed) - new_leader for w in writers])
         for writer, kvod in zip(writers, [on_leader, on_follower]):
             items = Line(kvod.socket).ask({"op": "get", "object": writer.object, "keyPath": "items"})["value"]
             acknowledged = {v for v, _, _, outcome in writer.outcomes if outcome == "ok"}
@@ -315,7 +316,8 @@ def measure_start(binary, folder, window):
 
 MEASURES = {
     "leader": (["new leader after the kill", "writes through the leader's kvod after the kill",
-                "writes through the follower's kvod after the kill"], measure_leader),
+                "writes through the follower's kvod after the kill", "through the leader's kvod after the new leader",
+                "through the follower's kvod after the new leader"], measure_leader),
     "stale": (["stale after the SIGSTOPs", "etcd's verdict after them"], measure_stale),
     "ephemeral": None,
     "start": None,
