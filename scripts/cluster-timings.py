@@ -100,11 +100,15 @@ class Etcd:
 
 
 class Kvod:
+    """A kvod of this script's; every one still running is killed when a run ends, failed or not."""
+    running = []
+
     def __init__(self, binary, folder, name, arguments):
         self.socket = f"{folder}/{name}.sock"
         self.log = open(f"{folder}/{name}.log", "w")
         self.started = time.monotonic()
         self.process = subprocess.Popen([binary, "--socket", self.socket] + arguments, stdout=self.log, stderr=self.log)
+        Kvod.running.append(self)
         wait(f"{name} listens", self.listens, timeout=120, every=0.002)
         self.listening = time.monotonic()
 
@@ -353,6 +357,9 @@ def main():
             try:
                 values = function(binary, folder)
             finally:
+                for kvod in Kvod.running:
+                    kvod.kill()
+                Kvod.running = []
                 shutil.rmtree(folder, ignore_errors=True)
             samples.append(values)
             print(f"{title} run {run + 1}: " + ", ".join(f"{label} {value:.2f} s" for label, value in zip(labels, values)),
