@@ -8,7 +8,7 @@ struct IncrCommand: AsyncParsableCommand, ConnectingCommand {
         discussion: """
             One change, however many clients add at once: no read, no --if-mod-seq loop. Nothing there \
             counts as 0. BY may be negative (kvoctl incr quota/alice bytes -4096). The value and the sum \
-            must be integers within ±2^53 (9007199254740992): anything else is kvod's bad_request, exit \
+            must be integers from -2^53 to 2^53 (9007199254740992): anything else is kvod's bad_request, exit \
             10, and nothing changes.
             With --await, prints {"seq":S,"observers":N,"acknowledged":M} instead of the value, as set does.
             --raw is taken as by get: a number prints the same with it.
