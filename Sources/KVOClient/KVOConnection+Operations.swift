@@ -145,7 +145,9 @@ extension KVOConnection {
                     ifValue: JSONValue? = nil, ttl: Duration? = nil) async throws(KVOClientError) -> Int {
         let reply = try await request(WriteOperation.add(object, keyPath, by: amount, ifModSeq: ifModSeq,
                                                          ifValue: ifValue, ttl: ttl).line)
-        guard case .number(let sum)? = reply[.value], let sum = Int(sum.literal) else { throw Self.malformed("add", reply) }
+        guard case .number(let sum)? = reply[.value], let sum = Int(sum.literal) else {
+            throw Self.malformed("add", reply)
+        }
         return sum
     }
 

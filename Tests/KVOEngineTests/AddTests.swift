@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func aMissingValueCountsAsZeroAndTheObjectIsMadeAsASetMakesIt() {
-        fixture.ok(["op": "observe", "object": "stats", "keyPath": "web.hits", "options": ["new", "old"]], from: observer)
+        fixture.ok(["op": "observe", "object": "stats", "keyPath": "web.hits", "options": ["new", "old"]],
+                   from: observer)
         let output = fixture.ok(add("stats", "web.hits", 5), from: client)
         expectJSON(output.reply, ["ok": true, "value": 5, "modSeq": 1, "seq": 1])
         #expect(fixture.value("stats") == ["web": ["hits": 5]])
@@ -35,12 +36,12 @@ import Testing
         let events = fixture.take(from: observer).events
         #expect(events.map { $0.member("new") } == [10, 11, -9, -9])
         #expect(events.map { $0.member("old") } == [.null, 10, 11, -9])
-        #expect(events.map { $0.member("seq") } == [1, 2, 3, 4], "an add of 0 is a change too, as a set of the same value")
+        #expect(events.map { $0.member("seq") } == [1, 2, 3, 4], "an add of 0 is a change, as a set of an equal value")
     }
 
     @Test func aValueThatIsNoIntegerIsRefusedNamingItAndNothingChanges() {
-        fixture.ok(["op": "set", "object": "o", "value": ["s": "7", "z": .null, "a": [1], "f": Self.number("2.5"), "e": Self.number("1e3"),
-                                                          "d": ["n": 1]]], from: client)
+        fixture.ok(["op": "set", "object": "o", "value": ["s": "7", "z": .null, "a": [1], "f": Self.number("2.5"),
+                                                          "e": Self.number("1e3"), "d": ["n": 1]]], from: client)
         fixture.ok(["op": "set", "object": "o", "keyPath": "one", "value": Self.number("1.0")],
                    from: client)
         fixture.ok(["op": "observe", "object": "o", "options": ["new"]], from: observer)
@@ -83,7 +84,8 @@ import Testing
         fixture.fails(add("c", "n", "1"), from: client, code: "bad_request")
         fixture.fails(["op": "add", "object": "c", "keyPath": "n"], from: client, code: "bad_request")
         fixture.fails(["op": "add", "object": "c", "by": 1], from: client, code: "bad_request")
-        fixture.fails(["op": "set", "object": "c", "keyPath": "n", "value": 1, "by": 1], from: client, code: "bad_request")
+        fixture.fails(["op": "set", "object": "c", "keyPath": "n", "value": 1, "by": 1], from: client,
+                      code: "bad_request")
         fixture.fails(add("c", "tags.@count", 1), from: client, code: "bad_request")
         #expect(fixture.seq == 0)
     }

@@ -46,7 +46,8 @@ extension ReplicationTests {
         let replies = fixture.take(from: writer).replies
         expectJSON(replies, [["id": 0, "ok": true, "value": 5, "modSeq": 7, "seq": 7],
                              ["id": 1, "ok": true, "value": 10, "modSeq": 7, "seq": 7],
-                             ["id": 2, "ok": true, "value": 15, "modSeq": 7, "seq": 7], ["id": 3, "ok": true, "seq": 7]])
+                             ["id": 2, "ok": true, "value": 15, "modSeq": 7, "seq": 7],
+                             ["id": 3, "ok": true, "seq": 7]])
         #expect(fixture.take(from: watcher).events.map { $0.member("new") } == [5, 10, 15])
         #expect(fixture.value("o", "a") == 15)
     }

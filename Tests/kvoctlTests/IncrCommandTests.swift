@@ -35,8 +35,9 @@ import Testing
             #expect(quiet.status == status && quiet.stderr.isEmpty, "\(arguments) --quiet: \(quiet)")
         }
         // The command line's own mistakes are usage errors, printed even with --quiet.
-        for arguments in [["incr", "c"], ["incr", "c", "n", "1.5"], ["incr", "c", "n", "one"], ["incr", "c", "n", "1", "2"],
-                          ["incr", "c", "n", "--by", "2"], ["incr", "--ttl", "0", "c", "n"]] {
+        let mistakes = [["incr", "c"], ["incr", "c", "n", "1.5"], ["incr", "c", "n", "one"],
+                        ["incr", "c", "n", "1", "2"], ["incr", "c", "n", "--by", "2"], ["incr", "--ttl", "0", "c", "n"]]
+        for arguments in mistakes {
             let run = try await KVOCtl.run(kvod, ["--quiet"] + arguments)
             #expect(run.status == 2 && !run.stderr.isEmpty, "\(arguments): \(run)")
         }
@@ -56,9 +57,10 @@ import Testing
     @Test func incrIsInTheHelpAndInABatch() async throws {
         let kvod = try await KVODProcess()
         let help = try await KVOCtl.run(["--help"])
-        #expect(help.stdout.contains("incr") , "\(help)")
-        let batch = try await KVOCtl.run(kvod, ["batch"], stdin: #"{"op":"add","object":"q","keyPath":"next","by":7}"# + "\n"
-            + #"{"op":"insert","object":"q","keyPath":"jobs","value":"backup"}"# + "\n")
+        #expect(help.stdout.contains("incr"), "\(help)")
+        let ops = #"{"op":"add","object":"q","keyPath":"next","by":7}"# + "\n"
+            + #"{"op":"insert","object":"q","keyPath":"jobs","value":"backup"}"# + "\n"
+        let batch = try await KVOCtl.run(kvod, ["batch"], stdin: ops)
         #expect(batch.status == 0 && batch.stdout == "2\n", "\(batch)")
         #expect(try await KVOCtl.run(kvod, ["get", "q", "next"]).stdout == "7\n")
     }

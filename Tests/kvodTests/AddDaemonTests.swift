@@ -130,7 +130,8 @@ import Testing
         let client = try LineClient(path: kvod.socketPath)
         let after = try client.request(#"{"op":"add","object":"c","keyPath":"n","by":1}"#).reply
         #expect(after["value"] == 201 && after["seq"] == 101, "\(after)")
-        let replay = try client.request(#"{"op":"observe","object":"c","keyPath":"n","options":["new","old"],"since":98}"#)
+        let replay = try client.request(
+            #"{"op":"observe","object":"c","keyPath":"n","options":["new","old"],"since":98}"#)
         #expect(replay.events.map { $0["new"] } == [198, 200, 201], "\(replay.events)")
         #expect(replay.events.map { $0["old"] } == [196, 198, 200], "\(replay.events)")
     }

@@ -6,8 +6,8 @@ import Testing
 /// `add` over etcd (docs/CLUSTER.md, "An `add` carries its result"): two kvods
 /// over one etcd, adds through both at once, pipelined and one at a time,
 /// sum exactly; every add is applied once, as one event on every kvod.
-@Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
-       .serialized)
+@Suite(.onDedicatedThread,
+       .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"))
 struct ClusterAddTests {
     @Test func concurrentAddsThroughTwoKvodsSumExactlyAndEachIsAppliedOnce() async throws {
         let cluster = try await EtcdCluster(size: 1)

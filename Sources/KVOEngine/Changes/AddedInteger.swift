@@ -16,7 +16,8 @@ enum AddedInteger: Equatable {
 
     init(_ number: JSONNumber) {
         let literal = number.literal
-        if literal.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+        let fractionOrExponent: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")]
+        if literal.utf8.contains(where: fractionOrExponent.contains) {
             self = .notAnInteger
         } else if let value = Int(literal), (-Self.limit...Self.limit).contains(value) {
             self = .integer(value)
