@@ -71,8 +71,9 @@ extension Engine {
         }
         var proposal: BatchProposal, changed: [Bool], sums: [Int?]
         do throws(KVOEngineError) {
-            (proposal, changed, sums) = try batchProposal(requests.map { ChangeOperation($0.operation,
-                                                                                  condition: $0.condition) })
+            (proposal, changed, sums) = try batchProposal(requests.map {
+                ChangeOperation($0.operation, condition: $0.condition)
+            })
         } catch {
             // The trial names the op that failed (none named: the first goes alone).
             var failing = 0
