@@ -221,6 +221,9 @@ public final class Engine {
             reply.seq(try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.seq(try replace(object, keyPath, at: indexes, with: values))
+        case .add(let object, let keyPath, let amount):
+            let (seq, sum) = try add(object, keyPath, by: amount, lease: lease(for: lifetime, from: client))
+            reply.added(sum, seq: seq)
         case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter, let compact):
             let observed = try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter,
                                        compact: compact, for: client)
@@ -233,9 +236,10 @@ public final class Engine {
                 client.unobserve(scope)
             }
         case .batch(let operations):
-            let seqs = try batch(operations, for: client)
+            let (seqs, sums) = try batch(operations, for: client)
             reply.seq(store.seq)
             reply.field("seqs", .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
+            reply.sums(sums)
         case .list(let prefix, let after, let limit):
             let (names, more) = list(prefix: prefix, after: after, limit: limit, for: client)
             reply.field("objects", .array(names.map(JSONValue.string)))

@@ -43,7 +43,8 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
         version: kvodVersion,
         subcommands: [
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
-            ReplaceCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self, InfoCommand.self, PingCommand.self,
+            ReplaceCommand.self, IncrCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self,
+            InfoCommand.self, PingCommand.self,
             MetricsCommand.self, RawCommand.self,
         ])
 

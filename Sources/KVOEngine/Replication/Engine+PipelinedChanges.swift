@@ -46,7 +46,7 @@ extension Engine {
     /// A single change op without lifetime or `await` that the client may make.
     private func joinsPipeline(_ request: Request, of client: ClientController) -> Bool {
         switch request.operation {
-        case .set, .delete, .insert, .remove, .replace: break
+        case .set, .delete, .insert, .remove, .replace, .add: break
         default: return false
         }
         guard pipelinesChanges, request.lifetime == nil, request.awaiting == nil else { return false }
@@ -68,10 +68,11 @@ extension Engine {
             if let request = requests.first { handleReplicated(request, from: client, through: replicator) }
             return
         }
-        var proposal: BatchProposal, changed: [Bool]
+        var proposal: BatchProposal, changed: [Bool], sums: [Int?]
         do throws(KVOEngineError) {
-            (proposal, changed) = try batchProposal(requests.map { ChangeOperation($0.operation,
-                                                                                  condition: $0.condition) })
+            (proposal, changed, sums) = try batchProposal(requests.map {
+                ChangeOperation($0.operation, condition: $0.condition)
+            })
         } catch {
             // The trial names the op that failed (none named: the first goes alone).
             var failing = 0
@@ -93,9 +94,9 @@ extension Engine {
             guard !client.isClosed else { return }
             switch outcome {
             case .applied(let seq):
-                for (request, changed) in zip(requests, changed) {
+                for (request, (changed, sum)) in zip(requests, zip(changed, sums)) {
                     var reply = ReplyEncoder()
-                    reply.seq(changed ? seq : store.seq)
+                    if let sum { reply.added(sum, seq: seq) } else { reply.seq(changed ? seq : store.seq) }
                     client.append(reply, id: request.id)
                 }
             case .conflict where attempt < Self.maxProposalAttempts:
