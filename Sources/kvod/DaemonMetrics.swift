@@ -30,12 +30,14 @@ final class DaemonMetrics {
     private let connections, observations, objects, seq, oldestSeq, historyChanges, historyBytes: CoreMetrics.Gauge
     private let memoryBytes, memoryLimitBytes, queuedBytes, congested, heldEvents: CoreMetrics.Gauge
     private let loopLag, loopLagMax, loopLagPeak: CoreMetrics.Gauge
+    /// The data directory's room to write (docs/DURABILITY.md, "A full disk"); 0 without one.
+    private let storageFull, storageAvailableBytes: CoreMetrics.Gauge
     private var accepted, heapTrims: MirroredCounter
     private var requests: [(op: String, counter: MirroredCounter)]
     private var invalidRequests: MirroredCounter
     private var events: [(kind: ChangeKind, counter: MirroredCounter)]
     private var coalesced, dropped: MirroredCounter
-    private var refusedConnections, refusedPerUID, refusedObservations, refusedMemory: MirroredCounter
+    private var refusedConnections, refusedPerUID, refusedObservations, refusedMemory, refusedStorage: MirroredCounter
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -66,6 +68,8 @@ final class DaemonMetrics {
         loopLag = gauge("kvod_loop_lag_seconds")
         loopLagMax = gauge("kvod_loop_lag_max_seconds")
         loopLagPeak = gauge("kvod_loop_lag_peak_seconds")
+        storageFull = gauge("kvod_storage_full")
+        storageAvailableBytes = gauge("kvod_storage_available_bytes")
         accepted = counter("kvod_connections_accepted_total")
         heapTrims = counter("kvod_heap_trims_total")
         requests = Operation.names.map { ($0, counter("kvod_requests_total", [("op", $0)])) }
@@ -79,6 +83,7 @@ final class DaemonMetrics {
         refusedPerUID = counter("kvod_refused_total", [("limit", "connections_per_uid")])
         refusedObservations = counter("kvod_refused_total", [("limit", "observations")])
         refusedMemory = counter("kvod_refused_total", [("limit", "memory")])
+        refusedStorage = counter("kvod_refused_total", [("limit", "storage")])
     }
 
     /// Brings every metric up to date with `engine` and `daemon`, then
@@ -108,6 +113,9 @@ final class DaemonMetrics {
         loopLagMax.record(Double(statistics.loopLagScrapeMaxMicroseconds) / 1e6)
         loopLagPeak.record(Double(statistics.loopLagPeakMicroseconds) / 1e6)
         engine.daemonStatistics.loopLagScrapeMaxMicroseconds = 0
+        let storage = engine.storageStatus?()
+        storageFull.record(storage?.full == true ? 1 : 0)
+        storageAvailableBytes.record(storage?.availableBytes ?? 0)
         accepted.follow(daemon.accepted)
         heapTrims.follow(daemon.heapTrims)
         for index in requests.indices {
@@ -122,6 +130,7 @@ final class DaemonMetrics {
         refusedPerUID.follow(statistics.refusedConnectionsPerUID)
         refusedObservations.follow(engine.refusals.observations)
         refusedMemory.follow(engine.refusals.memory)
+        refusedStorage.follow(engine.refusals.storage)
     }
 }
 
