@@ -42,6 +42,12 @@ public final class Engine {
     /// Set while a batch that passed the memory check as a whole is applied
     /// op by op: one of its ops alone may grow what the others shrink.
     var admitsEveryChange = false
+    /// Which writes the data directory's disk has room for (the daemon says;
+    /// ``checkStorage(for:)`` refuses the others with `storage_full`).
+    public var storageAdmission = StorageAdmission.everything
+    /// Reads the data directory's room to write, for `info`'s `storage` (the
+    /// daemon's storage writer knows it); nil without a data directory.
+    public var storageStatus: (() -> StorageStatus)?
     /// Over etcd: where change ops go instead of being applied here (docs/CLUSTER.md); nil in local mode.
     public var replicator: ChangeReplicator?
     /// Over a replicator: whether the change requests a client sends in a row
@@ -159,6 +165,7 @@ public final class Engine {
         do throws(KVOEngineError) {
             let modifiers = request.modifiers
             try authorize(request.operation, condition: modifiers?.condition, for: client)
+            if storageAdmission != .everything { try checkStorage(for: request.operation) }
             var reply = ReplyEncoder()
             if let condition = modifiers?.condition {
                 try check(condition, of: request.operation)

@@ -35,6 +35,7 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
               10  bad request (bad_request, bad_json, unknown_op)
               11  unavailable: kvod cannot reach etcd; nothing changed, retry (unavailable)
               12  no reply within --request-timeout (timed_out); may have been applied
+              13  kvod's disk is full: the write was refused, nothing changed; retry once space is freed (storage_full)
             Durations (--ttl, --timeout, --throttle, --request-timeout) take a unit, 500ms, 5s, 1.5m, 2h, or are \
             a bare number of seconds.
             Every non-zero status prints one line on standard error that says why (kvoctl: CODE: MESSAGE \

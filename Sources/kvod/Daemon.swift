@@ -95,6 +95,8 @@ final class Daemon {
     var cluster: EtcdReplica?
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
+    /// The data directory's room to write, as the daemon last heard of it (Daemon+StorageSpace.swift).
+    var storageSeen = StorageStatus()
     private(set) var state = State.starting {
         didSet { logger.debug("daemon state \(oldValue) → \(state)") }
     }
@@ -271,7 +273,10 @@ final class Daemon {
     var statusLine: String {
         let connections = engine.clientCount
         let observations = engine.shared.observationCount
-        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")"
+        let waiting = storageSeen.waitingChanges
+        let disk = waiting > 0 ? "; disk full: \(waiting) changes wait for room"
+            : storageSeen.full ? "; disk full: writes refused" : ""
+        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")\(disk)"
     }
 
     // MARK: Connections

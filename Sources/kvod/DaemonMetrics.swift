@@ -42,6 +42,8 @@ final class DaemonMetrics {
     private let queuedBytes, congested, heldEvents: Gauge
     private let loopLag, loopLagMax, loopLagPeak: Gauge
     private let uptime, startTime, residentBytes, openDescriptors, dataDirectoryBytes: Gauge
+    /// The data directory's room to write (docs/DURABILITY.md, "A full disk"); 0 without one.
+    private let storageFull, storageAvailableBytes: Gauge
     /// Over `--etcd` only: made at the first scrape that has the replica's figures.
     private var cluster: (stale: Gauge, lag: Gauge, appliedRevision: Gauge)?
     private let cpuSeconds: Counter
@@ -51,7 +53,7 @@ final class DaemonMetrics {
     private var invalidRequests: MirroredCounter
     private var events: [(kind: ChangeKind, counter: MirroredCounter)]
     private var coalesced, dropped: MirroredCounter
-    private var refusedConnections, refusedPerUID, refusedObservations, refusedMemory: MirroredCounter
+    private var refusedConnections, refusedPerUID, refusedObservations, refusedMemory, refusedStorage: MirroredCounter
 
     init(version: String) {
         let registry = registry
@@ -98,6 +100,8 @@ final class DaemonMetrics {
         cpuSeconds = registry.makeCounter(descriptor: Self.describe("process_cpu_seconds_total",
                                                                     "CPU time kvod used, user and system, in seconds."))
         dataDirectoryBytes = gauge("kvod_data_dir_bytes", "Bytes of kvod.db and its -wal file in --data-dir; 0 without one.")
+        storageFull = gauge("kvod_storage_full", "1 while the data directory's disk is full and writes that add data are refused (storage_full), else 0.")
+        storageAvailableBytes = gauge("kvod_storage_available_bytes", "Bytes the data directory's file system has available to kvod; 0 without --data-dir.")
         accepted = counter("kvod_connections_accepted_total", "Clients accepted since start.")
         heapTrims = counter("kvod_heap_trims_total", "Times freed heap pages were given back to the kernel.")
         receivedBytes = counter("kvod_received_bytes_total", "Bytes read from clients.")
@@ -116,6 +120,7 @@ final class DaemonMetrics {
         refusedPerUID = counter("kvod_refused_total", refused, [("limit", "connections_per_uid")])
         refusedObservations = counter("kvod_refused_total", refused, [("limit", "observations")])
         refusedMemory = counter("kvod_refused_total", refused, [("limit", "memory")])
+        refusedStorage = counter("kvod_refused_total", refused, [("limit", "storage")])
         startTime.record(Int(startedAt))
     }
 
@@ -178,6 +183,9 @@ final class DaemonMetrics {
         loopLagPeak.record(Double(statistics.loopLagPeakMicroseconds) / 1e6)
         engine.daemonStatistics.loopLagScrapeMaxMicroseconds = 0
         dataDirectoryBytes.record(daemon.dataDirectoryBytes ?? 0)
+        let storage = engine.storageStatus?()
+        storageFull.record(storage?.full == true ? 1 : 0)
+        storageAvailableBytes.record(storage?.availableBytes ?? 0)
         if let figures = daemon.cluster {
             let gauges = cluster ?? makeClusterGauges()
             gauges.stale.record(figures["stale"] == .bool(true) ? 1 : 0)
@@ -200,6 +208,7 @@ final class DaemonMetrics {
         refusedPerUID.follow(statistics.refusedConnectionsPerUID)
         refusedObservations.follow(engine.refusals.observations)
         refusedMemory.follow(engine.refusals.memory)
+        refusedStorage.follow(engine.refusals.storage)
     }
 
     /// The process's figures, from /proc/self (what Prometheus's own
