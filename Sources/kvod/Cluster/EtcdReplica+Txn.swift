@@ -22,9 +22,9 @@ extension EtcdReplica {
     /// id, which the watch finds in the revision that applied the first.
     func commit(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], _ what: String, proposal: UInt64? = nil,
                 answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ done: @escaping (ProposalOutcome) -> Void) {
-        guard isFollowing else {
+        guard !isStale else {
             answered(nil)
-            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
+            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(staleness); nothing changed"))
         }
         if let refusal = limits.refusal(of: txn, what) {
             answered(nil)
