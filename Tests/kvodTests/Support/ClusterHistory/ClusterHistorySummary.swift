@@ -74,9 +74,9 @@ struct ClusterHistorySummary {
         }
     }
 
-    /// The run in a few lines.
+    /// The whole run in a line (each round's is in ``lines``).
     var text: String {
-        (lines + [
+        ([
             "cluster history: \(rounds) rounds, \(operations) operations checked ("
                 + kinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 + "); \(unknown) of unknown outcome (\(unknownApplied) applied), \(refused) refused with nothing changed, "
