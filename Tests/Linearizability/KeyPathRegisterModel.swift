@@ -148,7 +148,8 @@ public struct KeyPathRegisterModel: LinearizabilityModel, Sendable {
     // MARK: What operations leave and observe (for the minimizer)
 
     private struct Token: Hashable {
-        let isModSeq: Bool
+        enum Kind { case value, modSeq, lastWrite }
+        let kind: Kind
         let path: Int
         let number: Int
     }
@@ -157,27 +158,33 @@ public struct KeyPathRegisterModel: LinearizabilityModel, Sendable {
         guard case .write(let writes) = input else { return [] }
         switch output {
         case .applied(let seq)?:
-            return writes.flatMap { [AnyHashable(Token(isModSeq: false, path: $0.path, number: $0.value)),
-                                     AnyHashable(Token(isModSeq: true, path: $0.path, number: seq))] }
-        case nil:
-            return writes.map { AnyHashable(Token(isModSeq: false, path: $0.path, number: $0.value)) }
+            return [AnyHashable(Token(kind: .lastWrite, path: 0, number: seq))] + writes.flatMap {
+                [AnyHashable(Token(kind: .value, path: $0.path, number: $0.value)),
+                 AnyHashable(Token(kind: .modSeq, path: $0.path, number: seq))]
+            }
         default:
-            return []
+            // Also a write refused or of unknown outcome: a read of its value keeps it in a report.
+            return writes.map { AnyHashable(Token(kind: .value, path: $0.path, number: $0.value)) }
         }
     }
 
     public func consumes(_ input: RegisterInput, _ output: RegisterOutput?) -> [AnyHashable] {
+        /// A read placed after the write at the low end of its range needs that write.
+        func lastWrite(_ after: ClosedRange<Int>?) -> [AnyHashable] {
+            after.map { [AnyHashable(Token(kind: .lastWrite, path: 0, number: $0.lowerBound))] } ?? []
+        }
         switch (input, output) {
-        case (.read(let path), .value(let value, let modSeq, _)?):
-            return [AnyHashable(Token(isModSeq: false, path: path, number: value))]
-                + (modSeq.map { [AnyHashable(Token(isModSeq: true, path: path, number: $0))] } ?? [])
-        case (.readAll, .values(let values, _)?):
-            return values.enumerated().map { AnyHashable(Token(isModSeq: false, path: $0.offset, number: $0.element)) }
+        case (.read(let path), .value(let value, let modSeq, let after)?):
+            return [AnyHashable(Token(kind: .value, path: path, number: value))]
+                + (modSeq.map { [AnyHashable(Token(kind: .modSeq, path: path, number: $0))] } ?? []) + lastWrite(after)
+        case (.readAll, .values(let values, let after)?):
+            return values.enumerated().map { AnyHashable(Token(kind: .value, path: $0.offset, number: $0.element)) }
+                + lastWrite(after)
         case (.write(let writes), .applied?):
             return writes.compactMap { write in
                 switch write.condition {
-                case .modSeq(let modSeq)?: AnyHashable(Token(isModSeq: true, path: write.path, number: modSeq))
-                case .value(let value)?: AnyHashable(Token(isModSeq: false, path: write.path, number: value))
+                case .modSeq(let modSeq)?: AnyHashable(Token(kind: .modSeq, path: write.path, number: modSeq))
+                case .value(let value)?: AnyHashable(Token(kind: .value, path: write.path, number: value))
                 case nil: nil
                 }
             }

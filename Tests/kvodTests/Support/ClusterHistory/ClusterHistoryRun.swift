@@ -91,7 +91,9 @@ final class ClusterHistoryRun: @unchecked Sendable {
         }
         summary.add(round: number, records: records, faults: faults.records, streams: streams, start: start,
                     register: RegisterHistoryCheck(records, objects: HistoryClient.objects, paths: HistoryClient.paths,
-                                                   initial: initial, start: start),
+                                                   initial: initial, start: start,
+                                                   heard: Dictionary(streams[0].map { ($0.value ?? "", $0.seq) },
+                                                                     uniquingKeysWith: min)),
                     stream: ObserverStreamCheck(streams, records: records, after: lastMarker, through: markerSeq, marker: marker),
                     session: SessionCheck.violations(records),
                     unexpected: log.unexpected + observers.flatMap { $0.takeProblems() },

@@ -96,7 +96,7 @@ final class HistoryClient: @unchecked Sendable {
         let object = pick(Self.objects), path = pick(Self.paths)
         if role == .reading {
             let writes = log.writeCount
-            random.next() % 3 == 0 ? getAll(object, client) : get(object, path, client)
+            if random.next() % 3 == 0 { getAll(object, client) } else { get(object, path, client) }
             return log.waitForWrites(after: writes, timeout: 1)
         }
         switch random.next() % 100 {

@@ -46,6 +46,11 @@ struct RecordedOperation: Sendable {
     let returned: Double?
     let outcome: Outcome
 
+    /// The same request with another outcome (a write of unknown outcome, as the streams tell it).
+    func resolved(_ outcome: Outcome, returned: Double?) -> RecordedOperation {
+        RecordedOperation(client: client, kvod: kvod, request: request, call: call, returned: returned, outcome: outcome)
+    }
+
     var object: String {
         switch request {
         case .write(let object, _, _), .get(let object, _), .getAll(let object): object

@@ -53,6 +53,13 @@ struct RevisionTimeline {
         return from <= to ? (from, to) : nil
     }
 
+    /// When revision `seq` was made at the latest: before the earliest answer
+    /// of a write above it (infinity when none is known).
+    func madeBefore(_ seq: Int) -> Double {
+        let above = firstAbove(seq)
+        return above < seqs.count ? earliestAnswer[above] : .infinity
+    }
+
     /// Pairs of acknowledged writes that etcd ordered against real time: the
     /// one at the higher seq was answered before the other was sent.
     func orderViolations() -> [String] {
