@@ -139,13 +139,18 @@ let package = Package(
         // socket, a blocking line client, waiting with deadlines (blocking or
         // async), command runs, a seeded random generator.
         .target(name: "KVOTestSupport", dependencies: ["KVOEngine"], path: "Tests/KVOTestSupport"),
+        // A linearizability checker on Porcupine's algorithm and kvod's per-object model, for
+        // the tests that check recorded histories (issue 35; docs/RELIABILITY.md). Plain Swift.
+        // Optimized in debug builds too: a history's search runs a hundred times faster so.
+        .target(name: "Linearizability", path: "Tests/Linearizability", swiftSettings: [.unsafeFlags(["-O"])]),
+        .testTarget(name: "LinearizabilityTests", dependencies: ["Linearizability"]),
         .testTarget(name: "KVOProtocolTests", dependencies: ["KVOProtocol"]),
         .testTarget(
             name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOProtocol", "KVOFuzzing", "KVOTestSupport"]
         ),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
         .testTarget(name: "KVODCoreTests", dependencies: ["KVODCore", "KVOEngine"]),
-        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport", "Linearizability"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).
         .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),

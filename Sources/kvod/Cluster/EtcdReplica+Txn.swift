@@ -24,7 +24,7 @@ extension EtcdReplica {
                 answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ done: @escaping (ProposalOutcome) -> Void) {
         guard !isStale else {
             answered(nil)
-            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
+            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(staleness); nothing changed"))
         }
         if let refusal = limits.refusal(of: txn, what) {
             answered(nil)

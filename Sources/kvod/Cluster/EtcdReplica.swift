@@ -39,6 +39,11 @@ final class EtcdReplica: ChangeReplicator {
     private(set) var watchGeneration = 0
     /// Why it does not, for `unavailable`, `info` and the log.
     var lastFailure = "not following etcd"
+    /// The prefix's newest revision when kvod started: until the replica has
+    /// applied it, it is behind where etcd was then and says so (stale), also
+    /// once a watch lost during the start's replay is in place again
+    /// (docs/CLUSTER.md, "A kvod just started").
+    var startRevision: Int64 = 0
     /// How far behind etcd the replica may be, for `info`.
     var progress = WatchProgress()
     /// The cluster's epoch, followed while it runs.
@@ -66,7 +71,13 @@ final class EtcdReplica: ChangeReplicator {
     /// Pause before watching again after the watch ended.
     static let resumeDelayMilliseconds: UInt64 = 250
 
-    var isStale: Bool { !isFollowing || !isCaughtUp }
+    var isStale: Bool { !isFollowing || !isCaughtUp || appliedRevision < startRevision }
+
+    /// Why the replica is stale, for `unavailable` and `info`.
+    var staleness: String {
+        guard isFollowing, isCaughtUp, appliedRevision < startRevision else { return lastFailure }
+        return "catching up with revision \(startRevision), etcd's when kvod started (applied \(appliedRevision))"
+    }
 
     init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
          engine: Engine, leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
