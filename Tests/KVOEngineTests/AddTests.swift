@@ -90,6 +90,15 @@ import Testing
         #expect(fixture.seq == 0)
     }
 
+    @Test func aKeyPathTooLongForTheNestingLimitIsRefusedAsForASet() {
+        let deepest = Array(repeating: "k", count: DocumentDepth.limit).joined(separator: ".")
+        fixture.ok(add("deep", deepest, 1), from: client)
+        let message = fixture.fails(add("deep", deepest + ".k", 1), from: client, code: "bad_request").reply
+            .errorMessage ?? ""
+        #expect(message.contains("deeper than 512 levels"), "\(message)")
+        #expect(fixture.seq == 1)
+    }
+
     @Test func conditionsHoldAsForASetOrNothingChanges() {
         fixture.ok(add("c", "n", 1, ["ifModSeq": 0]), from: client)
         let refused = fixture.fails(add("c", "n", 1, ["ifModSeq": 0]), from: client, code: "precondition_failed")

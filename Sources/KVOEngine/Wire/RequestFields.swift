@@ -351,7 +351,10 @@ struct Fields {
             return .replace(object: try objectName(), keyPath: try requiredKeyPath(),
                             indexes: order.map { positions[$0] }, values: order.map { replacements[$0] })
         case .add:
-            return .add(object: try objectName(), keyPath: try requiredKeyPath(), by: try addend())
+            let (object, path) = (try objectName(), try requiredKeyPath())
+            // A number at the end of the key path: only the path's length can pass the limit.
+            if let refusal = DocumentDepth.refusal(object, path, 0) { throw refusal }
+            return .add(object: object, keyPath: path, by: try addend())
         case .observe:
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try observedKeyPaths(cache: &keyPaths),
