@@ -700,7 +700,7 @@ class Mix:
         return {"acknowledged": [[k.split("\t")[0], k.split("\t")[1], v] for k, v in self.acknowledged.items()],
                 "peakRSS": self.peak_rss, "hwm": hwm, "accounts": self.accounts, "counts": self.counts, "errors": self.errors[:50],
                 "errorCount": len(self.errors), "pythonLateMax": self.watchdog.worst_since(0),
-                "kvodBlocked": self.watchdog.blocked_since(0)}
+                "kvodBlocked": self.watchdog.blocked_since(0), "syncs": slow_syncs(a.socket)}
 
     def guard(self, step):
         def run():
@@ -768,7 +768,7 @@ def main():
         print(f"soak: RSS over the base ÷ accounts: median {ratios[len(ratios) // 2]:.2f}, max {ratios[-1]:.2f} "
               f"({len(samples)} samples; base {samples[0][2] / MIB:.1f} MiB)")
     print(f"soak: this process's threads woke late by up to {summary['pythonLateMax']:.2f} s; kvod's threads "
-          f"blocked in the kernel: {summary['kvodBlocked'] or 'never seen'}")
+          f"blocked in the kernel: {summary['kvodBlocked'] or 'never seen'}; kvod's {summary['syncs']}")
     print(f"soak: {counts}; peak RSS {summary['peakRSS'] / MIB:.1f} MiB (VmHWM {summary['hwm'] / MIB:.1f} MiB); "
           f"{summary['errorCount']} client errors")
 
