@@ -42,6 +42,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // mktemp(3) of kvod's own, so that glibc's, and the linker's warning about it, stay out of
+        // kvod and kvoctl (Foundation calls it safely; see its file).
+        .target(name: "CMktemp"),
         // A VFS over SQLite's default one that writes a commit's WAL frames with one write(2).
         .target(name: "CSQLiteGather", dependencies: ["CSQLite"]),
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
@@ -71,6 +74,7 @@ let package = Package(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "CMktemp",
                 "KVODCore",
                 "KVOStorage",
                 "KVOEtcd",
@@ -120,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "kvoctl",
             dependencies: [
-                "KVOClient", "KVOEngine", "KVOProtocol",
+                "KVOClient", "KVOEngine", "KVOProtocol", "CMktemp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -147,7 +151,7 @@ let package = Package(
         ),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
         .testTarget(name: "KVODCoreTests", dependencies: ["KVODCore", "KVOEngine"]),
-        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport", "CMktemp"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).
         .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),
