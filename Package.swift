@@ -61,10 +61,14 @@ let package = Package(
             ],
             swiftSettings: releaseSpeed
         ),
+        // The version and commit kvod and kvoctl were built from, read from git at build time by
+        // scripts/build-info.sh through the plugin (docs/OPERATIONS.md, "Versions and releases").
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
+        .target(name: "KVOBuildInfo", plugins: ["BuildInfoPlugin"]),
         // Durable state: the SQLite data directory and the thread that commits to it.
         .target(
             name: "KVOStorage",
-            dependencies: ["KVOEngine", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["KVOEngine", "KVOBuildInfo", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // kvod's connection logic without libuv (reading, pausing, closing as a
         // pure state machine), a library so that its unit tests can import it.
@@ -74,6 +78,7 @@ let package = Package(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "KVOBuildInfo",
                 "CMktemp",
                 "KVODCore",
                 "KVOStorage",
@@ -124,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "kvoctl",
             dependencies: [
-                "KVOClient", "KVOEngine", "KVOProtocol", "CMktemp",
+                "KVOClient", "KVOEngine", "KVOProtocol", "KVOBuildInfo", "CMktemp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -392,6 +392,7 @@ extension Engine {
     private func writeInfo(for client: ClientController, into reply: inout ReplyEncoder) {
         let uptime = ContinuousClock.now - startedAt
         reply.field("version", .string(configuration.version))
+        reply.field("commit", .string(configuration.commit))
         reply.field("uptime", integer: uptime.components.seconds)
         reply.field("connections", integer: clientCount)
         reply.field("observations", integer: shared.observationCount - shared.leavingCount)
