@@ -1,12 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Release builds of the hot targets (the engine, the daemon around it, and
-/// the load generator, which must stay cheaper than the servers it measures)
-/// skip the runtime exclusivity checks: on the event path they cost about a
-/// third of every delivered event (a `swift_beginAccess` per output append;
-/// see docs/PERFORMANCE.md). Debug builds, which the tests run, keep them, so
-/// a violation still traps there.
+/// Release builds of the daemon's own targets and of the load generator (which
+/// must stay cheaper than the servers it measures) skip the runtime exclusivity
+/// checks: a `swift_beginAccess` costs about 90 instructions (docs/PERFORMANCE.md).
+/// Debug builds, which the tests run, keep them, so a violation still traps there.
+/// Not the engine, nor anything else KVOClient's product reaches: SwiftPM refuses a
+/// package used by version (`from: "X.Y.Z"`) whose product has unsafe flags
+/// (scripts/ci/client-package.sh checks it). The engine's hot stored properties are
+/// `@exclusivity(unchecked)` instead (docs/ARCHITECTURE.md, "Where the unsafe code lives").
 let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -58,8 +60,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
-            ],
-            swiftSettings: releaseSpeed
+            ]
         ),
         // The version and commit kvod and kvoctl were built from, read from git at build time by
         // scripts/build-info.sh through the plugin (docs/OPERATIONS.md, "Versions and releases").
