@@ -73,10 +73,14 @@ let greeting = try await connection.get(String.self, "consumer/1", "greeting")
 print("seq \(seq): \(greeting)")
 EOF
 
+# A home of its own, so no SwiftPM cache: the packages come from where a fresh machine gets
+# them (the system's git configuration reads github.com from the machine's local copies).
+fresh=(env HOME="$work/home" XDG_CACHE_HOME="$work/home/.cache")
+mkdir -p "$work/home"
 step "resolving the consumer (from: \"$version\")"
-(cd "$work/consumer" && swift package resolve)
+(cd "$work/consumer" && "${fresh[@]}" swift package resolve)
 step "building the consumer and KVOClient (debug)"
-(cd "$work/consumer" && swift build 2>&1 | grep -E "error|warning:|Compiling|Build complete" | grep -v "^\[.*Compiling" || true)
+(cd "$work/consumer" && "${fresh[@]}" swift build 2>&1 | grep -E "error|warning:|Build complete" || true)
 [ -x "$work/consumer/.build/debug/consumer" ] || { echo "client-package.sh: the consumer did not build" >&2; exit 1; }
 
 step "running it against $kvod"
