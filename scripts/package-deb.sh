@@ -117,7 +117,9 @@ md5sums() {
     xargs -0 md5sum) >"$1/DEBIAN/md5sums"
 }
 
-mkdir -p "$tree/DEBIAN" "$debug_tree/DEBIAN"
+mkdir -p "$tree/DEBIAN" "$debug_tree/DEBIAN" "$debug_tree/usr/share/doc"
+# kvod-dbgsym's copyright and changelog are kvod's, on which it depends (as debhelper does it).
+ln -s kvod "$debug_tree/usr/share/doc/kvod-dbgsym"
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$(installed_size "$tree")|" \
   -e "s|@SHLIBS@|$shlibs|" packaging/deb/control >"$tree/DEBIAN/control"
 echo /etc/default/kvod >"$tree/DEBIAN/conffiles"
