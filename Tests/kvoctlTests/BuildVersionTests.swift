@@ -5,7 +5,7 @@ import Testing
 /// `kvod --version`, `kvoctl --version` and `info` name the version and the
 /// commit the build read from git (scripts/build-info.sh), not a number
 /// written in the source.
-@Suite struct BuildVersionTests {
+@Suite(.onDedicatedThread) struct BuildVersionTests {
     /// `0.2.0 (commit 1234abcd5678)`, `0.2.0+3 (commit …)`, or unknowns outside git.
     static var versionLine: Regex<(Substring, Substring, Substring)> {
         /(unknown|\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+\d+)?) \(commit (unknown|[0-9a-f]{12})\)/
