@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVOBuildInfo
 import KVOEngine
 
 /// `kvoctl`: kvod from a shell, built on KVOClient.
@@ -41,7 +42,7 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
             Every non-zero status prints one line on standard error that says why (kvoctl: CODE: MESSAGE \
             for the daemon's errors); --quiet leaves it out, except for usage errors.
             """,
-        version: kvodVersion,
+        version: BuildInfo.description,
         subcommands: [
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
             ReplaceCommand.self, IncrCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self,

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
@@ -115,6 +116,7 @@ final class Daemon {
         self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
         self.clientMemory = ClientMemoryBudget(limit: configuration.maxClientMemory)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
+            version: BuildInfo.version, commit: BuildInfo.commit,
             maxObservationsPerClient: configuration.maxObservationsPerConnection,
             historyCapacity: configuration.historyCapacity, historyBytes: configuration.historyBytes,
             maxMemory: configuration.maxMemory, accessPolicy: configuration.accessPolicy))
@@ -177,9 +179,9 @@ final class Daemon {
         }
         state = .running
         if let activated = configuration.activatedSocket {
-            logger.info("kvod \(engine.configuration.version) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
+            logger.info("kvod \(BuildInfo.description) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
         } else {
-            logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
+            logger.info("kvod \(BuildInfo.description) listening on \(configuration.socketPath)")
         }
         logger.info("serving at most \(maxConnections) connections (open-file limit \(openFiles)), \(connectionsPerUID.limit) per uid")
         if configuration.accessPolicy == nil {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
@@ -12,7 +13,7 @@ struct KVODCommand: ParsableCommand {
         commandName: "kvod",
         abstract: "Key-Value Observing over a Unix socket: set values, observe key paths, hear every change.",
         discussion: "The wire protocol is line-delimited JSON; see docs/PROTOCOL.md.\n\n" + EnvironmentOptions.helpText,
-        version: kvodVersion)
+        version: BuildInfo.description)
 
     @Option(help: ArgumentHelp(
         "The Unix socket to listen on.",
