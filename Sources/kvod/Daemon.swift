@@ -51,7 +51,7 @@ final class Daemon {
     /// Clients accepted since start (refused ones not included), for `metrics`.
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
-    let metrics = DaemonMetrics(version: kvodVersion)
+    let metrics = DaemonMetrics(version: BuildInfo.version, commit: BuildInfo.commit)
     /// Bytes read from and written to clients since start (metrics).
     var receivedBytes = 0
     var sentBytes = 0

@@ -55,7 +55,7 @@ final class DaemonMetrics {
     private var coalesced, dropped: MirroredCounter
     private var refusedConnections, refusedPerUID, refusedObservations, refusedMemory, refusedStorage: MirroredCounter
 
-    init(version: String) {
+    init(version: String, commit: String) {
         let registry = registry
         // Syncs take from tens of microseconds (a cached disk) to a second (a stalled one).
         fsync = registry.makeDurationHistogram(descriptor: Self.describe("kvod_fsync_duration_seconds", "How long each sync of the data directory's log to the disk took."), buckets: [
@@ -73,8 +73,8 @@ final class DaemonMetrics {
             MirroredCounter(labels.isEmpty ? registry.makeCounter(descriptor: Self.describe(name, help))
                                            : registry.makeCounter(descriptor: Self.describe(name, help), labels: labels))
         }
-        registry.makeGauge(descriptor: Self.describe("kvod_build_info", "Always 1; its label is the version kvod reports (kvod --version)."),
-                           labels: [("version", version)]).set(Int64(1))
+        registry.makeGauge(descriptor: Self.describe("kvod_build_info", "Always 1; its labels are the version and commit kvod reports (kvod --version)."),
+                           labels: [("version", version), ("commit", commit)]).set(Int64(1))
         connections = gauge("kvod_connections", "Clients connected now.")
         observations = gauge("kvod_observations", "Observations registered now, over every client.")
         objects = gauge("kvod_objects", "Objects in the store.")

@@ -89,7 +89,9 @@ import Testing
         let silent = metrics.types.keys.filter { (metrics.helps[$0] ?? "").isEmpty }
         #expect(silent.isEmpty, "families without # HELP: \(silent.sorted())")
         let version = try #require(metrics.samples.first { $0.name == "kvod_build_info" })
-        #expect(version.value == 1 && version.labels["version"]?.isEmpty == false, "\(version)")
+        let info = try client.request(#"{"op":"info"}"#).reply
+        #expect(version.value == 1 && version.labels["version"] == info["version"]?.stringValue
+                && version.labels["commit"] == info["commit"]?.stringValue, "\(version) beside info's")
         #expect((metrics.value("process_resident_memory_bytes") ?? 0) > 1_000_000)
         #expect((metrics.value("process_open_fds") ?? 0) >= 3)
         #expect((metrics.value("process_start_time_seconds") ?? 0) > 1.7e9)
