@@ -14,6 +14,8 @@ page() {
   swift package generate-manual --configuration debug --section "$2" --authors "the kvod authors" >/dev/null
   # A blank line in a discussion is a paragraph break (mdoc warns on blank lines).
   sed 's/^$/.Pp/' "$outputs/$1/$1.$2" >"docs/man/$1.$2"
+  # Defaults, non-ASCII value names and no phantom `help` subcommand (the plugin's omissions).
+  python3 scripts/man-page-fixes.py "docs/man/$1.$2" ".build/debug/$1"
   echo "docs/man/$1.$2"
 }
 page kvod 8

@@ -21,8 +21,14 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 swift build -c release --product kvod >/dev/null
 kvod=.build/release/kvod
 socket="$work/kvod.sock"
+# Issue 33 row 10: one client of the mix runs as nobody (uid 65534), which may only write wo/;
+# root, the rest of the mix, may everything. So nobody must reach the socket.
+write_only_uid=65534
+echo '{"grants": [{"uid": 65534, "prefix": "wo/", "allow": ["write"]}]}' > "$work/policy.json"
+chmod 0711 "$work"
 start_kvod() {
-  "$kvod" --socket "$socket" --data-dir "$work/data" --sync always --log-level warning \
+  "$kvod" --socket "$socket" --socket-mode 0666 --policy "$work/policy.json" \
+    --data-dir "$work/data" --sync always --log-level warning \
     --output-hard-limit "${hard_limit_mib}m" --output-soft-limit 256k --output-soft-seconds 2 \
     --history-bytes "${history_mib}m" --max-memory "${max_memory_mib}m" --max-client-memory "${max_client_mib}m" \
     2>>"$work/kvod.log" &
@@ -84,7 +90,7 @@ i=json.loads(s.makefile("rb").readline()); print("soak: longest loop turn", i.ge
 for phase in 1 2; do
   echo "== soak: phase $phase, $half s of the hostile mix against kvod (pid $pid)"
   python3 scripts/soak/hostile_mix.py --socket "$socket" --pid "$pid" --seconds "$half" \
-    --summary "$work/summary$phase.json"
+    --summary "$work/summary$phase.json" --write-only-uid "$([ "$(id -u)" = 0 ] && echo $write_only_uid || echo 0)"
   loop_turns
   inflight=""
   if [ "$phase" = 1 ]; then

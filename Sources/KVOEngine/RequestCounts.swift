@@ -38,7 +38,8 @@ extension Operation {
         case .batch: 13
         case .metrics: 14
         case .ack: 15
-        case .backup: 16
+        case .add: 16
+        case .backup: 17
         }
     }
 }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KVOBuildInfo
 import KVOEngine
 
 /// A backup of a data directory (`kvoctl backup`), or any copy of a
@@ -28,7 +29,7 @@ public enum BackupFile {
         }
         guard version <= StateDatabase.schemaVersion else {
             throw StorageError("""
-                \(path) has schema version \(version), written by a newer kvod; this kvod (\(kvodVersion)) reads \
+                \(path) has schema version \(version), written by a newer kvod; this kvod (\(BuildInfo.version)) reads \
                 schema version \(StateDatabase.schemaVersion) and older: restore it with the newer kvod
                 """)
         }

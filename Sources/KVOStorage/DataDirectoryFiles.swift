@@ -17,15 +17,35 @@ enum DataDirectoryFiles {
             return "the data directory \(directory) is writable by its group or by others (mode \(octal(mode))): "
                 + "they could replace or remove kvod's files; run chmod go-w \(directory)"
         }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StorageError("cannot create the data directory \(directory): \(error.localizedDescription)")
-        }
+        try makeDirectory(directory)
         guard chmod(directory, 0o700) == 0 else {
             throw StorageError("cannot make \(directory) mode 0700: \(String(cString: strerror(errno)))")
         }
         return nil
+    }
+
+    /// Makes `directory` and its missing parents, one level at a time, so
+    /// that a failure names the level and why (Foundation's said only "You
+    /// don't have permission"), with what to do.
+    private static func makeDirectory(_ directory: String) throws(StorageError) {
+        let absolute = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+        var path = ""
+        for component in absolute.split(separator: "/") {
+            let parent = path.isEmpty ? "/" : path
+            path += "/" + component
+            var status = stat()
+            if stat(path, &status) == 0 { continue }
+            guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+                let reason = String(cString: strerror(errno))
+                let owner = errno == EACCES || errno == EPERM
+                    ? "; create it as root for kvod's user (install -d -m 0700 -o USER \(directory)), or choose another --data-dir"
+                    : ""
+                throw StorageError("""
+                    kvod (uid \(getuid())) cannot create the data directory \(directory): making \(path) in \
+                    \(parent) failed (\(reason))\(owner)
+                    """)
+            }
+        }
     }
 
     /// Creates the database file mode 0600 before SQLite opens it, so that

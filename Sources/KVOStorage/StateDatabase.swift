@@ -25,6 +25,8 @@ public final class StateDatabase {
     static let snapshotFileName = "kvod-backup.tmp"
 
     public let path: String
+    /// The data directory that holds it (and the reserve file, ``StorageReserve``).
+    public let directory: String
     /// Where a `backup`'s copy is made (``snapshotFileName``).
     let snapshotPath: String
     public let syncMode: SyncMode
@@ -51,6 +53,8 @@ public final class StateDatabase {
     var leasedObjects: Set<String> = []
     /// Encodes the history batch rows (kept to reuse its buffers' capacity).
     var historyEncoder = HistoryBatchEncoder()
+    /// The database's page size, in bytes (what a free page holds).
+    let pageSize: Int
     var trimStep: Int { min(1024, max(1, historyLimits.maxChanges / 8)) }
     var trimStepBytes: Int { max(1, historyLimits.maxBytes / 8) }
 
@@ -61,6 +65,7 @@ public final class StateDatabase {
                 historyBytes: Int = HistoryLimits.defaultMaxBytes) throws(StorageError) {
         if let warning = try DataDirectoryFiles.prepareDirectory(directory) { warnings.append(warning) }
         path = directory + "/" + Self.fileName
+        self.directory = directory
         snapshotPath = directory + "/" + Self.snapshotFileName
         self.syncMode = syncMode
         historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
@@ -78,6 +83,7 @@ public final class StateDatabase {
         do {
             statements = try Statements(connection)
             leasedObjects = try Self.leasedObjects(connection)
+            pageSize = Int(try connection.integer("PRAGMA page_size") ?? 4096)
         } catch {
             throw StorageError("cannot prepare statements on \(path)", error)
         }
@@ -209,6 +215,8 @@ struct Statements {
     let deleteMembers: SQLiteStatement
     let deleteLeases: SQLiteStatement
     let insertLease: SQLiteStatement
+    /// The database's free pages (``StateDatabase/freePageBytes()``).
+    let freelistCount: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         try StateDatabase.addMissingTables(connection)
@@ -243,5 +251,6 @@ struct Statements {
         insertLease = try connection.prepare("""
             INSERT OR REPLACE INTO leases (object, key_path, ephemeral, deadline_ms) VALUES (?, ?, ?, ?)
             """)
+        freelistCount = try connection.prepare("PRAGMA freelist_count")
     }
 }

@@ -18,7 +18,9 @@ struct BackupCommand: AsyncParsableCommand, ConnectingCommand {
             to seq (so every change kvod acknowledged before the backup began) and none after. Restore with \
             kvod --data-dir NEWDIR --restore FILE.
             Needs root, kvod's own user or a "backup" grant in kvod's --policy (else exit 9); a kvod without \
-            --data-dir, or over etcd (use etcdctl snapshot save), exits 10. A copy that fails its check exits \
+            --data-dir, or over etcd (use etcdctl snapshot save), exits 10. No room for kvod's copy in its \
+            data directory (it would leave less than kvod's --storage-reserve free) exits 13, leaving nothing \
+            there. A copy that fails its check exits \
             1 and leaves FILE as it was; a file kvoctl cannot write exits 2. --request-timeout defaults to 10m \
             here: kvod answers once its copy is made.
             Example: kvoctl backup /var/backups/kvod-$(date +%F).db

@@ -93,7 +93,9 @@ final class Backups: BackupSource {
             }
         case .failure(let error):
             logger.warning("cannot make a backup: \(error)")
-            let refusal = KVOEngineError(.unavailable, "cannot make the backup: \(error); nothing changed")
+            // A disk without room for the copy: the copy is gone, and kvod goes on.
+            let refusal = KVOEngineError(error.isFull ? .storageFull : .unavailable,
+                                         "cannot make the backup: \(error); nothing changed")
             for client in making.clients { engine.backupTaken(for: client, .failure(refusal)) }
         }
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
@@ -50,7 +51,10 @@ final class Daemon {
     /// Clients accepted since start (refused ones not included), for `metrics`.
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
-    let metrics = DaemonMetrics()
+    let metrics = DaemonMetrics(version: BuildInfo.version, commit: BuildInfo.commit)
+    /// Bytes read from and written to clients since start (metrics).
+    var receivedBytes = 0
+    var sentBytes = 0
     private var flushQueue: [ClientConnection] = []
     /// What waits for all clients together, against `--max-client-memory`.
     var clientMemory: ClientMemoryBudget {
@@ -62,6 +66,8 @@ final class Daemon {
     }
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
     private(set) var heapTrim: HeapTrim?
+    /// Connections at `debug`, and at `info` only a few lines per interval.
+    private var connectionLog: ConnectionLogSummary?
     /// Pauses the loop briefly after flushing one change to many observers.
     private var pacing: FanOutPacing
     private var beforeSleep: UVPrepare?
@@ -92,6 +98,8 @@ final class Daemon {
     var cluster: EtcdReplica?
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
+    /// The data directory's room to write, as the daemon last heard of it (Daemon+StorageSpace.swift).
+    var storageSeen = StorageStatus()
     private(set) var state = State.starting {
         didSet { logger.debug("daemon state \(oldValue) → \(state)") }
     }
@@ -110,6 +118,7 @@ final class Daemon {
         self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
         self.clientMemory = ClientMemoryBudget(limit: configuration.maxClientMemory)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
+            version: BuildInfo.version, commit: BuildInfo.commit,
             maxObservationsPerClient: configuration.maxObservationsPerConnection,
             historyCapacity: configuration.historyCapacity, historyBytes: configuration.historyBytes,
             maxMemory: configuration.maxMemory, accessPolicy: configuration.accessPolicy))
@@ -153,6 +162,9 @@ final class Daemon {
         turnYield = TurnYield(loop: loop)
         slicedWork = SlicedWork(engine: engine, loop: loop)
         heapTrim = HeapTrim(loop: loop)
+        connectionLog = ConnectionLogSummary(loop: loop, logger: logger,
+                                             intervalSeconds: configuration.connectionLogSeconds,
+                                             openConnections: { [unowned self] in self.connections.count })
         awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                    nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
                                    reached: { [unowned engine] in engine.expireAwaits(at: $0) })
@@ -162,15 +174,16 @@ final class Daemon {
         do {
             lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
                 self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
+                self.metrics.recordLoopTurn(microseconds: wall)
             }
         } catch {
             logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")
         }
         state = .running
         if let activated = configuration.activatedSocket {
-            logger.info("kvod \(engine.configuration.version) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
+            logger.info("kvod \(BuildInfo.description) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
         } else {
-            logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
+            logger.info("kvod \(BuildInfo.description) listening on \(configuration.socketPath)")
         }
         logger.info("serving at most \(maxConnections) connections (open-file limit \(openFiles)), \(connectionsPerUID.limit) per uid")
         if configuration.accessPolicy == nil {
@@ -264,7 +277,10 @@ final class Daemon {
     var statusLine: String {
         let connections = engine.clientCount
         let observations = engine.shared.observationCount
-        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")"
+        let waiting = storageSeen.waitingChanges
+        let disk = waiting > 0 ? "; disk full: \(waiting) changes wait for room"
+            : storageSeen.full ? "; disk full: writes refused" : ""
+        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")\(disk)"
     }
 
     // MARK: Connections
@@ -297,7 +313,7 @@ final class Daemon {
         connections[connection.controller.id] = connection
         acceptedConnections += 1
         if let uid = credentials?.uid { connectionsPerUID.opened(by: uid) }
-        logger.info("client #\(connection.controller.id) connected (\(connection.peer))")
+        connectionLog?.connected("client #\(connection.controller.id) connected (\(connection.peer))")
         connection.start()
     }
 
@@ -433,6 +449,8 @@ final class Daemon {
         slicedWork = nil
         heapTrim?.close()
         heapTrim = nil
+        connectionLog?.close()
+        connectionLog = nil
         awaitTimer?.close()
         awaitTimer = nil
         graceTimer?.close()

@@ -18,6 +18,8 @@ struct DaemonConfiguration: Sendable {
     var logLevel: Logger.Level = .info
     /// How long SIGTERM waits for queued output to leave before closing anyway.
     var shutdownGraceMilliseconds: UInt64 = 2_000
+    /// How often at most connections are summed up in one `info` line (``ConnectionLogSummary``).
+    var connectionLogSeconds: UInt64 = 600
     /// A listening socket passed by systemd; kvod serves it instead of
     /// binding `socketPath`.
     var activatedSocket: ActivatedSocket?
@@ -35,6 +37,9 @@ struct DaemonConfiguration: Sendable {
     var restoreFile: String?
     /// When commits are synced to the disk (`--sync`).
     var syncMode: SyncMode = .always
+    /// The space kept in the data directory's reserve file, and the least
+    /// free space writes that add data need (`--storage-reserve`; 0: none).
+    var storageReserveBytes = 8 << 20
     /// How many recent changes are kept for `observe` with `since` (`--history`).
     var historyCapacity: Int = 100_000
     /// How many bytes of recent changes are kept (`--history-bytes`).

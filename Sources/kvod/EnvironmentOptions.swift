@@ -11,7 +11,7 @@ struct EnvironmentOptions {
     /// `--restore`, done once by hand (a restore refuses a data directory
     /// that is not empty, so a variable would stop every later start).
     static let optionNames = [
-        "socket-mode", "max-line-bytes", "data-dir", "sync", "history", "history-bytes", "log-level",
+        "socket-mode", "max-line-bytes", "data-dir", "sync", "storage-reserve", "history", "history-bytes", "log-level",
         "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
         "max-connections-per-uid", "max-observations-per-connection", "max-memory", "max-client-memory", "policy",
         "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-max-request-bytes", "etcd-max-txn-ops",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
@@ -12,7 +13,7 @@ struct KVODCommand: ParsableCommand {
         commandName: "kvod",
         abstract: "Key-Value Observing over a Unix socket: set values, observe key paths, hear every change.",
         discussion: "The wire protocol is line-delimited JSON; see docs/PROTOCOL.md.\n\n" + EnvironmentOptions.helpText,
-        version: kvodVersion)
+        version: BuildInfo.description)
 
     @Option(help: ArgumentHelp(
         "The Unix socket to listen on.",
@@ -46,6 +47,17 @@ struct KVODCommand: ParsableCommand {
         "When a change reaches the disk: always (fsync before the reply), batch (fsync every 100 ms) or off.",
         valueName: "mode"))
     var sync: String = SyncMode.always.rawValue
+
+    @Option(help: ArgumentHelp(
+        "Disk space kept for kvod in its data directory's kvod.reserve file, e.g. 8m (0: none).",
+        discussion: """
+            While less than this is free for the data directory (on its filesystem and in its database), \
+            writes that add data get storage_full; reads, observations and deletes go on. A commit that finds \
+            the disk full anyway uses the reserve; kvod fills it again once twice this is free. See \
+            docs/DURABILITY.md, "A full disk".
+            """,
+        valueName: "size"))
+    var storageReserve: String = "8m"
 
     @Option(help: "How many recent changes to keep for observe with since (0 to 10000000).")
     var history: Int = 100_000
@@ -112,6 +124,11 @@ struct KVODCommand: ParsableCommand {
         discussion: "Changes that arrive meanwhile then leave in the same writes; see docs/PERFORMANCE.md.",
         valueName: "µs"))
     var fanoutPauseMicroseconds: UInt32 = FanOutPacing.defaultPauseMicroseconds
+
+    /// How often at most the connections since the last such line are summed
+    /// up at `info` (each is logged at `debug`). Hidden: for the tests.
+    @Option(help: ArgumentHelp("Seconds between the info lines that sum up connections.", visibility: .hidden))
+    var connectionLogSeconds: UInt64 = 600
 
     @Option(help: ArgumentHelp(
         "Run over an etcd cluster: its members' client URLs, comma-separated (e.g. http://10.0.0.1:2379,http://10.0.0.2:2379).",
@@ -194,6 +211,9 @@ struct KVODCommand: ParsableCommand {
             throw ValidationError("--socket-mode must be an octal mode such as 0660")
         }
         guard SyncMode(rawValue: sync) != nil else { throw ValidationError("--sync must be always, batch or off") }
+        guard OutputLimits.parseSize(storageReserve) != nil else {
+            throw ValidationError("--storage-reserve must be a size such as 8m, or 0 for none")
+        }
         guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
         guard let historyByteCount = OutputLimits.parseSize(historyBytes) else {
             throw ValidationError("--history-bytes must be a size such as 64m")
@@ -276,6 +296,7 @@ struct KVODCommand: ParsableCommand {
             historyCapacity: history)
         configuration.restoreFile = restore
         configuration.historyBytes = OutputLimits.parseSize(historyBytes) ?? HistoryLimits.defaultMaxBytes
+        configuration.storageReserveBytes = OutputLimits.parseSize(storageReserve) ?? configuration.storageReserveBytes
         configuration.maxMemory = OutputLimits.parseSize(maxMemory) ?? 0
         configuration.maxObservationsPerConnection = maxObservationsPerConnection
         configuration.maxConnectionsPerUID = maxConnectionsPerUid
@@ -290,6 +311,7 @@ struct KVODCommand: ParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
+        configuration.connectionLogSeconds = connectionLogSeconds
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
         configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)

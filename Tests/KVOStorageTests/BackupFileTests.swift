@@ -101,4 +101,27 @@ import Testing
         #expect(refusal(foreign).contains("not kvod's (no table meta)"), "\(refusal(foreign))")
         #expect(refusal(directory.path + "/missing.db").contains("cannot read"))
     }
+
+    /// A disk that fills while the copy is written: the step's error is a
+    /// full disk's (kvod answers `storage_full`), and giving the copy up removes it.
+    @Test(.enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN)"))
+    func aCopyThatFindsTheDiskFullFailsAsAFullDiskAndLeavesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let database = try StateDatabase(directory: directory.path + "/data", syncMode: .off, historyCapacity: 100_000)
+        _ = try database.load()
+        try database.write((1...300).map(Self.batch))
+        let disk = try SmallFilesystem(bytes: 256 << 10)
+        defer { disk.remove() }
+        let path = disk.path + "/kvod-backup.tmp"
+        let copy = try SnapshotCopy(of: database.connection, into: path)
+        var failure: StorageError?
+        do {
+            while try !copy.step(pages: 64) {}
+        } catch {
+            failure = error
+        }
+        #expect(failure?.isFull == true, "\(String(describing: failure))")
+        copy.abandon()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }

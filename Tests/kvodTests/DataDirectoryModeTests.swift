@@ -60,4 +60,20 @@ import Glibc
         #expect(run.status == 1)
         #expect(run.stderr.contains(expected), "\(run.stderr)")
     }
+
+    /// A data directory kvod's user may not create (under a directory of
+    /// root's: /var/lib/kvod before the package made it) names the level that
+    /// failed and what to do, not only "You don't have permission" (issue 34 item 8).
+    @Test(.enabled(if: ForeignClient.canSwitchUsers, "switching users needs root"))
+    func aDataDirectoryThatCannotBeCreatedNamesWhereAndWhatToDo() throws {
+        let folder = try ForeignKVOD.folder(writable: false)
+        let data = folder.path + "/lib/kvod"
+        let run = try ForeignKVOD.run(["--socket", folder.path + "/kvod.sock", "--data-dir", data])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("""
+            kvod (uid \(ForeignKVOD.uid)) cannot create the data directory \(data): making \(folder.path)/lib in \
+            \(folder.path) failed (Permission denied); create it as root for kvod's user
+            """), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/lib"))
+    }
 }

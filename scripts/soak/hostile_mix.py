@@ -12,10 +12,12 @@ Only the Unix socket given is ever contacted; every loop stops at the deadline.
 """
 
 import argparse
+import collections
 import json
 import os
 import random
 import socket
+import sys
 import threading
 import time
 
@@ -77,16 +79,101 @@ class Line:
             pass
 
 
+class Watchdog:
+    """How late this process's threads wake (a thread that sleeps 50 ms at a time, in a process of
+    some thirty threads sharing one GIL on a loaded machine) and which of kvod's threads are blocked
+    in the kernel (state D, with where), five times a second: what a late reply is told against."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.late = collections.deque(maxlen=100_000)  # (monotonic, seconds woken late) over 0.1 s
+        self.blocked = collections.deque(maxlen=100_000)  # (monotonic, "thread: wchan")
+
+    def run(self, running):
+        last_sample = 0.0
+        while running():
+            before = time.monotonic()
+            time.sleep(0.05)
+            now = time.monotonic()
+            if now - before - 0.05 > 0.1:
+                self.late.append((before, now - before - 0.05))
+            if now - last_sample >= 0.2:
+                last_sample = now
+                for thread in self.blocked_threads():
+                    self.blocked.append((now, thread))
+
+    def blocked_threads(self):
+        blocked = []
+        try:
+            # kvod's threads all bear its name: told apart by their order of creation (with
+            # `--sync always`: the loop, the commit syncer, the storage writer).
+            for order, task in enumerate(sorted(os.listdir(f"/proc/{self.pid}/task"), key=int)):
+                with open(f"/proc/{self.pid}/task/{task}/stat") as stat:
+                    if stat.read().rsplit(")", 1)[1].split()[0] == "D":
+                        with open(f"/proc/{self.pid}/task/{task}/wchan") as wchan:
+                            blocked.append(f"thread {order} in {wchan.read() or '?'}")
+        except OSError:
+            pass
+        return blocked
+
+    def worst_since(self, since):
+        return max((late for at, late in list(self.late) if at >= since), default=0.0)
+
+    def blocked_since(self, since):
+        counts = collections.Counter(what for at, what in list(self.blocked) if at >= since)
+        return ", ".join(f"{what} ({n} samples of 0.2 s)" for what, n in counts.most_common(4))
+
+
+def socket_queues(sock):
+    """The bytes waiting in each end of a Unix connection (`ss -x`): on kvod's, a request it has not
+    read; on ours, a reply this process has not read."""
+    try:
+        import subprocess
+        ours = str(os.fstat(sock.fileno()).st_ino)
+        lines = subprocess.run(["ss", "-xn"], capture_output=True, text=True, timeout=10).stdout.splitlines()
+        for line in lines:
+            fields = line.split()
+            if len(fields) >= 8 and fields[5] == ours:
+                peer = fields[7]
+                kvods = next((l.split()[2] for l in lines if len(l.split()) >= 8 and l.split()[5] == peer), "?")
+                return f"bytes unread by us {fields[2]}, by kvod {kvods}"
+        return "socket not in ss -x"
+    except (OSError, ValueError) as error:
+        return f"ss -x failed: {error}"
+
+
+def slow_syncs(path):
+    """kvod's syncs of its log so far (`metrics`' kvod_fsync_duration_seconds): how many, how many over
+    250 ms and over 1 s."""
+    try:
+        client = Line(path, timeout=30)
+        client.send({"op": "metrics"})
+        text = client.reply().get("text", "")
+        client.close()
+        buckets = {}
+        for line in text.splitlines():
+            if line.startswith("kvod_fsync_duration_seconds_bucket"):
+                le = line.split('le="', 1)[1].split('"', 1)[0]
+                buckets[le] = int(float(line.rsplit(" ", 1)[1]))
+        total = buckets.get("+Inf", 0)
+        over = lambda bound: total - next((v for k, v in buckets.items() if k != "+Inf" and float(k) == bound), total)
+        return f"syncs {total}, over 250 ms {over(0.25)}, over 1 s {over(1.0)}"
+    except (OSError, ConnectionError, ValueError, IndexError) as error:
+        return f"metrics failed: {error}"
+
+
 class Mix:
     def __init__(self, args):
         self.args = args
-        self.deadline = time.monotonic() + args.seconds
+        self.started = time.monotonic()
+        self.deadline = self.started + args.seconds
         self.lock = threading.Lock()
         self.acknowledged = {}  # "object\tkeyPath" -> value last acknowledged
         self.counts = {}
         self.errors = []
         self.peak_rss = 0
         self.accounts = []  # [RSS, accounted, RSS less accounted at the start], once a second
+        self.watchdog = Watchdog(args.pid)
 
     def running(self):
         return time.monotonic() < self.deadline
@@ -96,8 +183,12 @@ class Mix:
             self.counts[what] = self.counts.get(what, 0) + n
 
     def fail(self, what):
+        """Records a client error, and prints the first ones as they come, with when (the run's second)."""
+        what = f"{time.monotonic() - self.started:.1f} s in: {what}"
         with self.lock:
             self.errors.append(what)
+            if len(self.errors) <= 20:
+                print(f"soak: client error {what[:2000]}", file=sys.stderr, flush=True)
 
     # -- the clients ---------------------------------------------------------------------------
 
@@ -327,19 +418,58 @@ class Mix:
         """Connect, observe, own an ephemeral value, go; over and over."""
         n = 0
         while self.running():
+            step, started, client = "connect", time.monotonic(), None
             try:
                 client = Line(self.args.socket, timeout=10)
+                step = "send"
                 client.send({"op": "observe", "prefix": "storm/", "options": ["new", "initial"]})
                 client.send({"op": "set", "object": f"storm/{index}", "keyPath": "here", "value": n,
                              "ephemeral": True})
                 if n % 3 == 0:
+                    step = "reply"
                     client.reply()
                 client.close()
                 self.count("reconnects")
             except (OSError, ConnectionError) as error:
-                self.fail(f"storm {index}: {error}")
+                late = self.late_reply(client, started) if step == "reply" else ""
+                self.fail(f"storm {index}: {step} {error} after {time.monotonic() - started:.1f} s; "
+                          f"{self.loop_figures()}{late}")
+                if client:
+                    client.close()
                 time.sleep(0.1)
             n += 1
+
+    def late_reply(self, client, started):
+        """Why a reply was late, as far as can be told: whether kvod had read the request (its end
+        of the socket's queue), its threads blocked in the kernel, its syncs over a second, how late
+        this process's own threads woke lately, and when the reply came after all (or not)."""
+        timed_out = time.monotonic()
+        parts = [f"python woke late by up to {self.watchdog.worst_since(started - 5):.2f} s since 5 s before the request"]
+        parts.append(f"kvod's threads then: {self.watchdog.blocked_since(started) or 'none blocked'}")
+        parts.append(socket_queues(client.sock))
+        parts.append(slow_syncs(self.args.socket))
+        client.sock.settimeout(60)
+        try:
+            client.reply()
+            parts.append(f"the reply came {time.monotonic() - started:.1f} s after the request")
+        except (OSError, ConnectionError) as error:
+            parts.append(f"no reply {time.monotonic() - started:.1f} s after the request either: {error}")
+        parts.append(f"python woke late by up to {self.watchdog.worst_since(timed_out):.2f} s meanwhile")
+        return "; " + "; ".join(parts)
+
+    def loop_figures(self):
+        """kvod's loop figures now, for a failure's message (what kvod was doing, or not)."""
+        try:
+            asked = time.monotonic()
+            client = Line(self.args.socket, timeout=30)
+            client.send({"op": "info"})
+            info = client.reply()
+            client.close()
+            return f"info answered in {time.monotonic() - asked:.2f} s: " + ", ".join(
+                f"{k} {info.get(k)}" for k in ("loopLagMaxMs", "loopLagPeakMs", "loopCpuMaxMs", "connections",
+                                               "coalescingConnections"))
+        except (OSError, ConnectionError) as error:
+            return f"info failed too: {error}"
 
     def spellings(self):
         """Issue 33, rows 6 and 7: `café` in NFC and in NFD is one name. An owner sets an ephemeral
@@ -403,10 +533,12 @@ class Mix:
             except ConnectionError:
                 self.count("replay checker's live observer fell behind (closed by kvod)")
 
-    def replay_windows(self):
+    def replay_windows(self, scope=None, check=None):
+        """`scope`: what is observed (writer 0's `v`s unless given); `check(event)`: a message
+        about an event that must not be, live or replayed."""
+        scope = scope or {"prefix": "w0/", "keyPath": "v"}
         live = Line(self.args.socket)
-        live.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"],
-                   "policy": "disconnect", "id": "live"})
+        live.send({"op": "observe", **scope, "options": ["new", "old"], "policy": "disconnect", "id": "live"})
         events = []  # in order
         while live.read().get("id") != "live":
             pass
@@ -422,8 +554,7 @@ class Mix:
             last_check = time.monotonic()
             since = events[-20]["seq"]
             checker = Line(self.args.socket)
-            checker.send({"op": "observe", "prefix": "w0/", "keyPath": "v", "options": ["new", "old"],
-                          "since": since, "id": "replay"})
+            checker.send({"op": "observe", **scope, "options": ["new", "old"], "since": since, "id": "replay"})
             replayed, message = checker.until_reply("replay")
             checker.close()
             if not message.get("ok"):
@@ -437,6 +568,9 @@ class Mix:
                 except socket.timeout:
                     pass
             window = [e for e in events if since < e["seq"] <= until]
+            for event in (window + replayed) if check else []:
+                if check(event):
+                    self.fail(check(event))
             if window != replayed:
                 self.fail(f"replay since {since} until {until} differs from live: seqs replayed "
                           f"{[e['seq'] for e in replayed]}, live {[e['seq'] for e in window]}")
@@ -444,6 +578,76 @@ class Mix:
                 self.count("replay windows equal to live")
             events = events[-100:]
         live.close()
+
+    def created_objects(self):
+        """Issue 33 row 8: objects made by a set of one key path, changed, deleted, each name once.
+        Their creation's `old` is null, live and in every replay, also of the history that the
+        soak's restart loads from disk (it once came back `{}`). A replay of everything kept comes
+        first (after the restart: the first half's), then windows compared with live events."""
+        scope = {"prefix": "fresh/"}
+        def made_from_nothing(event):
+            return f"fresh object's event with old {{}}: {event}" if event.get("old") == {} else None
+        tag = f"{os.getpid()}-{random.randrange(1 << 30)}"
+        def writes():
+            client = Line(self.args.socket)
+            n = 0
+            while self.running():
+                name = f"fresh/{tag}-{n}"
+                for request in ({"op": "set", "object": name, "keyPath": "k", "value": n},
+                                {"op": "set", "object": name, "keyPath": "k", "value": -n},
+                                {"op": "delete", "object": name}):
+                    client.send(request)
+                    if not client.reply().get("ok"):
+                        self.fail(f"created_objects: {request} refused")
+                n += 1
+                self.count("objects created and deleted")
+                time.sleep(0.01)
+            client.close()
+        threading.Thread(target=self.guard(writes), daemon=True).start()
+        info = Line(self.args.socket)
+        info.send({"op": "info"})
+        oldest = info.reply().get("oldestSeq", 1)
+        info.close()
+        checker = Line(self.args.socket)
+        checker.send({"op": "observe", **scope, "options": ["new", "old"], "since": max(oldest - 1, 0), "id": "all"})
+        replayed, message = checker.until_reply("all")
+        checker.close()
+        if message.get("ok"):
+            self.count("created objects' events in the first replay", len(replayed))
+            for event in replayed:
+                if made_from_nothing(event):
+                    self.fail(made_from_nothing(event))
+        elif message.get("error", {}).get("code") != "compacted":
+            self.fail(f"created_objects: replay of everything kept: {message}")
+        while self.running():
+            try:
+                self.replay_windows(scope, made_from_nothing)
+            except ConnectionError:
+                self.count("created objects' live observer fell behind (closed by kvod)")
+
+    def write_only(self):
+        """Issue 33 row 10, against the real daemon: a client of another uid that may only write
+        `wo/` (soak.sh's --policy) overwrites a secret with values of random sizes and reads
+        `info`: it must be told no figure that follows their size, and may not read them."""
+        if os.geteuid() != 0 or not self.args.write_only_uid:
+            self.count("write-only client skipped (not root, or no --write-only-uid)")
+            return
+        import subprocess
+        # The system's Python: another user may not reach root's own (a pyenv under /root).
+        python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        child = subprocess.run([python, os.path.abspath(__file__), "--write-only-child", "--socket",
+                                self.args.socket, "--pid", "0", "--summary", "-",
+                                "--seconds", str(max(self.deadline - time.monotonic(), 1))],
+                               user=self.args.write_only_uid, group=self.args.write_only_uid,
+                               capture_output=True, text=True, timeout=self.args.seconds + 60)
+        try:
+            result = json.loads(child.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            return self.fail(f"write_only child: {child.returncode} {child.stderr[-300:]}")
+        for what, n in result["counts"].items():
+            self.count(what, n)
+        for error in result["errors"]:
+            self.fail(f"write_only: {error}")
 
     def sample_rss(self):
         while self.running():
@@ -478,8 +682,9 @@ class Mix:
     def run(self):
         a = self.args
         plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings,
-                self.aggregates, self.long_requests, self.big_replay]
+                self.aggregates, self.long_requests, self.big_replay, self.created_objects, self.write_only]
         plan = [step for step in plan if step.__name__ not in a.skip]
+        plan.append(lambda: self.watchdog.run(self.running))
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
@@ -494,7 +699,8 @@ class Mix:
             hwm = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
         return {"acknowledged": [[k.split("\t")[0], k.split("\t")[1], v] for k, v in self.acknowledged.items()],
                 "peakRSS": self.peak_rss, "hwm": hwm, "accounts": self.accounts, "counts": self.counts, "errors": self.errors[:50],
-                "errorCount": len(self.errors)}
+                "errorCount": len(self.errors), "pythonLateMax": self.watchdog.worst_since(0),
+                "kvodBlocked": self.watchdog.blocked_since(0), "syncs": slow_syncs(a.socket)}
 
     def guard(self, step):
         def run():
@@ -503,6 +709,33 @@ class Mix:
             except Exception as error:  # a client that dies is a finding, not a crash of the soak
                 self.fail(f"{getattr(step, '__name__', 'client')}: {error!r}")
         return run
+
+
+def write_only_child(args):
+    """The write-only client itself, run as `--write-only-uid`: prints its counts and errors as JSON."""
+    counts, errors = {}, []
+    deadline = time.monotonic() + args.seconds
+    client = Line(args.socket)
+    rng = random.Random(os.getpid())
+    n = 0
+    while time.monotonic() < deadline and len(errors) < 20:
+        size = rng.randrange(1, 50_000)
+        client.send({"op": "set", "object": "wo/secret", "keyPath": "s", "value": "x" * size, "id": n})
+        reply = client.reply()
+        if not reply.get("ok"):
+            errors.append(f"set refused: {str(reply)[:200]}")
+        client.send({"op": "info", "id": n})
+        info = client.reply()
+        if set(info.get("memory", {})) != {"limit"} or "clientMemory" in info:
+            errors.append(f"info tells a write-only client sizes: {info.get('memory')} {info.get('clientMemory')}")
+        client.send({"op": "get", "object": "wo/secret", "id": n})
+        if client.reply().get("error", {}).get("code") != "forbidden":
+            errors.append("a write-only client read its secret")
+        counts["write-only client's sets and infos"] = counts.get("write-only client's sets and infos", 0) + 1
+        n += 1
+        time.sleep(0.02)
+    client.close()
+    print(json.dumps({"counts": counts, "errors": errors}))
 
 
 def main():
@@ -518,7 +751,12 @@ def main():
     parser.add_argument("--storms", type=int, default=2)
     parser.add_argument("--summary", required=True, help="where to write the JSON summary")
     parser.add_argument("--skip", nargs="*", default=[], help="clients left out, by name (big_replay, aggregates, …)")
+    parser.add_argument("--write-only-uid", type=int, default=0,
+                        help="the uid that kvod's --policy lets write wo/ only (write_only runs as it; 0: skipped)")
+    parser.add_argument("--write-only-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_only_child:
+        return write_only_child(args)
     summary = Mix(args).run()
     with open(args.summary, "w") as out:
         json.dump(summary, out)
@@ -529,6 +767,8 @@ def main():
         ratios = sorted((rss - base) / max(accounted, 1) for rss, accounted, base in samples)
         print(f"soak: RSS over the base ÷ accounts: median {ratios[len(ratios) // 2]:.2f}, max {ratios[-1]:.2f} "
               f"({len(samples)} samples; base {samples[0][2] / MIB:.1f} MiB)")
+    print(f"soak: this process's threads woke late by up to {summary['pythonLateMax']:.2f} s; kvod's threads "
+          f"blocked in the kernel: {summary['kvodBlocked'] or 'never seen'}; kvod's {summary['syncs']}")
     print(f"soak: {counts}; peak RSS {summary['peakRSS'] / MIB:.1f} MiB (VmHWM {summary['hwm'] / MIB:.1f} MiB); "
           f"{summary['errorCount']} client errors")
 

@@ -16,7 +16,7 @@ public struct AccessPolicy: Sendable, Hashable {
 
         /// `get` and `observe`.
         public static let read = Rights(rawValue: 1 << 0)
-        /// `set`, `delete`, `insert`, `remove`, `replace`.
+        /// `set`, `delete`, `insert`, `remove`, `replace`; with ``read``, `add`.
         public static let write = Rights(rawValue: 1 << 1)
         /// `backup`: a copy of every object, so only in a grant on the prefix `""`.
         public static let backup = Rights(rawValue: 1 << 2)

@@ -11,11 +11,14 @@ extension Engine {
     /// kvod's memory account, in bytes: the documents' size estimate
     /// (``Store/sizeEstimate``), every observation at ``observationBytes``
     /// plus its context's bytes, the history's bytes, the lease table's and
-    /// the throttled observations' open intervals.
+    /// the throttled observations' open intervals, the aggregates computed
+    /// key paths keep, and the requests that wait over etcd behind a
+    /// client's changes in flight.
     /// What `--max-memory` bounds. Counted, not measured: it is the same for
     /// the same requests, which RSS is not.
     public var memoryEstimate: Int {
         store.sizeEstimate + observationsBytes + history.bytes + leaseTable.bytes + shared.throttleSchedule.bytes
+            + shared.waitingRequestBytes + shared.aggregateBytes
     }
 
     /// The observations' part of the memory account: each at

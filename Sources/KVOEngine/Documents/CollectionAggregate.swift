@@ -42,6 +42,12 @@ struct CollectionAggregate {
         let number: JSONNumber
     }
 
+    /// About the bytes it keeps: its counters, the exact sum's limbs, each
+    /// kept extreme with its number's spelling.
+    var heldBytes: Int {
+        128 + otherSum.heldBytes + reserve.reduce(32) { $0 + 48 + $1.number.literal.utf8.count }
+    }
+
     /// The aggregate of `elements`, in one pass. `reserveLimit`: how many
     /// extremes to keep for later changes (one is enough for a value now).
     init<Keys: Collection<String>>(_ op: CollectionOperator, elements: [JSONValue], elementPath: Keys,

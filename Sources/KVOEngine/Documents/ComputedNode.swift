@@ -35,6 +35,10 @@ struct KeptAggregates {
     let path: ComputedKeyPath
     /// Names compare canonically, as `String`s do.
     private var byObject: [String: CollectionAggregate] = [:]
+    /// What they keep, about (``CollectionAggregate/heldBytes`` and each
+    /// object's name and entry): the shared controller counts it in the
+    /// memory account.
+    private(set) var bytes = 0
 
     init(_ path: ComputedKeyPath) {
         self.path = path
@@ -44,7 +48,20 @@ struct KeptAggregates {
 
     mutating func removeAll() {
         byObject.removeAll()
+        bytes = 0
     }
+
+    /// Keeps `aggregate` for `object` (nil: keeps none), counting its bytes.
+    private mutating func keep(_ aggregate: CollectionAggregate?, for object: String) {
+        let old = if let aggregate { byObject.updateValue(aggregate, forKey: object) } else {
+            byObject.removeValue(forKey: object)
+        }
+        if let old { bytes -= Self.entryBytes(object) + old.heldBytes }
+        if let aggregate { bytes += Self.entryBytes(object) + aggregate.heldBytes }
+    }
+
+    /// An object's entry beside its aggregate: its name and the table's slot.
+    private static func entryBytes(_ object: String) -> Int { 64 + object.utf8.count }
 
     /// The aggregate of `object`'s array when kept and of `count` elements (a
     /// count that differs would mean a change that did not come here).
@@ -84,7 +101,7 @@ struct KeptAggregates {
         if !aggregate.update(removing: removed, adding: added) {
             aggregate = self.aggregate(over: arrayAfter(), passes: &passes)
         }
-        if path.op != .count { byObject[object] = aggregate }
+        if path.op != .count { keep(aggregate, for: object) }
         return aggregate.value
     }
 
@@ -97,7 +114,7 @@ struct KeptAggregates {
         let old = kept(for: object, count: oldArray?.arrayElements?.count ?? -1)?.value
             ?? aggregate(over: oldArray, reserveLimit: 1, passes: &passes).value
         let after = aggregate(over: newArray, passes: &passes)
-        byObject[object] = newArray?.arrayElements != nil && path.op != .count ? after : nil
+        keep(newArray?.arrayElements != nil && path.op != .count ? after : nil, for: object)
         return (old, after.value)
     }
 

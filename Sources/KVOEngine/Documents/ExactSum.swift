@@ -13,6 +13,9 @@ struct ExactSum {
     /// Allocated by the first term that is not zero.
     private var limbs: [UInt64] = []
 
+    /// The bytes its limbs take once allocated, with the array's header.
+    var heldBytes: Int { limbs.isEmpty ? 0 : 32 + 8 * Self.limbCount }
+
     /// Adds (with `negative`, subtracts) `magnitude` × 2^`exponent`, `exponent` ≥ −1074.
     mutating func add(_ magnitude: UInt64, times2ToThe exponent: Int, negative: Bool) {
         guard magnitude != 0 else { return }

@@ -30,7 +30,7 @@ extension Engine {
             return
         }
         guard client.pipelined.isEmpty else {
-            client.parked.insert(.request(request), at: 0)
+            client.parked.prepend(.request(request))
             return proposePipeline(of: client, through: replicator)
         }
         answerAlone(.alone(request), of: client, through: replicator)
@@ -39,14 +39,14 @@ extension Engine {
     /// Keeps an error reply behind the changes proposed before it.
     func park(_ failure: ParkedRequest, of client: ClientController) {
         guard let replicator, !client.awaitsReplication else { return client.parked.append(failure) }
-        client.parked.insert(failure, at: 0)
+        client.parked.prepend(failure)
         proposePipeline(of: client, through: replicator)
     }
 
     /// A single change op without lifetime or `await` that the client may make.
     private func joinsPipeline(_ request: Request, of client: ClientController) -> Bool {
         switch request.operation {
-        case .set, .delete, .insert, .remove, .replace: break
+        case .set, .delete, .insert, .remove, .replace, .add: break
         default: return false
         }
         guard pipelinesChanges, request.lifetime == nil, request.awaiting == nil else { return false }
@@ -63,16 +63,16 @@ extension Engine {
     /// before it; one the store refuses or the race keeps losing, each alone.
     private func proposePipeline(of client: ClientController, through replicator: ChangeReplicator,
                                  attempt: Int = 1) {
-        let requests = client.pipelined
-        client.pipelined = []
+        let requests = client.pipelined.removeAll()
         guard requests.count > 1 else {
             if let request = requests.first { handleReplicated(request, from: client, through: replicator) }
             return
         }
-        var proposal: BatchProposal, changed: [Bool]
+        var proposal: BatchProposal, changed: [Bool], sums: [Int?]
         do throws(KVOEngineError) {
-            (proposal, changed) = try batchProposal(requests.map { ChangeOperation($0.operation,
-                                                                                  condition: $0.condition) })
+            (proposal, changed, sums) = try batchProposal(requests.map {
+                ChangeOperation($0.operation, condition: $0.condition)
+            })
         } catch {
             // The trial names the op that failed (none named: the first goes alone).
             var failing = 0
@@ -80,35 +80,36 @@ extension Engine {
                requests.indices.contains(position) {
                 failing = position
             }
-            client.parked.insert(contentsOf: requests[failing...].indices.map {
+            client.parked.prepend(contentsOf: requests[failing...].indices.map {
                 $0 == failing ? .alone(requests[$0]) : .request(requests[$0])
-            }, at: 0)
-            client.pipelined = Array(requests[..<failing])
+            })
+            client.pipelined = WaitingRequests(requests[..<failing])
             return failing > 0 ? proposePipeline(of: client, through: replicator) : answerParked(of: client)
         }
         proposal.context.uid = client.credentials?.uid
         client.awaitsReplication = true
+        client.replicatingBytes = requests.reduce(0) { $0 + $1.heldBytes }
         replicator.propose(proposal) { [self] outcome in
             client.awaitsReplication = false
             guard !client.isClosed else { return }
             switch outcome {
             case .applied(let seq):
-                for (request, changed) in zip(requests, changed) {
+                for (request, (changed, sum)) in zip(requests, zip(changed, sums)) {
                     var reply = ReplyEncoder()
-                    reply.seq(changed ? seq : store.seq)
+                    if let sum { reply.added(sum, seq: seq) } else { reply.seq(changed ? seq : store.seq) }
                     client.append(reply, id: request.id)
                 }
             case .conflict where attempt < Self.maxProposalAttempts:
-                client.pipelined = requests
+                client.pipelined = WaitingRequests(requests)
                 return proposePipeline(of: client, through: replicator, attempt: attempt + 1)
             case .conflict, .unavailable, .refused:
                 // Nothing changed: each is tried alone.
-                client.parked.insert(contentsOf: requests.map { .alone($0) }, at: 0)
+                client.parked.prepend(contentsOf: requests.map { .alone($0) })
             case .unknown(let message):
                 // Maybe applied: proposing any of them again could apply it twice, so each is told so.
-                client.parked.insert(contentsOf: requests.map {
+                client.parked.prepend(contentsOf: requests.map {
                     .failure(id: $0.id, error: KVOEngineError(.unavailable, message))
-                }, at: 0)
+                })
             }
             answerParked(of: client)
         }
@@ -124,7 +125,7 @@ extension Engine {
             if case .request(let request) = entry {
                 handlePipelined(request, from: client, through: replicator)
             } else if !client.pipelined.isEmpty {
-                client.parked.insert(entry, at: 0)
+                client.parked.prepend(entry)
                 proposePipeline(of: client, through: replicator)
             } else {
                 answerAlone(entry, of: client, through: replicator)
