@@ -85,9 +85,10 @@ final class ClientConnection: ClientOutputDelegate {
         // one checks and retains it again.
         let daemon = self.daemon
         daemon.receivedBytes += bytes.count
+        let readStarted = UVLoop.hrtime
         framer.feed(bytes) { frame in
             guard state.frameArrived(frame) else { return }
-            handle(frame, daemon)
+            handle(frame, daemon, since: readStarted)
             perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
         }
         proposePipelinedChanges()
@@ -105,13 +106,19 @@ final class ClientConnection: ClientOutputDelegate {
         if state.turnBegan() { resumeInput() }
     }
 
-    /// `daemon`: the connection's, held strongly by the caller.
-    private func handle(_ frame: LineFramer.Frame, _ daemon: Daemon) {
+    /// `daemon`: the connection's, held strongly by the caller; `started`:
+    /// when kvod began on the bytes (``Daemon/requestDurations``).
+    private func handle(_ frame: LineFramer.Frame, _ daemon: Daemon, since started: UInt64) {
         daemon.noteRequest()
         switch frame {
         case .line(let line):
             state.spend(bytes: line.count, turn: daemon.turn)
-            daemon.engine.handle(daemon.requestDecoder.decode(line), from: controller)
+            let outcome = daemon.requestDecoder.decode(line)
+            daemon.engine.handle(outcome, from: controller)
+            if case .request(let request) = outcome {
+                daemon.requestDurations.record(labelIndex: request.operation.nameIndex,
+                                               nanoseconds: UVLoop.hrtime &- started)
+            }
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
         case .tooLarge: daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes,
                                                          from: controller)
@@ -131,8 +138,9 @@ final class ClientConnection: ClientOutputDelegate {
     /// Answers what was put aside while paused, then reads again, unless the
     /// replies fill the limit again first.
     private func resumeInput() {
+        let resumed = UVLoop.hrtime
         while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
-            frame.withFrame { handle($0, daemon) }
+            frame.withFrame { handle($0, daemon, since: resumed) }
         }
         _ = daemon.engine.proposePipelinedChanges(of: controller)
         perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))

@@ -52,6 +52,14 @@ final class Daemon {
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
     let metrics = DaemonMetrics(version: BuildInfo.version, commit: BuildInfo.commit)
+    /// How long the loop worked on each request, by op (metrics): from the
+    /// start of the read that brought its line (or of the turn that took it
+    /// up again after a pause its client caused by not reading its replies)
+    /// to the end of its handling.
+    var requestDurations = LoopHistogram(
+        name: "kvod_request_duration_seconds",
+        help: "How long kvod's loop worked on each request, from the read that brought it to the end of its handling, by op (a reply that waits for etcd or observers is sent later).",
+        labelName: "op", labels: Operation.names)
     /// Bytes read from and written to clients since start (metrics).
     var receivedBytes = 0
     var sentBytes = 0
