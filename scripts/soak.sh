@@ -28,7 +28,7 @@ echo '{"grants": [{"uid": 65534, "prefix": "wo/", "allow": ["write"]}]}' > "$wor
 chmod 0711 "$work"
 start_kvod() {
   "$kvod" --socket "$socket" --socket-mode 0666 --policy "$work/policy.json" \
-    --data-dir "$work/data" --sync always --log-level warning \
+    --data-dir "$work/data" --sync always --log-level notice \
     --output-hard-limit "${hard_limit_mib}m" --output-soft-limit 256k --output-soft-seconds 2 \
     --history-bytes "${history_mib}m" --max-memory "${max_memory_mib}m" --max-client-memory "${max_client_mib}m" \
     2>>"$work/kvod.log" &
