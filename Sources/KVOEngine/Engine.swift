@@ -387,7 +387,8 @@ extension Engine {
     }
 
     /// Refuses a resume point of another epoch or older than the history
-    /// (`compacted`, with the oldest seq still held), or in the future (`bad_request`).
+    /// (`compacted`, with the oldest seq still held), or in the future
+    /// (`bad_request`; `unavailable` over etcd while this kvod is stale).
     private func checkResumable(_ point: ResumePoint) throws(KVOEngineError) {
         let oldest = oldestSeqHeld
         let details: JSONObject = ["oldestSeq": .number(JSONNumber(validatedLiteral: String(oldest))),
@@ -398,6 +399,13 @@ extension Engine {
                     + "get the current value", details: details)
         }
         guard point.seq <= store.seq else {
+            // Over etcd, a kvod still catching up has not applied what another kvod told the client:
+            // the same since works here later, so it is to be retried, not a bad request.
+            if replicator?.isStale == true {
+                throw KVOEngineError(
+                    .unavailable, "since \(point.seq) is after the last change this kvod applied (\(store.seq)): "
+                        + "it is catching up with etcd; try again once it follows (info's cluster)")
+            }
             throw .badRequest("since \(point.seq) is after the current seq \(store.seq)")
         }
         guard point.seq + 1 >= oldest else {

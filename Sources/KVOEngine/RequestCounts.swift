@@ -19,8 +19,8 @@ public struct RequestCounts: Sendable, Equatable {
 }
 
 extension Operation {
-    /// The position of this op's name in ``names``.
-    var nameIndex: Int {
+    /// The position of this op's name in ``names`` (the daemon's figures by op are kept by it).
+    public var nameIndex: Int {
         switch self {
         case .set: 0
         case .get: 1

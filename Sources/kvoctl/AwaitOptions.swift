@@ -56,7 +56,10 @@ struct AwaitOptions: ParsableArguments {
     /// Like ``perform(_:on:)``, for a batch.
     func batch(_ operations: [WriteOperation], on connection: KVOConnection) async throws(KVOClientError) {
         guard let awaitCondition else {
-            Output.line(String(try await connection.batch(operations).seq))
+            let result = try await connection.batch(operations)
+            Output.line(String(result.seq))
+            // Then each add's sum, in the order of the adds (what incr prints for one).
+            for sum in result.sums.compactMap({ $0 }) { Output.line(String(sum)) }
             return
         }
         try await printCounts { () throws(KVOClientError) in

@@ -12,7 +12,8 @@ struct BatchCommand: AsyncParsableCommand, ConnectingCommand {
             Each line is a set, delete, insert, remove, replace or add request as docs/PROTOCOL.md spells it, \
             with its conditions; blank lines are skipped. A line that is not such an op is a usage error \
             (status 2, nothing sent). If any op fails, nothing is applied: kvod's error names it as ops[i], \
-            counting from 0, with status 5 for a failed condition.
+            counting from 0, with status 5 for a failed condition. After the seq, each add's sum is printed \
+            on a line of its own, in the order of the adds.
             Example: printf '%s\\n' '{"op":"delete","object":"queue/pending"}' \
             '{"op":"set","object":"queue/running","keyPath":"job","value":1}' | kvoctl batch
             """)

@@ -85,9 +85,11 @@ final class ClientConnection: ClientOutputDelegate {
         // one checks and retains it again.
         let daemon = self.daemon
         daemon.receivedBytes += bytes.count
+        let readStarted = UVLoop.hrtime
+        var lastHandled = readStarted
         framer.feed(bytes) { frame in
             guard state.frameArrived(frame) else { return }
-            handle(frame, daemon)
+            lastHandled = handle(frame, daemon, since: readStarted, after: lastHandled)
             perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
         }
         proposePipelinedChanges()
@@ -105,16 +107,29 @@ final class ClientConnection: ClientOutputDelegate {
         if state.turnBegan() { resumeInput() }
     }
 
-    /// `daemon`: the connection's, held strongly by the caller.
-    private func handle(_ frame: LineFramer.Frame, _ daemon: Daemon) {
+    /// `daemon`: the connection's, held strongly by the caller; `started`:
+    /// when kvod began on the bytes (``Daemon/requestDurations``), `previous`:
+    /// when the frame before this one was handled. Returns when this one was.
+    @discardableResult
+    private func handle(_ frame: LineFramer.Frame, _ daemon: Daemon, since started: UInt64,
+                        after previous: UInt64) -> UInt64 {
         daemon.noteRequest()
         switch frame {
         case .line(let line):
             state.spend(bytes: line.count, turn: daemon.turn)
-            daemon.engine.handle(daemon.requestDecoder.decode(line), from: controller)
+            let outcome = daemon.requestDecoder.decode(line)
+            daemon.engine.handle(outcome, from: controller)
+            let handled = UVLoop.hrtime
+            if case .request(let request) = outcome {
+                let opIndex = request.operation.nameIndex
+                daemon.requestDurations.record(labelIndex: opIndex, nanoseconds: handled &- started)
+                daemon.slowTurns.noteRequest(opIndex: opIndex, nanoseconds: handled &- previous, client: controller.id)
+            }
+            return handled
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
-        case .tooLarge: daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes,
-                                                         from: controller)
+        case .tooLarge:
+            daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes, from: controller)
+            return UVLoop.hrtime
         }
     }
 
@@ -136,8 +151,10 @@ final class ClientConnection: ClientOutputDelegate {
     /// Answers what was put aside while paused, then reads again, unless the
     /// replies fill the limit again first.
     private func resumeInput() {
+        let resumed = UVLoop.hrtime
+        var lastHandled = resumed
         while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
-            frame.withFrame { handle($0, daemon) }
+            frame.withFrame { lastHandled = handle($0, daemon, since: resumed, after: lastHandled) }
         }
         _ = daemon.engine.proposePipelinedChanges(of: controller)
         perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))

@@ -15,7 +15,9 @@ extension Daemon {
             if connection.controller.isCongested { figures.congested += 1 }
             figures.heldEvents += connection.controller.heldEventCount
         }
-        return metrics.render(engine: engine, daemon: figures)
+        // Histograms kept as plain counts on the loop (LoopHistogram), after the registry's families.
+        return metrics.render(engine: engine, daemon: figures) + requestDurations.text()
+            + (cluster?.commitDurations.text() ?? "")
     }
 
     /// kvod.db and its -wal file in `directory`, in bytes.

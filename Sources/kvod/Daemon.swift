@@ -52,6 +52,16 @@ final class Daemon {
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
     let metrics = DaemonMetrics(version: BuildInfo.version, commit: BuildInfo.commit)
+    /// How long the loop worked on each request, by op (metrics): from the
+    /// start of the read that brought its line (or of the turn that took it
+    /// up again after a pause its client caused by not reading its replies)
+    /// to the end of its handling.
+    var requestDurations = LoopHistogram(
+        name: "kvod_request_duration_seconds",
+        help: "How long kvod's loop worked on each request, from the read that brought it to the end of its handling, by op (a reply that waits for etcd or observers is sent later).",
+        labelName: "op", labels: Operation.names)
+    /// Logs a turn over issue 33's bound with its longest request.
+    lazy var slowTurns = SlowTurnLog(thresholdMicroseconds: configuration.slowTurnMicroseconds)
     /// Bytes read from and written to clients since start (metrics).
     var receivedBytes = 0
     var sentBytes = 0
@@ -175,6 +185,9 @@ final class Daemon {
             lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
                 self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
                 self.metrics.recordLoopTurn(microseconds: wall)
+                if let slow = self.slowTurns.turnEnded(wallMicroseconds: wall, cpuMicroseconds: cpu, now: self.loop.now) {
+                    logger.notice("\(slow)")
+                }
             }
         } catch {
             logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")

@@ -20,6 +20,8 @@ struct DaemonConfiguration: Sendable {
     var shutdownGraceMilliseconds: UInt64 = 2_000
     /// How often at most connections are summed up in one `info` line (``ConnectionLogSummary``).
     var connectionLogSeconds: UInt64 = 600
+    /// The loop's CPU per turn over which the turn is logged (``SlowTurnLog``).
+    var slowTurnMicroseconds = SlowTurnLog.defaultThresholdMicroseconds
     /// A listening socket passed by systemd; kvod serves it instead of
     /// binding `socketPath`.
     var activatedSocket: ActivatedSocket?

@@ -130,6 +130,11 @@ struct KVODCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds between the info lines that sum up connections.", visibility: .hidden))
     var connectionLogSeconds: UInt64 = 600
 
+    /// The loop's CPU per turn over which the turn is logged with its
+    /// longest request (``SlowTurnLog``). Hidden: for the tests.
+    @Option(help: ArgumentHelp("Milliseconds of CPU a loop turn may work before it is logged.", visibility: .hidden))
+    var slowTurnMilliseconds: UInt64 = SlowTurnLog.defaultThresholdMicroseconds / 1_000
+
     @Option(help: ArgumentHelp(
         "Run over an etcd cluster: its members' client URLs, comma-separated (e.g. http://10.0.0.1:2379,http://10.0.0.2:2379).",
         discussion: """
@@ -312,6 +317,7 @@ struct KVODCommand: ParsableCommand {
         configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
         configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
         configuration.connectionLogSeconds = connectionLogSeconds
+        configuration.slowTurnMicroseconds = slowTurnMilliseconds * 1_000
         configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
         configuration.etcdPrefix = etcdPrefix
         configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)

@@ -60,8 +60,10 @@ import Testing
         #expect(help.stdout.contains("incr"), "\(help)")
         let ops = #"{"op":"add","object":"q","keyPath":"next","by":7}"# + "\n"
             + #"{"op":"insert","object":"q","keyPath":"jobs","value":"backup"}"# + "\n"
+            + #"{"op":"add","object":"q","keyPath":"next","by":-2}"# + "\n"
         let batch = try await KVOCtl.run(kvod, ["batch"], stdin: ops)
-        #expect(batch.status == 0 && batch.stdout == "2\n", "\(batch)")
-        #expect(try await KVOCtl.run(kvod, ["get", "q", "next"]).stdout == "7\n")
+        // The last change's seq, then each add's sum in order.
+        #expect(batch.status == 0 && batch.stdout == "3\n7\n5\n", "\(batch)")
+        #expect(try await KVOCtl.run(kvod, ["get", "q", "next"]).stdout == "5\n")
     }
 }

@@ -67,8 +67,20 @@ struct ClusterCatchUpTests {
             guard seq < target else { return true }
             behind += 1
             if reply["stale"] == true || reply["error"]?["stale"] == true { stale += 1 }
+            if behind == 1 {
+                // A client resuming from what another kvod told it is asked to retry, not told it erred.
+                let resumed = try client.request(#"{"op":"observe","object":"o0","keyPath":"n","since":\#(target),"id":"r"}"#,
+                                                 timeout: 30).reply
+                if resumed["ok"] == false {
+                    #expect(resumed["error"]?["code"] == "unavailable", "\(resumed)")
+                }
+            }
             return false
         }
+        // Caught up, the same since is taken.
+        let resumed = try client.request(#"{"op":"observe","object":"o0","keyPath":"n","since":\#(target),"id":"r"}"#,
+                                         timeout: 30).reply
+        #expect(resumed["ok"] == true, "\(resumed)")
         return (behind, stale)
     }
 }

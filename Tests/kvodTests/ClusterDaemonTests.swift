@@ -168,6 +168,9 @@ struct ClusterDaemonTests {
         // The same state in the metrics (issue 34 item 8).
         let metrics = try PrometheusText(parsing: writerB.request(#"{"op":"metrics"}"#).reply["text"]?.stringValue ?? "")
         #expect(metrics.value("kvod_cluster_stale") == 1)
+        // The refused set is b's one proposal, and a failure.
+        #expect(metrics.value("kvod_cluster_commit_duration_seconds_count", ["outcome": "unavailable"]) == 1)
+        #expect(metrics.value("kvod_cluster_commit_duration_seconds_count", ["outcome": "applied"]) == nil)
         #expect(metrics.value("kvod_cluster_applied_revision") == Double(first["seq"]?.intValue ?? -1))
         #expect(cutOff?["error"]?.stringValue?.contains(memberURL) == true, "\(cutOff ?? .null)")
         var missed: [Int] = []

@@ -38,6 +38,13 @@ import Testing
         #expect(first.value("kvod_seq") == 7)
         #expect(first.value("kvod_requests_total", ["op": "set"]) == 7)
         #expect(first.value("kvod_requests_total", ["op": "observe"]) == 1)
+        // Each request's time in the loop, by op: every set once, in its buckets up to +Inf.
+        #expect(first.types["kvod_request_duration_seconds"] == "histogram")
+        #expect(first.value("kvod_request_duration_seconds_count", ["op": "set"]) == 7)
+        #expect(first.value("kvod_request_duration_seconds_bucket", ["op": "set", "le": "+Inf"]) == 7)
+        #expect((first.value("kvod_request_duration_seconds_sum", ["op": "set"]) ?? 0) > 0)
+        #expect(first.value("kvod_request_duration_seconds_count", ["op": "observe"]) == 1)
+        #expect(first.value("kvod_request_duration_seconds_count", ["op": "delete"]) == nil, "no delete was sent")
         #expect(first.value("kvod_requests_total", ["op": "get"]) == 0, "every op has its counter from the start")
         #expect(first.value("kvod_requests_total", ["op": "metrics"]) == 1, "the metrics request counts itself")
         #expect(first.value("kvod_invalid_requests_total") == 1)

@@ -21,7 +21,12 @@ extension EtcdReplica {
     /// a resend that loses its compare is told apart from a lost race by the
     /// id, which the watch finds in the revision that applied the first.
     func commit(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], _ what: String, proposal: UInt64? = nil,
-                answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ done: @escaping (ProposalOutcome) -> Void) {
+                answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ reportOutcome: @escaping (ProposalOutcome) -> Void) {
+        let started = UVLoop.hrtime
+        let done = { [weak self] (outcome: ProposalOutcome) in
+            self?.commitDurations.record(labelIndex: outcome.metricIndex, nanoseconds: UVLoop.hrtime &- started)
+            reportOutcome(outcome)
+        }
         guard !isStale else {
             answered(nil)
             return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(staleness); nothing changed"))

@@ -58,6 +58,12 @@ final class EtcdReplica: ChangeReplicator {
     /// (0: not seen yet), which tells whether a `Txn` whose answer was lost
     /// was applied (EtcdReplica+Txn).
     var unsettled: [UInt64: Int64] = [:]
+    /// How long each proposal took from ``commit(_:comparing:_:proposal:answered:_:)``
+    /// to its outcome, by outcome (metrics: failures are the outcomes but `applied`).
+    var commitDurations = LoopHistogram(
+        name: "kvod_cluster_commit_duration_seconds",
+        help: "Over --etcd: how long each proposal took from kvod's Txn to its outcome told to the client (applied here, or the failure), by outcome.",
+        labelName: "outcome", labels: ProposalOutcome.metricNames)
     /// One-shot timers running (``pause(_:then:)``), closed with the replica.
     private var pauses: [ObjectIdentifier: UVTimer] = [:]
     /// etcd's request limits, as the cluster is set (``EtcdLimits``).
