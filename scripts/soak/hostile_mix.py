@@ -16,7 +16,10 @@ import collections
 import json
 import os
 import random
+import re
+import shutil
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -140,6 +143,36 @@ def socket_queues(sock):
         return "socket not in ss -x"
     except (OSError, ValueError) as error:
         return f"ss -x failed: {error}"
+
+
+def thread_stacks(pid):
+    """What each of kvod's threads is doing now, from gdb: the first frames of each thread's stack
+    (libc's internals left out) (a thread waiting in a lock or a condition is in no D state, so
+    the watchdog's kernel sample cannot tell). gdb stops kvod for a second or two."""
+    if pid <= 0 or not shutil.which("gdb"):
+        return "no thread stacks (no gdb)"
+    try:
+        out = subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt 12"],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (subprocess.TimeoutExpired, OSError) as error:
+        return f"no thread stacks ({error})"
+    threads, current = [], None
+    for line in out.splitlines():
+        if line.startswith("Thread "):
+            current = [line.split("(")[0].strip()]
+            threads.append(current)
+        elif current is not None and line.startswith("#"):
+            match = re.search(r" in (\S+)", line) or re.match(r"#\d+\s+(\S+)", line)
+            if match and not match.group(1).startswith(("__", "??")):
+                current.append(match.group(1))
+    names = sorted({name for thread in threads for name in thread[1:]})
+    if names and shutil.which("swift-demangle"):
+        demangled = subprocess.run(["swift-demangle", "--simplified", "--compact"], input="\n".join(names),
+                                   capture_output=True, text=True).stdout.splitlines()
+        if len(demangled) == len(names):
+            readable = dict(zip(names, demangled))
+            threads = [[thread[0]] + [readable[name] for name in thread[1:]] for thread in threads]
+    return "kvod's threads' stacks: " + " | ".join(" < ".join(n[:90] for n in t[:6]) for t in threads)
 
 
 def slow_syncs(path):
@@ -448,6 +481,7 @@ class Mix:
         parts.append(f"kvod's threads then: {self.watchdog.blocked_since(started) or 'none blocked'}")
         parts.append(socket_queues(client.sock))
         parts.append(slow_syncs(self.args.socket))
+        parts.append(thread_stacks(self.args.pid))
         client.sock.settimeout(60)
         try:
             client.reply()
