@@ -20,6 +20,11 @@ public struct StorageStatus: Sendable, Equatable {
     /// them (`info`'s too) wait until there is room. Meanwhile deletes are
     /// refused too. The log and systemd's status line say it.
     public var waitingChanges = 0
+    /// Batches of changes not committed yet (the loop's side of the group commit).
+    public var commitsInFlight = 0
+    /// Connections whose output waits for a commit, and how long the oldest has waited (ms).
+    public var heldOutputConnections = 0
+    public var heldOutputOldestMilliseconds = 0
 
     public init(full: Bool = false, since: String? = nil, availableBytes: Int = 0, reserveBytes: Int = 0,
                 reserveHeld: Bool = true, waitingChanges: Int = 0) {

@@ -42,6 +42,8 @@ final class ClientConnection: ClientOutputDelegate {
     var clientMemoryReport = ClientMemoryBudget.Report()
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
+    /// When (loop ms) the oldest output held now was held (`info`'s `storage.heldOutputOldestMs`).
+    private(set) var heldSince: UInt64 = 0
     /// `pid=… uid=… gid=…`, for log lines.
     let peer: String
 
@@ -275,7 +277,10 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
-        if held.isEmpty { daemon.connectionHoldsOutput(self) }
+        if held.isEmpty {
+            daemon.connectionHoldsOutput(self)
+            heldSince = daemon.loopNow
+        }
         heldBytes += bytes.count
         if held.last?.batch == batch {
             held[held.count - 1].bytes.append(contentsOf: bytes)
@@ -289,6 +294,8 @@ final class ClientConnection: ClientOutputDelegate {
         let ready = held.prefix { $0.batch <= committed }
         guard !ready.isEmpty else { return }
         held.removeFirst(ready.count)
+        // What is still held was held when the first of it was made: no later than now.
+        if !held.isEmpty { heldSince = daemon.loopNow }
         let bytes = ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes)
         heldBytes -= bytes.count
         stream.write(bytes)

@@ -36,7 +36,14 @@ extension Daemon {
         let writer = StorageWriter(database: database, reserveBytes: configuration.storageReserveBytes,
                                    onSync: { fsync.record($0) }) { waker.wake() }
         wakeup.setHandler { [unowned self] in self.writerProgressed() }
-        engine.storageStatus = { [writer] in writer.progress.storage }
+        engine.storageStatus = { [unowned self, writer] in
+            var status = writer.progress.storage
+            status.commitsInFlight = storage?.groupCommit.batchesInFlight ?? 0
+            status.heldOutputConnections = holdingOutput.count
+            let now = loopNow
+            status.heldOutputOldestMilliseconds = holdingOutput.map { Int(now &- $0.heldSince) }.max() ?? 0
+            return status
+        }
         if let refusal = writer.reserveRefusal { logger.warning("\(refusal)") }
         noteStorage(writer.progress.storage)
         let groupCommit = GroupCommit(store: engine.store, writer: writer)

@@ -67,6 +67,9 @@ final class GroupCommit: ChangeLog {
         isTouched.removeAll(keepingCapacity: true)
     }
 
+    /// Batches not committed yet, the one still gathering included (`info`'s `storage.commitsInFlight`).
+    var batchesInFlight: Int { Int(lastSubmitted &- committed) + (changes.isEmpty ? 0 : 1) }
+
     /// Reads how far the writer got (after it woke the loop).
     func refresh() -> StorageWriter.Progress {
         let progress = writer.progress

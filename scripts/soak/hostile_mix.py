@@ -501,7 +501,9 @@ class Mix:
             client.close()
             return f"info answered in {time.monotonic() - asked:.2f} s: " + ", ".join(
                 f"{k} {info.get(k)}" for k in ("loopLagMaxMs", "loopLagPeakMs", "loopCpuMaxMs", "connections",
-                                               "coalescingConnections"))
+                                               "coalescingConnections")) + ", storage " + json.dumps(
+                {k: v for k, v in info.get("storage", {}).items() if k in (
+                    "commitsInFlight", "heldOutputConnections", "heldOutputOldestMs", "full")})
         except (OSError, ConnectionError) as error:
             return f"info failed too: {error}"
 

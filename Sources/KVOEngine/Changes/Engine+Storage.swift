@@ -41,6 +41,10 @@ extension Engine {
         guard let status = storageStatus?() else { return }
         var storage: JSONObject = ["full": .bool(status.full)]
         if let since = status.since { storage["since"] = .string(since) }
+        // Why replies may be late: output waits for its changes' commit (docs/DURABILITY.md).
+        storage["commitsInFlight"] = .number(JSONNumber(status.commitsInFlight))
+        storage["heldOutputConnections"] = .number(JSONNumber(status.heldOutputConnections))
+        storage["heldOutputOldestMs"] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
         if tellsSizes {
             storage["availableBytes"] = .number(JSONNumber(status.availableBytes))
             storage["reserveBytes"] = .number(JSONNumber(status.reserveBytes))
