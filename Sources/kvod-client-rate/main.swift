@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import KVOClient
+
+// The Swift side of scripts/bench-client.sh (issue 30): how many changes of one
+// key path a KVOClient program receives, through a KVOController's closure or a
+// `for try await` loop over `changes(of:keyPath:)`.
+//
+//     kvod-client-rate closure|stream SOCKET N
+//         observes bench/0 v (options new, initial) on a kvod, prints "ready"
+//         once observing, then counts changes until the one whose value is N-1
+//     kvod-client-rate replay-closure|replay-stream N
+//         the same reader against recorded bytes: an in-process stand-in for
+//         kvod answers the observe and writes N event lines as fast as the
+//         socket takes them (the client's decode-and-deliver path alone)
+//
+// Each prints one line "result role=MODE events=… changes=… seconds=… rate=…
+// cpu_us=…": events delivered, changes they stand for (coalesced ones
+// included), the time and process CPU from the first change to the last.
+
+/// One line to the script, written at once.
+func say(_ line: String) {
+    var line = line + "\n"
+    line.withUTF8 { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Counts changes and times them from the first to the one with the last value.
+final class Tally: @unchecked Sendable {
+    // @unchecked: used by one thread at a time (the controller's queue or the iterating task).
+    let last: Int
+    var events = 0
+    var changes = 0
+    var start = 0.0
+    var cpuStart = 0.0
+    let done = DispatchSemaphore(value: 0)
+
+    init(last: Int) { self.last = last }
+
+    /// Counts `change`; true once it is the last one.
+    func count(_ change: Change) -> Bool {
+        if change.isInitial {
+            say("ready")
+            return false
+        }
+        if events == 0 {
+            start = Date().timeIntervalSinceReferenceDate
+            cpuStart = cpuSeconds()
+        }
+        events += 1
+        changes += 1 + (change.coalesced ?? 0)
+        guard case .number(let number)? = change.new, number.intValue == last else { return false }
+        return true
+    }
+
+    func report(_ role: String) {
+        let seconds = Date().timeIntervalSinceReferenceDate - start
+        let cpu = (cpuSeconds() - cpuStart) * 1e6 / Double(max(events, 1))
+        say("result role=\(role) events=\(events) changes=\(changes) seconds=\(String(format: "%.4f", seconds)) "
+            + "rate=\(Int(Double(events) / seconds)) cpu_us=\(String(format: "%.3f", cpu))")
+    }
+}
+
+final class Observer {}
+
+func readWithClosure(_ connection: KVOConnection, _ tally: Tally) {
+    let observer = Observer()
+    let controller = KVOController(observer: observer, connection: connection)
+    controller.observe("bench/0", keyPath: "v", options: [.new, .initial]) { _, _, change in
+        if tally.count(change) { tally.done.signal() }
+    }
+    tally.done.wait()
+    withExtendedLifetime((observer, controller)) {}
+}
+
+func readWithStream(_ connection: KVOConnection, _ tally: Tally) async throws {
+    for try await change in connection.changes(of: "bench/0", keyPath: "v", options: [.new, .initial]) {
+        if tally.count(change) { return }
+    }
+}
+
+/// A stand-in for kvod on a socket of its own: answers the first request (an
+/// observe, with the initial event it asks for) and writes `count` events.
+func startReplayServer(count: Int) -> String {
+    let path = "/tmp/kvod-client-rate-\(getpid()).sock"
+    unlink(path)
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0, listen(listener, 1) == 0 else { fatalError("cannot listen on \(path)") }
+    var events: [UInt8] = []
+    events.reserveCapacity(count * 80)
+    for index in 0..<count {
+        events += Array(#"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(index),"seq":\#(index + 1)}"#.utf8)
+        events.append(10)
+    }
+    let recorded = events
+    Thread.detachNewThread {
+        let client = accept(listener, nil, nil)
+        var request = [UInt8](repeating: 0, count: 4096)
+        _ = read(client, &request, request.count)
+        let answer = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","initial":true,"new":null,"seq":0}"#
+            + "\n" + #"{"ok":true,"seq":0,"epoch":"replay","o":1}"# + "\n"
+        for bytes in [Array(answer.utf8), recorded] {
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+        // Keep the socket open until the reader is done (the process exits).
+        while read(client, &request, request.count) > 0 {}
+    }
+    return path
+}
+
+let arguments = CommandLine.arguments
+let usage = "usage: kvod-client-rate closure|stream SOCKET N | replay-closure|replay-stream N"
+guard arguments.count >= 3 else {
+    print(usage)
+    exit(2)
+}
+let mode = arguments[1]
+let replay = mode.hasPrefix("replay-")
+guard let total = Int(arguments[replay ? 2 : 3]), total > 0 else {
+    print(usage)
+    exit(2)
+}
+let socketPath = replay ? startReplayServer(count: total) : arguments[2]
+let tally = Tally(last: total - 1)
+do {
+    let connection = try KVOConnection(socketPath: socketPath)
+    switch mode {
+    case "closure", "replay-closure": readWithClosure(connection, tally)
+    case "stream", "replay-stream": try await readWithStream(connection, tally)
+    default:
+        print(usage)
+        exit(2)
+    }
+    tally.report(mode)
+    if replay { unlink(socketPath) }
+    exit(0)
+} catch {
+    say("error \(error)")
+    exit(1)
+}
