@@ -29,7 +29,7 @@ func say(_ line: String) {
 
 func cpuSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }

@@ -152,6 +152,7 @@ final class ConnectionCore: Sendable {
     private func readLoop(_ socket: UnixSocket, generation: Int) {
         // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
         var framer = LineFramer(maxLineBytes: Int.max)
+        var scanner = LineScanner()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var failure: KVOClientError?
         while failure == nil {
@@ -165,7 +166,7 @@ final class ConnectionCore: Sendable {
                 buffer.withUnsafeBytes { raw in
                     framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<count])) { frame in
                         guard failure == nil, case .line(let line) = frame else { return }
-                        do throws(KVOClientError) { try handle(line) } catch { failure = error }
+                        do throws(KVOClientError) { try handle(line, &scanner) } catch { failure = error }
                     }
                 }
             }
@@ -173,10 +174,15 @@ final class ConnectionCore: Sendable {
         connectionEnded(socket, generation: generation, failure ?? KVOClientError(.connectionLost, "ended"))
     }
 
-    private func handle(_ line: UnsafeRawBufferPointer) throws(KVOClientError) {
-        switch try InboundLine.parse(line) {
+    /// One line: read by the scanner when it knows the line's shape, by the full reader otherwise.
+    private func handle(_ line: UnsafeRawBufferPointer, _ scanner: inout LineScanner) throws(KVOClientError) {
+        let inbound: InboundLine
+        if let scanned = scanner.scan(line) { inbound = scanned } else { inbound = try InboundLine.parse(line) }
+        switch inbound {
         case .event(let event): route(event, line)
         case .compactEvent(let number, let members): try routeCompact(number, members, line)
+        case .compactChange(let number, let event, let object):
+            try routeCompact(number, event, object: object, line)
         case .otherEvent: break
         case .reply(let result, let seq): try complete(result, seq: seq, line)
         }
