@@ -7,18 +7,19 @@ import KVOProtocol
 /// then every earlier request is answered, so a number not known yet is the
 /// observation of the registration awaiting its reply.
 extension ConnectionCore {
-    func routeCompact(_ number: UInt64, _ members: JSONObject, _ line: UnsafeRawBufferPointer) throws(KVOClientError) {
+    func routeCompact(_ number: UInt64, _ members: JSONObject, _ line: UnsafeRawBufferPointer,
+                      into batch: inout DeliveryBatch) throws(KVOClientError) {
         guard let key = compactKey(number, line) else { return }
         guard let event = WireEvent(compact: members, of: key) else { throw malformed(line) }
-        route(event, line)
+        route(event, line, into: &batch)
     }
 
     /// A compact event the scanner read (``LineScanner``): routed as ``routeCompact(_:_:_:)`` routes it.
-    func routeCompact(_ number: UInt64, _ scanned: WireEvent, object: String?,
-                      _ line: UnsafeRawBufferPointer) throws(KVOClientError) {
+    func routeCompact(_ number: UInt64, _ scanned: WireEvent, object: String?, _ line: UnsafeRawBufferPointer,
+                      into batch: inout DeliveryBatch) throws(KVOClientError) {
         guard let key = compactKey(number, line) else { return }
         guard let event = scanned.placed(in: key, object: object) else { throw malformed(line) }
-        route(event, line)
+        route(event, line, into: &batch)
     }
 
     /// The observation numbered `number`; nil (and the line handed to

@@ -112,9 +112,9 @@ extension ConnectionCore {
 
     // MARK: Events
 
-    /// Delivers one event to the live subscriptions of its (object, key path),
-    /// or to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
-    func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer) {
+    /// Adds one event to `batch` for the live subscriptions of its (object, key path),
+    /// or hands it to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
+    func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer, into batch: inout DeliveryBatch) {
         let key = event.key
         let deliveries = state.withLock { state -> [(any ChangeSink, Change, AckTicket?)]? in
             state.latestSeq = max(state.latestSeq, event.seq)
@@ -143,7 +143,7 @@ extension ConnectionCore {
             configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
             return
         }
-        for (sink, change, ticket) in deliveries { sink.deliver(change, ticket: ticket) }
+        for (sink, change, ticket) in deliveries { batch.add(change, ticket: ticket, for: sink) }
     }
 
     /// An initial event comes just before the reply to the `observe` that

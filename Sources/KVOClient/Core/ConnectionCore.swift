@@ -153,6 +153,7 @@ final class ConnectionCore: Sendable {
         // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
         var framer = LineFramer(maxLineBytes: Int.max)
         var scanner = LineScanner()
+        var batch = DeliveryBatch()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var failure: KVOClientError?
         while failure == nil {
@@ -166,25 +167,33 @@ final class ConnectionCore: Sendable {
                 buffer.withUnsafeBytes { raw in
                     framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<count])) { frame in
                         guard failure == nil, case .line(let line) = frame else { return }
-                        do throws(KVOClientError) { try handle(line, &scanner) } catch { failure = error }
+                        do throws(KVOClientError) { try handle(line, &scanner, &batch) } catch { failure = error }
                     }
                 }
+                // One hand-off per sink per read.
+                batch.flush()
             }
         }
+        batch.flush()  // what was read before a protocol violation still counts
         connectionEnded(socket, generation: generation, failure ?? KVOClientError(.connectionLost, "ended"))
     }
 
     /// One line: read by the scanner when it knows the line's shape, by the full reader otherwise.
-    private func handle(_ line: UnsafeRawBufferPointer, _ scanner: inout LineScanner) throws(KVOClientError) {
+    /// The changes go into `batch`; a reply is handled at once, after the changes before it are handed on.
+    private func handle(_ line: UnsafeRawBufferPointer, _ scanner: inout LineScanner,
+                        _ batch: inout DeliveryBatch) throws(KVOClientError) {
         let inbound: InboundLine
         if let scanned = scanner.scan(line) { inbound = scanned } else { inbound = try InboundLine.parse(line) }
         switch inbound {
-        case .event(let event): route(event, line)
-        case .compactEvent(let number, let members): try routeCompact(number, members, line)
+        case .event(let event): route(event, line, into: &batch)
+        case .compactEvent(let number, let members): try routeCompact(number, members, line, into: &batch)
         case .compactChange(let number, let event, let object):
-            try routeCompact(number, event, object: object, line)
+            try routeCompact(number, event, object: object, line, into: &batch)
         case .otherEvent: break
-        case .reply(let result, let seq): try complete(result, seq: seq, line)
+        case .reply(let result, let seq):
+            // A caller answered (or a subscription going live) sees every change sent before the reply.
+            batch.flush()
+            try complete(result, seq: seq, line)
         }
     }
 
