@@ -34,7 +34,10 @@ extension ConnectionCore {
                                               + "connection; .initial is only for its first observer")
                 }
                 entry.subscriptions.append(subscription)
-                if wantsInitial {
+                if state.isConnected, !entry.covers(subscription) {
+                    // Registered without options it needs: it goes live once the entry is registered with them.
+                    registerAgain(entry, for: subscription, in: &state)
+                } else if wantsInitial {
                     // The daemon already observes this key path: it will send no initial event.
                     subscription.phase = .awaitingInitialValue
                     if state.isConnected {
@@ -121,7 +124,7 @@ extension ConnectionCore {
             if event.isInitial { return Self.initialEvent(event, key, in: &state)?.map { ($0, $1, nil) } }
             guard let entry = state.entries[key] else { return nil }
             // A replay from before a seq read in part repeats its first events: they were delivered.
-            guard entry.cursor.route(seq: event.seq) else { return [] }
+            guard entry.cursor.route(seq: event.seq, isPrior: event.isPrior) else { return [] }
             // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
             let epoch = entry.epoch ?? state.epoch
             return entry.subscriptions.compactMap { subscription in
@@ -171,10 +174,12 @@ extension ConnectionCore {
     /// all fail with the daemon's error.
     func registrationAnswered(_ entry: ObservationEntry, _ result: Result<JSONObject, KVOClientError>) {
         let (failed, held) = state.withLock { state -> ([Subscription], [(any ChangeSink, Change)]) in
+            // What this registration asked for; a later one in flight may ask for more.
+            let answered = entry.optionsInFlight.isEmpty ? entry.registeredOptions : entry.optionsInFlight.removeFirst()
             let held = entry.heldInitialChanges
             entry.heldInitialChanges.removeAll()
             guard case .failure = result else {
-                entry.isRegistered = true
+                entry.isRegistered = entry.optionsInFlight.isEmpty  // registered as it now should be
                 if case .success(let fields) = result {
                     // Everything up to the reply's seq is before this observation or was replayed to it.
                     if case .number(let number)? = fields[.seq], let seq = UInt64(number.literal) {
@@ -188,7 +193,7 @@ extension ConnectionCore {
                         state.compactKeys[observation] = entry.key
                     }
                 }
-                for subscription in entry.subscriptions {
+                for subscription in entry.subscriptions where ObservationEntry.options(answered, cover: subscription) {
                     if case .awaitingRegistration = subscription.phase { subscription.phase = .live }
                 }
                 let epoch = state.epoch

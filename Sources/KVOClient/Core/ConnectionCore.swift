@@ -213,6 +213,7 @@ final class ConnectionCore: Sendable {
         case .registration(let entry, _): registrationAnswered(entry, result)
         case .initialValue(let subscription): initialValueArrived(for: subscription, result, seq: seq)
         case .acknowledgement: acknowledgementAnswered()
+        case .optionsChange(let entry): optionsChangeUnobserved(entry)
         case .discard: break
         }
     }
