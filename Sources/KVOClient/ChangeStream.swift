@@ -6,8 +6,11 @@
 /// open. It ends, and its observations are withdrawn on the daemon, when the
 /// task iterating it is cancelled or ends, or when the stream is dropped; it
 /// throws ``KVOClientError`` when the daemon refuses the observation or the
-/// connection is lost or closed. Changes are buffered without limit until
-/// they are consumed; they reach the iterator a read's worth at a time.
+/// connection is lost or closed. Changes wait until they are consumed, and
+/// reach the iterator a read's worth at a time; past
+/// ``KVOConnection/Configuration/subscriberBufferLimit`` bytes of them, a
+/// consumer that falls behind gets only the latest change per key path, with
+/// ``Change/coalesced`` counting the ones it stands for.
 ///
 /// For an observation that acknowledges (``DeliveryOptions/acknowledges``),
 /// a change counts as handled when the consumer asks for the next one (the
@@ -113,12 +116,6 @@ public struct ChangeStream: AsyncSequence, Sendable {
     }
 }
 
-/// A change on its way to a stream's consumer, with its ticket if it is to be acknowledged.
-struct Delivered: Sendable {
-    var change: Change
-    var ticket: AckTicket?
-}
-
 /// Feeds a ``ChangeStream`` from the connection's reader thread: the
 /// changes wait here until the iterator takes them all at once, and one
 /// signal per delivery wakes it.
@@ -131,21 +128,22 @@ final class StreamSink: ChangeSink {
     }
 
     private struct Pending {
-        var changes: [Delivered] = []
+        var changes: PendingChanges
         var failure: KVOClientError?
     }
 
     private let signals: AsyncStream<Void>.Continuation
-    private let pending = Locked(Pending())
+    private let pending: Locked<Pending>
 
-    init(_ signals: AsyncStream<Void>.Continuation) {
+    /// `limit`: the bytes of changes held before they are folded (``PendingChanges``).
+    init(_ signals: AsyncStream<Void>.Continuation, limit: Int) {
         self.signals = signals
+        pending = Locked(Pending(changes: PendingChanges(limit: limit)))
     }
 
     func deliver(_ changes: [Delivered]) {
-        pending.withLock { pending in
-            if pending.changes.isEmpty { pending.changes = changes } else { pending.changes += changes }
-        }
+        let folded = pending.withLock { $0.changes.append(changes) }
+        for ticket in folded { ticket.handled() }
         signals.yield()
     }
 
@@ -157,10 +155,7 @@ final class StreamSink: ChangeSink {
     /// Everything waiting, for the iterator.
     func take() -> Taken {
         pending.withLock { pending in
-            if !pending.changes.isEmpty {
-                defer { pending.changes = [] }
-                return .changes(pending.changes)
-            }
+            if !pending.changes.isEmpty { return .changes(pending.changes.takeAll()) }
             return pending.failure.map(Taken.failed) ?? .nothing
         }
     }

@@ -6,7 +6,9 @@ import Synchronization
 /// the observation is still wanted and the observer still exists.
 ///
 /// The changes wait in the sink; one block on the queue at a time runs all
-/// that are waiting, so a read's worth of changes costs one queue hop.
+/// that are waiting, so a read's worth of changes costs one queue hop. What
+/// waits is bounded in bytes: an observer that falls behind gets the latest
+/// change per key path (``PendingChanges``).
 ///
 /// @unchecked Sendable: `block` is called only on the controller's queue;
 /// `isActive` is atomic; `pending` is locked; the rest is immutable.
@@ -16,10 +18,10 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
     private let key: ObservationKey
     private let block: KVOController<Observer>.Block
     private let isActive = Atomic<Bool>(true)
-    private let pending = Locked(Pending())
+    private let pending: Locked<Pending>
 
     private struct Pending {
-        var changes: [Delivered] = []
+        var changes: PendingChanges
         /// How the observation ended, to report after the changes before it.
         var failure: KVOClientError?
         /// Whether a drain is on the queue or running: then nothing more is scheduled.
@@ -31,17 +33,20 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
         queue = controller.queue
         self.key = key
         self.block = block
+        let limit = controller.connection.core.configuration.subscriberBufferLimit
+        pending = Locked(Pending(changes: PendingChanges(limit: limit)))
     }
 
     /// Drops every change not yet delivered; called when unobserving.
     func deactivate() { isActive.store(false, ordering: .releasing) }
 
     func deliver(_ changes: [Delivered]) {
-        let schedule = pending.withLock { pending in
-            if pending.changes.isEmpty { pending.changes = changes } else { pending.changes += changes }
+        let (schedule, folded) = pending.withLock { pending in
+            let folded = pending.changes.append(changes)
             defer { pending.isDraining = true }
-            return !pending.isDraining
+            return (!pending.isDraining, folded)
         }
+        for ticket in folded { ticket.handled() }
         if schedule { queue.async { [self] in drain() } }
     }
 
@@ -58,8 +63,8 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
     /// if the observation ended; again later if more came meanwhile.
     private func drain() {
         let (changes, failure) = pending.withLock { pending in
-            defer { (pending.changes, pending.failure) = ([], nil) }
-            return (pending.changes, pending.failure)
+            defer { pending.failure = nil }
+            return (pending.changes.takeAll(), pending.failure)
         }
         run(changes)
         if let failure, isActive.exchange(false, ordering: .acquiringAndReleasing) {

@@ -49,7 +49,7 @@ extension KVOConnection {
     func changes(of keys: [ObservationKey], options: ObservationOptions, delivery: DeliveryOptions,
                  context: JSONValue?, since: ResumePoint?) -> ChangeStream {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let sink = StreamSink(continuation)
+        let sink = StreamSink(continuation, limit: core.configuration.subscriberBufferLimit)
         var seen: Set<ObservationKey> = []
         let subscriptions = keys.filter { seen.insert($0).inserted }.map {
             core.subscribe($0, options: options, delivery: delivery, context: context, since: since, sink: sink)
@@ -63,7 +63,7 @@ extension KVOConnection {
     /// A stream that fails at once with `error`.
     func failedStream(_ error: KVOClientError) -> ChangeStream {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let sink = StreamSink(continuation)
+        let sink = StreamSink(continuation, limit: core.configuration.subscriberBufferLimit)
         sink.finish(error)
         return ChangeStream(base: stream, sink: sink, connection: self)
     }

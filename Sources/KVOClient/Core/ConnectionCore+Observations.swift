@@ -146,7 +146,7 @@ extension ConnectionCore {
             configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
             return
         }
-        for (sink, change, ticket) in deliveries { batch.add(change, ticket: ticket, for: sink) }
+        for (sink, change, ticket) in deliveries { batch.add(change, ticket: ticket, bytes: line.count, for: sink) }
     }
 
     /// An initial event comes just before the reply to the `observe` that
