@@ -79,11 +79,14 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
     }
 
     private func run(_ changes: [Delivered]) {
+        // The weak references are read once per batch, not once per change.
+        let controller = self.controller
+        let observer = controller?.observer
         for delivered in changes {
             // Handled once the block returned, or once it is clear no block will run.
             defer { delivered.ticket?.handled() }
             guard isActive.load(ordering: .acquiring), let controller else { continue }
-            guard let observer = controller.observer else {
+            guard let observer else {
                 controller.observerIsGone()
                 continue
             }

@@ -119,34 +119,33 @@ extension ConnectionCore {
     /// or hands it to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
     func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer, into batch: inout DeliveryBatch) {
         let key = event.key
-        let deliveries = state.withLock { state -> [(any ChangeSink, Change, AckTicket?)]? in
+        // Added to the batch under the lock (no callout happens there), so no array is made per event.
+        let isRouted = state.withLock { state -> Bool in
             state.latestSeq = max(state.latestSeq, event.seq)
-            if event.isInitial { return Self.initialEvent(event, key, in: &state)?.map { ($0, $1, nil) } }
-            guard let entry = state.entries[key] else { return nil }
+            if event.isInitial {
+                guard let initial = Self.initialEvent(event, key, in: &state) else { return false }
+                for (sink, change) in initial { batch.add(change, ticket: nil, bytes: line.count, for: sink) }
+                return true
+            }
+            guard let entry = state.entries[key] else { return false }
             // A replay from before a seq read in part repeats its first events: they were delivered.
-            guard entry.cursor.route(seq: event.seq, isPrior: event.isPrior) else { return [] }
+            guard entry.cursor.route(seq: event.seq, isPrior: event.isPrior) else { return true }
             // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
             let epoch = entry.epoch ?? state.epoch
-            return entry.subscriptions.compactMap { subscription in
-                guard subscription.phase == .live, !event.isPrior || subscription.options.contains(.prior) else {
-                    return nil
-                }
+            for subscription in entry.subscriptions
+            where subscription.phase == .live && (!event.isPrior || subscription.options.contains(.prior)) {
                 var ticket: AckTicket?
                 if entry.delivery.acknowledges {
                     // In the books before the lock goes, so no ack can pass this change unhandled.
                     state.acks.delivered(event.seq, to: subscription)
                     ticket = AckTicket(core: self, subscription: subscription)
                 }
-                return (subscription.sink,
-                        event.change(options: subscription.options, context: subscription.context, epoch: epoch),
-                        ticket)
+                batch.add(event.change(options: subscription.options, context: subscription.context, epoch: epoch),
+                          ticket: ticket, bytes: line.count, for: subscription.sink)
             }
+            return true
         }
-        guard let deliveries else {
-            configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
-            return
-        }
-        for (sink, change, ticket) in deliveries { batch.add(change, ticket: ticket, bytes: line.count, for: sink) }
+        if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
     }
 
     /// An initial event comes just before the reply to the `observe` that

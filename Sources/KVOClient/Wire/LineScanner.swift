@@ -72,10 +72,8 @@ struct LineScanner {
             guard let cause = try Self.text(&reader) else { return false }
             fields.cause = ChangeCause(cause)
         case .kind:
-            guard let name = try Self.text(&reader), let kind = ChangeKind(rawValue: name) else {
-                return false
-            }
-            fields.kind = kind
+            fields.kind = try Self.kind(&reader)
+            return fields.kind != nil
         case .new: fields.new = try reader.readValue()
         case .old: fields.old = try reader.readValue()
         case .indexes:
@@ -145,7 +143,23 @@ struct LineScanner {
     }
 
     static func equal(_ bytes: UnsafeRawBufferPointer, _ name: String) -> Bool {
-        name.utf8.elementsEqual(bytes)
+        let utf8 = name.utf8
+        guard utf8.count == bytes.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { UnsafeRawBufferPointer($0).elementsEqual(bytes) }
+            ?? utf8.elementsEqual(bytes)
+    }
+
+    /// A `kind` value: told from its bytes, no `String` made for it.
+    private static func kind(_ reader: inout JSONReader) throws(JSONError) -> ChangeKind? {
+        guard reader.peekKind() == .string else { return nil }
+        switch try reader.readStringText() {
+        case .plain(let bytes):
+            for kind in [ChangeKind.setting, .insertion, .removal, .replacement] where equal(bytes, kind.rawValue) {
+                return kind
+            }
+            return nil
+        case .decoded(let name): return ChangeKind(rawValue: name)
+        }
     }
 }
 
@@ -203,20 +217,38 @@ private struct ScannedMembers: ExpressibleByArrayLiteral {
             }
         }
 
-        /// The member these bytes name, if the scanner knows it.
+        /// The member these bytes name, if the scanner knows it: told by length
+        /// and first byte, then checked whole.
         init?(_ bytes: UnsafeRawBufferPointer) {
-            // Most lines are events; their members are tried first, in the order kvod writes them.
-            for member in Self.byFrequency where LineScanner.equal(bytes, member.field.rawValue) {
-                self = member
-                return
+            guard let first = bytes.first else { return nil }
+            let candidate: Member
+            switch (bytes.count, first) {
+            case (1, UInt8(ascii: "o")): candidate = .observation
+            case (2, UInt8(ascii: "o")): candidate = .ok
+            case (2, UInt8(ascii: "i")): candidate = .id
+            case (3, UInt8(ascii: "s")): candidate = .seq
+            case (3, UInt8(ascii: "n")): candidate = .new
+            case (3, UInt8(ascii: "o")): candidate = .old
+            case (4, UInt8(ascii: "k")): candidate = .kind
+            case (5, UInt8(ascii: "e")): candidate = .event
+            case (5, UInt8(ascii: "p")): candidate = .prior
+            case (5, UInt8(ascii: "c")): candidate = .cause
+            case (6, UInt8(ascii: "o")): candidate = .object
+            case (6, UInt8(ascii: "p")): candidate = .prefix
+            case (7, UInt8(ascii: "k")): candidate = .keyPath
+            case (7, UInt8(ascii: "i")): candidate = bytes[2] == UInt8(ascii: "i") ? .initial : .indexes
+            case (9, UInt8(ascii: "c")): candidate = .coalesced
+            case (14, UInt8(ascii: "c")): candidate = .changedKeyPath
+            default: return nil
             }
-            return nil
+            guard Self.spellings[Int(candidate.rawValue)].withUnsafeBytes({ $0.elementsEqual(bytes) }) else {
+                return nil
+            }
+            self = candidate
         }
 
-        private static let byFrequency: [Member] = [
-            .observation, .event, .object, .keyPath, .kind, .new, .old, .seq, .ok, .prior, .initial, .coalesced,
-            .prefix, .changedKeyPath, .cause, .indexes, .id,
-        ]
+        /// Each member's name as bytes, by raw value.
+        private static let spellings = allCases.map { Array($0.field.rawValue.utf8) }
     }
 
     /// The members an event may have.
