@@ -15,7 +15,11 @@ import KVOClient
 //     kvod-client-rate replay-closure|replay-stream N
 //         the same reader against recorded bytes: an in-process stand-in for
 //         kvod answers the observe and writes N event lines as fast as the
-//         socket takes them (the client's decode-and-deliver path alone)
+//         socket takes them
+//     kvod-client-rate decode-closure|decode-stream N
+//         the client's decode-and-deliver path alone: the stand-in answers the
+//         observe, then a thread runs N recorded event lines, 64 KiB at a time,
+//         through the connection's reader path with no socket
 //
 // Each prints one line "result role=MODE events=… changes=… seconds=… rate=…
 // cpu_us=…": events delivered, changes they stand for (coalesced ones
@@ -72,24 +76,56 @@ final class Tally: @unchecked Sendable {
 
 final class Observer {}
 
-func readWithClosure(_ connection: KVOConnection, _ tally: Tally) {
+/// `recorded`: events to feed through the reader path once observing (decode modes).
+func readWithClosure(_ connection: KVOConnection, _ tally: Tally, feeding recorded: [UInt8]) {
     let observer = Observer()
     let controller = KVOController(observer: observer, connection: connection)
     controller.observe("bench/0", keyPath: "v", options: [.new, .initial]) { _, _, change in
+        if change.isInitial, !recorded.isEmpty { feed(recorded, to: connection) }
         if tally.count(change) { tally.done.signal() }
     }
     tally.done.wait()
     withExtendedLifetime((observer, controller)) {}
 }
 
-func readWithStream(_ connection: KVOConnection, _ tally: Tally) async throws {
+func readWithStream(_ connection: KVOConnection, _ tally: Tally, feeding recorded: [UInt8]) async throws {
     for try await change in connection.changes(of: "bench/0", keyPath: "v", options: [.new, .initial]) {
+        if change.isInitial, !recorded.isEmpty { feed(recorded, to: connection) }
         if tally.count(change) { return }
     }
 }
 
 /// A stand-in for kvod on a socket of its own: answers the first request (an
 /// observe, with the initial event it asks for) and writes `count` events.
+func recordedEvents(_ count: Int) -> [UInt8] {
+    var events: [UInt8] = []
+    events.reserveCapacity(count * 80)
+    for index in 0..<count {
+        let line = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(index),"seq":\#(index + 1)}"#
+        events += Array(line.utf8)
+        events.append(10)
+    }
+    return events
+}
+
+/// Runs `events` through the connection's reader path in reads of about 64 KiB, cut after a newline.
+func feed(_ events: [UInt8], to connection: KVOConnection) {
+    Thread.detachNewThread {
+        events.withUnsafeBytes { all in
+            var start = 0
+            while start < all.count {
+                var end = min(all.count, start + 65_536)
+                while end < all.count, all[end - 1] != 10 { end += 1 }
+                if let error = connection.readForBenchmark(UnsafeRawBufferPointer(rebasing: all[start..<end])) {
+                    say("error \(error)")
+                    exit(1)
+                }
+                start = end
+            }
+        }
+    }
+}
+
 func startReplayServer(count: Int) -> String {
     let path = "/tmp/kvod-client-rate-\(getpid()).sock"
     unlink(path)
@@ -100,22 +136,19 @@ func startReplayServer(count: Int) -> String {
         for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
     }
     let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
     }
     guard bound == 0, listen(listener, 1) == 0 else { fatalError("cannot listen on \(path)") }
-    var events: [UInt8] = []
-    events.reserveCapacity(count * 80)
-    for index in 0..<count {
-        events += Array(#"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(index),"seq":\#(index + 1)}"#.utf8)
-        events.append(10)
-    }
-    let recorded = events
+    let recorded = recordedEvents(count)
     Thread.detachNewThread {
         let client = accept(listener, nil, nil)
         var request = [UInt8](repeating: 0, count: 4096)
         _ = read(client, &request, request.count)
-        let answer = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","initial":true,"new":null,"seq":0}"#
-            + "\n" + #"{"ok":true,"seq":0,"epoch":"replay","o":1}"# + "\n"
+        let initial = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","initial":true,"#
+            + #""new":null,"seq":0}"#
+        let answer = initial + "\n" + #"{"ok":true,"seq":0,"epoch":"replay","o":1}"# + "\n"
         for bytes in [Array(answer.utf8), recorded] {
             var offset = 0
             while offset < bytes.count {
@@ -131,24 +164,27 @@ func startReplayServer(count: Int) -> String {
 }
 
 let arguments = CommandLine.arguments
-let usage = "usage: kvod-client-rate closure|stream SOCKET N | replay-closure|replay-stream N"
+let usage = "usage: kvod-client-rate closure|stream SOCKET N | "
+    + "replay-closure|replay-stream|decode-closure|decode-stream N"
 guard arguments.count >= 3 else {
     print(usage)
     exit(2)
 }
 let mode = arguments[1]
-let replay = mode.hasPrefix("replay-")
+let decode = mode.hasPrefix("decode-")
+let replay = mode.hasPrefix("replay-") || decode
 guard let total = Int(arguments[replay ? 2 : 3]), total > 0 else {
     print(usage)
     exit(2)
 }
-let socketPath = replay ? startReplayServer(count: total) : arguments[2]
+let socketPath = replay ? startReplayServer(count: decode ? 0 : total) : arguments[2]
+let recorded = decode ? recordedEvents(total) : []
 let tally = Tally(last: total - 1)
 do {
     let connection = try KVOConnection(socketPath: socketPath)
     switch mode {
-    case "closure", "replay-closure": readWithClosure(connection, tally)
-    case "stream", "replay-stream": try await readWithStream(connection, tally)
+    case "closure", "replay-closure", "decode-closure": readWithClosure(connection, tally, feeding: recorded)
+    case "stream", "replay-stream", "decode-stream": try await readWithStream(connection, tally, feeding: recorded)
     default:
         print(usage)
         exit(2)

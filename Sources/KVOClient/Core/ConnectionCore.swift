@@ -150,10 +150,7 @@ final class ConnectionCore: Sendable {
     }
 
     private func readLoop(_ socket: UnixSocket, generation: Int) {
-        // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
-        var framer = LineFramer(maxLineBytes: Int.max)
-        var scanner = LineScanner()
-        var batch = DeliveryBatch()
+        var reader = InboundReader()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var failure: KVOClientError?
         while failure == nil {
@@ -164,23 +161,38 @@ final class ConnectionCore: Sendable {
             case .success(0):
                 failure = KVOClientError(.connectionLost, "kvod closed the connection")
             case .success(let count):
-                buffer.withUnsafeBytes { raw in
-                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<count])) { frame in
-                        guard failure == nil, case .line(let line) = frame else { return }
-                        do throws(KVOClientError) { try handle(line, &scanner, &batch) } catch { failure = error }
-                    }
+                failure = buffer.withUnsafeBytes { raw in
+                    reader.read(UnsafeRawBufferPointer(rebasing: raw[..<count]), self)
                 }
-                // One hand-off per sink per read.
-                batch.flush()
             }
         }
-        batch.flush()  // what was read before a protocol violation still counts
         connectionEnded(socket, generation: generation, failure ?? KVOClientError(.connectionLost, "ended"))
+    }
+
+    /// What the reader thread keeps from one read to the next.
+    struct InboundReader {
+        // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
+        private var framer = LineFramer(maxLineBytes: Int.max)
+        private var scanner = LineScanner()
+        private var batch = DeliveryBatch()
+
+        /// Handles the lines of one read and hands each sink its changes;
+        /// returns why the connection must end, if a line says so.
+        mutating func read(_ bytes: UnsafeRawBufferPointer, _ core: ConnectionCore) -> KVOClientError? {
+            var failure: KVOClientError?
+            framer.feed(bytes) { frame in
+                guard failure == nil, case .line(let line) = frame else { return }
+                do throws(KVOClientError) { try core.handle(line, &scanner, &batch) } catch { failure = error }
+            }
+            // One hand-off per sink per read; what was read before a protocol violation still counts.
+            batch.flush()
+            return failure
+        }
     }
 
     /// One line: read by the scanner when it knows the line's shape, by the full reader otherwise.
     /// The changes go into `batch`; a reply is handled at once, after the changes before it are handed on.
-    private func handle(_ line: UnsafeRawBufferPointer, _ scanner: inout LineScanner,
+    fileprivate func handle(_ line: UnsafeRawBufferPointer, _ scanner: inout LineScanner,
                         _ batch: inout DeliveryBatch) throws(KVOClientError) {
         let inbound: InboundLine
         if let scanned = scanner.scan(line) { inbound = scanned } else { inbound = try InboundLine.parse(line) }

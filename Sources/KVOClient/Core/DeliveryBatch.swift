@@ -28,7 +28,9 @@ struct DeliveryBatch {
         }
         positions[ObjectIdentifier(sink)] = sinks.count
         sinks.append(sink)
-        changes.append([delivered])
+        var list = [delivered]
+        list.reserveCapacity(128)  // a read of events holds hundreds: fewer copies while it grows
+        changes.append(list)
     }
 
     /// Hands every sink its changes, in the order they were added, and empties the batch.

@@ -62,7 +62,8 @@ struct ResumeCursor: Equatable, Sendable {
                 return false
             }
         }
-        (eventsToSkip, priorsToSkip, dropsOlder, dropsSeq) = (0, 0, false, false)  // the replay moved past what was delivered
+        // The replay moved past what was delivered.
+        (eventsToSkip, priorsToSkip, dropsOlder, dropsSeq) = (0, 0, false, false)
         if eventSeq == seq {
             if isPrior { priorsAtSeq += 1 } else { eventsAtSeq += 1 }
         } else if eventSeq > seq {

@@ -39,7 +39,9 @@ struct LineScanner {
 
     /// Reads `member`'s value into `fields`; false when it is not of the type the scanner takes.
     private mutating func read(_ member: ScannedMembers.Member, into fields: inout ScannedFields,
-                               from reader: inout JSONReader, _ line: UnsafeRawBufferPointer) throws(JSONError) -> Bool {
+                               from reader: inout JSONReader, _ line: UnsafeRawBufferPointer) throws(JSONError)
+        -> Bool
+    {
         switch member {
         case .event:
             guard reader.peekKind() == .string, case .plain(let bytes) = try reader.readStringText(),
@@ -103,7 +105,8 @@ struct LineScanner {
                                   object: fields.object)
         }
         guard seen.contains(.event), let object = fields.object, let kind = fields.kind else { return nil }
-        return .event(fields.event(object: object, keyPath: fields.keyPath, prefix: fields.prefix, kind: kind, seq: seq))
+        return .event(fields.event(object: object, keyPath: fields.keyPath, prefix: fields.prefix, kind: kind,
+                                   seq: seq))
     }
 
     // MARK: Values
@@ -277,11 +280,13 @@ private struct ScannedMembers: ExpressibleByArrayLiteral {
 
 /// The `String` last made from some bytes, handed out again while they repeat.
 private struct ReusedString {
+    private var bytes: [UInt8] = []
     private var last: String?
 
     mutating func string(for bytes: UnsafeRawBufferPointer) -> String {
-        if let last, LineScanner.equal(bytes, last) { return last }
+        if let last, self.bytes.withUnsafeBytes({ $0.elementsEqual(bytes) }) { return last }
         let made = String(decoding: bytes, as: UTF8.self)
+        self.bytes = Array(bytes)
         last = made
         return made
     }
