@@ -4,9 +4,11 @@
 # run: a C writer pipelines N sets of bench/0 v into a release kvod while three
 # readers observe it (options new): Benchmarks/client-rate's C counter,
 # kvod-client-rate with a KVOController closure, and kvod-client-rate with
-# `for try await`. Then, without kvod, each Swift reader on recorded bytes (the
-# client's decode-and-deliver path alone). Prints each round's result lines and
-# a Markdown table of medians, with the load average.
+# `for try await`. Then, without kvod, each Swift reader on recorded bytes:
+# written to its socket by an in-process stand-in (replay), and run through the
+# connection's reader path with no socket at all (decode: the client's
+# decode-and-deliver path alone). Prints each round's result lines and a
+# Markdown table of medians, with the load average.
 # Usage: scripts/bench-client.sh [--rounds N] [--sets N] [--kvod PATH] [--reader PATH]
 #   --rounds  rounds (default 3)
 #   --sets    sets per round, and events per replay (default 300000)
@@ -69,8 +71,10 @@ for round in $(seq 1 "$rounds"); do
   kill "$kvod_pid"; wait "$kvod_pid" 2>/dev/null || true
   "$reader" replay-closure "$sets" >"$dir/replay-closure.out"
   "$reader" replay-stream "$sets" >"$dir/replay-stream.out"
+  "$reader" decode-closure "$sets" >"$dir/decode-closure.out"
+  "$reader" decode-stream "$sets" >"$dir/decode-stream.out"
   load=$(cut -d' ' -f1 /proc/loadavg)
-  for out in c closure stream replay-closure replay-stream; do
+  for out in c closure stream replay-closure replay-stream decode-closure decode-stream; do
     grep '^result' "$dir/$out.out" | sed "s/\$/ load=$load round=$round/" | tee -a "$results"
   done
 done
@@ -87,13 +91,14 @@ print(f"\n{len(rows['c'])} rounds of {sets} sets; medians (load average {', '.jo
 print("| reader | changes/s | × C | delivered (not coalesced) | CPU µs per change |")
 print("|---|---|---|---|---|")
 names = {"c": "C line counter", "closure": "KVOController closure", "stream": "`for try await`",
-         "replay-closure": "closure, recorded bytes", "replay-stream": "`for try await`, recorded bytes"}
-for role in ["c", "closure", "stream", "replay-closure", "replay-stream"]:
+         "replay-closure": "closure, recorded bytes on a socket", "replay-stream": "`for try await`, recorded bytes on a socket",
+         "decode-closure": "closure, decode and deliver only", "decode-stream": "`for try await`, decode and deliver only"}
+for role in ["c", "closure", "stream", "replay-closure", "replay-stream", "decode-closure", "decode-stream"]:
     rs = rows.get(role, [])
     if not rs: continue
     rate = statistics.median(float(r["rate"]) for r in rs)
     delivered = statistics.median(int(r["events"]) / sets for r in rs)
     cpu = statistics.median(float(r["cpu_us"]) for r in rs)
-    ratio = "" if role.startswith("replay") else f"{rate / c:.2f}"
+    ratio = f"{rate / c:.2f}" if role in ("c", "closure", "stream") else ""
     print(f"| {names[role]} | {rate:,.0f} | {ratio} | {delivered:.0%} | {cpu:.2f} |")
 PY
