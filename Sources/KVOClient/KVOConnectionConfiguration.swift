@@ -34,7 +34,7 @@ extension KVOConnection {
         public var onUnroutedEvent: (@Sendable (String) -> Void)?
         /// How many bytes of changes KVOClient holds for one subscriber (a
         /// stream, or one observation of a ``KVOController``) that has not
-        /// taken them yet (default 4 MiB). Past it, that subscriber's waiting
+        /// taken them yet (default 2 MiB). Past it, that subscriber's waiting
         /// changes are folded as kvod folds a slow reader's: only the latest
         /// change per key path stays, with ``Change/coalesced`` counting the
         /// ones it stands for, prior changes are dropped. So a slow subscriber
@@ -62,8 +62,9 @@ extension KVOConnection {
         /// enough that a stuck daemon surfaces as an error, not a hang.
         public static let defaultRequestTimeout: Duration = .seconds(30)
 
-        /// 4 MiB: some tens of thousands of small changes, a few seconds of a fast stream.
-        public static let defaultSubscriberBufferLimit = 4 << 20
+        /// 2 MiB: several thousand small changes; a slow subscriber then keeps a
+        /// process that reads 300,000 changes a second near 32 MB (docs/PERFORMANCE.md).
+        public static let defaultSubscriberBufferLimit = 2 << 20
     }
 
     /// Whether and how a connection reconnects after it breaks.

@@ -22,8 +22,10 @@ import KVOClient
 //         through the connection's reader path with no socket
 //
 // Each prints one line "result role=MODE events=… changes=… seconds=… rate=…
-// cpu_us=…": events delivered, changes they stand for (coalesced ones
-// included), the time and process CPU from the first change to the last.
+// cpu_us=… rss_mb=…": events delivered, changes they stand for (coalesced ones
+// included), the time and process CPU from the first change to the last, and
+// the process's peak resident memory. KVOD_CLIENT_RATE_WORK_US=N makes each
+// change cost N µs of busy work in the subscriber (a slow subscriber).
 
 /// One line to the script, written at once.
 func say(_ line: String) {
@@ -48,6 +50,10 @@ final class Tally: @unchecked Sendable {
     var cpuStart = 0.0
     let done = DispatchSemaphore(value: 0)
 
+    /// Busy work per change, in nanoseconds (a slow subscriber).
+    let workNanoseconds = UInt64(ProcessInfo.processInfo.environment["KVOD_CLIENT_RATE_WORK_US"].flatMap(Int.init) ?? 0)
+        * 1_000
+
     init(last: Int) { self.last = last }
 
     /// Counts `change`; true once it is the last one.
@@ -62,6 +68,10 @@ final class Tally: @unchecked Sendable {
         }
         events += 1
         changes += 1 + (change.coalesced ?? 0)
+        if workNanoseconds > 0 {
+            let until = DispatchTime.now().uptimeNanoseconds + workNanoseconds
+            while DispatchTime.now().uptimeNanoseconds < until {}
+        }
         guard case .number(let number)? = change.new, number.intValue == last else { return false }
         return true
     }
@@ -69,8 +79,11 @@ final class Tally: @unchecked Sendable {
     func report(_ role: String) {
         let seconds = Date().timeIntervalSinceReferenceDate - start
         let cpu = (cpuSeconds() - cpuStart) * 1e6 / Double(max(events, 1))
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         say("result role=\(role) events=\(events) changes=\(changes) seconds=\(String(format: "%.4f", seconds)) "
-            + "rate=\(Int(Double(events) / seconds)) cpu_us=\(String(format: "%.3f", cpu))")
+            + "rate=\(Int(Double(events) / seconds)) cpu_us=\(String(format: "%.3f", cpu)) "
+            + "rss_mb=\(usage.ru_maxrss / 1024)")
     }
 }
 
