@@ -124,6 +124,8 @@ let package = Package(
         // One observer of kvod-bench's fan-out through KVOClient, run as a process per
         // observer: the events/s a Swift program gets, its decoding included.
         .executableTarget(name: "kvod-bench-observer", dependencies: ["KVOClient"]),
+        // The Swift reader of scripts/bench-client.sh: a KVOClient program's rate of changes (issue 30).
+        .executableTarget(name: "kvod-client-rate", dependencies: ["KVOClient"]),
         // The command line for shells, built on KVOClient.
         .executableTarget(
             name: "kvoctl",

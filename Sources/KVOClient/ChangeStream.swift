@@ -6,8 +6,11 @@
 /// open. It ends, and its observations are withdrawn on the daemon, when the
 /// task iterating it is cancelled or ends, or when the stream is dropped; it
 /// throws ``KVOClientError`` when the daemon refuses the observation or the
-/// connection is lost or closed. Changes are buffered without limit until
-/// they are consumed.
+/// connection is lost or closed. Changes wait until they are consumed, and
+/// reach the iterator a read's worth at a time; past
+/// ``KVOConnection/Configuration/subscriberBufferLimit`` bytes of them, a
+/// consumer that falls behind gets only the latest change per key path, with
+/// ``Change/coalesced`` counting the ones it stands for.
 ///
 /// For an observation that acknowledges (``DeliveryOptions/acknowledges``),
 /// a change counts as handled when the consumer asks for the next one (the
@@ -19,41 +22,64 @@ public struct ChangeStream: AsyncSequence, Sendable {
     /// The stream ends by throwing only a ``KVOClientError``.
     public typealias Failure = KVOClientError
 
-    let base: AsyncThrowingStream<Delivered, any Error>
+    /// Wakes the iterator when its sink has changes (one wake-up per read, not per change).
+    let base: AsyncStream<Void>
+    /// Where the changes wait for the iterator.
+    let sink: StreamSink
     /// Keeps the connection open for as long as the stream exists.
     let connection: KVOConnection
 
     /// The iterator `for try await` uses; iterate a stream from one task at a time.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), connection: connection, ticket: nil)
+        AsyncIterator(signals: base.makeAsyncIterator(), sink: sink, connection: connection)
     }
 
     /// Gives the stream's changes in order; not `Sendable`: it belongs to the task that iterates.
+    ///
+    /// It takes all the changes its sink holds at once, so most calls of
+    /// ``next()`` return one from its own buffer without suspending.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<Delivered, any Error>.AsyncIterator
+        var signals: AsyncStream<Void>.AsyncIterator
+        let sink: StreamSink
         let connection: KVOConnection
+        /// Changes taken from the sink, returned from ``position`` on.
+        var buffer: [Delivered] = []
+        var position = 0
         /// The change last returned, while it awaits being handled (acknowledging observations only).
         var ticket: AckTicket?
+        /// The stream threw its error or ended: only nil from now on.
+        var isDone = false
+
+        init(signals: AsyncStream<Void>.AsyncIterator, sink: StreamSink, connection: KVOConnection) {
+            self.signals = signals
+            self.sink = sink
+            self.connection = connection
+        }
 
         /// The next change; nil once the stream ended without an error (the task was cancelled).
         /// Asking for it counts the change returned before as handled.
         public mutating func next() async throws(KVOClientError) -> Change? {
-            settle()
-            do {
-                return take(try await base.next())
-            } catch {
-                throw Self.clientError(error)
-            }
+            try await next(isolation: nil)
         }
 
         /// The next change, waited for on `actor` (what `for try await` calls).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(KVOClientError) -> Change? {
             settle()
-            do {
-                return take(try await base.next(isolation: actor))
-            } catch {
-                throw Self.clientError(error)
+            while !isDone {
+                if position < buffer.count {
+                    let delivered = buffer[position]
+                    position += 1
+                    ticket = delivered.ticket
+                    return delivered.change
+                }
+                if try takeFromSink() { continue }
+                if await signals.next(isolation: actor) == nil {
+                    // Ended: finished by the connection (its changes and error wait in the sink), or cancelled.
+                    if try takeFromSink() { continue }
+                    isDone = true
+                }
             }
+            return nil
         }
 
         /// Counts the change last returned as handled now, rather than at the
@@ -72,33 +98,65 @@ public struct ChangeStream: AsyncSequence, Sendable {
             ticket = nil
         }
 
-        private mutating func take(_ delivered: Delivered?) -> Change? {
-            ticket = delivered?.ticket
-            return delivered?.change
-        }
-
-        /// The stream is only ever finished with a ``KVOClientError``.
-        private static func clientError(_ error: any Error) -> KVOClientError {
-            error as? KVOClientError ?? KVOClientError(.connectionLost, "\(error)")
+        /// Moves the sink's changes into the buffer (true), or throws the
+        /// error the stream ended with once they are all returned; false when there is nothing.
+        private mutating func takeFromSink() throws(KVOClientError) -> Bool {
+            switch sink.take() {
+            case .changes(let changes):
+                buffer = changes
+                position = 0
+                return true
+            case .failed(let error):
+                isDone = true
+                throw error
+            case .nothing:
+                return false
+            }
         }
     }
 }
 
-/// A change on its way to a stream's consumer, with its ticket if it is to be acknowledged.
-struct Delivered: Sendable {
-    var change: Change
-    var ticket: AckTicket?
-}
-
-/// Feeds a ``ChangeStream`` from the connection's reader thread.
+/// Feeds a ``ChangeStream`` from the connection's reader thread: the
+/// changes wait here until the iterator takes them all at once, and one
+/// signal per delivery wakes it.
 final class StreamSink: ChangeSink {
-    let continuation: AsyncThrowingStream<Delivered, any Error>.Continuation
-
-    init(_ continuation: AsyncThrowingStream<Delivered, any Error>.Continuation) {
-        self.continuation = continuation
+    enum Taken {
+        case changes([Delivered])
+        /// Every change was taken and the stream ended with this error.
+        case failed(KVOClientError)
+        case nothing
     }
 
-    func deliver(_ change: Change, ticket: AckTicket?) { continuation.yield(Delivered(change: change, ticket: ticket)) }
+    private struct Pending {
+        var changes: PendingChanges
+        var failure: KVOClientError?
+    }
 
-    func finish(_ error: KVOClientError) { continuation.finish(throwing: error) }
+    private let signals: AsyncStream<Void>.Continuation
+    private let pending: Locked<Pending>
+
+    /// `limit`: the bytes of changes held before they are folded (``PendingChanges``).
+    init(_ signals: AsyncStream<Void>.Continuation, limit: Int) {
+        self.signals = signals
+        pending = Locked(Pending(changes: PendingChanges(limit: limit)))
+    }
+
+    func deliver(_ changes: [Delivered]) {
+        let folded = pending.withLock { $0.changes.append(changes) }
+        for ticket in folded { ticket.handled() }
+        signals.yield()
+    }
+
+    func finish(_ error: KVOClientError) {
+        pending.withLock { $0.failure = $0.failure ?? error }
+        signals.finish()
+    }
+
+    /// Everything waiting, for the iterator.
+    func take() -> Taken {
+        pending.withLock { pending in
+            if !pending.changes.isEmpty { return .changes(pending.changes.takeAll()) }
+            return pending.failure.map(Taken.failed) ?? .nothing
+        }
+    }
 }

@@ -5,42 +5,92 @@ import Synchronization
 /// ``KVOController``'s queue, and calls its block there, after checking that
 /// the observation is still wanted and the observer still exists.
 ///
+/// The changes wait in the sink; one block on the queue at a time runs all
+/// that are waiting, so a read's worth of changes costs one queue hop. What
+/// waits is bounded in bytes: an observer that falls behind gets the latest
+/// change per key path (``PendingChanges``).
+///
 /// @unchecked Sendable: `block` is called only on the controller's queue;
-/// `isActive` is atomic; the rest is immutable.
+/// `isActive` is atomic; `pending` is locked; the rest is immutable.
 final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable {
     private weak var controller: KVOController<Observer>?
     private let queue: DispatchQueue
     private let key: ObservationKey
     private let block: KVOController<Observer>.Block
     private let isActive = Atomic<Bool>(true)
+    private let pending: Locked<Pending>
+
+    private struct Pending {
+        var changes: PendingChanges
+        /// How the observation ended, to report after the changes before it.
+        var failure: KVOClientError?
+        /// Whether a drain is on the queue or running: then nothing more is scheduled.
+        var isDraining = false
+    }
 
     init(controller: KVOController<Observer>, key: ObservationKey, block: @escaping KVOController<Observer>.Block) {
         self.controller = controller
         queue = controller.queue
         self.key = key
         self.block = block
+        let limit = controller.connection.core.configuration.subscriberBufferLimit
+        pending = Locked(Pending(changes: PendingChanges(limit: limit)))
     }
 
     /// Drops every change not yet delivered; called when unobserving.
     func deactivate() { isActive.store(false, ordering: .releasing) }
 
-    func deliver(_ change: Change, ticket: AckTicket?) {
-        queue.async { [self] in
-            // Handled once the block returned, or once it is clear no block will run.
-            defer { ticket?.handled() }
-            guard isActive.load(ordering: .acquiring), let controller else { return }
-            guard let observer = controller.observer else {
-                controller.observerIsGone()
-                return
-            }
-            block(observer, change.object, change)
+    func deliver(_ changes: [Delivered]) {
+        let (schedule, folded) = pending.withLock { pending in
+            let folded = pending.changes.append(changes)
+            defer { pending.isDraining = true }
+            return (!pending.isDraining, folded)
         }
+        for ticket in folded { ticket.handled() }
+        if schedule { queue.async { [self] in drain() } }
     }
 
     func finish(_ error: KVOClientError) {
-        queue.async { [self] in
-            guard isActive.exchange(false, ordering: .acquiringAndReleasing) else { return }
-            controller?.observationFailed(key, sink: self, error)
+        let schedule = pending.withLock { pending in
+            pending.failure = pending.failure ?? error
+            defer { pending.isDraining = true }
+            return !pending.isDraining
+        }
+        if schedule { queue.async { [self] in drain() } }
+    }
+
+    /// Runs on `queue`: the block for every change waiting, then the failure
+    /// if the observation ended; again later if more came meanwhile.
+    private func drain() {
+        let (changes, failure) = pending.withLock { pending in
+            defer { pending.failure = nil }
+            return (pending.changes.takeAll(), pending.failure)
+        }
+        run(changes)
+        if let failure, isActive.exchange(false, ordering: .acquiringAndReleasing) {
+            controller?.observationFailed(key, sink: self, failure)
+        }
+        let more = pending.withLock { pending in
+            if pending.changes.isEmpty, pending.failure == nil { pending.isDraining = false }
+            return pending.isDraining
+        }
+        // Another turn of the queue rather than a loop here: other work on a shared queue (.main) gets its turn.
+        if more { queue.async { [self] in drain() } }
+    }
+
+    private func run(_ changes: [Delivered]) {
+        // The weak references are read once per batch, not once per change.
+        let controller = self.controller
+        let observer = controller?.observer
+        for delivered in changes {
+            // Handled once the block returned, or once it is clear no block will run.
+            defer { delivered.ticket?.handled() }
+            guard isActive.load(ordering: .acquiring), let controller else { continue }
+            guard let observer else {
+                controller.observerIsGone()
+                continue
+            }
+            block(observer, delivered.change.object, delivered.change)
         }
     }
 }

@@ -48,8 +48,8 @@ extension KVOConnection {
     /// One stream over the observations of `keys` (duplicates observed once).
     func changes(of keys: [ObservationKey], options: ObservationOptions, delivery: DeliveryOptions,
                  context: JSONValue?, since: ResumePoint?) -> ChangeStream {
-        let (stream, continuation) = AsyncThrowingStream<Delivered, any Error>.makeStream()
-        let sink = StreamSink(continuation)
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let sink = StreamSink(continuation, limit: core.configuration.subscriberBufferLimit)
         var seen: Set<ObservationKey> = []
         let subscriptions = keys.filter { seen.insert($0).inserted }.map {
             core.subscribe($0, options: options, delivery: delivery, context: context, since: since, sink: sink)
@@ -57,13 +57,14 @@ extension KVOConnection {
         continuation.onTermination = { [core] _ in
             for subscription in subscriptions { core.unsubscribe(subscription) }
         }
-        return ChangeStream(base: stream, connection: self)
+        return ChangeStream(base: stream, sink: sink, connection: self)
     }
 
     /// A stream that fails at once with `error`.
     func failedStream(_ error: KVOClientError) -> ChangeStream {
-        let (stream, continuation) = AsyncThrowingStream<Delivered, any Error>.makeStream()
-        StreamSink(continuation).finish(error)
-        return ChangeStream(base: stream, connection: self)
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let sink = StreamSink(continuation, limit: core.configuration.subscriberBufferLimit)
+        sink.finish(error)
+        return ChangeStream(base: stream, sink: sink, connection: self)
     }
 }

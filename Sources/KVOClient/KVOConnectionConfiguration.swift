@@ -32,24 +32,39 @@ extension KVOConnection {
         /// connection asked for (as the line kvod sent), e.g. the events of
         /// an `observe` sent with ``KVOConnection/sendRaw(_:onReply:)``. Must not block.
         public var onUnroutedEvent: (@Sendable (String) -> Void)?
+        /// How many bytes of changes KVOClient holds for one subscriber (a
+        /// stream, or one observation of a ``KVOController``) that has not
+        /// taken them yet (default 2 MiB). Past it, that subscriber's waiting
+        /// changes are folded as kvod folds a slow reader's: only the latest
+        /// change per key path stays, with ``Change/coalesced`` counting the
+        /// ones it stands for, prior changes are dropped. So a slow subscriber
+        /// gets the current values and learns what it missed, while memory stays
+        /// bounded and other subscribers and replies keep flowing.
+        public var subscriberBufferLimit: Int
 
         /// `socketPath` nil: the default path (``KVOConnection/defaultSocketPath(environment:)``),
         /// with ``checksSocketOwnership`` on unless `$KVOD_SOCKET` chose it.
         public init(socketPath: String? = nil, reconnect: ReconnectPolicy = .never,
                     requestTimeout: Duration? = defaultRequestTimeout,
-                    onUnroutedEvent: (@Sendable (String) -> Void)? = nil) {
+                    onUnroutedEvent: (@Sendable (String) -> Void)? = nil,
+                    subscriberBufferLimit: Int = defaultSubscriberBufferLimit) {
             self.socketPath = socketPath ?? KVOConnection.defaultSocketPath()
             checksSocketOwnership = socketPath == nil
                 && !DefaultSocketPath.isChosen(environment: ProcessInfo.processInfo.environment)
             self.reconnect = reconnect
             self.requestTimeout = requestTimeout
             self.onUnroutedEvent = onUnroutedEvent
+            self.subscriberBufferLimit = subscriberBufferLimit
         }
 
         /// 30 seconds: far beyond any answer of a healthy kvod (its replies
         /// take microseconds; a `--sync always` commit, milliseconds), and short
         /// enough that a stuck daemon surfaces as an error, not a hang.
         public static let defaultRequestTimeout: Duration = .seconds(30)
+
+        /// 2 MiB: several thousand small changes; a slow subscriber then keeps a
+        /// process that reads 300,000 changes a second near 32 MB (docs/PERFORMANCE.md).
+        public static let defaultSubscriberBufferLimit = 2 << 20
     }
 
     /// Whether and how a connection reconnects after it breaks.

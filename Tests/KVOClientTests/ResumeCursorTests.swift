@@ -48,3 +48,45 @@ import Testing
         #expect(empty.resumeSince() == nil)
     }
 }
+
+/// Prior events counted apart from changes, and the overlap of a replay that
+/// starts before where the cursor stands (a registration made again with more
+/// options, ConnectionCore+OptionsChange.swift).
+@Suite struct ResumeCursorPriorAndOverlapTests {
+    private func feed(_ cursor: inout ResumeCursor, _ events: [(UInt64, Bool)]) -> [String] {
+        events.filter { cursor.route(seq: $0.0, isPrior: $0.1) }.map { "\($0.0)\($0.1 ? "p" : "")" }
+    }
+
+    @Test func aReplayThatAddsPriorEventsDropsThoseOfTheChangesDelivered() {
+        var cursor = ResumeCursor(seq: 40)
+        #expect(feed(&cursor, [(41, false), (41, false)]) == ["41", "41"])  // no prior registered
+        #expect(cursor.resumeSince() == 40)
+        // Replayed with prior: each change of 41 after its prior event; the third is new.
+        #expect(feed(&cursor, [(41, true), (41, false), (41, true), (41, false), (41, true), (41, false), (42, true)])
+                    == ["41p", "41", "42p"])
+    }
+
+    @Test func aCutBetweenAPriorEventAndItsChangeSkipsThePriorOnce() {
+        var cursor = ResumeCursor(seq: 40)
+        #expect(feed(&cursor, [(41, true), (41, false), (41, true)]) == ["41p", "41", "41p"])
+        #expect(cursor.resumeSince() == 40)
+        #expect(feed(&cursor, [(41, true), (41, false), (41, true), (41, false), (42, false)]) == ["41", "42"])
+    }
+
+    @Test func anOverlappingReplayDropsEverythingUpToTheCursor() {
+        var cursor = ResumeCursor(seq: 10)
+        let since = cursor.sinceForReplay
+        #expect(since == 10)
+        #expect(feed(&cursor, [(11, false), (12, false)]) == ["11", "12"])  // still arriving from the old registration
+        cursor.startOverlap()
+        #expect(feed(&cursor, [(11, false), (12, false), (13, true), (13, false)]) == ["13p", "13"])
+        #expect(feed(&cursor, [(12, false)]) == ["12"], "after the replay passed, an older seq is a coalesced rest")
+    }
+
+    @Test func anOverlapAtAWholeSeqDropsItsReplayedEvents() {
+        var cursor = ResumeCursor()
+        cursor.knowWhole(upTo: 20)
+        cursor.startOverlap()
+        #expect(feed(&cursor, [(19, false), (20, false), (21, false)]) == ["21"])
+    }
+}

@@ -34,6 +34,11 @@ done
 # The second load generator (C, issue 16): built with -Wall -Werror, one tiny round against kvod (seconds).
 echo "-- scripts/bench-c.sh --smoke"
 scripts/bench-c.sh --smoke --kvod .build/debug/kvod
+# The KVOClient reader beside a C one (issue 30): one tiny round of debug builds, nothing timed (seconds).
+echo "-- scripts/bench-client.sh --rounds 1 --sets 2000"
+scripts/bench-client.sh --rounds 1 --sets 2000 --kvod .build/debug/kvod --reader .build/debug/kvod-client-rate \
+  | tee "$output"
+grep -qF 'decode and deliver only' "$output" || { echo "no decode-and-deliver row"; exit 1; }
 if command -v etcd >/dev/null; then
   echo "-- kvod-bench cluster --size tiny --rounds 1"
   .build/debug/kvod-bench cluster --size tiny --rounds 1 --kvod .build/debug/kvod --etcd "$(command -v etcd)" \

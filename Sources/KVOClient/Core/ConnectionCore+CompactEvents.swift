@@ -7,21 +7,36 @@ import KVOProtocol
 /// then every earlier request is answered, so a number not known yet is the
 /// observation of the registration awaiting its reply.
 extension ConnectionCore {
-    func routeCompact(_ number: UInt64, _ members: JSONObject, _ line: UnsafeRawBufferPointer) throws(KVOClientError) {
+    func routeCompact(_ number: UInt64, _ members: JSONObject, _ line: UnsafeRawBufferPointer,
+                      into batch: inout DeliveryBatch) throws(KVOClientError) {
+        guard let key = compactKey(number, line) else { return }
+        guard let event = WireEvent(compact: members, of: key) else { throw malformed(line) }
+        route(event, line, into: &batch)
+    }
+
+    /// A compact event the scanner read (``LineScanner``): routed as ``routeCompact(_:_:_:)`` routes it.
+    func routeCompact(_ number: UInt64, _ scanned: WireEvent, object: String?, _ line: UnsafeRawBufferPointer,
+                      into batch: inout DeliveryBatch) throws(KVOClientError) {
+        guard let key = compactKey(number, line) else { return }
+        guard let event = scanned.placed(in: key, object: object) else { throw malformed(line) }
+        route(event, line, into: &batch)
+    }
+
+    /// The observation numbered `number`; nil (and the line handed to
+    /// ``KVOConnection/Configuration/onUnroutedEvent``) when there is none.
+    private func compactKey(_ number: UInt64, _ line: UnsafeRawBufferPointer) -> ObservationKey? {
         let key = state.withLock { state -> ObservationKey? in
             if let key = state.compactKeys[number] { return key }
             guard case .registration(let entry, _)? = state.awaiting.first, entry.delivery.compact else { return nil }
             state.compactKeys[number] = entry.key
             return entry.key
         }
-        guard let key else {
-            configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
-            return
-        }
-        guard let event = WireEvent(compact: members, of: key) else {
-            let text = String(decoding: line.prefix(200), as: UTF8.self)
-            throw KVOClientError(.protocolViolation, "kvod sent a malformed compact event: \(text)")
-        }
-        route(event, line)
+        if key == nil { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
+        return key
+    }
+
+    private func malformed(_ line: UnsafeRawBufferPointer) -> KVOClientError {
+        let text = String(decoding: line.prefix(200), as: UTF8.self)
+        return KVOClientError(.protocolViolation, "kvod sent a malformed compact event: \(text)")
     }
 }

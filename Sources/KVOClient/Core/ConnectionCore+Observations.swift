@@ -34,7 +34,10 @@ extension ConnectionCore {
                                               + "connection; .initial is only for its first observer")
                 }
                 entry.subscriptions.append(subscription)
-                if wantsInitial {
+                if state.isConnected, !entry.covers(subscription) {
+                    // Registered without options it needs: it goes live once the entry is registered with them.
+                    registerAgain(entry, for: subscription, in: &state)
+                } else if wantsInitial {
                     // The daemon already observes this key path: it will send no initial event.
                     subscription.phase = .awaitingInitialValue
                     if state.isConnected {
@@ -112,38 +115,37 @@ extension ConnectionCore {
 
     // MARK: Events
 
-    /// Delivers one event to the live subscriptions of its (object, key path),
-    /// or to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
-    func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer) {
+    /// Adds one event to `batch` for the live subscriptions of its (object, key path),
+    /// or hands it to ``KVOConnection/Configuration/onUnroutedEvent`` when none asked for it.
+    func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer, into batch: inout DeliveryBatch) {
         let key = event.key
-        let deliveries = state.withLock { state -> [(any ChangeSink, Change, AckTicket?)]? in
+        // Added to the batch under the lock (no callout happens there), so no array is made per event.
+        let isRouted = state.withLock { state -> Bool in
             state.latestSeq = max(state.latestSeq, event.seq)
-            if event.isInitial { return Self.initialEvent(event, key, in: &state)?.map { ($0, $1, nil) } }
-            guard let entry = state.entries[key] else { return nil }
+            if event.isInitial {
+                guard let initial = Self.initialEvent(event, key, in: &state) else { return false }
+                for (sink, change) in initial { batch.add(change, ticket: nil, bytes: line.count, for: sink) }
+                return true
+            }
+            guard let entry = state.entries[key] else { return false }
             // A replay from before a seq read in part repeats its first events: they were delivered.
-            guard entry.cursor.route(seq: event.seq) else { return [] }
+            guard entry.cursor.route(seq: event.seq, isPrior: event.isPrior) else { return true }
             // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
             let epoch = entry.epoch ?? state.epoch
-            return entry.subscriptions.compactMap { subscription in
-                guard subscription.phase == .live, !event.isPrior || subscription.options.contains(.prior) else {
-                    return nil
-                }
+            for subscription in entry.subscriptions
+            where subscription.phase == .live && (!event.isPrior || subscription.options.contains(.prior)) {
                 var ticket: AckTicket?
                 if entry.delivery.acknowledges {
                     // In the books before the lock goes, so no ack can pass this change unhandled.
                     state.acks.delivered(event.seq, to: subscription)
                     ticket = AckTicket(core: self, subscription: subscription)
                 }
-                return (subscription.sink,
-                        event.change(options: subscription.options, context: subscription.context, epoch: epoch),
-                        ticket)
+                batch.add(event.change(options: subscription.options, context: subscription.context, epoch: epoch),
+                          ticket: ticket, bytes: line.count, for: subscription.sink)
             }
+            return true
         }
-        guard let deliveries else {
-            configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self))
-            return
-        }
-        for (sink, change, ticket) in deliveries { sink.deliver(change, ticket: ticket) }
+        if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
     }
 
     /// An initial event comes just before the reply to the `observe` that
@@ -171,10 +173,12 @@ extension ConnectionCore {
     /// all fail with the daemon's error.
     func registrationAnswered(_ entry: ObservationEntry, _ result: Result<JSONObject, KVOClientError>) {
         let (failed, held) = state.withLock { state -> ([Subscription], [(any ChangeSink, Change)]) in
+            // What this registration asked for; a later one in flight may ask for more.
+            let answered = entry.optionsInFlight.isEmpty ? entry.registeredOptions : entry.optionsInFlight.removeFirst()
             let held = entry.heldInitialChanges
             entry.heldInitialChanges.removeAll()
             guard case .failure = result else {
-                entry.isRegistered = true
+                entry.isRegistered = entry.optionsInFlight.isEmpty  // registered as it now should be
                 if case .success(let fields) = result {
                     // Everything up to the reply's seq is before this observation or was replayed to it.
                     if case .number(let number)? = fields[.seq], let seq = UInt64(number.literal) {
@@ -188,7 +192,7 @@ extension ConnectionCore {
                         state.compactKeys[observation] = entry.key
                     }
                 }
-                for subscription in entry.subscriptions {
+                for subscription in entry.subscriptions where ObservationEntry.options(answered, cover: subscription) {
                     if case .awaitingRegistration = subscription.phase { subscription.phase = .live }
                 }
                 let epoch = state.epoch

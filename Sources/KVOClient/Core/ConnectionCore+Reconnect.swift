@@ -88,6 +88,7 @@ extension ConnectionCore {
     private static func prepareForRegistrationAgain(_ state: inout State) {
         for entry in state.entries.values {
             entry.isRegistered = false
+            entry.optionsInFlight.removeAll()  // those requests were lost with the socket
             for subscription in entry.subscriptions
             where subscription.phase == .awaitingRegistration(wantsInitialEvent: true) {
                 subscription.phase = .awaitingInitialValue

@@ -150,8 +150,7 @@ final class ConnectionCore: Sendable {
     }
 
     private func readLoop(_ socket: UnixSocket, generation: Int) {
-        // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
-        var framer = LineFramer(maxLineBytes: Int.max)
+        var reader = InboundReader()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var failure: KVOClientError?
         while failure == nil {
@@ -162,23 +161,51 @@ final class ConnectionCore: Sendable {
             case .success(0):
                 failure = KVOClientError(.connectionLost, "kvod closed the connection")
             case .success(let count):
-                buffer.withUnsafeBytes { raw in
-                    framer.feed(UnsafeRawBufferPointer(rebasing: raw[..<count])) { frame in
-                        guard failure == nil, case .line(let line) = frame else { return }
-                        do throws(KVOClientError) { try handle(line) } catch { failure = error }
-                    }
+                failure = buffer.withUnsafeBytes { raw in
+                    reader.read(UnsafeRawBufferPointer(rebasing: raw[..<count]), self)
                 }
             }
         }
         connectionEnded(socket, generation: generation, failure ?? KVOClientError(.connectionLost, "ended"))
     }
 
-    private func handle(_ line: UnsafeRawBufferPointer) throws(KVOClientError) {
-        switch try InboundLine.parse(line) {
-        case .event(let event): route(event, line)
-        case .compactEvent(let number, let members): try routeCompact(number, members, line)
+    /// What the reader thread keeps from one read to the next.
+    struct InboundReader {
+        // kvod is trusted to send sane lines; a whole document can exceed any fixed limit.
+        private var framer = LineFramer(maxLineBytes: Int.max)
+        private var scanner = LineScanner()
+        private var batch = DeliveryBatch()
+
+        /// Handles the lines of one read and hands each sink its changes;
+        /// returns why the connection must end, if a line says so.
+        mutating func read(_ bytes: UnsafeRawBufferPointer, _ core: ConnectionCore) -> KVOClientError? {
+            var failure: KVOClientError?
+            framer.feed(bytes) { frame in
+                guard failure == nil, case .line(let line) = frame else { return }
+                do throws(KVOClientError) { try core.handle(line, &scanner, &batch) } catch { failure = error }
+            }
+            // One hand-off per sink per read; what was read before a protocol violation still counts.
+            batch.flush()
+            return failure
+        }
+    }
+
+    /// One line: read by the scanner when it knows the line's shape, by the full reader otherwise.
+    /// The changes go into `batch`; a reply is handled at once, after the changes before it are handed on.
+    fileprivate func handle(_ line: UnsafeRawBufferPointer, _ scanner: inout LineScanner,
+                        _ batch: inout DeliveryBatch) throws(KVOClientError) {
+        let inbound: InboundLine
+        if let scanned = scanner.scan(line) { inbound = scanned } else { inbound = try InboundLine.parse(line) }
+        switch inbound {
+        case .event(let event): route(event, line, into: &batch)
+        case .compactEvent(let number, let members): try routeCompact(number, members, line, into: &batch)
+        case .compactChange(let number, let event, let object):
+            try routeCompact(number, event, object: object, line, into: &batch)
         case .otherEvent: break
-        case .reply(let result, let seq): try complete(result, seq: seq, line)
+        case .reply(let result, let seq):
+            // A caller answered (or a subscription going live) sees every change sent before the reply.
+            batch.flush()
+            try complete(result, seq: seq, line)
         }
     }
 
@@ -198,6 +225,7 @@ final class ConnectionCore: Sendable {
         case .registration(let entry, _): registrationAnswered(entry, result)
         case .initialValue(let subscription): initialValueArrived(for: subscription, result, seq: seq)
         case .acknowledgement: acknowledgementAnswered()
+        case .optionsChange(let entry): optionsChangeUnobserved(entry)
         case .discard: break
         }
     }

@@ -4,18 +4,22 @@ import KVOProtocol
 /// One observation held by the daemon for this connection, shared by every
 /// local ``Subscription`` of the same (object, key path).
 ///
-/// The daemon keeps one observation per key path and connection (the first
-/// registration's options win), so the entry always registers with
-/// ``daemonOptions`` (new, old and prior) and each subscription keeps only
-/// what its own options ask for. `initial` is per subscription: the first one
-/// gets the daemon's initial event, later ones a `get` (see docs/CLIENT.md).
-/// ``delivery`` is kvod's to apply, so every subscription of an entry has the same.
+/// The daemon keeps one observation per key path and connection (a second
+/// `observe` changes nothing), so the entry registers the value options its
+/// subscriptions need (``neededOptions``: the union of their `new`, `old` and
+/// `prior`, so kvod sends no prior events and no values nobody reads), and
+/// each subscription keeps only what its own options ask for. When a later
+/// subscription needs more than the registration asked for, the entry is
+/// registered again with the union at once (ConnectionCore+OptionsChange.swift).
+/// `initial` is per subscription: the first one gets the daemon's initial
+/// event, later ones a `get` (see docs/CLIENT.md). ``delivery`` is kvod's to
+/// apply, so every subscription of an entry has the same.
 ///
 /// @unchecked Sendable: its vars are read and written only under the
 /// connection's lock.
 final class ObservationEntry: @unchecked Sendable {
-    /// What every daemon registration asks for, so that any subscriber can be served.
-    static let daemonOptions: ObservationOptions = [.new, .old, .prior]
+    /// The options that shape events; `initial` is per subscription.
+    static let valueOptions: ObservationOptions = [.new, .old, .prior]
 
     let key: ObservationKey
     /// Which changes kvod sends this observation; the same for all its subscriptions.
@@ -33,6 +37,11 @@ final class ObservationEntry: @unchecked Sendable {
     /// Initial changes that came before the registration's reply on a socket
     /// whose epoch was not known yet: delivered, with the reply's epoch, at that reply.
     var heldInitialChanges: [(subscription: Subscription, change: Change)] = []
+    /// The value options of the last `observe` made for this entry.
+    private(set) var registeredOptions: ObservationOptions = []
+    /// The value options of each `observe` of this entry in flight, oldest first:
+    /// a reply makes live only the subscriptions its registration serves.
+    var optionsInFlight: [ObservationOptions] = []
 
     init(key: ObservationKey, delivery: DeliveryOptions) {
         self.key = key
@@ -43,7 +52,9 @@ final class ObservationEntry: @unchecked Sendable {
     /// event when `initial` is true, or for the changes after `resume`.
     func observeRequest(initial: Bool, resume: ResumePoint? = nil) -> RequestEncoder {
         var line = key.request(.observe)
-        let options = initial ? Self.daemonOptions.union(.initial) : Self.daemonOptions
+        registeredOptions = neededOptions
+        optionsInFlight.append(registeredOptions)
+        let options = initial ? registeredOptions.union(.initial) : registeredOptions
         line.strings(.options, options.wireNames)
         delivery.addFields(to: &line)
         if let resume {
@@ -51,6 +62,20 @@ final class ObservationEntry: @unchecked Sendable {
             if let epoch = resume.epoch { line.string(.epoch, epoch) }
         }
         return line
+    }
+
+    /// The value options the subscriptions still in the entry ask for.
+    var neededOptions: ObservationOptions {
+        subscriptions.reduce(into: ObservationOptions()) { $0.formUnion($1.options) }.intersection(Self.valueOptions)
+    }
+
+    /// Whether the last registration sends what `subscription` asked for.
+    func covers(_ subscription: Subscription) -> Bool {
+        Self.options(registeredOptions, cover: subscription)
+    }
+
+    static func options(_ options: ObservationOptions, cover subscription: Subscription) -> Bool {
+        options.isSuperset(of: subscription.options.intersection(valueOptions))
     }
 
     func unobserveRequest() -> RequestEncoder {

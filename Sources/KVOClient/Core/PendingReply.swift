@@ -11,6 +11,9 @@ enum PendingReply: Sendable {
     case initialValue(Subscription)
     /// An `ack` the connection sent by itself (at most one is in flight).
     case acknowledgement
+    /// The `unobserve` that starts changing `entry`'s registered options; its
+    /// reply sends the `observe` with the new ones (ConnectionCore+OptionsChange.swift).
+    case optionsChange(ObservationEntry)
     /// An `unobserve`: nothing waits for it.
     case discard
 
@@ -19,7 +22,7 @@ enum PendingReply: Sendable {
     func fail(_ error: KVOClientError) {
         switch self {
         case .caller(let waiter): waiter.fail(error)
-        case .registration, .initialValue, .acknowledgement, .discard: break
+        case .registration, .initialValue, .acknowledgement, .optionsChange, .discard: break
         }
     }
 }

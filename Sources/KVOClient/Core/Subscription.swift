@@ -6,13 +6,19 @@ import KVOProtocol
 /// Called on the connection's reader thread, outside its lock, in the order
 /// the daemon sent the events. Must not block: hand the change on and return.
 protocol ChangeSink: AnyObject, Sendable {
-    /// `ticket`, for a change of an observation that acknowledges: call its
+    /// Changes in the order kvod sent them, from one read. A change's
+    /// `ticket`, for an observation that acknowledges: call its
     /// ``AckTicket/handled()`` once the observer is done with the change.
-    func deliver(_ change: Change, ticket: AckTicket?)
+    func deliver(_ changes: [Delivered])
     /// The subscription ended without being unsubscribed (the daemon refused
     /// it, or the connection broke or was closed). Called at most once, and
     /// nothing is delivered after it.
     func finish(_ error: KVOClientError)
+}
+
+extension ChangeSink {
+    /// One change on its own (initial changes, held ones).
+    func deliver(_ change: Change, ticket: AckTicket?) { deliver([Delivered(change: change, ticket: ticket)]) }
 }
 
 /// An (object, key path) or (prefix, key path) pair: the unit the daemon

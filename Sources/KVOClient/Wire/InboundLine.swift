@@ -7,6 +7,10 @@ enum InboundLine {
     /// A compact event: its observation's number and members, which name
     /// neither the object (but for a prefix's) nor the key path.
     case compactEvent(UInt64, JSONObject)
+    /// A compact event read by ``LineScanner``: its observation's number, the
+    /// event with no object, key path or prefix yet (``WireEvent/placed(in:object:)``
+    /// fills them in), and the `object` member, which a prefix's events have.
+    case compactChange(UInt64, WireEvent, object: String?)
     /// A reply's members other than `ok` and `id`, or its error; and the
     /// `seq` it carries, if any (an error's in its error object, as
     /// `not_found` from `get` has one).
@@ -75,7 +79,7 @@ enum InboundLine {
 }
 
 /// A `change` event as it came off the wire.
-struct WireEvent {
+struct WireEvent: Equatable {
     var object: String
     /// nil for an observation of the whole document.
     var keyPath: String?
@@ -99,6 +103,40 @@ struct WireEvent {
     var key: ObservationKey {
         if let prefix { ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true) }
         else { ObservationKey(object: object, keyPath: keyPath) }
+    }
+
+    init(object: String, keyPath: String?, kind: ChangeKind, new: JSONValue?, old: JSONValue?, indexes: [Int]?,
+         isPrior: Bool, isInitial: Bool, seq: UInt64, changedKeyPath: String?, prefix: String?, cause: ChangeCause?,
+         coalesced: Int?) {
+        self.object = object
+        self.keyPath = keyPath
+        self.kind = kind
+        self.new = new
+        self.old = old
+        self.indexes = indexes
+        self.isPrior = isPrior
+        self.isInitial = isInitial
+        self.seq = seq
+        self.changedKeyPath = changedKeyPath
+        self.prefix = prefix
+        self.cause = cause
+        self.coalesced = coalesced
+    }
+
+    /// A scanned compact event as an event of the observation `key`, as
+    /// ``init(compact:of:)`` reads it: nil for a prefix's event without its object.
+    func placed(in key: ObservationKey, object: String?) -> WireEvent? {
+        var event = self
+        event.keyPath = key.keyPath
+        if key.isPrefix {
+            guard let object else { return nil }
+            event.object = object
+            event.prefix = key.object
+        } else {
+            event.object = key.object
+            event.prefix = nil
+        }
+        return event
     }
 
     init?(_ members: JSONObject) {

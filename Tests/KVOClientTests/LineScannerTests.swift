@@ -1,0 +1,177 @@
+@testable import KVOClient
+import KVOEngine
+import KVOTestSupport
+import Testing
+
+/// The scanner the reader thread tries first (``LineScanner``) against the
+/// full JSON reader (``InboundLine/parse(_:)``), line by line: on every shape
+/// of line kvod sends, and on the same lines with their members reordered and
+/// spaced out, the scanner reads what the full reader reads, or leaves the line to it.
+@Suite struct LineScannerTests {
+    /// Every kind of event and reply kvod writes (docs/PROTOCOL.md), as it writes them.
+    static let kvodLines = [
+        // Full events: set, with old, insertion/removal/replacement, prior, initial, replay, coalesced, cause.
+        #"{"event":"change","object":"person/1","keyPath":"name","kind":"setting","new":"xsc","old":"xz","seq":17}"#,
+        #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":12345,"seq":12346}"#,
+        #"{"event":"change","object":"l","keyPath":"items","kind":"insertion","new":[4,5],"indexes":[2,3],"seq":8}"#,
+        #"{"event":"change","object":"l","keyPath":"items","kind":"removal","old":[{"a":1}],"indexes":[0],"seq":9}"#,
+        #"{"event":"change","object":"l","keyPath":"items","kind":"replacement","new":[7],"old":[6],"indexes":[1],"seq":10}"#,
+        #"{"event":"change","object":"person/1","keyPath":"name","kind":"setting","old":"a","prior":true,"seq":18}"#,
+        #"{"event":"change","object":"person/1","keyPath":"name","kind":"setting","initial":true,"new":null,"seq":0}"#,
+        #"{"event":"change","object":"progress","keyPath":"done","kind":"setting","new":2000,"seq":2000,"coalesced":1998}"#,
+        #"{"event":"change","object":"election/web","keyPath":"leader","kind":"setting","new":null,"cause":"disconnect","seq":9}"#,
+        #"{"event":"change","object":"lease","keyPath":"holder","kind":"setting","new":null,"old":"me","cause":"ttl","seq":11}"#,
+        // Whole document, a change under an observed path, a prefix's, an aggregate's.
+        #"{"event":"change","object":"person/1","kind":"setting","new":{"address":{"city":"Oslo"}},"changedKeyPath":"address.city","seq":3}"#,
+        #"{"event":"change","object":"person/1","kind":"setting","new":null,"old":{"name":"x"},"seq":4}"#,
+        #"{"event":"change","object":"person/1","keyPath":"address","kind":"setting","new":{"city":"Bergen"},"old":{"city":"Oslo"},"changedKeyPath":"address.city","seq":45}"#,
+        #"{"event":"change","object":"services/db","prefix":"services/","keyPath":"addr","kind":"setting","new":"10.0.0.6:5432","seq":2}"#,
+        #"{"event":"change","object":"services/web","prefix":"services/","keyPath":"addr","kind":"setting","initial":true,"new":"10.0.0.5:80","seq":1}"#,
+        #"{"event":"change","object":"cart","keyPath":"orders.@sum.amount","kind":"setting","new":12.5,"old":10,"changedKeyPath":"orders","seq":30}"#,
+        #"{"event":"change","object":"t","keyPath":"tags.@count","kind":"setting","new":3,"old":2,"changedKeyPath":"tags","seq":31}"#,
+        // Values of every JSON type, and strings that need escapes.
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":"tab\there \"q\" \u00e9 😀","old":-1.5e3,"seq":5}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":[true,false,null,{"x":[1,{"y":"z"}]}],"seq":6}"#,
+        #"{"event":"change","object":"o/\u00e9","keyPath":"k","kind":"setting","new":1,"seq":7}"#,
+        // Compact events: plain, with kind, a prefix's (with object), prior, initial, coalesced, cause.
+        #"{"o":1,"new":"123456,1732676400123456789","seq":48211}"#,
+        #"{"o":2,"object":"services/db","new":"10.0.0.7:5432","old":"10.0.0.6:5432","seq":48212}"#,
+        #"{"o":3,"kind":"insertion","new":[1],"indexes":[0],"seq":12}"#,
+        #"{"o":1,"old":5,"prior":true,"seq":13}"#,
+        #"{"o":1,"initial":true,"new":null,"seq":0}"#,
+        #"{"o":4,"new":9,"seq":90,"coalesced":80}"#,
+        #"{"o":5,"new":null,"cause":"disconnect","seq":91}"#,
+        #"{"o":6,"new":{"a":1},"changedKeyPath":"a","seq":92}"#,
+        // Replies the scanner reads itself.
+        #"{"ok":true,"seq":48211}"#,
+        #"{"ok":true}"#,
+        #"{"ok":true,"id":7,"seq":3}"#,
+        #"{"id":"x","ok":true}"#,
+    ]
+
+    /// Lines the scanner leaves to the full reader; the full reader must still read them (or refuse them).
+    static let otherLines = [
+        #"{"ok":true,"seq":48210,"epoch":"9f0c2d41a7b35e18","o":1}"#,
+        #"{"ok":true,"value":{"a":1},"seq":4,"modSeq":3}"#,
+        #"{"ok":false,"error":{"code":"not_found","message":"no such object","seq":4}}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":3,"resync":true,"seq":57}"#,
+        #"{"event":"change","object":"person/1","keyPath":"name","kind":"setting","new":"x","seq":17,"context":"c1"}"#,
+        #"{"event":"later","object":"o","seq":1}"#,
+        #"{"event":"chan\u0067e","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"sideways","new":1,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":-2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2.0}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":99999999999999999999}"#,
+        #"{"event":"change","object":"o","keyPath":7,"kind":"setting","new":1,"seq":2}"#,
+        #"{"event":"change","object":"o","prefix":5,"keyPath":"k","kind":"setting","new":1,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"new":2,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"prior":"yes","seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"coalesced":-1,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"indexes":{"a":1},"seq":2}"#,
+        #"{"event":"change","o\u0062ject":"o","keyPath":"k","kind":"setting","new":1,"seq":2}"#,
+        #"{"o":"1","new":1,"seq":2}"#,
+        #"{"o":1,"event":"change","new":1,"seq":2}"#,
+        #"{"o":1,"new":1}"#,
+        #"{"ok":true,"o":1,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2,"ok":true}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2} x"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":01,"seq":2}"#,
+        #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2,}"#,
+        #"[1,2]"#,
+        #"{"ok":null}"#,
+        #""#,
+    ]
+
+    /// The observations compact events are routed to in these tests: a plain one and a prefix.
+    static let keys = [ObservationKey(object: "o", keyPath: "k"),
+                       ObservationKey(object: "services/", keyPath: "addr", isPrefix: true)]
+
+    /// What a line means, comparable: the event it routes (per key for a compact one) or the reply.
+    private enum Reading: Equatable {
+        case event(WireEvent)
+        case compact(UInt64, [WireEvent?])
+        case reply(String, UInt64?)
+        case other
+        case refused(String)
+    }
+
+    private static func reading(_ inbound: InboundLine) -> Reading {
+        switch inbound {
+        case .event(let event): .event(event)
+        case .compactEvent(let number, let members): .compact(number, keys.map { WireEvent(compact: members, of: $0) })
+        case .compactChange(let number, let event, let object):
+            .compact(number, keys.map { event.placed(in: $0, object: object) })
+        case .reply(let result, let seq):
+            switch result {
+            case .success(let fields): .reply("ok \(JSONValue.object(fields).jsonString)", seq)
+            case .failure(let error): .reply("error \(error)", seq)
+            }
+        case .otherEvent: .other
+        }
+    }
+
+    private static func full(_ line: String) -> Reading {
+        var bytes = Array(line.utf8)
+        return bytes.withUnsafeMutableBytes { raw in
+            do throws(KVOClientError) {
+                return reading(try InboundLine.parse(UnsafeRawBufferPointer(raw)))
+            } catch {
+                return .refused(error.message)
+            }
+        }
+    }
+
+    private static func scanned(_ line: String, _ scanner: inout LineScanner) -> Reading? {
+        let bytes = Array(line.utf8)
+        return bytes.withUnsafeBytes { raw in scanner.scan(raw).map(reading) }
+    }
+
+    @Test(arguments: kvodLines)
+    func theScannerReadsEveryShapeKvodSendsAsTheFullReaderDoes(_ line: String) {
+        var scanner = LineScanner()
+        let scanned = Self.scanned(line, &scanner)
+        #expect(scanned != nil, "the scanner reads it itself")
+        #expect(scanned == Self.full(line))
+        // A second time, with the names' strings reused.
+        #expect(Self.scanned(line, &scanner) == Self.full(line))
+    }
+
+    @Test(arguments: otherLines)
+    func aLineTheScannerDoesNotKnowIsLeftToTheFullReader(_ line: String) {
+        var scanner = LineScanner()
+        if let scanned = Self.scanned(line, &scanner) {
+            #expect(scanned == Self.full(line))
+        }
+        if case .refused = Self.full(line) { #expect(Self.scanned(line, &scanner) == nil) }
+    }
+
+    @Test func anyMemberOrderAndSpacingReadsTheSame() throws {
+        var random = SplitMix64(seed: 30)
+        var scanner = LineScanner()
+        for line in Self.kvodLines {
+            guard case .object(let members) = try JSONReader.parse(line) else { continue }
+            for _ in 0..<20 {
+                let spaces = [" ", "\t", "", "  ", "\r\n"]
+                func space() -> String { spaces[Int(random.next() % UInt64(spaces.count))] }
+                var order = Array(members)
+                for index in order.indices.reversed() { order.swapAt(index, Int(random.next() % UInt64(index + 1))) }
+                let body = order.map { name, value in
+                    space() + JSONValue.string(name).jsonString + space() + ":" + space() + value.jsonString + space()
+                }
+                let written = space() + "{" + body.joined(separator: ",") + "}" + space()
+                let scanned = Self.scanned(written, &scanner)
+                #expect(scanned != nil, "read by the scanner: \(written)")
+                #expect(scanned == Self.full(written), "\(written)")
+            }
+        }
+    }
+
+    @Test func namesRepeatedAcrossLinesAreReusedButNeverConfused() {
+        var scanner = LineScanner()
+        let first = #"{"event":"change","object":"a/1","keyPath":"v","kind":"setting","new":1,"seq":1}"#
+        let second = #"{"event":"change","object":"a/2","keyPath":"v","kind":"setting","new":2,"seq":2}"#
+        for line in [first, second, first, first, second] {
+            #expect(Self.scanned(line, &scanner) == Self.full(line))
+        }
+    }
+}
