@@ -34,8 +34,9 @@ extension ClientController {
     public var hasWrittenWaits: Bool { !(waitParts?.written.isEmpty ?? true) }
 
     /// Whether this client's last change waits for its reply (`await`, or
-    /// over etcd its commit): the daemon reads no further request from it meanwhile.
-    public var isAwaiting: Bool { pendingWait != nil || awaitsReplication }
+    /// over etcd its commit, or its turn to be proposed): the daemon reads no
+    /// further request from it meanwhile.
+    public var isAwaiting: Bool { pendingWait != nil || awaitsReplication || pipelineQueued }
 
     /// Records an ack: acks are cumulative, a lower one changes nothing.
     func acknowledge(_ seq: UInt64) {

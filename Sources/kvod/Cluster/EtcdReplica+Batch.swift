@@ -4,6 +4,9 @@ import KVOEtcd
 /// `batch` over etcd (docs/CLUSTER.md): one `Txn` over every object the batch
 /// touches, and the revision it makes replayed op by op by every kvod.
 extension EtcdReplica {
+    /// A changed object is two of the `Txn`'s operations, its document and its record.
+    var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps / 2) }
+
     /// Sends `batch` as one `Txn`: each object it read or changed compared by
     /// its `mod_revision`; each object it changed put (or deleted) once,
     /// whatever number of its ops changed it (etcd allows one write per key in
