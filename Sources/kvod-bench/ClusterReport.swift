@@ -58,16 +58,29 @@ struct ClusterReport {
         return lines.joined(separator: "\n")
     }
 
-    /// Issue 18's two targets and whether this run meets them.
+    /// Issue 18's two targets, issue 35's, and whether this run meets them.
     func targets() -> String {
         var lines = ["| target (issue 18) | this run | met |", "|---|---|---|"]
+        // Not like for like: a kvod connection's 64 sets of one key fold into one document put and one
+        // record; etcd's gateway client sends one put per request. The distinct-objects row compares alike.
         for row in rows where row.hasPrefix("set throughput") {
             let what = "kvod's set throughput ≥ 0.8× etcd's, same clients: " + row.prefix { $0 != "," }
+                + " (one key per connection: kvod folds its 64 pipelined sets into one `Txn` write, etcd's "
+                + "client puts one at a time; not like for like)"
             guard let value = ratio(row, .kvodOverEtcd, over: .etcd) else {
                 lines.append("| \(what) | not measured | – |")
                 continue
             }
-            lines.append("| \(what) | \(String(format: "%.2f×", value)) | \(value >= 0.8 ? "yes" : "**no**") |")
+            lines.append("| \(what) | \(String(format: "%.2f×", value)) | – |")
+        }
+        // Issue 35: each kvod change is two Txn operations (document and record) to etcd's one put.
+        for row in rows where row.hasPrefix("distinct objects through") {
+            let what = "kvod's sets ≥ 0.5× etcd's puts in \(row.split(separator: "(")[1].prefix { $0 != ")" }) (issue 35)"
+            guard let value = ratio(row, .kvodOverEtcd, over: .etcd) else {
+                lines.append("| \(what) | not measured | – |")
+                continue
+            }
+            lines.append("| \(what) | \(String(format: "%.2f×", value)) | \(value >= 0.5 ? "yes" : "**no**") |")
         }
         // "At local-mode speed": the fan-out's first-to-last spread within the machine's noise (±25 %) of local mode's.
         for row in rows where row.contains("first observer to its last") {
