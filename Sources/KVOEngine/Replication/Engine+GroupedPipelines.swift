@@ -54,7 +54,7 @@ extension Engine {
         guard let first = group.parts.first else { return }
         if group.parts.count == 1, first.requests.count == 1 {
             first.client.awaitsReplication = false
-            return handleReplicated(first.requests[0], from: first.client, through: replicator)
+            return handleReplicated(first.requests[0], from: first.client, through: replicator, attempt: attempt)
         }
         let trial: (BatchProposal, [Bool])
         do throws(KVOEngineError) {
