@@ -102,7 +102,7 @@ struct ClusterCommand: ParsableCommand {
         **Machine:** \(Machine.cpuModel()), \(Machine.cores) cores, \(Machine.memory()), \(Machine.kernel()).
         Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
 
-        ### Targets of issue 18
+        ### Targets of issues 18 and 35
 
         \(report.targets())
 

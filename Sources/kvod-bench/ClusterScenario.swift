@@ -137,12 +137,13 @@ enum ClusterScenario: Sendable, Hashable {
         let sets = Double(setters.reduce(0) { $0 + $1.replies })
         let row = "set throughput through \(hosts) host\(hosts == 1 ? "" : "s"), \(count) client connections "
             + "(kvod: \(sizes.setPipeline) pipelined each), an observer per host"
-        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)]
+        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond,
+                              comparable: false)]
         // What each set cost each server, warm-up and drain included: whether a server, not the round trip, is the limit.
         if sets > 0, let before = revisionBefore, let after = rig.etcdRevision(), after > before {
             figures.append(Figure(row: "changes per etcd revision (per Txn), set throughput through \(hosts) "
                                   + "host\(hosts == 1 ? "" : "s")", unit: "changes", higherIsBetter: true,
-                                  value: sets / Double(after - before)))
+                                  value: sets / Double(after - before), comparable: false))
         }
         if sets > 0 {
             if rig.peer == .kvodOverEtcd {
@@ -150,7 +151,8 @@ enum ClusterScenario: Sendable, Hashable {
                                       higherIsBetter: false, value: (cpuAfter.kvods - cpuBefore.kvods) / sets * 1e6))
             }
             figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the etcd members", unit: "µs",
-                                  higherIsBetter: false, value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6))
+                                  higherIsBetter: false, value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6,
+                                  comparable: false))
         }
         return ScenarioResult(figures: figures, problems: outcome.problems)
     }
@@ -226,7 +228,7 @@ enum ClusterScenario: Sendable, Hashable {
         var figures: [Figure] = []
         if let before = revisionBefore, let after = rig.etcdRevision(), after > before {
             figures.append(Figure(row: "\(what): changes per etcd revision (per Txn)", unit: "changes",
-                                  higherIsBetter: true, value: sets / Double(after - before)))
+                                  higherIsBetter: true, value: sets / Double(after - before), comparable: false))
         }
         if rig.peer == .kvodOverEtcd {
             figures.append(Figure(row: "CPU per set, \(what): the kvods", unit: "µs", higherIsBetter: false,
