@@ -1,12 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Release builds of the hot targets (the engine, the daemon around it, and
-/// the load generator, which must stay cheaper than the servers it measures)
-/// skip the runtime exclusivity checks: on the event path they cost about a
-/// third of every delivered event (a `swift_beginAccess` per output append;
-/// see docs/PERFORMANCE.md). Debug builds, which the tests run, keep them, so
-/// a violation still traps there.
+/// Release builds of the daemon's own targets and of the load generator (which
+/// must stay cheaper than the servers it measures) skip the runtime exclusivity
+/// checks: a `swift_beginAccess` costs about 90 instructions (docs/PERFORMANCE.md).
+/// Debug builds, which the tests run, keep them, so a violation still traps there.
+/// Not the engine, nor anything else KVOClient's product reaches: SwiftPM refuses a
+/// package used by version (`from: "X.Y.Z"`) whose product has unsafe flags
+/// (scripts/ci/client-package.sh checks it). The engine's hot stored properties are
+/// `@exclusivity(unchecked)` instead (docs/ARCHITECTURE.md, "Where the unsafe code lives").
 let releaseSpeed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -25,8 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // `swift package generate-documentation --target KVOClient`: the client's DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // Metrics through the ecosystem's API, rendered in Prometheus's text format (docs/OPERATIONS.md).
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Metrics in Prometheus's text format, each family with its # HELP (docs/OPERATIONS.md).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
@@ -42,6 +43,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // mktemp(3) of kvod's own, so that glibc's, and the linker's warning about it, stay out of
+        // kvod and kvoctl (Foundation calls it safely; see its file).
+        .target(name: "CMktemp"),
         // A VFS over SQLite's default one that writes a commit's WAL frames with one write(2).
         .target(name: "CSQLiteGather", dependencies: ["CSQLite"]),
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
@@ -55,13 +59,16 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
-            ],
-            swiftSettings: releaseSpeed
+            ]
         ),
+        // The version and commit kvod and kvoctl were built from, read from git at build time by
+        // scripts/build-info.sh through the plugin (docs/OPERATIONS.md, "Versions and releases").
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
+        .target(name: "KVOBuildInfo", plugins: ["BuildInfoPlugin"]),
         // Durable state: the SQLite data directory and the thread that commits to it.
         .target(
             name: "KVOStorage",
-            dependencies: ["KVOEngine", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["KVOEngine", "KVOBuildInfo", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // kvod's connection logic without libuv (reading, pausing, closing as a
         // pure state machine), a library so that its unit tests can import it.
@@ -71,13 +78,14 @@ let package = Package(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "KVOBuildInfo",
+                "CMktemp",
                 "KVODCore",
                 "KVOStorage",
                 "KVOEtcd",
                 "CLibUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: releaseSpeed
@@ -120,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "kvoctl",
             dependencies: [
-                "KVOClient", "KVOEngine", "KVOProtocol",
+                "KVOClient", "KVOEngine", "KVOProtocol", "KVOBuildInfo", "CMktemp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -141,13 +149,18 @@ let package = Package(
         // socket, a blocking line client, waiting with deadlines (blocking or
         // async), command runs, a seeded random generator.
         .target(name: "KVOTestSupport", dependencies: ["KVOEngine"], path: "Tests/KVOTestSupport"),
+        // A linearizability checker on Porcupine's algorithm and kvod's per-object model, for
+        // the tests that check recorded histories (issue 35; docs/RELIABILITY.md). Plain Swift.
+        // Optimized in debug builds too: a history's search runs a hundred times faster so.
+        .target(name: "Linearizability", path: "Tests/Linearizability", swiftSettings: [.unsafeFlags(["-O"])]),
+        .testTarget(name: "LinearizabilityTests", dependencies: ["Linearizability"]),
         .testTarget(name: "KVOProtocolTests", dependencies: ["KVOProtocol"]),
         .testTarget(
             name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOProtocol", "KVOFuzzing", "KVOTestSupport"]
         ),
         .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
         .testTarget(name: "KVODCoreTests", dependencies: ["KVODCore", "KVOEngine"]),
-        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport", "Linearizability", "CMktemp"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).
         .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds kvod and kvoctl in release mode and installs them as a systemd service:
-#   kvod, kvoctl                                  -> $PREFIX/bin
-#   docs/man/kvod.8, docs/man/kvoctl.1            -> $PREFIX/share/man/man8, man1
+# Builds kvod and kvoctl in release mode and installs them as a systemd service,
+# the files scripts/install-files.sh lists (the Debian package installs the same):
+#   kvod, kvoctl, stripped                        -> $PREFIX/bin
+#   their debug symbols, by build id              -> /usr/lib/debug/.build-id/NN/REST.debug
+#   docs/man/kvod.8, docs/man/kvoctl.1, gzipped   -> $PREFIX/share/man/man8, man1
 #   kvoctl's completions (bash, zsh, fish)        -> $PREFIX/share/{bash-completion/completions,zsh/site-functions,fish/vendor_completions.d}
 #   systemd/kvod.service, kvod.socket             -> $PREFIX/lib/systemd/system
 #   systemd/kvod-metrics.service, .timer (not enabled: docs/OPERATIONS.md, "Metrics") -> the same
 #   systemd/kvod.sysusers (user and group kvod)   -> $PREFIX/lib/sysusers.d/kvod.conf
 #   systemd/kvod.default, where none exists yet   -> /etc/default/kvod
-#   docs/OPERATIONS.md, docs/PROTOCOL.md          -> $PREFIX/share/doc/kvod
+#   README.md, CHANGELOG.md, LICENSE, NOTICE and docs/*.md but ARCHITECTURE.md -> $PREFIX/share/doc/kvod
 # then creates the user and group kvod and prints how to enable the service.
 # Nothing else: no benchmark, fuzzer or example, no test tool (install-deps.sh --build).
 # What it installed is listed in $PREFIX/share/kvod/install-manifest, which
@@ -103,29 +105,12 @@ put() {
   echo "file $2" >>"$manifest"
   echo "  $2"
 }
-echo "install.sh: installing into ${root:-/} (prefix $prefix)"
-for exe in "${products[@]}"; do
-  [ -x "$bin_path/$exe" ] || { echo "install.sh: $bin_path/$exe is missing; build first" >&2; exit 1; }
-  put "$bin_path/$exe" "$prefix/bin/$exe" 0755
-done
-put docs/man/kvod.8 "$prefix/share/man/man8/kvod.8" 0644
-put docs/man/kvoctl.1 "$prefix/share/man/man1/kvoctl.1" 0644
 generated=$(mktemp -d)
 trap 'rm -rf "$generated"' EXIT
-for shell in bash zsh fish; do
-  "$bin_path/kvoctl" --generate-completion-script "$shell" >"$generated/kvoctl.$shell"
-done
-put "$generated/kvoctl.bash" "$prefix/share/bash-completion/completions/kvoctl" 0644
-put "$generated/kvoctl.zsh" "$prefix/share/zsh/site-functions/_kvoctl" 0644
-put "$generated/kvoctl.fish" "$prefix/share/fish/vendor_completions.d/kvoctl.fish" 0644
-for unit in kvod.service kvod.socket kvod-metrics.service kvod-metrics.timer; do
-  sed "s|/usr/local/|$prefix/|g" "systemd/$unit" >"$generated/$unit"
-  put "$generated/$unit" "$prefix/lib/systemd/system/$unit" 0644
-done
-put systemd/kvod.sysusers "$prefix/lib/sysusers.d/kvod.conf" 0644
-for doc in OPERATIONS.md PROTOCOL.md; do
-  put "docs/$doc" "$prefix/share/doc/kvod/$doc" 0644
-done
+# shellcheck source=scripts/install-files.sh
+source scripts/install-files.sh
+echo "install.sh: installing into ${root:-/} (prefix $prefix)"
+install_files local "$bin_path" "$generated"
 # The settings file is the admin's: installed only where none exists, and
 # recorded with its checksum, so that uninstall.sh keeps it once edited.
 if [ -e "$root/etc/default/kvod" ]; then
@@ -157,7 +142,21 @@ else
 fi
 echo "file $manifest_dir/install-manifest" >>"$manifest"
 
-if [ -z "$root" ] && [ -d /run/systemd/system ]; then
+if [ -n "$root" ]; then
+  # Nothing runs in the tree: its units are enabled offline, or once it boots.
+  cat <<EOF
+
+kvod is installed into $root. To have kvod.socket listen (and start kvod at
+the first connection) once the tree boots:
+
+    systemctl --root=$root enable kvod.socket
+
+Settings: $root/etc/default/kvod. Remove it again: scripts/uninstall.sh --root $root
+More: $root$prefix/share/doc/kvod/OPERATIONS.md
+EOF
+  exit 0
+fi
+if [ -d /run/systemd/system ]; then
   systemctl daemon-reload
 fi
 cat <<EOF

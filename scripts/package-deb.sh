@@ -1,31 +1,36 @@
 #!/usr/bin/env bash
-# Builds the Debian package kvod_<version>_<arch>.deb with dpkg-deb (no
-# debhelper needed; its layout and maintainer-script conventions):
-#   kvod, kvoctl (release, the Swift runtime linked in)  -> /usr/bin
+# Builds the Debian packages kvod_<version>_<arch>.deb and its debug symbols,
+# kvod-dbgsym_<version>_<arch>.deb, with dpkg-deb (no debhelper needed; its
+# layout and maintainer-script conventions). kvod holds the files
+# scripts/install-files.sh lists for both installs, under Debian's paths:
+#   kvod, kvoctl (release, the Swift runtime linked in, stripped) -> /usr/bin
 #   docs/man/kvod.8, kvoctl.1 (gzipped)                  -> /usr/share/man/man8, man1
 #   kvoctl's completions                                 -> /usr/share/bash-completion/completions/kvoctl,
 #                                                           zsh/vendor-completions/_kvoctl, fish/vendor_completions.d
-#   systemd/kvod.service, kvod.socket                    -> /lib/systemd/system
+#   systemd/kvod.service, kvod.socket, kvod-metrics.{service,timer} -> /lib/systemd/system
 #   systemd/kvod.sysusers                                -> /usr/lib/sysusers.d/kvod.conf
 #   systemd/kvod.default (a conffile)                    -> /etc/default/kvod
-#   docs (README, OPERATIONS, PROTOCOL, ...), copyright  -> /usr/share/doc/kvod
-# with packaging/deb's control, postinst, prerm and postrm. Depends: is
+#   README, CHANGELOG, NOTICE, docs/*.md but ARCHITECTURE, copyright -> /usr/share/doc/kvod
+# with packaging/deb's control, postinst, prerm and postrm; kvod-dbgsym holds
+# /usr/lib/debug/.build-id/NN/REST.debug for each binary. Depends: is
 # dpkg-shlibdeps' reading of the binaries (glibc, libstdc++, libuv1,
 # libsqlite3-0, libcurl4), plus systemd-sysusers (deb-systemd-helper is essential).
 #
-# The version is kvodVersion in Sources/KVOEngine/EngineConfiguration.swift
-# (what kvod --version prints). The build is scripts/install.sh's
-# (.build-install, --static-swift-stdlib), so after install.sh it costs nothing.
+# The version is the one `kvod --version` prints (scripts/build-info.sh: the
+# nearest release tag, 0.2.0 or 0.2.0+3; with no tag 0.0.0~COMMIT). The build is
+# scripts/install.sh's (.build-install, --static-swift-stdlib), so after
+# install.sh it costs nothing. Installed-Size is counted as dpkg-gencontrol counts
+# it: each file's KiB rounded up, one for each directory.
 #
 # Usage: scripts/package-deb.sh [--skip-build] [--version V] [--output DIR] [--gzip]
 #   --skip-build  package what .build-install/release already holds
-#   --version V   the package's version instead of kvodVersion (a test
+#   --version V   the packages' version instead of the build's (a test
 #                 repackages one build as a newer version to try an upgrade)
-#   --output DIR  where the .deb goes (default: the current directory)
+#   --output DIR  where the .debs go (default: the current directory)
 #   --gzip        gzip instead of xz: the binaries hold the Swift runtime and
-#                 Foundation (120 MB), which xz takes minutes to compress on 2
-#                 cores and gzip seconds (a 47 MB package instead of 31 MB)
-# Prints the .deb's path on its last line.
+#                 Foundation, which xz takes minutes to compress on 2 cores
+#                 and gzip seconds (a larger package)
+# Prints kvod-dbgsym's path, then kvod's on its last line.
 set -euo pipefail
 # Files 0644, directories 0755, whatever the caller's umask.
 umask 022
@@ -46,9 +51,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 [[ "$output" == /* ]] || output="$here/$output"
-source_version=$(sed -nE 's/^public let kvodVersion = "([^"]+)"$/\1/p' Sources/KVOEngine/EngineConfiguration.swift)
-[ -n "$source_version" ] || { echo "package-deb.sh: no kvodVersion in Sources/KVOEngine/EngineConfiguration.swift" >&2; exit 1; }
-version=${version:-$source_version}
 arch=$(dpkg --print-architecture)
 for tool in dpkg-deb dpkg-shlibdeps; do
   command -v "$tool" >/dev/null || { echo "package-deb.sh: $tool is missing (apt-get install dpkg-dev)" >&2; exit 1; }
@@ -62,48 +64,35 @@ if [ "$build" -eq 1 ]; then
   for product in kvod kvoctl; do "${swift_build[@]}" --product "$product" >&2; done
 fi
 bin_path=$build_dir/release
-for exe in kvod kvoctl; do
-  [ -x "$bin_path/$exe" ] || { echo "package-deb.sh: $bin_path/$exe is missing; build first" >&2; exit 1; }
-done
+[ -x "$bin_path/kvod" ] || { echo "package-deb.sh: $bin_path/kvod is missing; build first" >&2; exit 1; }
+# "0.2.0+3 (commit 1234abcd5678)": the build's own version, as Debian spells one.
+read -r built _ commit < <("$bin_path/kvod" --version)
+commit=${commit%)}
+if [ "$built" = unknown ]; then built="0.0.0~$commit"; fi
+version=${version:-$built}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tree=$work/kvod
-# put SOURCE DEST MODE: one file into the package's tree.
-put() { install -D -m "$3" "$1" "$tree$2"; }
-
-put "$bin_path/kvod" /usr/bin/kvod 0755
-put "$bin_path/kvoctl" /usr/bin/kvoctl 0755
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$tree/usr/bin/kvod" "$tree/usr/bin/kvoctl"
-for page in man8/kvod.8 man1/kvoctl.1; do
-  install -d "$tree/usr/share/man/${page%/*}"
-  gzip -9n <"docs/man/${page#*/}" >"$tree/usr/share/man/$page.gz"
-done
-# A completion is sourced, not run: no #! line (lintian).
-"$bin_path/kvoctl" --generate-completion-script bash | sed '1{/^#!/d}' >"$work/kvoctl.bash"
-"$bin_path/kvoctl" --generate-completion-script zsh >"$work/kvoctl.zsh"
-"$bin_path/kvoctl" --generate-completion-script fish >"$work/kvoctl.fish"
-put "$work/kvoctl.bash" /usr/share/bash-completion/completions/kvoctl 0644
-put "$work/kvoctl.zsh" /usr/share/zsh/vendor-completions/_kvoctl 0644
-put "$work/kvoctl.fish" /usr/share/fish/vendor_completions.d/kvoctl.fish 0644
-# The units and settings name /usr/local (scripts/install.sh's prefix); here it is /usr.
-for unit in kvod.service kvod.socket; do
-  sed 's|/usr/local/|/usr/|g' "systemd/$unit" >"$work/$unit"
-  put "$work/$unit" "/lib/systemd/system/$unit" 0644
-done
-put systemd/kvod.sysusers /usr/lib/sysusers.d/kvod.conf 0644
+debug_tree=$work/kvod-dbgsym
+mkdir -p "$work/scratch"
+# put SOURCE DEST MODE: one file into the package's tree; debug symbols into kvod-dbgsym's.
+put() {
+  case "$2" in
+    /usr/lib/debug/*) install -D -m "$3" "$1" "$debug_tree$2" ;;
+    *) install -D -m "$3" "$1" "$tree$2" ;;
+  esac
+}
+# shellcheck source=scripts/install-files.sh
+source scripts/install-files.sh
+install_files debian "$bin_path" "$work/scratch"
 sed 's|/usr/local/|/usr/|g' systemd/kvod.default >"$work/kvod.default"
 put "$work/kvod.default" /etc/default/kvod 0644
-put README.md /usr/share/doc/kvod/README.md 0644
-for doc in OPERATIONS PROTOCOL SECURITY RELIABILITY DURABILITY CLIENT; do
-  put "docs/$doc.md" "/usr/share/doc/kvod/$doc.md" 0644
-done
-put packaging/deb/copyright /usr/share/doc/kvod/copyright 0644
 # A native package's changelog: one entry for this version.
 {
   echo "kvod ($version) unstable; urgency=medium"
   echo
-  echo "  * Built by scripts/package-deb.sh from commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+  echo "  * Built by scripts/package-deb.sh from commit $commit."
   echo
   echo " -- $(sed -n 's/^Maintainer: //p' packaging/deb/control)  $(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")"
 } | gzip -9n >"$work/changelog.gz"
@@ -116,19 +105,42 @@ shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$tree/usr/bin/kvod" "$tree/usr/
   sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "package-deb.sh: dpkg-shlibdeps found no libraries" >&2; exit 1; }
 
-mkdir -p "$tree/DEBIAN"
-installed_size=$(du -sk --apparent-size "$tree" | cut -f1)
-sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$installed_size|" \
+# installed_size TREE: KiB as dpkg-gencontrol counts them (each file's size
+# rounded up to a KiB, each directory one, the top one too), DEBIAN/ left out.
+installed_size() {
+  (cd "$1" && find . -path ./DEBIAN -prune -o -printf '%y %s\n') |
+    awk '$1 == "f" { kib += int(($2 + 1023) / 1024) } $1 != "f" { kib += 1 } END { print kib }'
+}
+# md5sums TREE: what dpkg checks the installed files against (conffiles aside).
+md5sums() {
+  (cd "$1" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' | sort -z |
+    xargs -0 md5sum) >"$1/DEBIAN/md5sums"
+}
+
+mkdir -p "$tree/DEBIAN" "$debug_tree/DEBIAN" "$debug_tree/usr/share/doc"
+# kvod-dbgsym's copyright and changelog are kvod's, on which it depends (as debhelper does it).
+ln -s kvod "$debug_tree/usr/share/doc/kvod-dbgsym"
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$(installed_size "$tree")|" \
   -e "s|@SHLIBS@|$shlibs|" packaging/deb/control >"$tree/DEBIAN/control"
 echo /etc/default/kvod >"$tree/DEBIAN/conffiles"
 for script in postinst prerm postrm; do
   install -m 0755 "packaging/deb/$script" "$tree/DEBIAN/$script"
 done
-(cd "$tree" && find . -path ./DEBIAN -prune -o -path ./etc -prune -o -type f -printf '%P\0' | sort -z |
-  xargs -0 md5sum) >"$tree/DEBIAN/md5sums"
-chmod 0644 "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles" "$tree/DEBIAN/md5sums"
+md5sums "$tree"
+# The debug symbols' package, as debhelper's dh_strip makes one (a .deb, not a .ddeb:
+# apt-get installs it from a file like any other).
+build_ids=$(cd "$debug_tree/usr/lib/debug/.build-id" && find . -name '*.debug' | sed -E 's|^\./(..)/(.*)\.debug$|\1\2|' | sort | xargs)
+sed -e "s|@VERSION@|$version|g" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$(installed_size "$debug_tree")|" \
+  -e "s|@BUILD_IDS@|$build_ids|" -e "s|@MAINTAINER@|$(sed -n 's/^Maintainer: //p' packaging/deb/control)|" \
+  packaging/deb/dbgsym-control >"$debug_tree/DEBIAN/control"
+md5sums "$debug_tree"
+chmod 0644 "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles" "$tree/DEBIAN/md5sums" \
+  "$debug_tree/DEBIAN/control" "$debug_tree/DEBIAN/md5sums"
 
 mkdir -p "$output"
+debug_deb="$output/kvod-dbgsym_${version}_${arch}.deb"
 deb="$output/kvod_${version}_${arch}.deb"
+dpkg-deb --root-owner-group "-Z$compression" --build "$debug_tree" "$debug_deb" >&2
 dpkg-deb --root-owner-group "-Z$compression" --build "$tree" "$deb" >&2
+echo "$debug_deb"
 echo "$deb"

@@ -43,7 +43,9 @@ for entry in "${entries[@]}"; do
       fi ;;
   esac
 done
-for dir in "$prefix/share/kvod" "$prefix/share/doc/kvod" "$prefix/lib/sysusers.d"; do
+# The folders install.sh made for kvod alone, and the debug symbols' build-id folders, once empty.
+debug_dirs=$(printf '%s\n' "${entries[@]}" | sed -n 's|^file \(/usr/lib/debug/\.build-id/[0-9a-f]*\)/.*|\1|p' | sort -u)
+for dir in "$prefix/share/kvod" "$prefix/share/doc/kvod" "$prefix/lib/sysusers.d" $debug_dirs; do
   rmdir --ignore-fail-on-non-empty "$root$dir" 2>/dev/null || true
 done
 if printf '%s\n' "${entries[@]}" | grep -qx 'user kvod'; then

@@ -4,17 +4,21 @@ import KVOClient
 
 func conditionsSnippet(_ connection: KVOConnection) async throws {
     // snippet.show
-    // A counter that loses no increment, whoever else increments it at the same time.
-    func increment(_ connection: KVOConnection) async throws {
+    // A counter that loses no increment, whoever else increments it at the same time: one `add`,
+    // no read and no retry (nothing there counts as 0). It returns the sum it wrote.
+    let jobs = try await connection.add("counters/jobs", "n")               // by: 1
+    let left = try await connection.add("quota/alice", "bytes", by: -4096)
+    print(jobs, left)
+
+    // A value that is not a plain read-modify-write: read it with its modSeq, write it only if
+    // nobody changed it since, and read again when someone was faster.
+    func double(_ connection: KVOConnection) async throws {
         while true {
+            let current = try await connection.getVersioned("config/web", "workers")
             do {
-                let current = try await connection.getVersioned("counters/jobs", "n")
-                try await connection.set("counters/jobs", "n", to: try current.decode(Int.self) + 1,
+                try await connection.set("config/web", "workers", to: try current.decode(Int.self) * 2,
                                          ifModSeq: current.modSeq)
                 return
-            } catch let error where error.code == .notFound {
-                do { try await connection.set("counters/jobs", "n", to: 1, ifModSeq: 0); return }
-                catch let error where error.code == .preconditionFailed { continue }
             } catch let error where error.code == .preconditionFailed {
                 continue  // someone else was faster: read again
             }

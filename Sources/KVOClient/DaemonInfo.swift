@@ -3,8 +3,12 @@ import KVOProtocol
 
 /// The reply to `info`: the daemon's version and counters.
 public struct DaemonInfo: Sendable, Hashable {
-    /// kvod's version.
+    /// kvod's version: its nearest release tag (`0.2.0`, or `0.2.0+3` three
+    /// commits after it), or `unknown`.
     public var version: String
+    /// The commit kvod was built from (12 hex digits, or `unknown`); nil from
+    /// a kvod that does not send it.
+    public var commit: String?
     /// Seconds since the daemon started.
     public var uptime: Int
     /// Connected clients, this one included.
@@ -43,6 +47,7 @@ public struct DaemonInfo: Sendable, Hashable {
         self.reply = reply
         if case .number(let oldest)? = reply[.oldestSeq] { oldestSeq = UInt64(oldest.literal) }
         if case .string(let epoch)? = reply[.epoch] { self.epoch = epoch }
+        if case .string(let commit)? = reply["commit"] { self.commit = commit }
     }
 
     /// The info as the JSON object kvod sent (without `ok`), with members
@@ -57,6 +62,7 @@ public struct DaemonInfo: Sendable, Hashable {
         members[.seq] = .number(JSONNumber(validatedLiteral: String(seq)))
         if let oldestSeq { members[.oldestSeq] = .number(JSONNumber(validatedLiteral: String(oldestSeq))) }
         if let epoch { members[.epoch] = .string(epoch) }
+        if let commit { members["commit"] = .string(commit) }
         return .object(members)
     }
 

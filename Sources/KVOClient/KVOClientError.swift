@@ -45,6 +45,10 @@ public struct KVOClientError: Error, Sendable, Hashable, CustomStringConvertible
         /// kvod runs over etcd (`kvod --etcd`) and cannot reach it, or the change kept
         /// losing its race for the object; nothing changed (kvod's `unavailable`).
         public static let unavailable = Code(ErrorCode.unavailable.rawValue)
+        /// kvod's data directory is on a full disk and the write would add data;
+        /// nothing changed (kvod's `storage_full`). Reads, observations and deletes
+        /// go on; retry once space is freed.
+        public static let storageFull = Code(ErrorCode.storageFull.rawValue)
         /// An `ifModSeq` or `ifValue` condition did not hold: nothing changed.
         /// ``KVOClientError/modSeq`` is the value's current modSeq.
         public static let preconditionFailed = Code(ErrorCode.preconditionFailed.rawValue)

@@ -45,20 +45,36 @@ public struct BatchResult: Sendable, Hashable {
     public var seq: UInt64
     /// Each op's seq, in order, or nil for an op that changed nothing (a delete of nothing).
     public var seqs: [UInt64?]
+    /// Each ``WriteOperation/add(_:_:by:ifModSeq:ifValue:ttl:)``'s sum, in order, or nil for an op
+    /// that is no add.
+    public var sums: [Int?]
 
     init?(_ reply: JSONObject, count: Int) {
         guard case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal),
-              case .array(let list)? = reply[.seqs], list.count == count
+              case .array(let list)? = reply[.seqs], list.count == count,
+              let seqs = Self.integers(list, as: UInt64.self)
         else { return nil }
-        var seqs: [UInt64?] = []
+        self.seq = seq
+        self.seqs = seqs
+        // `values` comes only with an add among the ops.
+        guard case .array(let values)? = reply[.values] else {
+            sums = Array(repeating: nil, count: count)
+            return
+        }
+        guard values.count == count, let sums = Self.integers(values, as: Int.self) else { return nil }
+        self.sums = sums
+    }
+
+    /// Each element as an integer, nil for `null`; nil for a list with anything else.
+    private static func integers<T: FixedWidthInteger>(_ list: [JSONValue], as type: T.Type) -> [T?]? {
+        var integers: [T?] = []
         for element in list {
             switch element {
-            case .null: seqs.append(nil)
-            case .number(let number): guard let seq = UInt64(number.literal) else { return nil }; seqs.append(seq)
+            case .null: integers.append(nil)
+            case .number(let number): guard let value = T(number.literal) else { return nil }; integers.append(value)
             default: return nil
             }
         }
-        self.seq = seq
-        self.seqs = seqs
+        return integers
     }
 }

@@ -121,6 +121,36 @@ extension KVOConnection {
         try await perform(.replace(object, keyPath, at: indexes, with: values, ifModSeq: ifModSeq, ifValue: ifValue))
     }
 
+    /// Adds `amount` to the integer at `keyPath` of `object` in one change,
+    /// however many clients add at once: a counter without a compare-and-set
+    /// loop. Nothing there counts as 0, and missing objects on the way are
+    /// made, as by a set.
+    ///
+    /// ```swift
+    /// let hits = try await connection.add("stats/web", "hits")        // 1, 2, 3, …
+    /// let left = try await connection.add("quota/alice", "bytes", by: -4096)
+    /// ```
+    ///
+    /// The value there and the sum must be integers (no fraction or exponent)
+    /// within ±2^53, where a double still holds them exactly; else the call
+    /// throws ``KVOClientError/Code-swift.struct/badRequest``, naming the
+    /// value, and nothing changes. It needs the right to read the object as
+    /// well as to write it. With `ifModSeq`/`ifValue` it applies only if they
+    /// hold (else ``KVOClientError/Code-swift.struct/preconditionFailed``);
+    /// `ttl` as for a set (see ``WriteOperation/add(_:_:by:ifModSeq:ifValue:ttl:)``, which
+    /// ``perform(_:)`` sends for the change's seq instead of the sum).
+    /// - Returns: the sum, as now stored.
+    @discardableResult
+    public func add(_ object: String, _ keyPath: String, by amount: Int = 1, ifModSeq: UInt64? = nil,
+                    ifValue: JSONValue? = nil, ttl: Duration? = nil) async throws(KVOClientError) -> Int {
+        let reply = try await request(WriteOperation.add(object, keyPath, by: amount, ifModSeq: ifModSeq,
+                                                         ifValue: ifValue, ttl: ttl).line)
+        guard case .number(let sum)? = reply[.value], let sum = Int(sum.literal) else {
+            throw Self.malformed("add", reply)
+        }
+        return sum
+    }
+
     /// Sends one change op.
     /// - Returns: the change's seq (the current seq when nothing changed).
     @discardableResult

@@ -109,8 +109,31 @@ public struct WriteOperation: Sendable {
         return operation
     }
 
+    /// Adds `amount` to the integer at `keyPath` (nothing there counts as 0;
+    /// missing objects on the way are made, as by a set), in one change
+    /// whose events tell the old value and the sum. The value there and the
+    /// sum must be integers within ±2^53, else
+    /// ``KVOClientError/Code-swift.struct/badRequest`` and nothing changes.
+    ///
+    /// - Parameters:
+    ///   - object: the object's name.
+    ///   - keyPath: where in the document.
+    ///   - amount: the integer to add, negative to subtract.
+    ///   - ifModSeq: apply only if the key path's modSeq is this (`0`: only if nothing is there).
+    ///   - ifValue: apply only if the current value equals this JSON.
+    ///   - ttl: kvod deletes the sum this long after the add, as after a set with `ttl`; an add
+    ///     without it ends the deadline the value had.
+    public static func add(_ object: String, _ keyPath: String, by amount: Int = 1,
+                           ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil, ttl: Duration? = nil) -> WriteOperation {
+        var operation = WriteOperation(.add, object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue)
+        operation.line.integer(.by, amount)
+        if let ttl { operation.line.json(.ttl, Self.seconds(ttl).utf8) }
+        return operation
+    }
+
     /// The change ops a batch may carry.
-    public static let operationNames: Set<String> = Set([Op.set, .delete, .insert, .remove, .replace].map(\.rawValue))
+    public static let operationNames: Set<String> = Set([Op.set, .delete, .insert, .remove, .replace, .add]
+        .map(\.rawValue))
 
     /// An op as the protocol spells it, e.g. `{"op":"delete","object":"queue/pending"}`
     /// (kvod checks its fields; no `id`). Anything that is not a JSON object

@@ -1,6 +1,6 @@
 /// The part of `info` about resources: the memory account and its limit,
-/// the history's size, refusals by limit, and the event loop's lag (the
-/// daemon's figures, printed as given).
+/// the history's size, refusals by limit, the data directory's room to
+/// write, and the event loop's lag (the daemon's figures, printed as given).
 extension Engine {
     /// `tellsSizes`: whether the client may read every value; a client that
     /// may not is told no figure that follows values' sizes (docs/SECURITY.md).
@@ -34,7 +34,9 @@ extension Engine {
             "connectionsPerUid": Self.number(daemon.refusedConnectionsPerUID),
             "observations": Self.number(refusals.observations),
             "memory": Self.number(refusals.memory),
+            "storage": Self.number(refusals.storage),
         ]))
+        writeStorageInfo(tellsSizes: tellsSizes, into: &reply)
         reply.field("loopLagLastMs", Self.milliseconds(daemon.loopLagLastMicroseconds))
         reply.field("loopLagMaxMs", Self.milliseconds(daemon.loopLagMaxMicroseconds))
         reply.field("loopLagPeakMs", Self.milliseconds(daemon.loopLagPeakMicroseconds))

@@ -13,18 +13,18 @@ public final class Engine {
     /// The most recent changes, for `observe` with `since`.
     public let history: ChangeHistory
     /// Told of every change; nil keeps kvod in memory only.
-    public var changeLog: ChangeLog?
+    @exclusivity(unchecked) public var changeLog: ChangeLog?
     /// Names the history that seqs count: random for a new engine, restored
     /// with a saved state. Two kvods (or one restarted without its data) that
     /// reach the same seq have different epochs, so a resume point from one
     /// is never taken for the other's.
-    public internal(set) var epoch = ResumePoint.newEpoch() {
+    @exclusivity(unchecked) public internal(set) var epoch = ResumePoint.newEpoch() {
         didSet { epochMember = Self.epochMember(epoch) }
     }
     /// `,"epoch":"…"` as an `observe`'s reply writes it: encoded once per epoch, not per reply.
-    private(set) var epochMember: [UInt8] = []
+    @exclusivity(unchecked) private(set) var epochMember: [UInt8] = []
     /// How many clients are connected.
-    public private(set) var clientCount = 0
+    @exclusivity(unchecked) public private(set) var clientCount = 0
     private var nextClientID = 1
     /// Ephemeral values and deadlines.
     let leaseTable = LeaseTable()
@@ -33,28 +33,34 @@ public final class Engine {
     /// refused connections); the daemon keeps it up to date.
     public var daemonStatistics = DaemonStatistics()
     /// Requests refused for a limit on resources, for `info`.
-    public internal(set) var refusals = EngineRefusals()
+    @exclusivity(unchecked) public internal(set) var refusals = EngineRefusals()
     /// Requests answered, by op, for `metrics`.
-    public private(set) var requestCounts = RequestCounts()
+    @exclusivity(unchecked) public private(set) var requestCounts = RequestCounts()
     /// Writes the `metrics` op's text: the daemon's, which keeps the metrics
     /// (the engine only counts). Nil: the op fails.
     public var metricsText: (() -> String)?
     /// Set while a batch that passed the memory check as a whole is applied
     /// op by op: one of its ops alone may grow what the others shrink.
-    var admitsEveryChange = false
+    @exclusivity(unchecked) var admitsEveryChange = false
+    /// Which writes the data directory's disk has room for (the daemon says;
+    /// ``checkStorage(for:)`` refuses the others with `storage_full`).
+    public var storageAdmission = StorageAdmission.everything
+    /// Reads the data directory's room to write, for `info`'s `storage` (the
+    /// daemon's storage writer knows it); nil without a data directory.
+    public var storageStatus: (() -> StorageStatus)?
     /// Over etcd: where change ops go instead of being applied here (docs/CLUSTER.md); nil in local mode.
-    public var replicator: ChangeReplicator?
+    @exclusivity(unchecked) public var replicator: ChangeReplicator?
     /// Over a replicator: whether the change requests a client sends in a row
     /// wait for ``queuePipelinedChanges(of:)`` (the daemon calls it after each
     /// read) and go as one proposal, with other clients' read in the same loop
     /// turn (``proposeQueuedPipelines()``); false: each is proposed at once.
-    public var pipelinesChanges = false
+    @exclusivity(unchecked) public var pipelinesChanges = false
     /// Over a replicator: the clients whose pipelines wait for the loop turn's
     /// end, in the order they were queued (``proposeQueuedPipelines()``).
-    var queuedPipelines: [ClientController] = []
+    @exclusivity(unchecked) var queuedPipelines: [ClientController] = []
     /// Over a replicator: this kvod's changes with `await` not decided yet, by
     /// the token their records carry (``registerAwait(of:from:reply:)``).
-    var awaitedProposals: [UInt64: AwaitedProposal] = [:]
+    @exclusivity(unchecked) var awaitedProposals: [UInt64: AwaitedProposal] = [:]
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
@@ -163,6 +169,7 @@ public final class Engine {
         do throws(KVOEngineError) {
             let modifiers = request.modifiers
             try authorize(request.operation, condition: modifiers?.condition, for: client)
+            if storageAdmission != .everything { try checkStorage(for: request.operation) }
             var reply = ReplyEncoder()
             if let condition = modifiers?.condition {
                 try check(condition, of: request.operation)
@@ -225,6 +232,9 @@ public final class Engine {
             reply.seq(try remove(object, keyPath, at: indexes))
         case .replace(let object, let keyPath, let indexes, let values):
             reply.seq(try replace(object, keyPath, at: indexes, with: values))
+        case .add(let object, let keyPath, let amount):
+            let (seq, sum) = try add(object, keyPath, by: amount, lease: lease(for: lifetime, from: client))
+            reply.added(sum, seq: seq)
         case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter, let compact):
             let observed = try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter,
                                        compact: compact, for: client)
@@ -237,9 +247,10 @@ public final class Engine {
                 client.unobserve(scope)
             }
         case .batch(let operations):
-            let seqs = try batch(operations, for: client)
+            let (seqs, sums) = try batch(operations, for: client)
             reply.seq(store.seq)
             reply.field("seqs", .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
+            reply.sums(sums)
         case .list(let prefix, let after, let limit):
             let (names, more) = list(prefix: prefix, after: after, limit: limit, for: client)
             reply.field("objects", .array(names.map(JSONValue.string)))
@@ -396,6 +407,7 @@ extension Engine {
     private func writeInfo(for client: ClientController, into reply: inout ReplyEncoder) {
         let uptime = ContinuousClock.now - startedAt
         reply.field("version", .string(configuration.version))
+        reply.field("commit", .string(configuration.commit))
         reply.field("uptime", integer: uptime.components.seconds)
         reply.field("connections", integer: clientCount)
         reply.field("observations", integer: shared.observationCount - shared.leavingCount)

@@ -1,7 +1,9 @@
 /// The engine's limits and identity, with defaults that suit one host.
 public struct EngineConfiguration: Sendable {
-    /// Reported by `info`.
+    /// Reported by `info`: the daemon's version, from its nearest release tag.
     public var version: String
+    /// Reported by `info`: the commit the daemon was built from.
+    public var commit: String
     /// The most observations one client may hold (`--max-observations-per-connection`);
     /// more is `limit_exceeded`.
     public var maxObservationsPerClient: Int
@@ -23,11 +25,12 @@ public struct EngineConfiguration: Sendable {
     /// observations at ``Engine/observationBytes`` each.
     public static let defaultMaxObservationsPerClient = 100_000
 
-    public init(version: String = kvodVersion,
+    public init(version: String = "unknown", commit: String = "unknown",
                 maxObservationsPerClient: Int = EngineConfiguration.defaultMaxObservationsPerClient,
                 historyCapacity: Int = 100_000, historyBytes: Int = HistoryLimits.defaultMaxBytes,
                 maxMemory: Int = 0, accessPolicy: AccessPolicy? = nil) {
         self.version = version
+        self.commit = commit
         self.maxObservationsPerClient = maxObservationsPerClient
         self.historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
         self.maxMemory = maxMemory
@@ -40,6 +43,3 @@ public struct EngineConfiguration: Sendable {
         set { historyLimits.maxChanges = newValue }
     }
 }
-
-/// kvod's version, as `info` reports it.
-public let kvodVersion = "0.1.0"

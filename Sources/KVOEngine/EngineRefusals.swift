@@ -5,6 +5,8 @@ public struct EngineRefusals: Sendable, Equatable {
     public var observations = 0
     /// `observe` requests and writes refused for `--max-memory`.
     public var memory = 0
+    /// Writes refused with `storage_full` while the data directory's disk was full.
+    public var storage = 0
 
     public init() {}
 }

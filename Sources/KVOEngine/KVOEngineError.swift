@@ -48,6 +48,9 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
         /// Over etcd (`--etcd`): the cluster cannot be reached, or a change
         /// kept losing its race for an object; nothing changed. Reads still answer, `stale`.
         public static let unavailable = Code(ErrorCode.unavailable.rawValue)
+        /// With `--data-dir`: the disk is too full for a write that adds
+        /// data; nothing changed. Reads, observations and deletes go on.
+        public static let storageFull = Code(ErrorCode.storageFull.rawValue)
     }
 
     public let code: Code

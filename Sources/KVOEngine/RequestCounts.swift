@@ -38,6 +38,7 @@ extension Operation {
         case .batch: 13
         case .metrics: 14
         case .ack: 15
+        case .add: 16
         }
     }
 }

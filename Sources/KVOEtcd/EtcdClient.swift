@@ -102,9 +102,14 @@ public final class EtcdClient {
     /// `idempotent`: applying the request twice does what applying it once
     /// does (a create-if-absent that reads the key otherwise), so an attempt
     /// whose outcome is unknown (a hung endpoint) is made again on the next one.
+    /// The handle tells where it went and lets the caller stop waiting for it.
+    @discardableResult
     public func txn(_ request: EtcdTxnRequest, idempotent: Bool = false,
-                    _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) {
-        call("/kv/txn", request.json, retriesWhatMayHaveApplied: idempotent, parse: EtcdTxnResponse.init, done)
+                    _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) -> EtcdRequest {
+        let handle = EtcdRequest(endpoint: currentEndpoint)
+        call("/kv/txn", request.json, handle: handle, retriesWhatMayHaveApplied: idempotent, parse: EtcdTxnResponse.init,
+             done)
+        return handle
     }
 
     /// Discards the history before `revision`: watches from earlier revisions are then compacted.
@@ -141,9 +146,12 @@ public final class EtcdClient {
 
     // MARK: Cluster
 
-    /// What `endpoint` (by default the current one) says of itself, the leader among it.
-    public func status(of endpoint: String? = nil, _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void) {
-        call("/maintenance/status", .object([:]), pinned: endpoint, parse: EtcdStatus.init, done)
+    /// What `endpoint` (by default the current one) says of itself, the leader among it;
+    /// within `timeoutMilliseconds` (nil: the configuration's request timeout).
+    public func status(of endpoint: String? = nil, timeoutMilliseconds: Int? = nil,
+                       _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void) {
+        call("/maintenance/status", .object([:]), pinned: endpoint, timeoutMilliseconds: timeoutMilliseconds,
+             parse: EtcdStatus.init, done)
     }
 
     // MARK: Watches
@@ -178,8 +186,9 @@ public final class EtcdClient {
     /// became of an attempt (a read, a renewal, a revocation), so a hung
     /// endpoint's timeout moves it to the next endpoint, as a refused
     /// connection does; a change is retried only when it was surely not sent.
-    private func call<T>(_ path: String, _ body: JSONValue, pinned: String? = nil, attempt: Int = 0,
-                         retriesWhatMayHaveApplied: Bool = false, timeoutMilliseconds: Int? = nil,
+    /// `handle`: told each attempt, and finished before `done` is told.
+    private func call<T>(_ path: String, _ body: JSONValue, pinned: String? = nil, handle: EtcdRequest? = nil,
+                         attempt: Int = 0, retriesWhatMayHaveApplied: Bool = false, timeoutMilliseconds: Int? = nil,
                          parse: @escaping (JSONValue) throws(EtcdError) -> T,
                          _ done: @escaping (Result<T, EtcdError>) -> Void) {
         let endpoint = pinned ?? currentEndpoint
@@ -190,9 +199,15 @@ public final class EtcdClient {
                                         connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds, keepAlive: configuration.keepAlive,
                                         maxBytes: configuration.maxResponseBytes)
         } catch {
+            handle?.finish()
             done(.failure(error))
             return
         }
+        let done: (Result<T, EtcdError>) -> Void = { [weak handle] result in
+            handle?.finish()
+            done(result)
+        }
+        handle?.attempt(transfer, to: endpoint, on: multi) { done(.failure($0)) }
         transfer.onDone = { [unowned self, unowned transfer] code, status in
             switch Self.outcome(of: transfer, code: code, status: status, endpoint: endpoint) {
             case .success(let json):
@@ -203,7 +218,7 @@ public final class EtcdClient {
                 }
                 moveOn(from: endpoint)
                 if (!mayHaveApplied || retriesWhatMayHaveApplied) && attempt + 1 < configuration.endpoints.count {
-                    call(path, body, attempt: attempt + 1, retriesWhatMayHaveApplied: retriesWhatMayHaveApplied,
+                    call(path, body, handle: handle, attempt: attempt + 1, retriesWhatMayHaveApplied: retriesWhatMayHaveApplied,
                          parse: parse, done)
                 } else {
                     done(.failure(error))

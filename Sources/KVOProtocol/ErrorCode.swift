@@ -29,4 +29,7 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     /// Over etcd (`kvod --etcd`): the cluster cannot be reached, or a change kept losing its
     /// race for an object; nothing changed. Reads still answer, marked `stale`.
     case unavailable
+    /// With `--data-dir`: the disk is too full for a write that adds data; nothing changed.
+    /// Reads, observations and deletes go on; kvod accepts writes again once space is freed.
+    case storageFull = "storage_full"
 }

@@ -43,6 +43,8 @@ public enum Field: String, CaseIterable, Sendable {
     case after
     /// The most a `list` or `observations` page holds.
     case limit
+    /// The integer an `add` adds.
+    case by
 
     // Conditions, lifetimes and waits of a change.
 

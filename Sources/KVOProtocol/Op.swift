@@ -12,6 +12,8 @@ public enum Op: String, CaseIterable, Sendable {
     case remove
     /// Replaces the elements of an array at `index` or `indexes`.
     case replace
+    /// Adds the integer `by` to the integer at a key path (a missing value counts as 0).
+    case add
     /// Observes key paths of an object, or of every object under a prefix.
     case observe
     /// Ends observations of an object or prefix.

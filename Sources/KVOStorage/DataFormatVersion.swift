@@ -1,4 +1,5 @@
 import Foundation
+import KVOBuildInfo
 import KVOEngine
 
 /// The data directory's format version: the schema version of `kvod.db`
@@ -31,7 +32,7 @@ enum DataFormatVersion {
     /// What kvod says when a newer kvod wrote `path`: both versions, and what to do.
     static func refusal(_ path: String, version: Int64) -> StorageError {
         StorageError("""
-            \(path) has schema version \(version), written by a newer kvod; this kvod (\(kvodVersion)) reads \
+            \(path) has schema version \(version), written by a newer kvod; this kvod (\(BuildInfo.version)) reads \
             schema version \(StateDatabase.schemaVersion) and older and has changed nothing in it: run the newer \
             kvod again, or start this one with another --data-dir
             """)

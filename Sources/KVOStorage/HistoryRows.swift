@@ -8,6 +8,10 @@ import KVOEngine
 ///
 /// Rows that fell out are deleted in steps (``StateDatabase/write(_:)``):
 /// until then they are `garbage`, still in the table but no longer loaded.
+///
+/// A write that SQLite rolls back (a full disk) is tried again with the same
+/// changes: ``beginWrite()`` notes where the rows stood, and ``rollBack()``
+/// puts them back there, so that the retry counts each change once.
 struct HistoryRows {
     let limits: HistoryLimits
     private var rows: Deque<(seq: UInt64, bytes: Int)> = []
@@ -19,6 +23,21 @@ struct HistoryRows {
     /// Rows in the table that fell out and are not deleted yet, and their bytes.
     private(set) var garbageRows = 0
     private(set) var garbageBytes = 0
+    /// Where the rows stood before the write under way (nil: none), to undo it.
+    private var undo: Undo?
+    /// The rows that were there before the write under way and that it
+    /// pushed out of the front, oldest first: ``rollBack()`` puts them back.
+    /// Kept beside `undo` so that its capacity serves the next write.
+    private var pushedOut: [(seq: UInt64, bytes: Int)] = []
+
+    private struct Undo {
+        /// The newest row's seq before the write (0: there was none).
+        var lastSeq: UInt64
+        var bytes: Int
+        var droppedThrough: UInt64
+        var garbageRows: Int
+        var garbageBytes: Int
+    }
 
     init(limits: HistoryLimits) {
         self.limits = limits
@@ -49,6 +68,8 @@ struct HistoryRows {
         bytes += change.bytes
         while limits.areExceeded(count: rows.count, bytes: bytes) {
             let oldest = rows.removeFirst()
+            // Only a row that was there before the write needs putting back.
+            if oldest.seq <= undo?.lastSeq ?? 0 { pushedOut.append(oldest) }
             bytes -= oldest.bytes
             droppedThrough = oldest.seq
             if oldest.seq <= writtenThrough {
@@ -56,6 +77,31 @@ struct HistoryRows {
                 garbageBytes += oldest.bytes
             }
         }
+    }
+
+    /// A write begins: what ``append(_:)`` does from now on can be undone.
+    mutating func beginWrite() {
+        undo = Undo(lastSeq: rows.last?.seq ?? 0, bytes: bytes, droppedThrough: droppedThrough,
+                    garbageRows: garbageRows, garbageBytes: garbageBytes)
+        pushedOut.removeAll(keepingCapacity: true)
+    }
+
+    /// The write committed: nothing to undo.
+    mutating func endWrite() {
+        undo = nil
+    }
+
+    /// The write was rolled back: the rows are as ``beginWrite()`` found them.
+    mutating func rollBack() {
+        guard let undo else { return }
+        self.undo = nil
+        while let last = rows.last, last.seq > undo.lastSeq { rows.removeLast() }
+        for row in pushedOut.reversed() { rows.prepend(row) }
+        pushedOut.removeAll(keepingCapacity: true)
+        bytes = undo.bytes
+        droppedThrough = undo.droppedThrough
+        garbageRows = undo.garbageRows
+        garbageBytes = undo.garbageBytes
     }
 
     /// The rows up to `seq` are in the table (committed).

@@ -6,7 +6,9 @@ extension StateDatabase {
     /// (trimmed to the history limits) and the top-level members they
     /// touched, as they are after the last batch. In the operating system
     /// on return; on the disk once the WAL is synced (``StorageWriter``'s
-    /// syncers; a checkpoint syncs it too).
+    /// syncers; a checkpoint syncs it too). When it throws, nothing of the
+    /// batches is written and this object is as before, so that the same
+    /// batches may be written again (after a full disk, ``StorageError/isFull``).
     public func write(_ batches: [CommitBatch]) throws(StorageError) {
         guard let lastSeq = batches.last?.changes.last?.seq else { return }
         var edits: [ObjectEdit] = []
@@ -17,6 +19,7 @@ extension StateDatabase {
         // Moved out: appending to this class's property would check exclusive access at each change.
         var rows = historyRows
         historyRows = HistoryRows(limits: historyLimits)
+        rows.beginWrite()
         // Whether any change may start or end a lease (most commits have none to write).
         var touchesLeases = !leasedObjects.isEmpty
         for batch in batches {
@@ -50,6 +53,8 @@ extension StateDatabase {
         let keepAfter = historyRows.droppedThrough
         let trims = historyRows.garbageRows >= trimStep || historyRows.garbageBytes >= trimStepBytes
             || (historyRows.isEmpty && historyRows.garbageRows > 0)
+        // Set once COMMIT returned: a failure after it is no full disk to retry.
+        var committed = false
         do throws(SQLiteError) {
             try statements.begin.run()
             do throws(SQLiteError) {
@@ -71,14 +76,25 @@ extension StateDatabase {
                     try statements.setSeq.run()
                 }
                 try statements.commit.run()
+                committed = true
                 try connection.flushWAL()
+                historyRows.endWrite()
                 historyRows.wrote(through: lastSeq)
                 if trims { historyRows.trimmed() }
             } catch {
                 try? statements.rollback.run()
                 throw error
             }
+        } catch where committed {
+            throw StorageError("cannot commit to \(path)", error, retryable: false)
         } catch {
+            historyRows.rollBack()
+            // Rolled back, a whole object's leases are on disk again: it may have some (a superset is allowed).
+            if touchesLeases {
+                for batch in batches {
+                    for change in batch.changes where change.path.isEmpty { leasedObjects.insert(change.object) }
+                }
+            }
             throw StorageError("cannot commit to \(path)", error)
         }
     }

@@ -21,6 +21,8 @@ public final class StateDatabase {
     public static let schemaVersion: Int64 = 6
 
     public let path: String
+    /// The data directory that holds it (and the reserve file, ``StorageReserve``).
+    public let directory: String
     public let syncMode: SyncMode
     /// How many changes, and how many bytes of them, the history table keeps
     /// (the rule the engine's history follows too).
@@ -45,6 +47,8 @@ public final class StateDatabase {
     var leasedObjects: Set<String> = []
     /// Encodes the history batch rows (kept to reuse its buffers' capacity).
     var historyEncoder = HistoryBatchEncoder()
+    /// The database's page size, in bytes (what a free page holds).
+    let pageSize: Int
     var trimStep: Int { min(1024, max(1, historyLimits.maxChanges / 8)) }
     var trimStepBytes: Int { max(1, historyLimits.maxBytes / 8) }
 
@@ -55,6 +59,7 @@ public final class StateDatabase {
                 historyBytes: Int = HistoryLimits.defaultMaxBytes) throws(StorageError) {
         if let warning = try DataDirectoryFiles.prepareDirectory(directory) { warnings.append(warning) }
         path = directory + "/" + Self.fileName
+        self.directory = directory
         self.syncMode = syncMode
         historyLimits = HistoryLimits(maxChanges: historyCapacity, maxBytes: historyBytes)
         historyRows = HistoryRows(limits: historyLimits)
@@ -69,6 +74,7 @@ public final class StateDatabase {
         do {
             statements = try Statements(connection)
             leasedObjects = try Self.leasedObjects(connection)
+            pageSize = Int(try connection.integer("PRAGMA page_size") ?? 4096)
         } catch {
             throw StorageError("cannot prepare statements on \(path)", error)
         }
@@ -200,6 +206,8 @@ struct Statements {
     let deleteMembers: SQLiteStatement
     let deleteLeases: SQLiteStatement
     let insertLease: SQLiteStatement
+    /// The database's free pages (``StateDatabase/freePageBytes()``).
+    let freelistCount: SQLiteStatement
 
     init(_ connection: SQLiteConnection) throws(SQLiteError) {
         try StateDatabase.addMissingTables(connection)
@@ -234,5 +242,6 @@ struct Statements {
         insertLease = try connection.prepare("""
             INSERT OR REPLACE INTO leases (object, key_path, ephemeral, deadline_ms) VALUES (?, ?, ?, ?)
             """)
+        freelistCount = try connection.prepare("PRAGMA freelist_count")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KVOEngine
 
 /// The thread that commits, so that the event loop never waits for the disk.
 ///
@@ -19,6 +20,14 @@ import Foundation
 /// the WAL within ``batchInterval`` of each, on a thread of its own. After a
 /// failed commit or sync it publishes the failure and stops: nothing after
 /// it can be trusted.
+///
+/// A full disk is no such failure (docs/DURABILITY.md, "A full disk"):
+/// SQLite rolls the commit back, and the writer gives up its reserve
+/// (``StorageSpace``) and commits again; failing that, the batches wait and
+/// are tried again every ``spaceRetryInterval``. It looks at the disk every
+/// ``StorageSpace/probeInterval`` and publishes whether writes that add data
+/// must be refused (``Progress/storage``), so that the loop refuses them
+/// before anything is applied.
 public final class StorageWriter: @unchecked Sendable {
     // @unchecked: every mutable property is guarded by `condition`'s lock;
     // `database` is used only by the writer thread once `start` was called.
@@ -27,6 +36,12 @@ public final class StorageWriter: @unchecked Sendable {
     public static let batchInterval = 0.1
     /// How long committed changes wait in the WAL before a checkpoint.
     public static let checkpointInterval = 1.0
+    /// How soon batches that found no room on the disk are committed again.
+    public static let spaceRetryInterval = 0.5
+
+    /// Why the data directory has no reserve though one was asked for (the
+    /// filesystem refused it at start for another reason than room), for the log.
+    public let reserveRefusal: String?
 
     /// How far the writer got.
     public struct Progress: Sendable, Equatable {
@@ -34,6 +49,8 @@ public final class StorageWriter: @unchecked Sendable {
         public var committed: UInt64
         /// Why the writer stopped early, if it did.
         public var failure: String?
+        /// The data directory's room to write, as last seen.
+        public var storage: StorageStatus
     }
 
     private let database: StateDatabase
@@ -42,7 +59,15 @@ public final class StorageWriter: @unchecked Sendable {
     private let onSync: @Sendable (Duration) -> Void
     private let condition = NSCondition()
     private var queue: [CommitBatch] = []
-    private var published = Progress(committed: 0, failure: nil)
+    private var published: Progress
+    /// Batches a commit could not write for want of room, oldest first:
+    /// committed again at `retryAt`, with what was queued after them.
+    private var waiting: [CommitBatch] = []
+    private var retryAt: Date?
+    /// The changes in `waiting`. The writer thread's.
+    private var waitingChanges = 0
+    /// The reserve and what the disk has room for. The writer thread's once started.
+    private let space: StorageSpace
     private var stopping = false
     private var finished = false
     /// `batch` mode's sync; nil in the other modes. Set by `start` before the thread exists.
@@ -60,16 +85,24 @@ public final class StorageWriter: @unchecked Sendable {
     /// it, and the writer then knows when the next checkpoint is due).
     private var checkpointed = true
 
-    /// `onProgress` is called from the writer thread after each commit and on
-    /// failure (also from the WAL syncer's thread, for a failed sync).
+    /// `onProgress` is called from the writer thread after each commit, on
+    /// failure (also from the WAL syncer's thread, for a failed sync) and
+    /// when the storage status changes (whether writes must be refused).
     /// `onSync` is told how long each sync took, from the thread that synced:
     /// the `fdatasync` of the commit syncer (`always`) or of the WAL syncer
-    /// (`batch`); `off` never syncs.
-    public init(database: StateDatabase, onSync: @escaping @Sendable (Duration) -> Void = { _ in },
+    /// (`batch`); `off` never syncs. `reserveBytes`: the space kept in the
+    /// data directory's reserve file (`--storage-reserve`; 0: none), filled
+    /// here, and the disk looked at once before this returns.
+    public init(database: StateDatabase, reserveBytes: Int = 0,
+                onSync: @escaping @Sendable (Duration) -> Void = { _ in },
                 onProgress: @escaping @Sendable () -> Void) {
         self.database = database
         self.onSync = onSync
         self.onProgress = onProgress
+        space = StorageSpace(directory: database.directory, reserveBytes: reserveBytes)
+        _ = space.probe(database, waitingChanges: 0, force: true)
+        reserveRefusal = space.reserveRefusal
+        published = Progress(committed: 0, failure: nil, storage: space.status)
     }
 
     /// Starts the thread (and the WAL syncer's in `batch` mode, the commit syncer's in `always`).
@@ -108,6 +141,8 @@ public final class StorageWriter: @unchecked Sendable {
     }
 
     /// Commits what is queued, syncs, stops the thread and waits for it.
+    /// Batches that still find no room on the disk are given up: the
+    /// failure says so (none of their changes was acknowledged).
     public func stop() {
         condition.lock()
         stopping = true
@@ -140,19 +175,26 @@ public final class StorageWriter: @unchecked Sendable {
     /// `off` mode only: `always` syncs every commit on the commit syncer.
     /// Its id must follow the last batch's, like ``submit(_:)``'s. A large
     /// group under a pipelined load waits for its commit either way;
-    /// committed here it skips the two thread wake-ups.
+    /// committed here it skips the two thread wake-ups. One that finds the
+    /// disk full is declined, nothing written: the writer thread makes room.
     public func commitHere(_ batch: CommitBatch) -> DirectCommit {
         guard commitSyncer == nil else { return .declined }
         condition.lock()
-        guard queue.isEmpty, !databaseBusy, !stopping, !checkpointed, published.failure == nil else {
+        guard queue.isEmpty, waiting.isEmpty, !databaseBusy, !stopping, !checkpointed, published.failure == nil else {
             condition.unlock()
             return .declined
         }
         databaseBusy = true
         condition.unlock()
         var failure: String?
-        do {
+        do throws(StorageError) {
             try database.write([batch])
+        } catch where error.isFull {
+            condition.lock()
+            databaseBusy = false
+            if waitsForDatabase { condition.signal() }
+            condition.unlock()
+            return .declined
         } catch {
             failure = error.description
         }
@@ -179,52 +221,122 @@ public final class StorageWriter: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (batches, stop, checkpointDue) = nextWork()
+            let work = nextWork()
             // Whether this thread still has the database (it gives it back early after a commit alone).
             var holdsDatabase = true
             var failed = false
-            do {
-                if !batches.isEmpty {
-                    try database.write(batches)
-                    syncer?.noteCommit()
-                    condition.lock()
-                    if uncheckpointedSince == nil { uncheckpointedSince = Date() }
-                    checkpointed = false
-                    if commitSyncer == nil { published.committed = batches.last!.id }
-                    // The database is free before the loop hears of the commit: its next group may be committed there.
-                    if !checkpointDue && !stop {
-                        databaseBusy = false
-                        holdsDatabase = false
-                    }
-                    condition.unlock()
-                    if let commitSyncer {
-                        commitSyncer.noteCommit(through: batches.last!.id)
-                    } else {
-                        onProgress()
-                    }
+            // The disk is looked at now, not when due: room was found missing, or again.
+            var forceProbe = false
+            do throws(StorageError) {
+                if !work.batches.isEmpty {
+                    holdsDatabase = try commit(work.batches, stop: work.stop, checkpointDue: work.checkpointDue,
+                                               forceProbe: &forceProbe)
                 }
-                if checkpointDue || (stop && hasUncheckpointedCommits) {
-                    try database.checkpoint()
-                    condition.lock()
-                    uncheckpointedSince = nil
-                    checkpointed = true
-                    condition.unlock()
+                if work.checkpointDue || (work.stop && hasUncheckpointedCommits) {
+                    try checkpoint(forceProbe: &forceProbe)
                 }
             } catch {
                 publish(failure: error.description)
                 failed = true
             }
             if holdsDatabase {
+                if !failed { publishStorage(changed: space.probe(database, waitingChanges: waitingChanges,
+                                                                 force: forceProbe)) }
                 condition.lock()
                 databaseBusy = false
                 condition.unlock()
             }
-            if failed || (stop && batches.isEmpty) { break }
+            if failed || (work.stop && work.batches.isEmpty) { break }
         }
         condition.lock()
         finished = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Commits `batches` (their changes wait in ``waiting`` when the disk has
+    /// no room even after the reserve is given up) and publishes them;
+    /// returns whether this thread still holds the database.
+    private func commit(_ batches: [CommitBatch], stop: Bool, checkpointDue: Bool,
+                        forceProbe: inout Bool) throws(StorageError) -> Bool {
+        guard try writeMakingRoom(batches, forceProbe: &forceProbe) else {
+            let changes = batches.reduce(0) { $0 + $1.changes.count }
+            if stop {
+                throw StorageError("""
+                    the disk of \(database.directory) is full: \(changes) changes made before the stop could not \
+                    be committed, and none of them was acknowledged
+                    """)
+            }
+            condition.lock()
+            waiting = batches
+            retryAt = Date().addingTimeInterval(Self.spaceRetryInterval)
+            condition.unlock()
+            waitingChanges = changes
+            forceProbe = true
+            return true
+        }
+        if waitingChanges > 0 {
+            waitingChanges = 0
+            forceProbe = true
+        }
+        syncer?.noteCommit()
+        let storageChanged = space.probe(database, waitingChanges: 0, force: forceProbe)
+        forceProbe = false
+        var holdsDatabase = true
+        condition.lock()
+        if uncheckpointedSince == nil { uncheckpointedSince = Date() }
+        checkpointed = false
+        if commitSyncer == nil { published.committed = batches.last!.id }
+        published.storage = space.status
+        // The database is free before the loop hears of the commit: its next group may be committed there.
+        if !checkpointDue && !stop {
+            databaseBusy = false
+            holdsDatabase = false
+        }
+        condition.unlock()
+        if let commitSyncer {
+            commitSyncer.noteCommit(through: batches.last!.id)
+            if storageChanged { onProgress() }
+        } else {
+            onProgress()
+        }
+        return holdsDatabase
+    }
+
+    /// Writes `batches`; when the disk is full, gives the reserve up and
+    /// writes them again. False: still no room (nothing was written).
+    private func writeMakingRoom(_ batches: [CommitBatch], forceProbe: inout Bool) throws(StorageError) -> Bool {
+        do throws(StorageError) {
+            try database.write(batches)
+            return true
+        } catch where error.isFull {
+            guard space.giveUpReserve() else { return false }
+            forceProbe = true
+        }
+        do throws(StorageError) {
+            try database.write(batches)
+            return true
+        } catch where error.isFull {
+            return false
+        }
+    }
+
+    /// Copies the WAL into the database file. One that finds the disk full
+    /// leaves the commits in the WAL (where they are safe) and is tried
+    /// again after ``checkpointInterval``.
+    private func checkpoint(forceProbe: inout Bool) throws(StorageError) {
+        do throws(StorageError) {
+            try database.checkpoint()
+            condition.lock()
+            uncheckpointedSince = nil
+            checkpointed = true
+            condition.unlock()
+        } catch where error.isFull {
+            condition.lock()
+            uncheckpointedSince = Date()
+            condition.unlock()
+            forceProbe = true
+        }
     }
 
     private var hasUncheckpointedCommits: Bool {
@@ -233,31 +345,56 @@ public final class StorageWriter: @unchecked Sendable {
         return uncheckpointedSince != nil
     }
 
-    /// Waits for batches, a stop, or the checkpoint deadline, while the
-    /// database is free; takes every queued batch and the database.
-    private func nextWork() -> (batches: [CommitBatch], stop: Bool, checkpointDue: Bool) {
-        let interval = Self.checkpointInterval
+    /// What the writer thread does next: commit `batches` (none: only
+    /// checkpoint or look at the disk), then stop if `stop`.
+    private struct Work {
+        var batches: [CommitBatch]
+        var stop: Bool
+        var checkpointDue: Bool
+    }
+
+    /// Waits for batches, a stop, the checkpoint deadline, the retry of
+    /// batches that found no room, or the next look at the disk, while the
+    /// database is free; takes every batch to commit and the database.
+    private func nextWork() -> Work {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            let deadline = uncheckpointedSince?.addingTimeInterval(interval)
-            let due = deadline.map { Date() >= $0 } ?? false
-            if !databaseBusy && (!queue.isEmpty || stopping || due || published.failure != nil) {
+            let now = Date()
+            let checkpointDeadline = uncheckpointedSince?.addingTimeInterval(Self.checkpointInterval)
+            let checkpointDue = checkpointDeadline.map { now >= $0 } ?? false
+            let failed = published.failure != nil
+            // While batches wait for room, those queued after them wait for the retry too.
+            let commitDue = waiting.isEmpty ? !queue.isEmpty : retryAt.map { now >= $0 } ?? true
+            if !databaseBusy && (commitDue || stopping || checkpointDue || failed || now >= space.nextProbe) {
                 databaseBusy = true
-                let batches = published.failure == nil ? queue : []
-                queue = []
-                return (batches, stopping || published.failure != nil, due && published.failure == nil)
+                var batches: [CommitBatch] = []
+                if !failed && (commitDue || stopping) {
+                    batches = waiting + queue
+                    waiting = []
+                    queue = []
+                    retryAt = nil
+                }
+                return Work(batches: batches, stop: stopping || failed, checkpointDue: checkpointDue && !failed)
             }
             if databaseBusy {
                 waitsForDatabase = true
                 condition.wait()
                 waitsForDatabase = false
-            } else if let deadline {
-                _ = condition.wait(until: deadline)
             } else {
-                condition.wait()
+                let deadline = [checkpointDeadline, retryAt, space.nextProbe].compactMap { $0 }.min()!
+                _ = condition.wait(until: deadline)
             }
         }
+    }
+
+    /// Publishes what the last look at the disk saw; wakes the loop when it
+    /// `changed` what the loop decides by (whether writes are refused).
+    private func publishStorage(changed: Bool) {
+        condition.lock()
+        published.storage = space.status
+        condition.unlock()
+        if changed { onProgress() }
     }
 
     private func publish(committed: UInt64? = nil, failure: String? = nil) {

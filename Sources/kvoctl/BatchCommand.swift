@@ -9,7 +9,7 @@ struct BatchCommand: AsyncParsableCommand, ConnectingCommand {
         commandName: "batch",
         abstract: "Apply the change ops on standard input (one JSON object a line) all or none; prints the seq.",
         discussion: """
-            Each line is a set, delete, insert, remove or replace request as docs/PROTOCOL.md spells it, \
+            Each line is a set, delete, insert, remove, replace or add request as docs/PROTOCOL.md spells it, \
             with its conditions; blank lines are skipped. A line that is not such an op is a usage error \
             (status 2, nothing sent). If any op fails, nothing is applied: kvod's error names it as ops[i], \
             counting from 0, with status 5 for a failed condition.

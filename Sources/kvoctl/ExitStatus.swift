@@ -32,6 +32,8 @@ enum ExitStatus {
     /// kvod did not answer within `--request-timeout` (KVOClient's `timed_out`); the
     /// request may or may not have been applied. (Until 0.2 this was 3.)
     static let noReply = ExitCode(12)
+    /// kvod's disk is full: the write would add data and was refused; nothing changed (`storage_full`).
+    static let storageFull = ExitCode(13)
 
     /// The failure `error` calls for: its status, and the daemon's (or the client's) code and message.
     static func failure(_ error: KVOClientError) -> CommandFailure {
@@ -44,6 +46,7 @@ enum ExitStatus {
         case .badRequest, .badJSON, .unknownOp: badRequest
         case .unavailable: unavailable
         case .timedOut: noReply
+        case .storageFull: storageFull
         case _ where error.isConnectionError || error.code == .protocolViolation: cannotConnect
         default: daemonError
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVOBuildInfo
 import KVOEngine
 
 /// `kvoctl`: kvod from a shell, built on KVOClient.
@@ -35,15 +36,17 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
               10  bad request (bad_request, bad_json, unknown_op)
               11  unavailable: kvod cannot reach etcd; nothing changed, retry (unavailable)
               12  no reply within --request-timeout (timed_out); may have been applied
+              13  kvod's disk is full: the write was refused, nothing changed; retry once space is freed (storage_full)
             Durations (--ttl, --timeout, --throttle, --request-timeout) take a unit, 500ms, 5s, 1.5m, 2h, or are \
             a bare number of seconds.
             Every non-zero status prints one line on standard error that says why (kvoctl: CODE: MESSAGE \
             for the daemon's errors); --quiet leaves it out, except for usage errors.
             """,
-        version: kvodVersion,
+        version: BuildInfo.description,
         subcommands: [
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
-            ReplaceCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self, InfoCommand.self, PingCommand.self,
+            ReplaceCommand.self, IncrCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self,
+            InfoCommand.self, PingCommand.self,
             MetricsCommand.self, RawCommand.self,
         ])
 

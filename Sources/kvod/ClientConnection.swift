@@ -84,6 +84,7 @@ final class ClientConnection: ClientOutputDelegate {
         // One strong reference for the whole read: each use of the unowned
         // one checks and retains it again.
         let daemon = self.daemon
+        daemon.receivedBytes += bytes.count
         framer.feed(bytes) { frame in
             guard state.frameArrived(frame) else { return }
             handle(frame, daemon)
@@ -223,6 +224,7 @@ final class ClientConnection: ClientOutputDelegate {
 
     /// Writes the controller's output, or holds it for the batch to commit.
     private func writeOutput() -> Int {
+        daemon.sentBytes += controller.output.count
         if let batch = daemon.groupCommit?.batchToWaitFor {
             controller.output.withUnsafeBytes { hold($0, until: batch) }
         } else {

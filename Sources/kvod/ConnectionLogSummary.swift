@@ -2,9 +2,9 @@ import Logging
 
 /// How connections reach the log without filling it: each one at `debug`;
 /// at `info`, the first after a quiet interval as it comes, then at most one
-/// line per interval counting the others. A scraper connecting every 15 s
-/// wrote ~5,800 `info` lines a day; now it writes one per interval (144 a day
-/// at the default ten minutes). Loop-confined.
+/// line per interval counting the others, so that a client that connects
+/// every few seconds (a metrics scraper) does not fill the journal
+/// (docs/OPERATIONS.md, "Logs"). Loop-confined.
 final class ConnectionLogSummary {
     private let logger: Logger
     private let timer: UVTimer

@@ -1,10 +1,14 @@
+import Glibc
 import KVOEngine
 
 /// The `metrics` op's text: the daemon's figures (its connections' queues)
 /// beside the engine's, rendered by ``DaemonMetrics``.
 extension Daemon {
     func metricsText() -> String {
-        var figures = DaemonMetrics.DaemonFigures(accepted: acceptedConnections, heapTrims: heapTrim?.count ?? 0)
+        var figures = DaemonMetrics.DaemonFigures(accepted: acceptedConnections, heapTrims: heapTrim?.count ?? 0,
+                                                  receivedBytes: receivedBytes, sentBytes: sentBytes)
+        figures.dataDirectoryBytes = configuration.dataDirectory.map(Self.databaseBytes)
+        figures.cluster = engine.replicator?.info
         // One pass over the connections per scrape, none per request.
         for connection in connections.values {
             figures.queuedBytes += connection.pendingOutputBytes
@@ -12,5 +16,13 @@ extension Daemon {
             figures.heldEvents += connection.controller.heldEventCount
         }
         return metrics.render(engine: engine, daemon: figures)
+    }
+
+    /// kvod.db and its -wal file in `directory`, in bytes.
+    private static func databaseBytes(in directory: String) -> Int {
+        ["kvod.db", "kvod.db-wal"].reduce(0) { total, name in
+            var status = stat()
+            return total + (stat(directory + "/" + name, &status) == 0 ? Int(status.st_size) : 0)
+        }
     }
 }

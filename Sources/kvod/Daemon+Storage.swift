@@ -3,7 +3,8 @@ import KVOStorage
 
 /// The daemon's data directory: opening and restoring it at start, holding
 /// output until the storage writer has committed what it reports, and
-/// stopping (never acknowledging more) if a commit fails.
+/// stopping (never acknowledging more) if a commit fails for another reason
+/// than a full disk (that one, Daemon+StorageSpace.swift).
 extension Daemon {
     /// Opens `--data-dir`, restores the engine from it and starts the writer
     /// thread. Without a data directory, says that state lives in memory only.
@@ -31,8 +32,12 @@ extension Daemon {
         let wakeup = UVAsync(loop: loop)
         let waker = wakeup.waker
         let fsync = metrics.fsync
-        let writer = StorageWriter(database: database, onSync: { fsync.record($0) }) { waker.wake() }
+        let writer = StorageWriter(database: database, reserveBytes: configuration.storageReserveBytes,
+                                   onSync: { fsync.record($0) }) { waker.wake() }
         wakeup.setHandler { [unowned self] in self.writerProgressed() }
+        engine.storageStatus = { [writer] in writer.progress.storage }
+        if let refusal = writer.reserveRefusal { logger.warning("\(refusal)") }
+        noteStorage(writer.progress.storage)
         let groupCommit = GroupCommit(store: engine.store, writer: writer)
         engine.changeLog = groupCommit
         writer.start()
@@ -64,6 +69,7 @@ extension Daemon {
             failStorage(failure)
             return
         }
+        noteStorage(progress.storage)
         release(upTo: progress.committed)
     }
 

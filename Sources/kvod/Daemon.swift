@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
@@ -50,7 +51,10 @@ final class Daemon {
     /// Clients accepted since start (refused ones not included), for `metrics`.
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
-    let metrics = DaemonMetrics()
+    let metrics = DaemonMetrics(version: BuildInfo.version, commit: BuildInfo.commit)
+    /// Bytes read from and written to clients since start (metrics).
+    var receivedBytes = 0
+    var sentBytes = 0
     private var flushQueue: [ClientConnection] = []
     /// What waits for all clients together, against `--max-client-memory`.
     var clientMemory: ClientMemoryBudget {
@@ -92,6 +96,8 @@ final class Daemon {
     var cluster: EtcdReplica?
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
+    /// The data directory's room to write, as the daemon last heard of it (Daemon+StorageSpace.swift).
+    var storageSeen = StorageStatus()
     private(set) var state = State.starting {
         didSet { logger.debug("daemon state \(oldValue) → \(state)") }
     }
@@ -110,6 +116,7 @@ final class Daemon {
         self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
         self.clientMemory = ClientMemoryBudget(limit: configuration.maxClientMemory)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
+            version: BuildInfo.version, commit: BuildInfo.commit,
             maxObservationsPerClient: configuration.maxObservationsPerConnection,
             historyCapacity: configuration.historyCapacity, historyBytes: configuration.historyBytes,
             maxMemory: configuration.maxMemory, accessPolicy: configuration.accessPolicy))
@@ -165,15 +172,16 @@ final class Daemon {
         do {
             lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
                 self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
+                self.metrics.recordLoopTurn(microseconds: wall)
             }
         } catch {
             logger.warning("cannot measure the event loop's lag (info reports 0): \(error)")
         }
         state = .running
         if let activated = configuration.activatedSocket {
-            logger.info("kvod \(engine.configuration.version) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
+            logger.info("kvod \(BuildInfo.description) listening on \(activated.path ?? "an unnamed socket") (passed by systemd on fd \(activated.fd))")
         } else {
-            logger.info("kvod \(engine.configuration.version) listening on \(configuration.socketPath)")
+            logger.info("kvod \(BuildInfo.description) listening on \(configuration.socketPath)")
         }
         logger.info("serving at most \(maxConnections) connections (open-file limit \(openFiles)), \(connectionsPerUID.limit) per uid")
         if configuration.accessPolicy == nil {
@@ -267,7 +275,10 @@ final class Daemon {
     var statusLine: String {
         let connections = engine.clientCount
         let observations = engine.shared.observationCount
-        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")"
+        let waiting = storageSeen.waitingChanges
+        let disk = waiting > 0 ? "; disk full: \(waiting) changes wait for room"
+            : storageSeen.full ? "; disk full: writes refused" : ""
+        return "Serving \(connections) connection\(connections == 1 ? "" : "s"), \(observations) observation\(observations == 1 ? "" : "s")\(disk)"
     }
 
     // MARK: Connections

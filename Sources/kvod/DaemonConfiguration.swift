@@ -35,6 +35,9 @@ struct DaemonConfiguration: Sendable {
     var dataDirectory: String?
     /// When commits are synced to the disk (`--sync`).
     var syncMode: SyncMode = .always
+    /// The space kept in the data directory's reserve file, and the least
+    /// free space writes that add data need (`--storage-reserve`; 0: none).
+    var storageReserveBytes = 8 << 20
     /// How many recent changes are kept for `observe` with `since` (`--history`).
     var historyCapacity: Int = 100_000
     /// How many bytes of recent changes are kept (`--history-bytes`).

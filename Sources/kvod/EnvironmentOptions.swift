@@ -9,7 +9,7 @@ struct EnvironmentOptions {
     /// Every option that has a variable, by its long name. `--socket` is not
     /// here: `KVOD_SOCKET` already chooses the default socket path.
     static let optionNames = [
-        "socket-mode", "max-line-bytes", "data-dir", "sync", "history", "history-bytes", "log-level",
+        "socket-mode", "max-line-bytes", "data-dir", "sync", "storage-reserve", "history", "history-bytes", "log-level",
         "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
         "max-connections-per-uid", "max-observations-per-connection", "max-memory", "max-client-memory", "policy",
         "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-max-request-bytes", "etcd-max-txn-ops",

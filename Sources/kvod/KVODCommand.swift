@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
@@ -12,7 +13,7 @@ struct KVODCommand: ParsableCommand {
         commandName: "kvod",
         abstract: "Key-Value Observing over a Unix socket: set values, observe key paths, hear every change.",
         discussion: "The wire protocol is line-delimited JSON; see docs/PROTOCOL.md.\n\n" + EnvironmentOptions.helpText,
-        version: kvodVersion)
+        version: BuildInfo.description)
 
     @Option(help: ArgumentHelp(
         "The Unix socket to listen on.",
@@ -37,6 +38,17 @@ struct KVODCommand: ParsableCommand {
         "When a change reaches the disk: always (fsync before the reply), batch (fsync every 100 ms) or off.",
         valueName: "mode"))
     var sync: String = SyncMode.always.rawValue
+
+    @Option(help: ArgumentHelp(
+        "Disk space kept for kvod in its data directory's kvod.reserve file, e.g. 8m (0: none).",
+        discussion: """
+            While less than this is free for the data directory (on its filesystem and in its database), \
+            writes that add data get storage_full; reads, observations and deletes go on. A commit that finds \
+            the disk full anyway uses the reserve; kvod fills it again once twice this is free. See \
+            docs/DURABILITY.md, "A full disk".
+            """,
+        valueName: "size"))
+    var storageReserve: String = "8m"
 
     @Option(help: "How many recent changes to keep for observe with since (0 to 10000000).")
     var history: Int = 100_000
@@ -190,6 +202,9 @@ struct KVODCommand: ParsableCommand {
             throw ValidationError("--socket-mode must be an octal mode such as 0660")
         }
         guard SyncMode(rawValue: sync) != nil else { throw ValidationError("--sync must be always, batch or off") }
+        guard OutputLimits.parseSize(storageReserve) != nil else {
+            throw ValidationError("--storage-reserve must be a size such as 8m, or 0 for none")
+        }
         guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
         guard let historyByteCount = OutputLimits.parseSize(historyBytes) else {
             throw ValidationError("--history-bytes must be a size such as 64m")
@@ -268,6 +283,7 @@ struct KVODCommand: ParsableCommand {
             syncMode: SyncMode(rawValue: sync) ?? .always,
             historyCapacity: history)
         configuration.historyBytes = OutputLimits.parseSize(historyBytes) ?? HistoryLimits.defaultMaxBytes
+        configuration.storageReserveBytes = OutputLimits.parseSize(storageReserve) ?? configuration.storageReserveBytes
         configuration.maxMemory = OutputLimits.parseSize(maxMemory) ?? 0
         configuration.maxObservationsPerConnection = maxObservationsPerConnection
         configuration.maxConnectionsPerUID = maxConnectionsPerUid

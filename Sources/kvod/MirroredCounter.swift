@@ -1,6 +1,6 @@
-import CoreMetrics
+import Prometheus
 
-/// A swift-metrics counter that follows a running total kept elsewhere (the
+/// A Prometheus counter that follows a running total kept elsewhere (the
 /// engine's plain counts): when scraped it is increased by what the total
 /// grew since, so the hot path pays one integer increment, not a metric call.
 struct MirroredCounter {
@@ -14,7 +14,7 @@ struct MirroredCounter {
     /// Brings the counter up to `total`.
     mutating func follow(_ total: Int) {
         guard total > reported else { return }
-        counter.increment(by: total - reported)
+        counter.increment(by: Int64(total - reported))
         reported = total
     }
 }

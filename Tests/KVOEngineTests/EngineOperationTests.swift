@@ -655,7 +655,7 @@ import Testing
     }
 
     @Test func infoReportsVersionUptimeConnectionsObservationsObjectsSeq() {
-        let fixture = EngineFixture(configuration: EngineConfiguration(version: "9.8.7-test"))
+        let fixture = EngineFixture(configuration: EngineConfiguration(version: "9.8.7-test", commit: "0123456789ab"))
         let one = fixture.makeClient()
         let two = fixture.makeClient()
         fixture.ok(["op": "set", "object": "o", "keyPath": "a", "value": 1], from: one)
@@ -665,13 +665,14 @@ import Testing
         fixture.ok(["op": "observe", "object": "q", "keyPath": "a"], from: two)
 
         let reply = fixture.ok(["op": "info", "id": "i"], from: two).reply
-        #expect(reply.memberNames == ["clientMemory", "coalescingConnections", "connections", "epoch", "eventsCoalesced", "eventsSent",
+        #expect(reply.memberNames == ["clientMemory", "coalescingConnections", "commit", "connections", "epoch", "eventsCoalesced", "eventsSent",
                                       "historyChanges", "id", "loopCpuLastMs", "loopCpuMaxMs", "loopCpuPeakMs",
                                       "loopLagLastMs", "loopLagMaxMs", "loopLagPeakMs", "loopTurns",
                                       "memory",
                                       "objects", "observations", "ok", "oldestSeq", "refused", "seq", "uptime",
                                       "version"])
         #expect(reply.member("version") == "9.8.7-test")
+        #expect(reply.member("commit") == "0123456789ab")
         #expect(reply.member("connections") == 2)
         #expect(reply.member("observations") == 3)
         #expect(reply.member("objects") == 2)
@@ -690,8 +691,10 @@ import Testing
         #expect(after.member("observations") == 1)
     }
 
-    @Test func infoVersionDefaultsToKvodVersion() {
-        #expect(fixture.ok(["op": "info"], from: client).reply.member("version") == .string(kvodVersion))
+    @Test func infoVersionAndCommitAreUnknownUnlessConfigured() {
+        let reply = fixture.ok(["op": "info"], from: client).reply
+        #expect(reply.member("version") == "unknown")
+        #expect(reply.member("commit") == "unknown")
     }
 
     @Test func observationsListsThisClientsObservationsOnly() {

@@ -104,7 +104,7 @@ import Testing
         #expect(refused["error"]?["code"] == "limit_exceeded")
         let message = refused["error"]?["message"]?.stringValue ?? ""
         #expect(message.contains("--max-observations-per-connection") && message.contains("2 observations"), "\(message)")
-        #expect(fixture.send(#"{"op":"info"}"#, from: client).reply["refused"] == ["connections": 0, "connectionsPerUid": 0, "observations": 1, "memory": 0])
+        #expect(fixture.send(#"{"op":"info"}"#, from: client).reply["refused"] == ["connections": 0, "connectionsPerUid": 0, "observations": 1, "memory": 0, "storage": 0])
         #expect(EngineConfiguration().maxObservationsPerClient == 100_000)
     }
 

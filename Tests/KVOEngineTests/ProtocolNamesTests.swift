@@ -21,7 +21,7 @@ import Testing
     @Test func anErrorReplyCarriesTheProtocolsCode() {
         let codes: [KVOEngineError.Code] = [
             .badJSON, .badRequest, .unknownOp, .notFound, .notAnObject, .notAnArray, .indexOutOfRange, .tooLarge,
-            .limitExceeded, .timeout, .compacted, .preconditionFailed, .forbidden, .unavailable,
+            .limitExceeded, .timeout, .compacted, .preconditionFailed, .forbidden, .unavailable, .storageFull,
         ]
         #expect(codes.map(\.rawValue) == ErrorCode.allCases.map(\.rawValue))
         let reply = ReplyEncoder.failure(id: 7, KVOEngineError(.notFound, "gone"))

@@ -164,7 +164,7 @@ struct RandomRequests {
     mutating func next() -> [(String, JSONValue)] {
         let object: (String, JSONValue) = ("object", .string(pick(Self.objects)))
         let keyPath: (String, JSONValue) = ("keyPath", .string(pick(Self.keyPaths)))
-        switch below(14) {
+        switch below(15) {
         case 0, 1, 2: return set()
         case 3: return withID([("op", "set"), object, keyPath, ("value", value()), pick([("ttl", 30), ("ephemeral", true), ("ifModSeq", 0)])])
         case 4: return withID([("op", "get"), object] + (below(2) == 0 ? [keyPath] : []))
@@ -180,6 +180,9 @@ struct RandomRequests {
         case 10: return withID([("op", "replace"), object, ("keyPath", "list"), ("indexes", [0]), ("values", [value()])])
         case 11: return withID([("op", "list"), ("prefix", "person/"), ("limit", 10)])
         case 12: return withID([("op", .string(pick(["ping", "info", "observations", "unobserveAll"])))])
+        case 13:
+            let amount = JSONValue.number(JSONNumber(validatedLiteral: pick(["1", "-42", "0", "9007199254740992", "1.5"])))
+            return withID([("op", "add"), object, keyPath, ("by", amount)] + (below(2) == 0 ? [("ifModSeq", 0)] : []))
         default:
             let ops: [JSONValue] = [["op": "set", "object": "o", "keyPath": "a", "value": value()], ["op": "delete", "object": "o"]]
             return withID([("op", "batch"), ("ops", .array(ops))])

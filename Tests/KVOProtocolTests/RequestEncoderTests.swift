@@ -30,6 +30,8 @@ import Testing
                            $0.integers(.indexes, [1]); $0.json(.values, Array(#"["x"]"#.utf8))
                        },
                        #"{"op":"replace","object":"queue","keyPath":"jobs","indexes":[1],"values":["x"]}"#),
+            .add: (request(.add, "stats", "hits") { $0.integer(.by, -3) },
+                   #"{"op":"add","object":"stats","keyPath":"hits","by":-3}"#),
             .observe: (request(.observe, "person/1", "name") {
                            $0.strings(.options, ["new", "old"]); $0.bool(.distinct, true)
                            $0.strings(.kinds, ["setting", "insertion"]); $0.integer(.throttle, 200)

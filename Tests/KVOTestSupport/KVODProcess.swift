@@ -160,7 +160,25 @@ public final class KVODProcess: @unchecked Sendable {
 
     /// Everything kvod wrote to stderr so far.
     public func stderrText() -> String {
-        String(decoding: FileManager.default.contents(atPath: stderrPath) ?? Data(), as: UTF8.self)
+        String(decoding: Self.bytes(ofGrowingFile: stderrPath), as: UTF8.self)
+    }
+
+    /// A file's bytes read with read(2) to its current end. Not
+    /// `FileManager.contents(atPath:)`: swift-corelibs-foundation 6.3 leaks a
+    /// 4 KiB buffer when the file grows while it reads (LeakSanitizer, CI stop 37),
+    /// and kvod's log grows while tests poll it.
+    static func bytes(ofGrowingFile path: String) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+        }
     }
 
     /// Waits until kvod's log has a line containing `text`; returns that line.

@@ -103,12 +103,12 @@ import Testing
         let help = try await KVOCtl.run(["--help"])
         for line in ["0   ok", "1   kvod refused", "2   usage", "3   cannot connect", "4   observe --count",
                      "5   a condition", "6   observe cannot resume", "7   --await", "8   not found",
-                     "9   forbidden", "10  bad request", "11  unavailable", "12  no reply"] {
+                     "9   forbidden", "10  bad request", "11  unavailable", "12  no reply", "13  kvod's disk is full"] {
             #expect(help.stdout.contains(line), "kvoctl --help lacks \(line)")
         }
         let clientDoc = try String(contentsOf: URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().appendingPathComponent("../../docs/CLIENT.md").standardized, encoding: .utf8)
-        for status in 0...12 {
+        for status in 0...13 {
             #expect(clientDoc.contains("\n| \(status) |"), "docs/CLIENT.md's table lacks exit status \(status)")
         }
     }

@@ -11,7 +11,7 @@ import Testing
         let run = try KVOCtl.run(kvod, ["metrics"])
         #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
         // The text itself, not a JSON reply: what node_exporter's textfile collector reads.
-        #expect(run.stdout.hasPrefix("# TYPE kvod_"), "\(run.stdout.prefix(200))")
+        #expect(run.stdout.hasPrefix("# HELP "), "\(run.stdout.prefix(200))")
         #expect(run.stdout.hasSuffix("\n") && !run.stdout.hasSuffix("\n\n"))
         let metrics = try PrometheusText(parsing: run.stdout)
         #expect(metrics.value("kvod_requests_total", ["op": "set"]) == 2)

@@ -12,7 +12,8 @@ import Glibc
 struct AccessControlTests {
     /// kvod with `policy` (nil: none) on a socket that `nobody` can reach.
     private func startKVOD(policy: String?) throws -> KVODProcess {
-        var arguments = ["--socket-mode", "0666"]
+        // At debug, every connection's line names its peer (at info only the first after a quiet while).
+        var arguments = ["--socket-mode", "0666", "--log-level", "debug"]
         let directory = try TemporaryDirectory.make()
         // kvod reads the policy at start only.
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -165,6 +165,10 @@ struct ClusterDaemonTests {
         #expect(listed["stale"] == true && listed["objects"] == ["o"])
         let cutOff = try info(b)["cluster"]
         #expect(cutOff?["leader"] == false && cutOff?["stale"] == true && cutOff?["appliedRevision"] == first["seq"])
+        // The same state in the metrics (issue 34 item 8).
+        let metrics = try PrometheusText(parsing: writerB.request(#"{"op":"metrics"}"#).reply["text"]?.stringValue ?? "")
+        #expect(metrics.value("kvod_cluster_stale") == 1)
+        #expect(metrics.value("kvod_cluster_applied_revision") == Double(first["seq"]?.intValue ?? -1))
         #expect(cutOff?["error"]?.stringValue?.contains(memberURL) == true, "\(cutOff ?? .null)")
         var missed: [Int] = []
         for value in 1...5 {

@@ -44,7 +44,9 @@ import Testing
         let run = try await CommandRun.run(KVODProcess.binaryURL, ["--socket", socket, "--data-dir", data.path])
         #expect(run.status == 1)
         let newer = StateDatabase.schemaVersion + 1
-        #expect(run.stderr.contains("has schema version \(newer), written by a newer kvod; this kvod (\(kvodVersion)) "
+        // "0.2.0 (commit …)": the version is the part before the commit.
+        let version = try await CommandRun.run(KVODProcess.binaryURL, ["--version"]).stdout.prefix { $0 != " " }
+        #expect(run.stderr.contains("has schema version \(newer), written by a newer kvod; this kvod (\(version)) "
                                         + "reads schema version \(StateDatabase.schemaVersion) and older"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(try Self.files(data.path) == before)

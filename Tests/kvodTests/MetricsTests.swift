@@ -76,6 +76,33 @@ import Testing
         #expect(second.value("kvod_history_changes") == 10)
     }
 
+    /// Issue 34 item 8: what an operator looks for first, each family with
+    /// its `# HELP`: the version, uptime and the process, bytes in and out,
+    /// loop turns as a histogram, the data directory's size.
+    @Test func everyFamilyHasItsHelpAndTheProcessBytesTurnsAndDataDirectoryAreThere() throws {
+        let data = try TemporaryDirectory()
+        let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
+        let client = try LineClient(path: kvod.socketPath)
+        let value = String(repeating: "v", count: 10_000)
+        #expect(try client.request(#"{"op":"set","object":"o","keyPath":"k","value":"\#(value)"}"#).reply["ok"] == true)
+        let metrics = try Self.metrics(client)
+        let silent = metrics.types.keys.filter { (metrics.helps[$0] ?? "").isEmpty }
+        #expect(silent.isEmpty, "families without # HELP: \(silent.sorted())")
+        let version = try #require(metrics.samples.first { $0.name == "kvod_build_info" })
+        let info = try client.request(#"{"op":"info"}"#).reply
+        #expect(version.value == 1 && version.labels["version"] == info["version"]?.stringValue
+                && version.labels["commit"] == info["commit"]?.stringValue, "\(version) beside info's")
+        #expect((metrics.value("process_resident_memory_bytes") ?? 0) > 1_000_000)
+        #expect((metrics.value("process_open_fds") ?? 0) >= 3)
+        #expect((metrics.value("process_start_time_seconds") ?? 0) > 1.7e9)
+        #expect(metrics.value("kvod_uptime_seconds") != nil && metrics.value("process_cpu_seconds_total") != nil)
+        #expect((metrics.value("kvod_received_bytes_total") ?? 0) >= 10_000, "the set's line was read")
+        #expect((metrics.value("kvod_sent_bytes_total") ?? 0) > 0)
+        #expect((metrics.value("kvod_loop_turn_duration_seconds_count") ?? 0) > 0)
+        #expect((metrics.value("kvod_data_dir_bytes") ?? 0) >= 10_000, "the value is in kvod.db or its WAL")
+        #expect(metrics.value("kvod_cluster_stale") == nil, "no cluster without --etcd")
+    }
+
     @Test func metricsTimeEachSyncWithADataDirectory() throws {
         let data = try TemporaryDirectory()
         let kvod = try KVODProcess(arguments: ["--data-dir", data.path, "--sync", "always"])

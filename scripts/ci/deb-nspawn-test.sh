@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # kvod's Debian package under a real systemd, as an admin uses it: builds
-# kvod_<version>_<arch>.deb with scripts/package-deb.sh (reusing the release
-# build scripts/install.sh made in .build-install), repackages the same build as
-# a newer version, and in a systemd-nspawn container made from the same cached
-# root file system as systemd-nspawn-test.sh:
+# kvod_<version>_<arch>.deb and kvod-dbgsym with scripts/package-deb.sh (reusing
+# the release build scripts/install.sh made in .build-install) and checks their
+# files: stripped binaries whose debug symbols kvod-dbgsym holds by build id, the
+# documents --help names, an honest Installed-Size, the same files as
+# scripts/install.sh installs. Then it repackages the same build as a newer
+# version, and in a systemd-nspawn container made from the same cached root file
+# system as systemd-nspawn-test.sh:
 #   apt-get install ./kvod_….deb   the user kvod, kvod.socket enabled and listening,
 #                                  a set observed through kvoctl
 #   apt-get install ./kvod_…+ci1   the upgrade: the running kvod restarted with its data
@@ -29,17 +32,47 @@ machine=$(mktemp -d /var/tmp/kvod-deb.XXXXXX)
 tar -C "$machine" -xf "$tarball"
 say "building the package (the release build is install.sh's, when it made one)"
 # /srv in the container: apt's _apt user may read it.
-first=$(scripts/package-deb.sh --gzip --output "$machine/srv" | tail -n 1)
+built=$(scripts/package-deb.sh --gzip --output "$machine/srv")
+first=$(tail -n 1 <<<"$built")
+first_dbgsym=$(tail -n 2 <<<"$built" | head -n 1)
 version=$(dpkg-deb -f "$first" Version)
 second=$(scripts/package-deb.sh --gzip --skip-build --version "$version+ci1" --output "$machine/srv" | tail -n 1)
-ok "built $(basename "$first") ($(du -k "$first" | cut -f1) KiB) and $(basename "$second")"
-# The binaries need no Swift toolchain: only Debian's libraries.
-dpkg-deb -x "$first" "$machine/var/tmp/unpacked"
+ok "built $(basename "$first") ($(du -k "$first" | cut -f1) KiB), $(basename "$first_dbgsym") and $(basename "$second")"
+unpacked=$machine/var/tmp/unpacked
+dpkg-deb -x "$first" "$unpacked"
+dpkg-deb -x "$first_dbgsym" "$unpacked-dbgsym"
 for exe in kvod kvoctl; do
-  missing=$(ldd "$machine/var/tmp/unpacked/usr/bin/$exe" | grep -E 'not found|swift|Foundation' || true)
+  # The binaries need no Swift toolchain: only Debian's libraries.
+  missing=$(ldd "$unpacked/usr/bin/$exe" | grep -E 'not found|swift|Foundation' || true)
   expect "$exe links no Swift library (ldd)" "" "$missing"
+  # Stripped, naming their debug symbols, which kvod-dbgsym has under their build id.
+  sections=$(readelf -S --wide "$unpacked/usr/bin/$exe")
+  expect "$exe is stripped (no .symtab, no .debug_info)" "" "$(grep -oE '\.symtab|\.debug_info' <<<"$sections" || true)"
+  grep -q '\.gnu_debuglink' <<<"$sections" || fail "$exe has no .gnu_debuglink"
+  id=$(readelf -n "$unpacked/usr/bin/$exe" | sed -n 's/^ *Build ID: *//p')
+  debug=$unpacked-dbgsym/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+  readelf -S --wide "$debug" | grep -q '\.debug_info' || fail "kvod-dbgsym has no debug symbols for $exe at ${debug#"$unpacked-dbgsym"}"
+  ok "$exe: $(du -k "$unpacked/usr/bin/$exe" | cut -f1) KiB stripped, $(du -k "$debug" | cut -f1) KiB of debug symbols in kvod-dbgsym"
 done
-rm -rf "$machine/var/tmp/unpacked"
+# Every document that --help (so the man pages) names is installed.
+for doc in $(grep -ohE 'docs/[A-Z]+\.md' docs/man/kvod.8 docs/man/kvoctl.1 | sort -u); do
+  [ -s "$unpacked/usr/share/doc/kvod/${doc#docs/}" ] || fail "the package lacks $doc, which --help names"
+done
+ok "the documents --help names are installed: $(grep -ohE 'docs/[A-Z]+\.md' docs/man/kvod.8 docs/man/kvoctl.1 | sort -u | xargs)"
+# Installed-Size as dpkg counts it, from dpkg-deb's own listing: each file's KiB rounded up, a directory 1.
+listed=$(dpkg-deb -c "$first" | awk '/^-/ { kib += int(($3 + 1023) / 1024) } /^[dl]/ { kib += 1 } END { print kib }')
+expect "Installed-Size is what the package holds (KiB)" "$listed" "$(dpkg-deb -f "$first" Installed-Size)"
+# The same files as scripts/install.sh installs, once each's own paths are mapped onto the other's.
+local_tree=$(mktemp -d /var/tmp/kvod-install-set.XXXXXX)
+scripts/install.sh --root "$local_tree" --skip-build >/dev/null 2>&1 || fail "scripts/install.sh --root $local_tree failed"
+from_install=$(cd "$local_tree" && find . -type f -printf '/%P\n' | sed -e 's|^/usr/local/lib/systemd/|/lib/systemd/|' \
+  -e 's|^/usr/local/share/zsh/site-functions/|/usr/share/zsh/vendor-completions/|' -e 's|^/usr/local/|/usr/|' |
+  grep -vxE '/usr/share/kvod/install-manifest|/usr/share/doc/kvod/LICENSE' | sort)
+from_packages=$( (dpkg-deb -c "$first"; dpkg-deb -c "$first_dbgsym") | awk '/^-/ { print substr($6, 2) }' |
+  grep -vxE '/usr/share/doc/kvod/(copyright|changelog\.gz)' | sort)
+rm -rf "$local_tree" "$unpacked" "$unpacked-dbgsym"
+expect "install.sh and the packages install the same files" "" "$(diff <(echo "$from_install") <(echo "$from_packages") || true)"
+ok "the same $(wc -l <<<"$from_packages") files"
 
 boot_container
 

@@ -30,6 +30,11 @@ tar -C "$machine" -xf "$tarball"
 say "installing kvod into the container's tree with scripts/install.sh --root"
 scripts/install.sh --root "$machine" >"$log.install" 2>&1 || { cat "$log.install" >&2; fail "scripts/install.sh --root failed"; }
 grep -E '^  /|user kvod|group kvod' "$log.install" || true
+# Its build (the first release build here) links without a warning, and it tells
+# how to enable kvod in the tree, not to start it now on this host.
+expect "the release build (compiler, linker) prints no warning" "" "$(grep 'warning:' "$log.install" || true)"
+grep -q "systemctl --root=$machine enable kvod.socket" "$log.install" || fail "install.sh --root does not say how to enable kvod in the tree"
+expect "install.sh --root does not say to start kvod now" "" "$(grep -e '--now' "$log.install" || true)"
 rm -f "$log.install"
 # kvod's settings, as an admin sets them: the unit reads /etc/default/kvod.
 printf 'KVOD_LOG_LEVEL=debug\n' >"$machine/etc/default/kvod"
@@ -37,7 +42,7 @@ printf 'KVOD_LOG_LEVEL=debug\n' >"$machine/etc/default/kvod"
 # and no user yet (systemd-sysusers makes it at boot).
 empty=$(mktemp -d /var/tmp/kvod-empty-root.XXXXXX)
 scripts/install.sh --root "$empty" --skip-build >/dev/null 2>&1 || { rm -rf "$empty"; fail "scripts/install.sh --root into an empty tree failed"; }
-for path in /usr/local/bin/kvod /usr/local/bin/kvoctl /usr/local/share/man/man8/kvod.8 /etc/default/kvod \
+for path in /usr/local/bin/kvod /usr/local/bin/kvoctl /usr/local/share/man/man8/kvod.8.gz /etc/default/kvod \
             /usr/local/share/bash-completion/completions/kvoctl /usr/local/lib/sysusers.d/kvod.conf; do
   [ -s "$empty$path" ] || { rm -rf "$empty"; fail "install.sh --root into an empty tree did not install $path"; }
 done

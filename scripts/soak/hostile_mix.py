@@ -12,6 +12,7 @@ Only the Unix socket given is ever contacted; every loop stops at the deadline.
 """
 
 import argparse
+import collections
 import json
 import os
 import random
@@ -78,16 +79,101 @@ class Line:
             pass
 
 
+class Watchdog:
+    """How late this process's threads wake (a thread that sleeps 50 ms at a time, in a process of
+    some thirty threads sharing one GIL on a loaded machine) and which of kvod's threads are blocked
+    in the kernel (state D, with where), five times a second: what a late reply is told against."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.late = collections.deque(maxlen=100_000)  # (monotonic, seconds woken late) over 0.1 s
+        self.blocked = collections.deque(maxlen=100_000)  # (monotonic, "thread: wchan")
+
+    def run(self, running):
+        last_sample = 0.0
+        while running():
+            before = time.monotonic()
+            time.sleep(0.05)
+            now = time.monotonic()
+            if now - before - 0.05 > 0.1:
+                self.late.append((before, now - before - 0.05))
+            if now - last_sample >= 0.2:
+                last_sample = now
+                for thread in self.blocked_threads():
+                    self.blocked.append((now, thread))
+
+    def blocked_threads(self):
+        blocked = []
+        try:
+            # kvod's threads all bear its name: told apart by their order of creation (with
+            # `--sync always`: the loop, the commit syncer, the storage writer).
+            for order, task in enumerate(sorted(os.listdir(f"/proc/{self.pid}/task"), key=int)):
+                with open(f"/proc/{self.pid}/task/{task}/stat") as stat:
+                    if stat.read().rsplit(")", 1)[1].split()[0] == "D":
+                        with open(f"/proc/{self.pid}/task/{task}/wchan") as wchan:
+                            blocked.append(f"thread {order} in {wchan.read() or '?'}")
+        except OSError:
+            pass
+        return blocked
+
+    def worst_since(self, since):
+        return max((late for at, late in list(self.late) if at >= since), default=0.0)
+
+    def blocked_since(self, since):
+        counts = collections.Counter(what for at, what in list(self.blocked) if at >= since)
+        return ", ".join(f"{what} ({n} samples of 0.2 s)" for what, n in counts.most_common(4))
+
+
+def socket_queues(sock):
+    """The bytes waiting in each end of a Unix connection (`ss -x`): on kvod's, a request it has not
+    read; on ours, a reply this process has not read."""
+    try:
+        import subprocess
+        ours = str(os.fstat(sock.fileno()).st_ino)
+        lines = subprocess.run(["ss", "-xn"], capture_output=True, text=True, timeout=10).stdout.splitlines()
+        for line in lines:
+            fields = line.split()
+            if len(fields) >= 8 and fields[5] == ours:
+                peer = fields[7]
+                kvods = next((l.split()[2] for l in lines if len(l.split()) >= 8 and l.split()[5] == peer), "?")
+                return f"bytes unread by us {fields[2]}, by kvod {kvods}"
+        return "socket not in ss -x"
+    except (OSError, ValueError) as error:
+        return f"ss -x failed: {error}"
+
+
+def slow_syncs(path):
+    """kvod's syncs of its log so far (`metrics`' kvod_fsync_duration_seconds): how many, how many over
+    250 ms and over 1 s."""
+    try:
+        client = Line(path, timeout=30)
+        client.send({"op": "metrics"})
+        text = client.reply().get("text", "")
+        client.close()
+        buckets = {}
+        for line in text.splitlines():
+            if line.startswith("kvod_fsync_duration_seconds_bucket"):
+                le = line.split('le="', 1)[1].split('"', 1)[0]
+                buckets[le] = int(float(line.rsplit(" ", 1)[1]))
+        total = buckets.get("+Inf", 0)
+        over = lambda bound: total - next((v for k, v in buckets.items() if k != "+Inf" and float(k) == bound), total)
+        return f"syncs {total}, over 250 ms {over(0.25)}, over 1 s {over(1.0)}"
+    except (OSError, ConnectionError, ValueError, IndexError) as error:
+        return f"metrics failed: {error}"
+
+
 class Mix:
     def __init__(self, args):
         self.args = args
-        self.deadline = time.monotonic() + args.seconds
+        self.started = time.monotonic()
+        self.deadline = self.started + args.seconds
         self.lock = threading.Lock()
         self.acknowledged = {}  # "object\tkeyPath" -> value last acknowledged
         self.counts = {}
         self.errors = []
         self.peak_rss = 0
         self.accounts = []  # [RSS, accounted, RSS less accounted at the start], once a second
+        self.watchdog = Watchdog(args.pid)
 
     def running(self):
         return time.monotonic() < self.deadline
@@ -97,8 +183,12 @@ class Mix:
             self.counts[what] = self.counts.get(what, 0) + n
 
     def fail(self, what):
+        """Records a client error, and prints the first ones as they come, with when (the run's second)."""
+        what = f"{time.monotonic() - self.started:.1f} s in: {what}"
         with self.lock:
             self.errors.append(what)
+            if len(self.errors) <= 20:
+                print(f"soak: client error {what[:2000]}", file=sys.stderr, flush=True)
 
     # -- the clients ---------------------------------------------------------------------------
 
@@ -328,19 +418,58 @@ class Mix:
         """Connect, observe, own an ephemeral value, go; over and over."""
         n = 0
         while self.running():
+            step, started, client = "connect", time.monotonic(), None
             try:
                 client = Line(self.args.socket, timeout=10)
+                step = "send"
                 client.send({"op": "observe", "prefix": "storm/", "options": ["new", "initial"]})
                 client.send({"op": "set", "object": f"storm/{index}", "keyPath": "here", "value": n,
                              "ephemeral": True})
                 if n % 3 == 0:
+                    step = "reply"
                     client.reply()
                 client.close()
                 self.count("reconnects")
             except (OSError, ConnectionError) as error:
-                self.fail(f"storm {index}: {error}")
+                late = self.late_reply(client, started) if step == "reply" else ""
+                self.fail(f"storm {index}: {step} {error} after {time.monotonic() - started:.1f} s; "
+                          f"{self.loop_figures()}{late}")
+                if client:
+                    client.close()
                 time.sleep(0.1)
             n += 1
+
+    def late_reply(self, client, started):
+        """Why a reply was late, as far as can be told: whether kvod had read the request (its end
+        of the socket's queue), its threads blocked in the kernel, its syncs over a second, how late
+        this process's own threads woke lately, and when the reply came after all (or not)."""
+        timed_out = time.monotonic()
+        parts = [f"python woke late by up to {self.watchdog.worst_since(started - 5):.2f} s since 5 s before the request"]
+        parts.append(f"kvod's threads then: {self.watchdog.blocked_since(started) or 'none blocked'}")
+        parts.append(socket_queues(client.sock))
+        parts.append(slow_syncs(self.args.socket))
+        client.sock.settimeout(60)
+        try:
+            client.reply()
+            parts.append(f"the reply came {time.monotonic() - started:.1f} s after the request")
+        except (OSError, ConnectionError) as error:
+            parts.append(f"no reply {time.monotonic() - started:.1f} s after the request either: {error}")
+        parts.append(f"python woke late by up to {self.watchdog.worst_since(timed_out):.2f} s meanwhile")
+        return "; " + "; ".join(parts)
+
+    def loop_figures(self):
+        """kvod's loop figures now, for a failure's message (what kvod was doing, or not)."""
+        try:
+            asked = time.monotonic()
+            client = Line(self.args.socket, timeout=30)
+            client.send({"op": "info"})
+            info = client.reply()
+            client.close()
+            return f"info answered in {time.monotonic() - asked:.2f} s: " + ", ".join(
+                f"{k} {info.get(k)}" for k in ("loopLagMaxMs", "loopLagPeakMs", "loopCpuMaxMs", "connections",
+                                               "coalescingConnections"))
+        except (OSError, ConnectionError) as error:
+            return f"info failed too: {error}"
 
     def spellings(self):
         """Issue 33, rows 6 and 7: `café` in NFC and in NFD is one name. An owner sets an ephemeral
@@ -555,6 +684,7 @@ class Mix:
         plan = [self.sample_rss, self.sample_accounts, self.replay_checker, self.huge_values, self.deep_paths, self.junk, self.issue33_rows, self.spellings,
                 self.aggregates, self.long_requests, self.big_replay, self.created_objects, self.write_only]
         plan = [step for step in plan if step.__name__ not in a.skip]
+        plan.append(lambda: self.watchdog.run(self.running))
         plan += [lambda i=i: self.writer(i) for i in range(a.writers)]
         plan += [lambda i=i: self.stuck_reader(i) for i in range(a.stuck_readers)]
         plan += [lambda i=i: self.slow_reader(i) for i in range(a.slow_readers)]
@@ -569,7 +699,8 @@ class Mix:
             hwm = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmHWM:"))
         return {"acknowledged": [[k.split("\t")[0], k.split("\t")[1], v] for k, v in self.acknowledged.items()],
                 "peakRSS": self.peak_rss, "hwm": hwm, "accounts": self.accounts, "counts": self.counts, "errors": self.errors[:50],
-                "errorCount": len(self.errors)}
+                "errorCount": len(self.errors), "pythonLateMax": self.watchdog.worst_since(0),
+                "kvodBlocked": self.watchdog.blocked_since(0), "syncs": slow_syncs(a.socket)}
 
     def guard(self, step):
         def run():
@@ -636,6 +767,8 @@ def main():
         ratios = sorted((rss - base) / max(accounted, 1) for rss, accounted, base in samples)
         print(f"soak: RSS over the base ÷ accounts: median {ratios[len(ratios) // 2]:.2f}, max {ratios[-1]:.2f} "
               f"({len(samples)} samples; base {samples[0][2] / MIB:.1f} MiB)")
+    print(f"soak: this process's threads woke late by up to {summary['pythonLateMax']:.2f} s; kvod's threads "
+          f"blocked in the kernel: {summary['kvodBlocked'] or 'never seen'}; kvod's {summary['syncs']}")
     print(f"soak: {counts}; peak RSS {summary['peakRSS'] / MIB:.1f} MiB (VmHWM {summary['hwm'] / MIB:.1f} MiB); "
           f"{summary['errorCount']} client errors")
 

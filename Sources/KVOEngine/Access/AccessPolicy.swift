@@ -15,7 +15,7 @@ public struct AccessPolicy: Sendable, Hashable {
 
         /// `get` and `observe`.
         public static let read = Rights(rawValue: 1 << 0)
-        /// `set`, `delete`, `insert`, `remove`, `replace`.
+        /// `set`, `delete`, `insert`, `remove`, `replace`; with ``read``, `add`.
         public static let write = Rights(rawValue: 1 << 1)
         public static let all: Rights = [.read, .write]
 

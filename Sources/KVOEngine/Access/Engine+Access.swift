@@ -23,7 +23,8 @@ extension Engine {
         guard let (needed, object) = Self.rightsNeeded(by: operation) else { return }
         let rights = policy.rights(of: client.credentials, on: object)
         if !rights.isSuperset(of: needed) {
-            let verb = needed == .write ? "write" : "read or observe"
+            let verb = needed == .write ? "write" : needed == .read ? "read or observe"
+                : "both read and write (an add tells the sum it wrote)"
             throw KVOEngineError(.forbidden, "\(Self.name(of: client)) may not \(verb) \(object)")
         }
         if condition != nil, !rights.contains(.read) {
@@ -44,6 +45,9 @@ extension Engine {
         case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
              .remove(let object, _, _), .replace(let object, _, _, _):
             (.write, object)
+        // Its reply tells the sum, so it reads the value it changes, as a condition does.
+        case .add(let object, _, _):
+            (.all, object)
         case .get(let object, _), .observe(.object(let object), _, _, _, _, _, _, _):
             (.read, object)
         // Prefixes and lists are not refused: they leave out what the client may not read.

@@ -29,7 +29,7 @@ extension Engine {
         case .set(let object, let keyPath, _): (object, keyPath.isWholeDocument ? nil : keyPath)
         case .delete(let object, let keyPath): (object, keyPath)
         case .insert(let object, let keyPath, _, _), .remove(let object, let keyPath, _),
-             .replace(let object, let keyPath, _, _): (object, keyPath)
+             .replace(let object, let keyPath, _, _), .add(let object, let keyPath, _): (object, keyPath)
         default: nil
         }
     }
@@ -40,9 +40,11 @@ extension Engine {
     /// here, in order, each notifying as it would alone. Within one request,
     /// so their events are contiguous on every connection and they reach
     /// the change log in one loop iteration (one commit). Returns each op's
-    /// seq, nil for an op that changed nothing. Under `--max-memory` the
-    /// batch is measured as a whole: what it adds in all must fit.
-    func batch(_ operations: [ChangeOperation], for client: ClientController) throws(KVOEngineError) -> [UInt64?] {
+    /// seq, nil for an op that changed nothing, and each add's sum (nil for
+    /// other ops). Under `--max-memory` the batch is measured as a whole:
+    /// what it adds in all must fit.
+    func batch(_ operations: [ChangeOperation],
+               for client: ClientController) throws(KVOEngineError) -> (seqs: [UInt64?], sums: [Int?]) {
         let trial = try self.trial(operations).engine
         // The trial's documents count only what its changes added (copies
         // are taken as they are): that is the batch's growth.
@@ -51,6 +53,7 @@ extension Engine {
         defer { admitsEveryChange = false }
         var seqs: [UInt64?] = []
         seqs.reserveCapacity(operations.count)
+        var sums: [Int?] = []
         for change in operations {
             let before = store.seq
             do throws(KVOEngineError) {
@@ -60,8 +63,9 @@ extension Engine {
                 preconditionFailure("a batch op failed after its trial succeeded: \(error)")
             }
             seqs.append(store.seq == before ? nil : store.seq)
+            sums.append(addedSum(of: change.operation))
         }
-        return seqs
+        return (seqs, sums)
     }
 
     /// Tries `operations` in order, with their conditions, on a scratch

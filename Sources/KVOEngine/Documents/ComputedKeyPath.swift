@@ -64,7 +64,7 @@ extension ComputedKeyPath {
     static func refusal(_ operation: Operation) -> KVOEngineError? {
         switch operation {
         case .set(_, let keyPath, _), .insert(_, let keyPath, _, _), .remove(_, let keyPath, _),
-             .replace(_, let keyPath, _, _):
+             .replace(_, let keyPath, _, _), .add(_, let keyPath, _):
             keyPath.writeRefusal
         case .delete(_, let keyPath?):
             keyPath.writeRefusal

@@ -38,8 +38,9 @@ public enum DocumentDepth {
         return tooDeep(object, keyPath, budget: budget)
     }
 
-    /// Checks `insert` and `replace`; nil for every other operation (a
-    /// set's value is checked as the decoder takes it, a batch's ops as each is decoded).
+    /// Checks `insert` and `replace`; nil for every other operation (a set's
+    /// value and an add's key path are checked as the decoder takes them, a
+    /// batch's ops as each is decoded).
     static func refusal(_ operation: Operation) -> KVOEngineError? {
         switch operation {
         case .insert(let object, let keyPath, _, let values), .replace(let object, let keyPath, _, let values):

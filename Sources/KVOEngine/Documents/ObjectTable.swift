@@ -8,9 +8,9 @@ final class ObjectTable {
     /// What is kept for one object name.
     final class Entry {
         /// The document's members; nil when the object has no document.
-        var members: JSONObject?
+        @exclusivity(unchecked) var members: JSONObject?
         /// The root of the object's observation index; nil when nothing observes it.
-        var observers: PathNode?
+        @exclusivity(unchecked) var observers: PathNode?
         /// The modSeqs of the document's values (meaningful while it has one),
         /// with the table's deferred set of a member written in first.
         var modSeqs: ModSeqTree {
@@ -28,10 +28,10 @@ final class ObjectTable {
             }
         }
         /// The modSeqs as kept, without the deferred set (``ObjectTable/deferredSet``).
-        fileprivate var tree = ModSeqTree(replacedAt: 0, modifiedAt: 0)
+        @exclusivity(unchecked) fileprivate var tree = ModSeqTree(replacedAt: 0, modifiedAt: 0)
         /// The document's leased values, by key path (`""`: the whole
         /// document), with the generation that names each grant; nil when none.
-        var leases: [String: (lease: Lease, generation: UInt64)]?
+        @exclusivity(unchecked) var leases: [String: (lease: Lease, generation: UInt64)]?
         /// The table, for the deferred set; an entry never outlives it.
         fileprivate unowned let table: ObjectTable
 
@@ -51,15 +51,15 @@ final class ObjectTable {
     /// A run of sets of one member (a client's pipelined sets, a counter)
     /// then hashes the member's name once, not once per set; any other read
     /// or change of the entry's modSeqs writes the node in first.
-    private var deferredSet: (entry: Entry, key: String)?
+    @exclusivity(unchecked) private var deferredSet: (entry: Entry, key: String)?
 
-    private var entries: [String: Entry] = [:]
+    @exclusivity(unchecked) private var entries: [String: Entry] = [:]
     /// The entry found last and its name: changes come in runs on one object
     /// (a client's pipelined sets), and comparing a name costs less than
     /// hashing it. Cleared whenever an entry leaves the table.
-    private var lastFound: (name: String, entry: Entry)?
+    @exclusivity(unchecked) private var lastFound: (name: String, entry: Entry)?
     /// The names that have a document, in NFC byte order (`list`, prefix `initial`).
-    private(set) var names = NameIndex()
+    @exclusivity(unchecked) private(set) var names = NameIndex()
     /// How many entries have a document.
     var documentCount: Int { names.count }
 

@@ -9,12 +9,12 @@ public final class Store {
     /// hashes the object's name once, and reads and changes the members in place.
     let objects: ObjectTable
     /// The sequence number of the last change; 0 before the first.
-    public internal(set) var seq: UInt64 = 0
+    @exclusivity(unchecked) public internal(set) var seq: UInt64 = 0
     /// About how many bytes the documents take: each one's compact JSON
     /// (``JSONValue/sizeEstimate``), name and entry. Kept up to date by the
     /// engine from each change's ``ChangeRecord/storeGrowth``; what
     /// `--max-memory` counts for the documents.
-    public internal(set) var sizeEstimate = 0
+    @exclusivity(unchecked) public internal(set) var sizeEstimate = 0
 
     public convenience init() {
         self.init(objects: ObjectTable())

@@ -13,16 +13,16 @@ import DequeModule
 public final class ChangeHistory {
     /// How many changes, and how many bytes of them, are kept at most.
     public let limits: HistoryLimits
-    private var changes: Deque<ChangeRecord> = []
-    private var newestSeq: UInt64?
+    @exclusivity(unchecked) private var changes: Deque<ChangeRecord> = []
+    @exclusivity(unchecked) private var newestSeq: UInt64?
     /// Whether some seq held does not follow the one before it (cluster mode).
-    private var hasGaps = false
+    @exclusivity(unchecked) private var hasGaps = false
     /// The seq of the newest change forgotten, or the one the history
     /// started after (``start(after:)``): every change after it is held. The
     /// rest of its etcd revision (a batch's changes share it) is not held either.
-    public private(set) var forgottenSeq: UInt64?
+    @exclusivity(unchecked) public private(set) var forgottenSeq: UInt64?
     /// The sum of the held changes' ``ChangeRecord/bytes``.
-    public private(set) var bytes = 0
+    @exclusivity(unchecked) public private(set) var bytes = 0
 
     public init(limits: HistoryLimits) {
         self.limits = limits

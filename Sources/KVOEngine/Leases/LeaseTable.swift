@@ -39,15 +39,15 @@ final class LeaseTable {
     /// connections were of a previous run (clients are numbered from 1).
     static let previousRun = 0
 
-    private(set) var byOwner: [Int: Set<Place>] = [:]
-    private var deadlines = Heap<Deadline>()
+    @exclusivity(unchecked) private(set) var byOwner: [Int: Set<Place>] = [:]
+    @exclusivity(unchecked) private var deadlines = Heap<Deadline>()
     /// The generations of the grants whose deadline is in the heap and
     /// still holds. A renewal leaves its old entry behind, so the heap is
     /// rebuilt without the stale ones when they outnumber the live ones:
     /// a value renewed every second with a year's ttl would otherwise keep
     /// a year of entries.
-    private var liveDeadlines: Set<UInt64> = []
-    private var expired = Deque<Release>()
+    @exclusivity(unchecked) private var liveDeadlines: Set<UInt64> = []
+    @exclusivity(unchecked) private var expired = Deque<Release>()
     /// An owner that left and the values it held, walked a slice at a time
     /// by index: handing over the set costs nothing at close, and walking it
     /// never copies or rehashes it (popping from a 100,000-place set copied
@@ -64,10 +64,10 @@ final class LeaseTable {
     }
 
     /// The values of owners that left, oldest first.
-    private var leftOwners = Deque<DepartedOwner>()
-    private var nextGeneration: UInt64 = 1
+    @exclusivity(unchecked) private var leftOwners = Deque<DepartedOwner>()
+    @exclusivity(unchecked) private var nextGeneration: UInt64 = 1
     /// How many leases are held.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     func makeGeneration() -> UInt64 {
         defer { nextGeneration += 1 }

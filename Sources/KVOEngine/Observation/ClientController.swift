@@ -32,15 +32,15 @@ public final class ClientController: CustomStringConvertible {
     let shared: SharedController
     /// This client's observations, found by their node in the shared index
     /// (which stands for object and key path): one 8-byte slot each.
-    private(set) var infos = ReferenceTable<ObservationInfo>()
+    @exclusivity(unchecked) private(set) var infos = ReferenceTable<ObservationInfo>()
     /// How many observations this client holds.
     public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
-    public var output = GrowableBytes()
+    @exclusivity(unchecked) public var output = GrowableBytes()
     /// Told when ``output`` becomes non-empty.
-    public weak var outputDelegate: ClientOutputDelegate?
+    @exclusivity(unchecked) public weak var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
-    public private(set) var isClosed = false {
+    @exclusivity(unchecked) public private(set) var isClosed = false {
         didSet { noteFlowing() }
     }
     /// Who the client is, as the daemon read it from the socket; what the
@@ -50,9 +50,9 @@ public final class ClientController: CustomStringConvertible {
     /// How many bytes ``output`` may hold before the client counts as
     /// congested; nil: no limit. The daemon sets it after each write to what
     /// its connection may still queue.
-    public var outputAllowance: Int?
+    @exclusivity(unchecked) public var outputAllowance: Int?
     /// Whether events are being held (or end the connection) instead of sent.
-    public internal(set) var isCongested = false {
+    @exclusivity(unchecked) public internal(set) var isCongested = false {
         didSet {
             countCongestion()
             noteFlowing()
@@ -60,16 +60,16 @@ public final class ClientController: CustomStringConvertible {
     }
     /// Neither closed, nor being disconnected, nor congested: an event goes
     /// straight into ``output``. One flag for the three, read once per event.
-    private var isFlowing = true
+    @exclusivity(unchecked) private var isFlowing = true
     /// Whether the shared controller counts it among the coalescing clients.
     private var countedAsCongested = false
     /// Why the client must be disconnected, once a `disconnect` observation
     /// met congestion; no output is produced after that.
-    public private(set) var disconnectReason: String? {
+    @exclusivity(unchecked) public private(set) var disconnectReason: String? {
         didSet { noteFlowing() }
     }
     /// What congestion keeps back, in the order it goes out (see ``markDrained()``).
-    var held = HeldEvents()
+    @exclusivity(unchecked) var held = HeldEvents()
     /// The ``ObservationInfo/serial`` of the next observation.
     private var nextSerial: UInt64 = 0
     /// Observations with a lower serial were unobserved by ``unobserveAll()``
@@ -78,7 +78,7 @@ public final class ClientController: CustomStringConvertible {
     /// Initial events to write a slice per turn while the client keeps up,
     /// oldest first (``continueInitialEvents(budget:)``); congestion moves
     /// them to ``held``, ahead of the events it holds.
-    var pacedInitials: [InitialEvents] = [] {
+    @exclusivity(unchecked) var pacedInitials: [InitialEvents] = [] {
         didSet { noteFlowing() }
     }
     /// A drain (``markDrained()``) stopped at its slice of initial events
@@ -86,10 +86,10 @@ public final class ClientController: CustomStringConvertible {
     var drainsInSlices = false
     /// This client's observations in the order they were made, while they
     /// are many (see ``ClientController/observations(after:limit:)``).
-    var creationOrder: CreationOrder?
+    @exclusivity(unchecked) var creationOrder: CreationOrder?
     /// The open intervals of throttled observations, by observation and
     /// object ("" but for a prefix observation); empty without throttles.
-    var throttles: [ObjectIdentifier: [String: ThrottleWindow]] = [:]
+    @exclusivity(unchecked) var throttles: [ObjectIdentifier: [String: ThrottleWindow]] = [:]
     /// The highest seq this client acked (`ack`): it has handled every
     /// event up to it on its ack observations. 0 before the first ack.
     public internal(set) var ackedSeq: UInt64 = 0
@@ -97,16 +97,16 @@ public final class ClientController: CustomStringConvertible {
     /// (``noteOutputTaken()``): where ``output`` starts in the client's stream.
     public internal(set) var outputBytesTaken: UInt64 = 0
     /// The parts of writers' waits this client holds; nil while it holds none.
-    var waitParts: WaitParts?
+    @exclusivity(unchecked) var waitParts: WaitParts?
     /// This client's own change whose reply waits (`await`); nil: none.
-    var pendingWait: ChangeWait?
+    @exclusivity(unchecked) var pendingWait: ChangeWait?
     /// Over etcd: this client's last change waits to be committed and applied here.
-    var awaitsReplication = false {
+    @exclusivity(unchecked) var awaitsReplication = false {
         didSet { if !awaitsReplication { replicatingBytes = 0 } }
     }
     /// Over etcd: the bytes of the requests whose proposal is in flight
     /// (``HoldsRequestBytes/heldBytes``); 0 once ``awaitsReplication`` ends.
-    var replicatingBytes = 0 {
+    @exclusivity(unchecked) var replicatingBytes = 0 {
         didSet { countWaitingRequests() }
     }
     /// Over etcd: the reply of a wait (`await`) that ended before its change's
@@ -114,11 +114,11 @@ public final class ClientController: CustomStringConvertible {
     var replyAfterOutcome: [UInt8]?
     /// Over etcd: change requests read in a row, to be proposed as one
     /// transaction (``Engine/queuePipelinedChanges(of:)``).
-    var pipelined = WaitingRequests<Request>() {
+    @exclusivity(unchecked) var pipelined = WaitingRequests<Request>() {
         didSet { countWaitingRequests() }
     }
     /// Over etcd: what came after them, answered once they are, in order.
-    var parked = WaitingRequests<ParkedRequest>() {
+    @exclusivity(unchecked) var parked = WaitingRequests<ParkedRequest>() {
         didSet { countWaitingRequests() }
     }
     /// Over etcd: ``pipelined`` is complete and waits for the loop turn's

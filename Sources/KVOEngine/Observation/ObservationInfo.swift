@@ -41,19 +41,19 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// (`ClientController.deinit` → `unobserveAll`), and only registered
     /// infos are reached from the shared controller.
     unowned(unsafe) let owner: ClientController
-    private var place: Place
+    @exclusivity(unchecked) private var place: Place
     /// The node's list of observations runs through its infos, unretained.
-    var nextInNode: Unmanaged<ObservationInfo>?
-    var previousInNode: Unmanaged<ObservationInfo>?
+    @exclusivity(unchecked) var nextInNode: Unmanaged<ObservationInfo>?
+    @exclusivity(unchecked) var previousInNode: Unmanaged<ObservationInfo>?
     /// The options (low four bits), the state (bits 4–5), the policy (bit
     /// 6) and whether a filter drops events (bit 7) in the low byte; whether
     /// its events are compact (bit 8); the ``serial`` above them. One word, in what was
     /// the allocation's padding after a one-byte field.
-    private var bits: UInt64
+    @exclusivity(unchecked) private var bits: UInt64
     /// Events written to its client (`observations`' `eventsSent`).
-    private(set) var eventsSent: UInt64 = 0
+    @exclusivity(unchecked) private(set) var eventsSent: UInt64 = 0
     /// The seq of the last event written; 0 before the first.
-    private(set) var lastSeqSent: UInt64 = 0
+    @exclusivity(unchecked) private(set) var lastSeqSent: UInt64 = 0
 
     private var flags: UInt8 {
         get { UInt8(truncatingIfNeeded: bits) }

@@ -17,13 +17,13 @@ final class PathNode: TableKeyed {
     unowned(unsafe) let parent: PathNode?
     /// The first observation of this path; the client tables own them, so
     /// the list holds them unretained (and walking it costs no reference counting).
-    private var first: Unmanaged<ObservationInfo>?
+    @exclusivity(unchecked) private var first: Unmanaged<ObservationInfo>?
     /// What a leaf that has sent no event lacks (children, prior observers,
     /// its event head, a computed key path, a prefix's scope), in one box
     /// made when the node first needs it: most nodes of a large index are
     /// such leaves, and without the box a node is 56 bytes (malloc's 64)
     /// where it was 88 (96).
-    private var extras: PathNodeExtras?
+    @exclusivity(unchecked) private var extras: PathNodeExtras?
 
     init(key: String, parent: PathNode?, isPrefixScope: Bool = false) {
         self.key = key
@@ -247,15 +247,15 @@ final class PathNode: TableKeyed {
 
 /// A ``PathNode``'s rarer state (see ``PathNode/extras``).
 private final class PathNodeExtras {
-    var children = ReferenceTable<PathNode>()
+    @exclusivity(unchecked) var children = ReferenceTable<PathNode>()
     /// The children in key order, made when the subtree is first walked
     /// after they changed (``PathNode/forEachDescendant(depth:_:)``).
-    var orderedChildren: [PathNode]?
-    var priorObservers: Int32 = 0
-    var eventHead: [UInt8]?
-    var computed: ComputedNode?
-    var isPrefixScope = false
+    @exclusivity(unchecked) var orderedChildren: [PathNode]?
+    @exclusivity(unchecked) var priorObservers: Int32 = 0
+    @exclusivity(unchecked) var eventHead: [UInt8]?
+    @exclusivity(unchecked) var computed: ComputedNode?
+    @exclusivity(unchecked) var isPrefixScope = false
     /// ``PathNode/encodingVariants``'s bits, or ``staleVariants`` until they are found again.
-    var variantBits: UInt16 = PathNodeExtras.staleVariants
+    @exclusivity(unchecked) var variantBits: UInt16 = PathNodeExtras.staleVariants
     static let staleVariants: UInt16 = 1 << 8
 }

@@ -24,51 +24,51 @@ public final class SharedController {
     private let prefixRoots = PrefixTrie<PathNode>()
     /// Who may read what: a prefix observation hears only of the objects its
     /// client may read. Nil: everyone reads everything.
-    var accessPolicy: AccessPolicy?
+    @exclusivity(unchecked) var accessPolicy: AccessPolicy?
     /// How many observations are registered, across all clients.
-    public private(set) var observationCount = 0
+    @exclusivity(unchecked) public private(set) var observationCount = 0
     /// What the registered observations' contexts hold, in bytes (``ObservationInfo/contextBytes``).
-    public private(set) var contextBytes = 0
+    @exclusivity(unchecked) public private(set) var contextBytes = 0
     /// Events written to clients' output, across all clients (`info`'s `eventsSent`).
-    public internal(set) var eventsSent: UInt64 = 0
+    @exclusivity(unchecked) public internal(set) var eventsSent: UInt64 = 0
     /// Events dropped in favour of a later one that was sent: the sum of the
     /// `coalesced` counts sent (`info`'s `eventsCoalesced`).
-    public internal(set) var eventsCoalesced: UInt64 = 0
+    @exclusivity(unchecked) public internal(set) var eventsCoalesced: UInt64 = 0
     /// Clients whose events are being held or folded now, for not keeping
     /// up (`info`'s `coalescingConnections`).
-    public internal(set) var coalescingClients = 0
+    @exclusivity(unchecked) public internal(set) var coalescingClients = 0
     /// Over etcd, the bytes of every client's requests that wait behind its
     /// changes in flight (``WaitingRequests``): part of the memory account.
-    public internal(set) var waitingRequestBytes = 0
+    @exclusivity(unchecked) public internal(set) var waitingRequestBytes = 0
     /// The bytes of the aggregates computed key paths keep from change to
     /// change (``KeptAggregates``): part of the memory account.
-    public internal(set) var aggregateBytes = 0
+    @exclusivity(unchecked) public internal(set) var aggregateBytes = 0
     /// Nodes and observations the last change visited: the measure of its
     /// cost that tests hold to the number of matches, not of registrations.
-    private(set) var lastChangeVisits = 0
+    @exclusivity(unchecked) private(set) var lastChangeVisits = 0
     /// Passes over an array the last change made for computed key paths
     /// (`@sum` and the like): what tests hold to one per change.
-    private(set) var lastChangeArrayPasses = 0
+    @exclusivity(unchecked) private(set) var lastChangeArrayPasses = 0
     /// Bytes of events encoded since start: what tests hold to nothing when
     /// no observation takes them.
-    private(set) var encodedEventBytes = 0
+    @exclusivity(unchecked) private(set) var encodedEventBytes = 0
     /// Change events made, coalesced and dropped, for `metrics`.
-    public internal(set) var eventCounts = EventCounts()
+    @exclusivity(unchecked) public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, reused from change to change.
-    private var eventBytes = GrowableBytes()
+    @exclusivity(unchecked) private var eventBytes = GrowableBytes()
     /// The ends of throttled observations' intervals.
     let throttleSchedule = ThrottleSchedule()
     /// The writers' waits (`await`) not finished yet.
     let awaitSchedule = AwaitSchedule()
     /// Observations of clients that unobserved everything or closed, to
     /// leave the index in slices (``unregisterLeaving(budget:)``), and how many.
-    var leaving = Deque<LeavingObservations>()
-    public internal(set) var leavingCount = 0
+    @exclusivity(unchecked) var leaving = Deque<LeavingObservations>()
+    @exclusivity(unchecked) public internal(set) var leavingCount = 0
     /// Clients with initial events to write in slices, in turn.
-    var pacingClients: [ClientController] = []
+    @exclusivity(unchecked) var pacingClients: [ClientController] = []
     /// Set while a change with `await` is dispatched: told of each
     /// observation the change is due to reach.
-    var awaitCollector: AwaitCollector?
+    @exclusivity(unchecked) var awaitCollector: AwaitCollector?
 
     public convenience init() {
         self.init(objects: ObjectTable())
@@ -206,8 +206,8 @@ public final class SharedController {
     /// nor allocated here; it is valid until ``didChange`` returns.
     final class PendingChange {
         /// The change, set by ``willChange`` (a shared immutable record).
-        fileprivate(set) var change: ChangeRecord?
-        fileprivate(set) var groups: [MatchGroup] = []
+        @exclusivity(unchecked) fileprivate(set) var change: ChangeRecord?
+        @exclusivity(unchecked) fileprivate(set) var groups: [MatchGroup] = []
     }
 
     private let pending = PendingChange()

@@ -28,9 +28,9 @@ final class ThrottleSchedule {
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.time == rhs.time && lhs.info === rhs.info }
     }
 
-    private var entries = Heap<Entry>()
+    @exclusivity(unchecked) private var entries = Heap<Entry>()
     /// How many intervals are open, across all clients.
-    var openIntervals = 0
+    @exclusivity(unchecked) var openIntervals = 0
     /// Milliseconds on a monotonic clock; tests set their own.
     var clock: @Sendable () -> UInt64 = monotonicMilliseconds
 

@@ -56,21 +56,21 @@ extension Engine {
             first.client.awaitsReplication = false
             return handleReplicated(first.requests[0], from: first.client, through: replicator, attempt: attempt)
         }
-        let trial: (BatchProposal, [Bool])
+        let trial: (proposal: BatchProposal, changed: [Bool], sums: [Int?])
         do throws(KVOEngineError) {
             trial = try batchProposal(group.requests.map { ChangeOperation($0.operation, condition: $0.condition) })
         } catch {
             return trialFailed(error, in: group, through: replicator, attempt: attempt)
         }
-        var proposal = trial.0
-        let changed = trial.1
+        var proposal = trial.proposal
+        let (changed, sums) = (trial.changed, trial.sums)
         attribute(&proposal, to: group)
         for part in group.parts {
             part.client.awaitsReplication = true
             part.client.replicatingBytes = part.requests.reduce(0) { $0 + $1.heldBytes }
         }
         replicator.propose(proposal) { [self] outcome in
-            answer(outcome, to: group, changed: changed, through: replicator, attempt: attempt)
+            answer(outcome, to: group, changed: changed, sums: sums, through: replicator, attempt: attempt)
         }
     }
 
@@ -122,7 +122,7 @@ extension Engine {
     /// reply at the revision; a lost race, the group computed again (at most
     /// ``maxProposalAttempts`` times); a group the store's limits refuse, each
     /// client's pipeline on its own; otherwise what today a lone pipeline gets.
-    private func answer(_ outcome: ProposalOutcome, to group: PipelineGroup, changed: [Bool],
+    private func answer(_ outcome: ProposalOutcome, to group: PipelineGroup, changed: [Bool], sums: [Int?],
                         through replicator: ChangeReplicator, attempt: Int) {
         for part in group.parts { part.client.awaitsReplication = false }
         let live = group.parts.filter { !$0.client.isClosed }
@@ -134,7 +134,11 @@ extension Engine {
                 guard !part.client.isClosed else { continue }
                 for (offset, request) in part.requests.enumerated() {
                     var reply = ReplyEncoder()
-                    reply.seq(changed[position + offset] ? seq : store.seq)
+                    if let sum = sums[position + offset] {
+                        reply.added(sum, seq: seq)
+                    } else {
+                        reply.seq(changed[position + offset] ? seq : store.seq)
+                    }
                     part.client.append(reply, id: request.id)
                 }
             }

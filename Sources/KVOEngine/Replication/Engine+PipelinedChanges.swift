@@ -54,7 +54,7 @@ extension Engine {
     /// A single change op without lifetime or `await` that the client may make.
     private func joinsPipeline(_ request: Request, of client: ClientController) -> Bool {
         switch request.operation {
-        case .set, .delete, .insert, .remove, .replace: break
+        case .set, .delete, .insert, .remove, .replace, .add: break
         default: return false
         }
         guard pipelinesChanges, request.lifetime == nil, request.awaiting == nil else { return false }

@@ -11,7 +11,7 @@ extension Engine {
     /// again, as a single change's.
     func proposeBatch(_ operations: [ChangeOperation], of request: Request, from client: ClientController,
                       through replicator: ChangeReplicator, attempt: Int) throws(KVOEngineError) {
-        var (proposal, changed) = try batchProposal(operations)
+        var (proposal, changed, sums) = try batchProposal(operations)
         proposal.context.uid = client.credentials?.uid
         if proposal.changes.contains(where: { $0.steps.contains { $0.change.context.lifetime?.ephemeral == true } }) {
             proposal.owner = client.id
@@ -23,6 +23,7 @@ extension Engine {
             reply.seq(changed.contains(true) ? seq : store.seq)
             let number = JSONValue.number(JSONNumber(validatedLiteral: String(seq)))
             reply.field("seqs", .array(changed.map { $0 ? number : .null }))
+            reply.sums(sums)
             return reply
         }
         proposal.context.awaitID = registerAwait(of: request, from: client, reply: applied)
@@ -35,9 +36,11 @@ extension Engine {
         }
     }
 
-    /// What `operations` would do to the replica now, as one proposal, and
-    /// whether each op changes something; throws what local mode would.
-    func batchProposal(_ operations: [ChangeOperation]) throws(KVOEngineError) -> (BatchProposal, [Bool]) {
+    /// What `operations` would do to the replica now, as one proposal,
+    /// whether each op changes something, and each add's sum (the store
+    /// commits these documents or none); throws what local mode would.
+    func batchProposal(_ operations: [ChangeOperation]) throws(KVOEngineError)
+        -> (proposal: BatchProposal, changed: [Bool], sums: [Int?]) {
         let log = ChangeCollector()
         let (trial, seqs) = try self.trial(operations, log: log)
         try checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
@@ -54,8 +57,9 @@ extension Engine {
             var change = ReplicatedChange(op: Operation.names[operations[position].operation.nameIndex],
                                           object: record.object, path: record.path, kind: record.kind,
                                           indexes: record.indexes)
-            // A set's lifetime, as a single set's record tells it: every kvod then knows the value is leased.
-            if case .set = operations[position].operation { change.context.lifetime = operations[position].lifetime }
+            // A set's or add's lifetime (no other op has one), as a single set's record tells it: every
+            // kvod then knows the value is leased.
+            change.context.lifetime = operations[position].lifetime
             steps[record.object, default: []].append(ReplicatedBatchStep(change: change, position: position,
                                                                          written: record.new))
         }
@@ -68,7 +72,12 @@ extension Engine {
                                                   ProposedModSeqs(tree: $0, base: store.seq)
                                               })
         }
-        return (BatchProposal(objects: objects, changes: changes), seqs.map { $0 != nil })
+        let sums = zip(operations, seqs).map { operation, seq -> Int? in
+            guard case .add = operation.operation, let seq, case .number(let number)? = records[seq]?.new,
+                  case .integer(let sum) = AddedInteger(number) else { return nil }
+            return sum
+        }
+        return (BatchProposal(objects: objects, changes: changes), seqs.map { $0 != nil }, sums)
     }
 
     /// Applies a committed batch at `seq` (the store's revision), whoever

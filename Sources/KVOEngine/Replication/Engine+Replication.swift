@@ -21,13 +21,15 @@ extension Engine {
                 return try proposeBatch(operations, of: request, from: client, through: replicator, attempt: attempt)
             }
             if let condition = request.condition { try check(condition, of: request.operation) }
+            let proposed = try proposal(for: request.operation).map { withContext($0, of: request, from: client) }
+            // An add's sum is the proposal's: the store commits that document or none.
+            let sum = proposed.flatMap { Self.sum(in: $0, of: request.operation) }
             let applied = { (seq: UInt64) -> ReplyEncoder in
                 var reply = ReplyEncoder()
-                reply.seq(seq)
+                if let sum { reply.added(sum, seq: seq) } else { reply.seq(seq) }
                 return reply
             }
-            guard var proposal = try proposal(for: request.operation).map({ withContext($0, of: request, from: client) })
-            else {
+            guard var proposal = proposed else {
                 // Deleting what is not there: as in local mode, no change and the current seq (no observer is due).
                 if let awaiting = request.awaiting {
                     return startWait(id: request.id, awaiting, of: client, reply: applied(store.seq), seq: store.seq,
@@ -115,6 +117,12 @@ extension Engine {
         case .replace(let object, let keyPath, let indexes, let values):
             op = "replace"
             record = try replacement(object, keyPath, at: indexes, with: values)
+        case .add(let object, let keyPath, let amount):
+            // A set of the sum, computed here: every kvod applies the document it carries.
+            let sum = JSONValue.number(JSONNumber(try sum(object, keyPath, adding: amount)))
+            var proposal = try proposal(for: .set(object: object, keyPath: keyPath, value: sum))
+            proposal?.change.op = "add"
+            return proposal
         default:
             preconditionFailure("not a change op: \(operation)")
         }
@@ -125,6 +133,15 @@ extension Engine {
         }
         return ChangeProposal(change: replicated(record, op: op), document: members,
                               modSeqs: proposedModSeqs(after: record, document: members))
+    }
+
+    /// The sum an add's `proposal` writes; nil for any other op.
+    static func sum(in proposal: ChangeProposal, of operation: Operation) -> Int? {
+        guard case .add(_, let keyPath, _) = operation,
+              case .number(let number)? = JSONValue.value(in: proposal.document.map(JSONValue.object),
+                                                          at: keyPath.components[...]),
+              case .integer(let sum) = AddedInteger(number) else { return nil }
+        return sum
     }
 
     private func replicated(_ record: ChangeRecord, op: String) -> ReplicatedChange {
@@ -220,7 +237,7 @@ extension Operation {
     /// Whether the op changes the store: over etcd it is proposed, not applied.
     var isChange: Bool {
         switch self {
-        case .set, .delete, .insert, .remove, .replace, .batch: true
+        case .set, .delete, .insert, .remove, .replace, .add, .batch: true
         default: false
         }
     }

@@ -85,6 +85,8 @@ extension Operation {
             object.utf8.count + (keyPath?.utf8Estimate ?? 0)
         case .insert(let object, let keyPath, _, let values):
             object.utf8.count + keyPath.utf8Estimate + values.reduce(0) { $0 + $1.sizeEstimate }
+        case .add(let object, let keyPath, _):
+            object.utf8.count + keyPath.utf8Estimate + 8
         case .remove(let object, let keyPath, let indexes):
             object.utf8.count + keyPath.utf8Estimate + 8 * indexes.count
         case .replace(let object, let keyPath, let indexes, let values):

@@ -11,7 +11,7 @@ public struct Request {
 
     /// A change op's `ifModSeq`/`ifValue`; nil when it has none.
     public var condition: WriteCondition? { modifiers?.condition }
-    /// A set's `ephemeral`/`ttl`; nil when it has none.
+    /// A set's or add's `ephemeral`/`ttl`; nil when it has none.
     public var lifetime: ValueLifetime? { modifiers?.lifetime }
     /// A change's `await`/`awaitTimeout`: its reply waits for its observers; nil when it has none.
     public var awaiting: ChangeAwait? { modifiers?.awaiting }
@@ -43,6 +43,9 @@ public enum Operation {
     case remove(object: String, keyPath: ObservedPath, indexes: [Int])
     /// Replaces the elements at `indexes` (ascending, distinct) by `values`, pairwise.
     case replace(object: String, keyPath: ObservedPath, indexes: [Int], values: [JSONValue])
+    /// Adds `by` to the integer at `keyPath` (a missing value counts as 0):
+    /// a set of the sum, refused when it would pass ``AddedInteger/limit``.
+    case add(object: String, keyPath: ObservedPath, by: Int)
     /// Observes `keyPaths` (``ObservedPath/wholeDocument`` for the whole
     /// document) of one object or of every object under a prefix; with
     /// `since`, first replays the changes after that point; `compact`: its
@@ -71,7 +74,7 @@ public enum Operation {
     /// The `op` names, as the wire spells them.
     public static let names = [
         "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations", "list", "batch", "metrics", "ack",
+        "info", "observations", "list", "batch", "metrics", "ack", "add",
     ]
 }
 

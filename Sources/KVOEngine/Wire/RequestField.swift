@@ -9,7 +9,7 @@ import Darwin
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
          prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle,
-         ack, awaiting, awaitTimeout, seq, compact
+         ack, awaiting, awaitTimeout, seq, compact, by
 
     var name: String { staticName.description }
 
@@ -51,6 +51,7 @@ enum Field: Int, CaseIterable {
         case (3, UInt8(ascii: "a")): field = .ack
         case (12, UInt8(ascii: "a")): field = .awaitTimeout
         case (3, UInt8(ascii: "s")): field = .seq
+        case (2, UInt8(ascii: "b")): field = .by
         default: return nil
         }
         // Length and first byte pick the only candidate; the bytes must still match it.
@@ -90,14 +91,15 @@ enum Field: Int, CaseIterable {
         case .awaitTimeout: "awaitTimeout"
         case .seq: "seq"
         case .compact: "compact"
+        case .by: "by"
         }
     }
 }
 
 /// The `op` names, matched on their bytes.
 enum OpCode: String, CaseIterable {
-    case set, get, delete, insert, remove, replace, observe, unobserve, unobserveAll, ping, info, observations, list,
-         batch, metrics, ack
+    case set, get, delete, insert, remove, replace, add, observe, unobserve, unobserveAll, ping, info, observations,
+         list, batch, metrics, ack
 
     init?(_ text: JSONText) {
         switch text {
@@ -124,6 +126,7 @@ enum OpCode: String, CaseIterable {
         case .insert: "insert"
         case .remove: "remove"
         case .replace: "replace"
+        case .add: "add"
         case .observe: "observe"
         case .unobserve: "unobserve"
         case .unobserveAll: "unobserveAll"

@@ -46,6 +46,7 @@ struct Fields {
         var awaitTimeout: JSONValue?
         var seq: JSONValue?
         var compact: JSONValue?
+        var by: JSONValue?
         var unknown: String?
         /// Names that are no field, kept only to refuse them repeated.
         var unknownNames: [String] = []
@@ -167,6 +168,10 @@ struct Fields {
         get { rare?.compact }
         set { rareFields.compact = newValue }
     }
+    var by: JSONValue? {
+        get { rare?.by }
+        set { rareFields.by = newValue }
+    }
     var unknown: String? {
         get { rare?.unknown }
         set { rareFields.unknown = newValue }
@@ -228,6 +233,7 @@ struct Fields {
         case .awaitTimeout: awaitTimeout = value
         case .seq: seq = value
         case .compact: compact = value
+        case .by: by = value
         }
     }
 
@@ -273,12 +279,13 @@ struct Fields {
         where field != nil && opCode != .list && opCode != .observations {
             throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
-        let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace]
+        let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace, .add]
         for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
         where field != nil && !changes.contains(opCode) {
             throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
-        for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")] where field != nil && opCode != .set {
+        for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")]
+        where field != nil && opCode != .set && opCode != .add {
             throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
         for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
@@ -289,6 +296,9 @@ struct Fields {
         }
         if seq != nil, opCode != .ack {
             throw .badRequest("unknown field \"seq\" for op \"\(opCode.rawValue)\"")
+        }
+        if by != nil, opCode != .add {
+            throw .badRequest("unknown field \"by\" for op \"\(opCode.rawValue)\"")
         }
         for (field, name) in [(awaiting, "await"), (awaitTimeout, "awaitTimeout")]
         where field != nil && !changes.contains(opCode) && opCode != .batch {
@@ -340,6 +350,11 @@ struct Fields {
             // Ascending indexes, each value kept with the index it was given for.
             return .replace(object: try objectName(), keyPath: try requiredKeyPath(),
                             indexes: order.map { positions[$0] }, values: order.map { replacements[$0] })
+        case .add:
+            let (object, path) = (try objectName(), try requiredKeyPath())
+            // A number at the end of the key path: only the path's length can pass the limit.
+            if let refusal = DocumentDepth.refusal(object, path, 0) { throw refusal }
+            return .add(object: object, keyPath: path, by: try addend())
         case .observe:
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try observedKeyPaths(cache: &keyPaths),
@@ -474,11 +489,11 @@ struct Fields {
                     throw fail(.badRequest("\"await\" goes on the batch, not on its ops"))
                 }
                 switch request.operation {
-                case .set, .delete, .insert, .remove, .replace:
+                case .set, .delete, .insert, .remove, .replace, .add:
                     operations.append(ChangeOperation(request.operation, condition: request.condition,
                                                       lifetime: request.lifetime))
                 default:
-                    throw fail(.badRequest("a batch carries set, delete, insert, remove and replace only"))
+                    throw fail(.badRequest("a batch carries set, delete, insert, remove, replace and add only"))
                 }
             }
         }
@@ -718,6 +733,15 @@ struct Fields {
     private static func keyPath(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> ObservedPath {
         guard case .string(let text) = value else { throw .badRequest("field \"\(field)\" must be a string") }
         return try ObservedPath(parsing: text)
+    }
+
+    /// An add's `by`: an integer ``AddedInteger`` takes.
+    private func addend() throws(KVOEngineError) -> Int {
+        guard case .number(let number) = try required(by, "by"), case .integer(let amount) = AddedInteger(number) else {
+            throw .badRequest("field \"by\" must be an integer from -\(AddedInteger.limit) to \(AddedInteger.limit) "
+                + "(±2^53), written without fraction or exponent")
+        }
+        return amount
     }
 
     private static func integer(_ value: JSONValue, _ field: String) throws(KVOEngineError) -> Int {

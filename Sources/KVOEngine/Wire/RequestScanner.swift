@@ -256,6 +256,7 @@ struct RequestScanner {
         case .awaitTimeout: fields.awaitTimeout = value
         case .seq: fields.seq = value
         case .compact: fields.compact = value
+        case .by: fields.by = value
         case .op: return false
         }
         return true

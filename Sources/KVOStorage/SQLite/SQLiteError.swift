@@ -20,5 +20,8 @@ public struct SQLiteError: Error, CustomStringConvertible {
     /// Another connection holds the database's lock.
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 
+    /// The disk (or the filesystem's quota) had no room for what SQLite wrote.
+    public var isFull: Bool { code & 0xFF == SQLITE_FULL }
+
     public var description: String { "\(message) (SQLite code \(code))" }
 }

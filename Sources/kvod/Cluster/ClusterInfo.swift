@@ -70,7 +70,7 @@ extension EtcdReplica {
         var members: JSONObject = [
             "endpoints": .array(client.configuration.endpoints.map(JSONValue.string)),
             "endpoint": .string(watchEndpoint ?? client.currentEndpoint),
-            "leader": .bool(!isStale),
+            "leader": .bool(isFollowing),
             "stale": .bool(isStale),
             "appliedRevision": Self.number(appliedRevision),
             "etcdRevision": Self.number(max(progress.etcdRevision, appliedRevision)),
@@ -82,7 +82,7 @@ extension EtcdReplica {
             members["lastWatchResponseMs"] = Self.number(elapsed.components.seconds * 1000
                 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         }
-        if isStale { members["error"] = .string(lastFailure) }
+        if isStale { members["error"] = .string(staleness) }
         return members
     }
 

@@ -62,6 +62,7 @@ extension EtcdReplica {
             liveness.probing = false
             switch result {
             case .success(let response):
+                heardLeader(at: response.header.raftTerm)
                 progress.heard(revision: response.header.revision)
                 guard watch != nil, isFollowing else { return }
                 // Only this kvod's own commits are sure to be the watch's to deliver.
@@ -71,6 +72,9 @@ extension EtcdReplica {
                         \(progress.committed)
                         """)
                 }
+            case .failure(let error) where error.isRefusal && endpoint == watchEndpoint:
+                // The member is there, between leaders say: its watch stays, the replica is behind (EtcdReplica+Freshness).
+                fallBehind("etcd at \(endpoint) refused a read: \(error)")
             case .failure(let error):
                 abandon(endpoint, because: "etcd at \(endpoint) did not answer a read within "
                     + "\(WatchLiveness.probeTimeoutMilliseconds) ms (\(error))")
@@ -79,7 +83,7 @@ extension EtcdReplica {
     }
 
     /// Stops following through `endpoint` and watches again from the next one.
-    private func abandon(_ endpoint: String, because reason: String) {
+    func abandon(_ endpoint: String, because reason: String) {
         liveness.reset()
         client.avoid(endpoint)
         guard isFollowing || watch != nil else { return }

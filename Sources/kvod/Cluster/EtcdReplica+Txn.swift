@@ -22,9 +22,9 @@ extension EtcdReplica {
     /// id, which the watch finds in the revision that applied the first.
     func commit(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], _ what: String, proposal: UInt64? = nil,
                 answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ done: @escaping (ProposalOutcome) -> Void) {
-        guard isFollowing else {
+        guard !isStale else {
             answered(nil)
-            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(lastFailure); nothing changed"))
+            return done(.unavailable("this kvod is not following etcd (\(endpoints)): \(staleness); nothing changed"))
         }
         if let refusal = limits.refusal(of: txn, what) {
             answered(nil)
@@ -48,8 +48,10 @@ extension EtcdReplica {
     private func send(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], proposal: UInt64?, lost: EtcdError?,
                       resends: Int, answered: @escaping (EtcdTxnResponse?) -> Void,
                       _ done: @escaping (ProposalOutcome) -> Void) {
-        client.txn(txn) { [weak self] result in
+        let sending = TxnSending(term: leaderTerm.term)
+        sending.request = client.txn(txn) { [weak self] result in
             guard let self else { return }
+            if case .success(let response) = result { heardLeader(at: response.header.raftTerm) }
             switch result {
             case .success(let response) where response.succeeded:
                 answered(response)
@@ -81,19 +83,22 @@ extension EtcdReplica {
                     return done(.unavailable("etcd (\(endpoints)) did not commit the change: \(error); nothing changed"))
                 }
                 logger.notice("etcd's answer to a Txn was lost (\(error)); finding out whether it was applied")
+                // One abandoned for a new leader goes again at once: that leader is there now.
                 resendLater(txn, comparing: compared, proposal: proposal, lost: lost, resends: resends,
-                            answered: answered, done)
+                            after: sending.isAbandoned ? 0 : Self.resumeDelayMilliseconds, answered: answered, done)
             }
         }
+        track(sending)
     }
 
     /// After a sending whose answer was lost: the outcome the watch already
     /// found (the id in an applied revision), or the same `Txn` sent again
     /// after a pause, or, past ``maxResends``, `unknown`.
     private func resendLater(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], proposal: UInt64?,
-                             lost: EtcdError, resends: Int, answered: @escaping (EtcdTxnResponse?) -> Void,
+                             lost: EtcdError, resends: Int, after milliseconds: UInt64,
+                             answered: @escaping (EtcdTxnResponse?) -> Void,
                              _ done: @escaping (ProposalOutcome) -> Void) {
-        pause(Self.resumeDelayMilliseconds) { [weak self] in
+        pause(milliseconds) { [weak self] in
             guard let self else { return }
             if let seen = appliedRevision(of: proposal) {
                 logger.notice("the Txn whose answer was lost was applied at revision \(seen)")

@@ -28,8 +28,22 @@ final class EtcdReplica: ChangeReplicator {
     /// first watch starts at its revision, so it delivers what is committed
     /// before it is in place), then while a watch is in place.
     var isFollowing = true
+    /// Whether a linearizable read since the watch attached showed the replica
+    /// caught up (EtcdReplica+Freshness): until then reads say `stale`.
+    var isCaughtUp = true
+    /// The revision the replica must apply to be caught up, once a read told it.
+    var catchUpTarget: Int64?
+    /// The watch whose catching up a read is asking about (``watchGeneration``).
+    var confirmingGeneration: Int?
+    /// Counts the watches started, so that an answer about an earlier one is not taken for the current one's.
+    private(set) var watchGeneration = 0
     /// Why it does not, for `unavailable`, `info` and the log.
     var lastFailure = "not following etcd"
+    /// The prefix's newest revision when kvod started: until the replica has
+    /// applied it, it is behind where etcd was then and says so (stale), also
+    /// once a watch lost during the start's replay is in place again
+    /// (docs/CLUSTER.md, "A kvod just started").
+    var startRevision: Int64 = 0
     /// How far behind etcd the replica may be, for `info`.
     var progress = WatchProgress()
     /// The cluster's epoch, followed while it runs.
@@ -48,10 +62,22 @@ final class EtcdReplica: ChangeReplicator {
     private var pauses: [ObjectIdentifier: UVTimer] = [:]
     /// etcd's request limits, as the cluster is set (``EtcdLimits``).
     var limits = EtcdLimits()
+    /// The newest raft term with a leader known, and the `Txn`s in flight (EtcdReplica+LeaderChange).
+    var leaderTerm = LeaderTerm()
+    var sendings: [TxnSending] = []
+    var leaderTimer: UVTimer?
+    /// Members asked for their status, not answered yet.
+    var statusAsked: Set<String> = []
     /// Pause before watching again after the watch ended.
     static let resumeDelayMilliseconds: UInt64 = 250
 
-    var isStale: Bool { !isFollowing }
+    var isStale: Bool { !isFollowing || !isCaughtUp || appliedRevision < startRevision }
+
+    /// Why the replica is stale, for `unavailable` and `info`.
+    var staleness: String {
+        guard isFollowing, isCaughtUp, appliedRevision < startRevision else { return lastFailure }
+        return "catching up with revision \(startRevision), etcd's when kvod started (applied \(appliedRevision))"
+    }
 
     init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
          engine: Engine, leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
@@ -69,6 +95,7 @@ final class EtcdReplica: ChangeReplicator {
         self.epoch = epoch
         appliedRevision = snapshot.revision
         modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
+        _ = leaderTerm.heard(leaderAt: snapshot.raftTerm)
         resumeTimer = UVTimer(loop: loop)
         leases = EtcdLeases(client: client, keys: keys, connectionTTL: leaseTTL, loop: loop, logger: logger)
         releases = LeaseReleases(engine: engine, loop: loop, logger: logger)
@@ -153,6 +180,7 @@ final class EtcdReplica: ChangeReplicator {
     /// Watches the prefix from the revision after the last one applied.
     func start() {
         watch?.cancel()
+        watchGeneration += 1
         let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1)
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
     }
@@ -166,6 +194,10 @@ final class EtcdReplica: ChangeReplicator {
         case .created:
             logger.notice("following etcd (\(endpoints)) from revision \(appliedRevision + 1)")
             isFollowing = true
+            if !isCaughtUp {
+                lastFailure = "the watch at \(watchEndpoint ?? "etcd") is in place again; not caught up with etcd yet"
+                confirmCaughtUp()
+            }
         case .events(_, let events):
             apply(events)
         case .progress:
@@ -194,6 +226,8 @@ final class EtcdReplica: ChangeReplicator {
             logger.warning("not following etcd (\(endpoints)): \(reason); changes get unavailable, reads are stale")
         }
         isFollowing = false
+        isCaughtUp = false
+        catchUpTarget = nil
         lastFailure = reason
     }
 
@@ -212,6 +246,7 @@ final class EtcdReplica: ChangeReplicator {
             apply(revision: revision, events[start..<end])
             start = end
         }
+        noteCaughtUpIfSo()
         releaseWaiting()
     }
 
@@ -264,6 +299,7 @@ final class EtcdReplica: ChangeReplicator {
                 restoreLeases(snapshot, engine: engine, keys: keys)
                 modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
                 appliedRevision = snapshot.revision
+                heardLeader(at: snapshot.raftTerm)
                 releaseWaiting()
                 readEpochAgain()
                 start()
@@ -280,6 +316,8 @@ final class EtcdReplica: ChangeReplicator {
         watch = nil
         livenessTimer?.close()
         livenessTimer = nil
+        leaderTimer?.close()
+        leaderTimer = nil
         resumeTimer?.close()
         resumeTimer = nil
         for timer in pauses.values { timer.close() }

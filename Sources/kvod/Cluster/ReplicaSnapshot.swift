@@ -12,10 +12,13 @@ struct ReplicaSnapshot {
     /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
     var leasedKeys: [EtcdKeyValue] = []
     var revision: Int64
+    /// The raft term of the answer: a linearizable read's, so one with a leader.
+    var raftTerm: UInt64
 
     /// `revision`: the one the range read at (0: the newest, the response's).
     init(_ response: EtcdRangeResponse, keys: ClusterKeys, revision: Int64 = 0) {
         self.revision = revision != 0 ? revision : response.header.revision
+        raftTerm = response.header.raftTerm
         var records: [String: EtcdKeyValue] = [:]
         for kv in response.kvs {
             if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
