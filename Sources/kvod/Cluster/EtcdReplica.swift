@@ -181,7 +181,7 @@ final class EtcdReplica: ChangeReplicator {
     func start() {
         watch?.cancel()
         watchGeneration += 1
-        let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1)
+        let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1, prevKV: false)
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
     }
 
@@ -252,6 +252,7 @@ final class EtcdReplica: ChangeReplicator {
 
     private func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
         if applyBatch(revision: revision, events) {
+            releases.follow(events, keys: keys, recordedObjects: [], releasing: false)
             appliedRevision = max(appliedRevision, revision)
             return
         }
@@ -283,7 +284,7 @@ final class EtcdReplica: ChangeReplicator {
             engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
             modRevisions[object] = document == nil ? nil : revision
         }
-        releases.noteEnded(events, keys: keys, recordedObjects: Set(records.keys))
+        releases.follow(events, keys: keys, recordedObjects: Set(records.keys))
         appliedRevision = max(appliedRevision, revision)
     }
 
