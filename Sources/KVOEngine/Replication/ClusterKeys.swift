@@ -78,7 +78,13 @@ extension ClusterKeys {
     }
 
     /// Whether `key` is a leased key (a note is not).
-    public func isLeased(_ key: [UInt8]) -> Bool { family(of: key).map { $0 != .note } ?? false }
+    /// Byte by byte, without building strings: the watch asks it of every key.
+    public func isLeased(_ key: [UInt8]) -> Bool {
+        let count = prefix.utf8.count
+        guard key.count > count + 1, key[count + 1] == UInt8(ascii: "/"),
+              key[count] == UInt8(ascii: "e") || key[count] == UInt8(ascii: "t") else { return false }
+        return key[..<count].elementsEqual(prefix.utf8)
+    }
 
     /// `%` → `%25`, `/` → `%2F`, byte by byte (a `/` followed by a combining
     /// mark is one Character but still a `/`).
