@@ -45,6 +45,30 @@ public struct ClusterKeys: Sendable {
         guard case .object(let members)? = try? JSONReader.parse(bytes) else { return nil }
         return members
     }
+
+    /// A document key's value as kvod puts it: the record of the change, a
+    /// line feed, the document (each compact JSON, so the first line feed
+    /// ends the record). One key per change, not a record key beside it:
+    /// half the keys etcd writes and watches send (docs/CLUSTER.md).
+    public static func storedValue(document: JSONObject, record: JSONValue) -> [UInt8] {
+        var bytes = record.jsonBytes
+        bytes.append(UInt8(ascii: "\n"))
+        bytes += JSONValue.object(document).jsonBytes
+        return bytes
+    }
+
+    /// A document key's value: the document, and the record inside it when
+    /// kvod put it (``storedValue(document:record:)``); a plain JSON object
+    /// (`etcdctl`, or an older kvod, which put the record beside it) has none.
+    /// Nil when it is neither.
+    public static func stored(_ bytes: [UInt8]) -> (document: JSONObject, record: JSONValue?)? {
+        if let end = bytes.firstIndex(of: UInt8(ascii: "\n")),
+           case .object(let record)? = try? JSONReader.parse(bytes[..<end]),
+           case .object(let members)? = try? JSONReader.parse(bytes[(end + 1)...]) {
+            return (members, .object(record))
+        }
+        return document(bytes).map { ($0, nil) }
+    }
 }
 
 /// The leased keys of values with a lifetime (docs/CLUSTER.md): one per

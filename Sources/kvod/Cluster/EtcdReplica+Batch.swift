@@ -4,7 +4,7 @@ import KVOEtcd
 /// `batch` over etcd (docs/CLUSTER.md): one `Txn` over every object the batch
 /// touches, and the revision it makes replayed op by op by every kvod.
 extension EtcdReplica {
-    /// A changed object is two of the `Txn`'s operations, its document and its record.
+    /// A deleted object is two of the `Txn`'s operations, its document and its record (a changed one is one).
     var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps / 2) }
 
     /// Sends `batch` as one `Txn`: each object it read or changed compared by
@@ -77,13 +77,12 @@ extension EtcdReplica {
     /// Applies the revision when it is a batch's (its records are batch
     /// records): every step of every object, in op order; false, touching
     /// nothing, when it is not.
-    func applyBatch(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) -> Bool {
+    func applyBatch(revision: Int64, _ writes: RevisionWrites) -> Bool {
         var steps: [ReplicatedBatchStep] = []
         var modSeqs: [String: ModSeqTree] = [:]
         var isBatch = false
-        for event in events where event.kind == .put {
-            guard case .record(let object)? = keys.entry(event.kv.key), let json = try? JSONReader.parse(event.kv.value),
-                  let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
+        for (object, json) in writes.records {
+            guard let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
             isBatch = true
             noteApplied(own.first?.change.context.proposal, at: revision)
             steps += own
@@ -91,17 +90,13 @@ extension EtcdReplica {
         }
         guard isBatch else { return false }
         var documents: [String: JSONObject?] = [:]
-        for event in events {
-            guard case .document(let object)? = keys.entry(event.kv.key) else { continue }
-            guard event.kind == .put else {
-                documents.updateValue(nil, forKey: object)
-                continue
+        for (object, written) in writes.documents {
+            switch written {
+            case .put(let document): documents[object] = document
+            case .deleted: documents.updateValue(nil, forKey: object)
+            case .unreadable(let key):
+                logger.error("etcd key \(key) at revision \(revision) is not a JSON object; ignored")
             }
-            guard let document = ClusterKeys.document(event.kv.value) else {
-                logger.error("etcd key \(event.kv.keyText) at revision \(revision) is not a JSON object; ignored")
-                continue
-            }
-            documents[object] = document
         }
         engine.applyReplicatedBatch(steps, documents: documents, seq: UInt64(revision))
         for object in documents.keys {
