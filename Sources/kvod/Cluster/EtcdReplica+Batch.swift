@@ -4,8 +4,9 @@ import KVOEtcd
 /// `batch` over etcd (docs/CLUSTER.md): one `Txn` over every object the batch
 /// touches, and the revision it makes replayed op by op by every kvod.
 extension EtcdReplica {
-    /// A deleted object is two of the `Txn`'s operations, its document and its record (a changed one is one).
-    var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps / 2) }
+    /// A changed object is one of the `Txn`'s operations, its document with its record inside (a deleted
+    /// one two: a group with deletions over the limit goes as each connection's own `Txn`).
+    var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps) }
 
     /// Sends `batch` as one `Txn`: each object it read or changed compared by
     /// its `mod_revision`; each object it changed put (or deleted) once,
