@@ -54,9 +54,13 @@ public final class Engine {
     /// Over etcd: where change ops go instead of being applied here (docs/CLUSTER.md); nil in local mode.
     @exclusivity(unchecked) public var replicator: ChangeReplicator?
     /// Over a replicator: whether the change requests a client sends in a row
-    /// wait for ``proposePipelinedChanges(of:)`` and go as one proposal (the
-    /// daemon calls it after each read); false: each is proposed at once.
+    /// wait for ``queuePipelinedChanges(of:)`` (the daemon calls it after each
+    /// read) and go as one proposal, with other clients' read in the same loop
+    /// turn (``proposeQueuedPipelines()``); false: each is proposed at once.
     @exclusivity(unchecked) public var pipelinesChanges = false
+    /// Over a replicator: the clients whose pipelines wait for the loop turn's
+    /// end, in the order they were queued (``proposeQueuedPipelines()``).
+    @exclusivity(unchecked) var queuedPipelines: [ClientController] = []
     /// Over a replicator: this kvod's changes with `await` not decided yet, by
     /// the token their records carry (``registerAwait(of:from:reply:)``).
     @exclusivity(unchecked) var awaitedProposals: [UInt64: AwaitedProposal] = [:]

@@ -8,6 +8,9 @@ enum KeyChoice: Sendable {
     case perConnection
     /// Uniformly random keys out of `count`, from a fixed seed (so both peers get the same sequence).
     case random(count: Int, seed: UInt64)
+    /// Setter connection c sets keys c·n … c·n + n − 1 in turn: no two of
+    /// its n sets in flight on one key.
+    case rotating(perConnection: Int)
 }
 
 /// Setters change keys while observers count the events: the one engine
@@ -27,6 +30,9 @@ struct ChangeLoad {
     var fanout: [Int]
     var choice: KeyChoice
     var pipeline: Int
+    /// etcd only: the changes a setter has room for go as `Txn`s of up to
+    /// this many puts (0: a put per request).
+    var etcdTxnPuts = 0
     var maxLagEvents: Int
     /// Sets per second across all setters, or nil for as fast as the server takes them.
     var rate: Double?
@@ -157,6 +163,7 @@ private final class SetterWorker {
         if case .random(_, let seed) = load.choice { random = SplitMix64(seed: seed) }
         var batch: [UInt8] = []
         batch.reserveCapacity(load.pipeline * 128)
+        var txn: [(prefix: [UInt8], index: Int)] = []
         var expected = 0
         var totalSent = 0
         let started = monotonicNanoseconds()
@@ -172,6 +179,7 @@ private final class SetterWorker {
                     room = min(room, Int(Double(now - started) / interval) + 1 - totalSent)
                 }
                 batch.removeAll(keepingCapacity: true)
+                txn.removeAll(keepingCapacity: true)
                 while room > 0 {
                     if expected - delivered >= load.maxLagEvents {
                         blockedOnLag = true
@@ -181,12 +189,22 @@ private final class SetterWorker {
                     switch load.choice {
                     case .perConnection: key = position
                     case .random(let count, _): key = Int(random.next() % UInt64(count))
+                    case .rotating(let perConnection): key = position * perConnection + connection.sent % perConnection
                     }
-                    wire.appendChange(prefix: load.prefixes[key], index: connection.sent, sentAt: now, into: &batch)
+                    if load.etcdTxnPuts > 0 {
+                        txn.append((load.prefixes[key], connection.sent))
+                    } else {
+                        wire.appendChange(prefix: load.prefixes[key], index: connection.sent, sentAt: now, into: &batch)
+                    }
                     connection.sent += 1
                     totalSent += 1
                     expected += load.fanout[key]
                     room -= 1
+                }
+                for start in stride(from: 0, to: txn.count, by: max(load.etcdTxnPuts, 1)) {
+                    let puts = txn[start..<min(start + load.etcdTxnPuts, txn.count)]
+                    Wire.appendEtcdTxn(puts: puts, sentAt: now, into: &batch)
+                    connection.expectReply(covering: puts.count)
                 }
                 if !batch.isEmpty {
                     connection.send(batch)

@@ -12,7 +12,7 @@ struct ClusterCommand: ParsableCommand {
         abstract: "Measure kvod over etcd beside etcd itself and beside local-mode kvod (issue 18).",
         discussion: """
             Scenarios: cluster-latency, cluster-set-throughput (through 1 host and through 3), \
-            cluster-fanout. Each measurement starts its own etcd cluster (Debian's etcd) and kvods on \
+            cluster-distinct-objects (etcd: Txns of many puts), cluster-many-writers, cluster-fanout. Each measurement starts its own etcd cluster (Debian's etcd) and kvods on \
             loopback and stops them after it. See docs/PERFORMANCE.md, "kvod over etcd (issue 18)".
             """)
 
@@ -22,7 +22,7 @@ struct ClusterCommand: ParsableCommand {
     @Option(help: "How many times each scenario runs per peer; medians are reported.")
     var rounds: Int = 3
 
-    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): cluster-latency, cluster-set-throughput, cluster-fanout.")
+    @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): cluster-latency, cluster-set-throughput, cluster-distinct-objects, cluster-many-writers, cluster-fanout.")
     var scenarios: [String] = []
 
     @Option(help: "The kvod binary.")
@@ -102,7 +102,7 @@ struct ClusterCommand: ParsableCommand {
         **Machine:** \(Machine.cpuModel()), \(Machine.cores) cores, \(Machine.memory()), \(Machine.kernel()).
         Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
 
-        ### Targets of issue 18
+        ### Targets of issues 18 and 35
 
         \(report.targets())
 

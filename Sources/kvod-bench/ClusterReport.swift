@@ -4,6 +4,8 @@
 struct ClusterReport {
     private(set) var rows: [String] = []
     private var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
+    /// Rows whose peers ran different loads: no ratio (``Figure/comparable``).
+    private var unalike: Set<String> = []
     private var values: [String: [ClusterPeer: [Double]]] = [:]
     private var loads: [String: [Double]] = [:]
     private(set) var problems: [String] = []
@@ -15,6 +17,7 @@ struct ClusterReport {
                 rows.append(figure.row)
                 units[figure.row] = (figure.unit, figure.higherIsBetter)
             }
+            if !figure.comparable { unalike.insert(figure.row) }
             values[figure.row, default: [:]][peer, default: []].append(figure.value)
             loads[figure.row, default: []].append(load)
         }
@@ -51,23 +54,35 @@ struct ClusterReport {
             let loadText = Report.median(load).map {
                 String(format: "%.1f, %.1f–%.1f", $0, load.min() ?? 0, load.max() ?? 0)
             } ?? "–"
+            let ratioText = unalike.contains(row) ? "not alike"
+                : ratio(row, .kvodOverEtcd, over: .etcd).map { String(format: "%.2f×", $0) } ?? "–"
             lines.append("| \(row) | \(unit) | \(cell(.kvodOverEtcd)) | \(cell(.etcd)) | \(cell(.kvodLocal)) | "
-                + "\(ratio(row, .kvodOverEtcd, over: .etcd).map { String(format: "%.2f×", $0) } ?? "–") | \(loadText) | "
+                + "\(ratioText) | \(loadText) | "
                 + "\(all(.kvodOverEtcd)); \(all(.etcd)); \(all(.kvodLocal)) |")
         }
         return lines.joined(separator: "\n")
     }
 
-    /// Issue 18's two targets and whether this run meets them.
+    /// Issue 18's two targets, issue 35's, and whether this run meets them.
     func targets() -> String {
-        var lines = ["| target (issue 18) | this run | met |", "|---|---|---|"]
+        var lines = ["| target | this run | met |", "|---|---|---|"]
+        // Not like for like: a kvod connection's 64 sets of one key fold into one document put and one
+        // record; etcd's gateway client sends one put per request. The distinct-objects row compares alike.
         for row in rows where row.hasPrefix("set throughput") {
             let what = "kvod's set throughput ≥ 0.8× etcd's, same clients: " + row.prefix { $0 != "," }
+                + " (not like for like: a kvod connection's 64 pipelined sets of its one key fold into one `Txn` "
+                + "write, etcd's client puts one at a time)"
+            lines.append("| \(what) | \(median(row, .kvodOverEtcd) == nil ? "not measured" : "not alike") | – |")
+        }
+        // Issue 35: each kvod change is two Txn operations (document and record) to etcd's one put.
+        for row in rows where row.hasPrefix("distinct objects through") {
+            let etcd = row.split(separator: "(").dropFirst().first?.prefix { $0 != ")" }.replacingOccurrences(of: "etcd: ", with: "") ?? ""
+            let what = "\(row.prefix { $0 != "," }): kvod's sets ≥ 0.5× etcd's puts, etcd's as \(etcd) (issue 35)"
             guard let value = ratio(row, .kvodOverEtcd, over: .etcd) else {
                 lines.append("| \(what) | not measured | – |")
                 continue
             }
-            lines.append("| \(what) | \(String(format: "%.2f×", value)) | \(value >= 0.8 ? "yes" : "**no**") |")
+            lines.append("| \(what) | \(String(format: "%.2f×", value)) | \(value >= 0.5 ? "yes" : "**no**") |")
         }
         // "At local-mode speed": the fan-out's first-to-last spread within the machine's noise (±25 %) of local mode's.
         for row in rows where row.contains("first observer to its last") {

@@ -116,6 +116,9 @@ final class ClusterRig {
         return String(object[...(object.lastIndex(of: "/") ?? object.startIndex)])
     }
 
+    /// The etcd cluster's revision now; nil in local mode.
+    func etcdRevision() -> Int? { etcd?.revision() }
+
     /// The CPU time the kvods and the etcd members have used so far.
     func cpuSeconds() -> (kvods: Double, etcd: Double) {
         (kvods.reduce(0) { $0 + ProcessCPU.seconds($1.pid) }, etcd?.cpuSeconds() ?? 0)

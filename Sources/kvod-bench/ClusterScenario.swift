@@ -6,6 +6,8 @@ struct ClusterSizes: Sendable {
     /// Setter connections per host in the throughput scenario, and what each kvod client pipelines.
     var setConnections: Int
     var setPipeline: Int
+    /// Writer connections, each with one set in flight, in the many-writers scenario.
+    var manyWriters: Int
     var fanoutObservers: Int
     /// Changes per second in the fan-out scenario (each reaches every observer).
     var fanoutRate: Double
@@ -15,11 +17,11 @@ struct ClusterSizes: Sendable {
     var latencySeconds: Double
 
     static let standard = ClusterSizes(
-        members: 3, setConnections: 4, setPipeline: 64, fanoutObservers: 1000, fanoutRate: 25,
+        members: 3, setConnections: 4, setPipeline: 64, manyWriters: 64, fanoutObservers: 1000, fanoutRate: 25,
         warmupSeconds: 1, durationSeconds: 5, latencySeconds: 8)
 
     static let tiny = ClusterSizes(
-        members: 3, setConnections: 2, setPipeline: 4, fanoutObservers: 6, fanoutRate: 20,
+        members: 3, setConnections: 2, setPipeline: 4, manyWriters: 4, fanoutObservers: 6, fanoutRate: 20,
         warmupSeconds: 0.2, durationSeconds: 0.5, latencySeconds: 0.5)
 }
 
@@ -29,15 +31,23 @@ enum ClusterScenario: Sendable, Hashable {
     case latency
     /// Pipelined setters on `hosts` hosts, each connection its own key; an observer per host of every key.
     case setThroughput(hosts: Int)
+    /// Setters on host A, each connection's sets in flight on distinct
+    /// objects (etcd: each connection's as one `Txn`); an observer on every host.
+    case distinctObjects
+    /// Many writers on host A, each with one set in flight on its own object; an observer on every host.
+    case manyWriters
     /// One setter on host A at a fixed rate; the observers spread over every host.
     case fanout
 
-    static let all: [ClusterScenario] = [.latency, .setThroughput(hosts: 1), .setThroughput(hosts: 3), .fanout]
+    static let all: [ClusterScenario] = [.latency, .setThroughput(hosts: 1), .setThroughput(hosts: 3),
+                                         .distinctObjects, .manyWriters, .fanout]
 
     var name: String {
         switch self {
         case .latency: "cluster-latency"
         case .setThroughput(let hosts): "cluster-set-throughput-\(hosts)"
+        case .distinctObjects: "cluster-distinct-objects"
+        case .manyWriters: "cluster-many-writers"
         case .fanout: "cluster-fanout"
         }
     }
@@ -51,7 +61,7 @@ enum ClusterScenario: Sendable, Hashable {
     var peers: [ClusterPeer] {
         switch self {
         case .latency, .fanout: ClusterPeer.allCases
-        case .setThroughput: [.kvodOverEtcd, .etcd]
+        case .setThroughput, .distinctObjects, .manyWriters: [.kvodOverEtcd, .etcd]
         }
     }
 
@@ -63,6 +73,8 @@ enum ClusterScenario: Sendable, Hashable {
         switch self {
         case .latency: try Self.latency(rig, sizes)
         case .setThroughput(let hosts): try Self.setThroughput(rig, sizes, hosts: hosts)
+        case .distinctObjects: try Self.distinctObjects(rig, sizes)
+        case .manyWriters: try Self.manyWriters(rig, sizes)
         case .fanout: try Self.fanout(rig, sizes)
         }
     }
@@ -114,6 +126,7 @@ enum ClusterScenario: Sendable, Hashable {
         for index in 0..<count { setters.append(try rig.connect(host: index / sizes.setConnections)) }
         let pipeline = rig.peer == .etcd ? 1 : sizes.setPipeline
         let cpuBefore = rig.cpuSeconds()
+        let revisionBefore = rig.etcdRevision()
         let outcome = ChangeLoad(
             setters: setters, observers: observers, prefixes: keys.map(rig.wire.changePrefix),
             fanout: [Int](repeating: hosts, count: count), choice: .perConnection, pipeline: pipeline,
@@ -124,17 +137,106 @@ enum ClusterScenario: Sendable, Hashable {
         let sets = Double(setters.reduce(0) { $0 + $1.replies })
         let row = "set throughput through \(hosts) host\(hosts == 1 ? "" : "s"), \(count) client connections "
             + "(kvod: \(sizes.setPipeline) pipelined each), an observer per host"
-        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)]
+        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond,
+                              comparable: false)]
         // What each set cost each server, warm-up and drain included: whether a server, not the round trip, is the limit.
+        if sets > 0, let before = revisionBefore, let after = rig.etcdRevision(), after > before {
+            figures.append(Figure(row: "changes per etcd revision (per Txn), set throughput through \(hosts) "
+                                  + "host\(hosts == 1 ? "" : "s")", unit: "changes", higherIsBetter: true,
+                                  value: sets / Double(after - before), comparable: false))
+        }
         if sets > 0 {
             if rig.peer == .kvodOverEtcd {
                 figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the kvods", unit: "µs",
                                       higherIsBetter: false, value: (cpuAfter.kvods - cpuBefore.kvods) / sets * 1e6))
             }
             figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the etcd members", unit: "µs",
-                                  higherIsBetter: false, value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6))
+                                  higherIsBetter: false, value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6,
+                                  comparable: false))
         }
         return ScenarioResult(figures: figures, problems: outcome.problems)
+    }
+
+    /// C setter connections on host 0, each keeping P sets in flight, each
+    /// set to the next of its own P objects, so that no two in flight change
+    /// one object (kvod cannot fold them into one document write); etcd's
+    /// connections each send their P puts as one `Txn`, etcd's own batching.
+    /// One observer of every object (etcd: a watch of the prefix) on each of
+    /// the 3 hosts, so each kvod's watch has its etcd counterpart. Issue 35:
+    /// kvod's changes, two `Txn` operations each, at half etcd's puts at least.
+    static func distinctObjects(_ rig: ClusterRig, _ sizes: ClusterSizes) throws(BenchError) -> ScenarioResult {
+        try writers(rig, sizes, connections: sizes.setConnections, inFlight: sizes.setPipeline,
+                    row: distinctObjectsRow(sizes), figure: "distinct objects")
+    }
+
+    /// The row of the distinct-objects throughput, for the report's target.
+    static func distinctObjectsRow(_ sizes: ClusterSizes) -> String {
+        "distinct objects through 1 host, \(sizes.setConnections) connections × \(sizes.setPipeline) in flight "
+            + "(etcd: a \(sizes.setPipeline)-put Txn each), an observer per host of 3"
+    }
+
+    /// W writer connections on host 0, each with one set in flight (sent
+    /// when the last was answered) on its own object, as many clients that
+    /// each wait for their reply; etcd's, one put each at a time: like for
+    /// like. What kvod's group commit across connections is for.
+    static func manyWriters(_ rig: ClusterRig, _ sizes: ClusterSizes) throws(BenchError) -> ScenarioResult {
+        try writers(rig, sizes, connections: sizes.manyWriters, inFlight: 1,
+                    row: "many writers through 1 host, \(sizes.manyWriters) connections × 1 in flight, each its own "
+                        + "object (etcd: a put each), an observer per host of 3", figure: "many writers")
+    }
+
+    /// `connections` writers on host 0, each with `inFlight` sets in flight on
+    /// as many objects of its own, in turn (etcd: as one `Txn` when more than
+    /// one); an observer of every object (etcd: a watch of the prefix) on each host.
+    private static func writers(_ rig: ClusterRig, _ sizes: ClusterSizes, connections: Int, inFlight: Int,
+                                row: String, figure: String) throws(BenchError) -> ScenarioResult {
+        let count = connections * inFlight
+        let keys = (0..<count).map { BenchKey(object: "dist/\($0)", keyPath: "v") }
+        var observers: [Connection] = []
+        for host in 0..<rig.hosts {
+            let observer = try rig.connect(host: host)
+            observer.lastIndex = [Int](repeating: -1, count: count)
+            observers.append(observer)
+        }
+        try rig.register(observers, keys: keys)
+        var setters: [Connection] = []
+        for _ in 0..<connections { setters.append(try rig.connect(host: 0)) }
+        let cpuBefore = rig.cpuSeconds()
+        let revisionBefore = rig.etcdRevision()
+        let outcome = ChangeLoad(
+            setters: setters, observers: observers, prefixes: keys.map(rig.wire.changePrefix),
+            fanout: [Int](repeating: rig.hosts, count: count), choice: .rotating(perConnection: inFlight),
+            pipeline: inFlight, etcdTxnPuts: rig.peer == .etcd && inFlight > 1 ? inFlight : 0,
+            maxLagEvents: 8192, rate: nil,
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
+        ).run()
+        let cpuAfter = rig.cpuSeconds()
+        let sets = Double(setters.reduce(0) { $0 + $1.replies })
+        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)]
+        if sets > 0 {
+            figures += Self.costs(figure, rig: rig, sets: sets, cpu: (cpuBefore, cpuAfter), revisionBefore: revisionBefore)
+        }
+        return ScenarioResult(figures: figures, problems: outcome.problems)
+    }
+
+    /// Per set, over the whole run (warm-up and drain included): the changes
+    /// each etcd revision carried (each `Txn` makes one), and the CPU time the
+    /// kvods and the members used.
+    private static func costs(_ what: String, rig: ClusterRig, sets: Double,
+                              cpu: ((kvods: Double, etcd: Double), (kvods: Double, etcd: Double)),
+                              revisionBefore: Int?) -> [Figure] {
+        var figures: [Figure] = []
+        if let before = revisionBefore, let after = rig.etcdRevision(), after > before {
+            figures.append(Figure(row: "\(what): changes per etcd revision (per Txn)", unit: "changes",
+                                  higherIsBetter: true, value: sets / Double(after - before), comparable: false))
+        }
+        if rig.peer == .kvodOverEtcd {
+            figures.append(Figure(row: "CPU per set, \(what): the kvods", unit: "µs", higherIsBetter: false,
+                                  value: (cpu.1.kvods - cpu.0.kvods) / sets * 1e6))
+        }
+        figures.append(Figure(row: "CPU per set, \(what): the etcd members", unit: "µs", higherIsBetter: false,
+                              value: (cpu.1.etcd - cpu.0.etcd) / sets * 1e6))
+        return figures
     }
 
     /// One setter on host 0 at `fanoutRate` changes a second (one in flight:

@@ -18,6 +18,10 @@ final class Connection: InboundHandler {
     // Requests.
     var sent = 0
     private(set) var replies = 0
+    /// How many changes each request in flight carries, oldest first, when
+    /// one carries several (an etcd `Txn` of many puts); empty: one each.
+    private var changesPerReply: [Int] = []
+    private var changesPerReplyHead = 0
     private(set) var failures = 0
     private(set) var firstFailure: String?
     /// Set when the server closed the connection or a call failed.
@@ -139,8 +143,22 @@ final class Connection: InboundHandler {
 
     // MARK: InboundHandler
 
+    /// The next request sent carries `changes` changes: its reply answers them all.
+    func expectReply(covering changes: Int) {
+        if changesPerReplyHead > 1024 {
+            changesPerReply.removeFirst(changesPerReplyHead)
+            changesPerReplyHead = 0
+        }
+        changesPerReply.append(changes)
+    }
+
     func reply(ok: Bool, line: UnsafeRawBufferPointer) {
-        replies += 1
+        if changesPerReplyHead < changesPerReply.count {
+            replies += changesPerReply[changesPerReplyHead]
+            changesPerReplyHead += 1
+        } else {
+            replies += 1
+        }
         if !ok {
             failures += 1
             if firstFailure == nil { firstFailure = String(decoding: line.prefix(300), as: UTF8.self) }

@@ -71,6 +71,14 @@ final class EtcdServers {
         }
     }
 
+    /// The cluster's revision now (a range of one key through member 0): how
+    /// many revisions, so `Txn`s, a run made. Nil when it cannot be read.
+    func revision() -> Int? {
+        guard let response = LoopbackTCP.post(port: clientPorts[0], path: "/v3/kv/range", body: #"{"key":"AA=="}"#),
+              let member = response.range(of: #""revision":""#) else { return nil }
+        return Int(response[member.upperBound...].prefix { $0.isNumber })
+    }
+
     /// The CPU time all members have used so far.
     func cpuSeconds() -> Double { processes.reduce(0) { $0 + ProcessCPU.seconds($1.processIdentifier) } }
 

@@ -25,6 +25,10 @@ final class HTTPResponseReader {
     private var status = 0
     /// A chunked body's bytes since its last newline: the watch message under way.
     private var message: [UInt8] = []
+    /// Whether the chunked response under way is a watch's stream (its lines
+    /// are `{"result":…}` messages); else it is a unary reply Go's server
+    /// chunked for its size (a `Txn` of many puts), one reply at its end.
+    private var isWatch = false
 
     func consume<H: InboundHandler>(_ bytes: UnsafeRawBufferPointer, _ handler: H) {
         buffer.append(contentsOf: bytes)
@@ -44,6 +48,7 @@ final class HTTPResponseReader {
             status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
             if lines.contains(where: { $0.hasPrefix("transfer-encoding:") && $0.contains("chunked") }) {
                 state = .chunkSize
+                isWatch = false
             } else {
                 let length = lines.first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
@@ -59,11 +64,15 @@ final class HTTPResponseReader {
             let size = Int(String(decoding: buffer[position..<end], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
             position = end + 2
             state = size == 0 ? .trailerEnd : .chunkData(remaining: size)
-            if size == 0 { message.removeAll() }
+            if size == 0 {
+                if !isWatch { message.withUnsafeBytes { handler.reply(ok: status == 200, line: $0) } }
+                message.removeAll()
+            }
         case .chunkData(let remaining):
             let taken = min(remaining, buffer.count - position)
             for byte in buffer[position..<position + taken] {
-                if byte == 10 {
+                if byte == 10, isWatch || message.starts(with: Self.result) {
+                    isWatch = true
                     message.withUnsafeBytes { watchMessage($0, handler) }
                     message.removeAll(keepingCapacity: true)
                 } else {
@@ -80,6 +89,7 @@ final class HTTPResponseReader {
         return true
     }
 
+    private static let result = Array(#"{"result":"#.utf8)
     private static let created = Array(#""created":true"#.utf8)
     private static let failed = Array(#""error""#.utf8)
     private static let cancelled = Array(#""canceled":true"#.utf8)

@@ -53,11 +53,21 @@ enum LoopbackTCP {
     /// `GET path` with `Connection: close`: the whole response, or nil when
     /// nothing answers within 2 s.
     static func get(port: Int, path: String) -> String? {
+        request(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    }
+
+    /// `POST path` of the JSON `body` with `Connection: close`, as ``get(port:path:)``.
+    static func post(port: Int, path: String, body: String) -> String? {
+        request(port: port, "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    }
+
+    private static func request(port: Int, _ text: String) -> String? {
         guard let fd = try? connect(port: port) else { return nil }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let request = Array(text.utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
             return nil
         }

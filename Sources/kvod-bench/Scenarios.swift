@@ -6,6 +6,11 @@ struct Figure: Sendable {
     var unit: String
     var higherIsBetter: Bool
     var value: Double
+    /// Whether the peers ran the same load, so that their ratio means
+    /// something: not in `cluster-set-throughput`, where a kvod connection's
+    /// 64 sets of one key fold into one `Txn` write and etcd's client puts
+    /// one value at a time.
+    var comparable = true
 }
 
 /// What one scenario run produced: its figures, or why it failed.

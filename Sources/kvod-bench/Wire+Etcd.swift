@@ -32,6 +32,34 @@ extension Wire {
         bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "}")])
     }
 
+    private static let txnStart = Array(
+        "POST /v3/kv/txn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ".utf8)
+
+    /// A whole `Txn` request of a put per element of `puts` (each `prefix`
+    /// from ``etcdPutPrefix(_:)`` and its payload's index), no compare: etcd's
+    /// own way to commit many puts at one revision.
+    static func appendEtcdTxn(puts: some Collection<(prefix: [UInt8], index: Int)>, sentAt: UInt64,
+                              into bytes: inout [UInt8]) {
+        var body = Array(#"{"success":["#.utf8)
+        var payload: [UInt8] = []
+        for (offset, put) in puts.enumerated() {
+            if offset > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: #"{"request_put":"#.utf8)
+            body.append(contentsOf: put.prefix)
+            payload.removeAll(keepingCapacity: true)
+            appendDecimal(UInt64(put.index), to: &payload)
+            payload.append(UInt8(ascii: ","))
+            appendDecimal(sentAt, to: &payload)
+            Base64.encode(payload, into: &body)
+            body.append(contentsOf: #""}}"#.utf8)
+        }
+        body.append(contentsOf: "]}".utf8)
+        bytes.append(contentsOf: txnStart)
+        appendDecimal(UInt64(body.count), to: &bytes)
+        bytes.append(contentsOf: [13, 10, 13, 10])
+        bytes.append(contentsOf: body)
+    }
+
     /// A watch of `key`, or of the range [key, rangeEnd): a stream that stays open.
     static func etcdWatchRequest(key: String, rangeEnd: String?) -> [UInt8] {
         var body = Array(#"{"create_request":{"key":""#.utf8) + Base64.encode(key)

@@ -94,13 +94,14 @@ final class ClientConnection: ClientOutputDelegate {
             lastHandled = handle(frame, daemon, since: readStarted, after: lastHandled)
             perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
         }
-        proposePipelinedChanges()
+        queuePipelinedChanges()
     }
 
-    /// Over etcd, the change requests just read in a row go as one proposal;
+    /// Over etcd, the change requests just read in a row go as one proposal,
+    /// with other connections' at the turn's end (`Daemon.flushQueued`);
     /// nothing more is read until they are answered.
-    private func proposePipelinedChanges() {
-        guard daemon.engine.proposePipelinedChanges(of: controller) else { return }
+    private func queuePipelinedChanges() {
+        guard daemon.engine.queuePipelinedChanges(of: controller) else { return }
         perform(state.frameHandled(inputHeld: true, turn: daemon.turn))
     }
 
@@ -158,7 +159,7 @@ final class ClientConnection: ClientOutputDelegate {
         while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
             frame.withFrame { lastHandled = handle($0, daemon, since: resumed, after: lastHandled) }
         }
-        _ = daemon.engine.proposePipelinedChanges(of: controller)
+        _ = daemon.engine.queuePipelinedChanges(of: controller)
         perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))
     }
 

@@ -371,6 +371,9 @@ final class Daemon {
         var released = 0
         var written = 0
         while true {
+            // Over etcd, the changes every connection pipelined this turn go
+            // together, as few Txns as etcd's limits allow (docs/CLUSTER.md).
+            engine.proposeQueuedPipelines()
             // The changes made so far go to be committed, and what is
             // committed is released: also after each pass below, whose flushes
             // may answer requests a pause had put aside. A group the loop

@@ -160,8 +160,9 @@ struct KVODCommand: ParsableCommand {
     @Option(help: ArgumentHelp(
         "The etcd cluster's --max-txn-ops, with --etcd.",
         discussion: """
-            A batch whose etcd Txn would carry more operations (a document and its change record per object it \
-            changes) is refused with limit_exceeded before it is sent. Set it as the cluster is.
+            A batch whose etcd Txn would carry more operations (a document, its change record inside, per object \
+            it changes; two for an object it deletes) is refused with limit_exceeded before it is sent. Set it as \
+            the cluster is.
             """,
         valueName: "count"))
     var etcdMaxTxnOps: Int = EtcdLimits.defaultMaxTxnOps
@@ -268,7 +269,7 @@ struct KVODCommand: ParsableCommand {
         guard !etcdPrefix.isEmpty else { throw ValidationError("--etcd-prefix must not be empty") }
         guard etcdMaxRequestBytes >= 1 else { throw ValidationError("--etcd-max-request-bytes must be at least 1") }
         guard etcdMaxTxnOps >= EtcdLimits.leastTxnOps else {
-            throw ValidationError("--etcd-max-txn-ops must be at least \(EtcdLimits.leastTxnOps): a change puts a document and its record")
+            throw ValidationError("--etcd-max-txn-ops must be at least \(EtcdLimits.leastTxnOps): a deletion deletes a document and puts its record")
         }
         guard (2...3600).contains(etcdLeaseTtl) else { throw ValidationError("--etcd-lease-ttl must be 2 to 3600 seconds") }
         guard etcdHistoryRevisions >= 0 else { throw ValidationError("--etcd-history-revisions must not be negative") }

@@ -40,7 +40,7 @@ extension ReplicationTests {
                              from: writer)
         }
         _ = fixture.send(["op": "set", "id": 3, "object": "o", "keyPath": "b", "value": 0], from: writer)
-        #expect(fixture.engine.proposePipelinedChanges(of: writer))
+        #expect(endTurn(reading: writer))
         #expect(replicator.pendingBatches.count == 1 && replicator.pending.isEmpty)
         replicator.deliverBatch(into: fixture.engine, at: 7)
         let replies = fixture.take(from: writer).replies

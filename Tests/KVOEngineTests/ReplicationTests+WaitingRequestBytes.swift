@@ -14,7 +14,7 @@ extension ReplicationTests {
             _ = fixture.send(["op": "set", "id": .number(JSONNumber(id)), "object": "o", "keyPath": "a",
                               "value": large], from: writer)
         }
-        #expect(fixture.engine.proposePipelinedChanges(of: writer))
+        #expect(endTurn(reading: writer))
         // Read while the four are in flight: they wait behind them.
         for id in 4..<8 {
             _ = fixture.send(["op": "set", "id": .number(JSONNumber(id)), "object": "p", "keyPath": "b",
@@ -41,7 +41,7 @@ extension ReplicationTests {
         let large = JSONValue.string(String(repeating: "y", count: 50_000))
         let leaving = fixture.makeClient()
         _ = fixture.send(["op": "set", "object": "o", "keyPath": "a", "value": large], from: leaving)
-        #expect(fixture.engine.proposePipelinedChanges(of: leaving))
+        #expect(endTurn(reading: leaving))
         _ = fixture.send(["op": "set", "object": "o", "keyPath": "b", "value": large], from: leaving)
         _ = fixture.send(["op": "insert", "object": "o", "keyPath": "c", "value": large], from: leaving)
         #expect(fixture.engine.shared.waitingRequestBytes >= 3 * 2 * 50_000)

@@ -88,6 +88,7 @@ final class ScriptedReplicator: ChangeReplicator {
     var pending: [(proposal: ChangeProposal, done: (ProposalOutcome) -> Void)] = []
 
     var pendingBatches: [(batch: BatchProposal, done: (ProposalOutcome) -> Void)] = []
+    var maxObjectsPerProposal = Engine.maxPipelinedChanges
 
     func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void) {
         pending.append((proposal, outcome))
@@ -102,21 +103,25 @@ final class ScriptedReplicator: ChangeReplicator {
         pending.removeFirst().done(outcome)
     }
 
-    /// Applies every pending proposal, from revision `first` on, and tells each it was.
+    /// Applies every pending proposal, from revision `first` on, and tells
+    /// each it was; after each, the loop turn ends (what it queued is proposed).
     func deliverAll(into engine: Engine, from first: UInt64) {
         var revision = first
         while !pending.isEmpty {
             let (proposal, done) = pending.removeFirst()
             engine.applyReplicated(proposal.change, document: proposal.document, seq: revision)
             done(.applied(seq: revision))
+            engine.proposeQueuedPipelines()
             revision += 1
         }
     }
 
     /// Applies the oldest pending batch at `revision` as the store delivers it
-    /// (each object's record as stored, read back), and tells it it was.
+    /// (each object's record as stored, read back), and tells it it was;
+    /// then the loop turn ends.
     func deliverBatch(into engine: Engine, at revision: UInt64) {
         let (batch, done) = pendingBatches.removeFirst()
+        defer { engine.proposeQueuedPipelines() }
         var steps: [ReplicatedBatchStep] = []
         var documents: [String: JSONObject?] = [:]
         for change in batch.changes {

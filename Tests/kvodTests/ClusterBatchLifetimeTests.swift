@@ -36,7 +36,7 @@ struct ClusterBatchLifetimeTests {
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/t/", "--keys-only"])
             == ["/kvod/t/o/k", "/kvod/t/o/long", "/kvod/t/o/single"])
         try Self.checkExpiry(observer, b.socketPath, sentAt: sentAt, answeredAt: answeredAt)
-        let record = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
+        let record = try await cluster.stored("o").record
         #expect(record.contains(#""cause":"ttl""#), "\(record)")
         // A kvod started since reads the deadlines from the leased values' notes.
         let c = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])

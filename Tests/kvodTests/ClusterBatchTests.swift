@@ -99,7 +99,7 @@ struct ClusterBatchTests {
         #expect(nothing["ok"] == true && nothing["seq"] == marker["seq"] && nothing["seqs"] == [.null], "\(nothing)")
     }
 
-    /// 65 objects are refused before etcd, 64 taken: the count is etcd's.
+    /// 129 objects are refused before etcd, 128 taken: the count is etcd's.
     private static func checkTxnOpsLimit(_ socket: String) throws {
         try waitUntilFollowing([socket])
         let client = try LineClient(path: socket)
@@ -107,14 +107,14 @@ struct ClusterBatchTests {
             #"{"op":"batch","ops":["# + (0..<objects).map { #"{"op":"set","object":"o\#($0)","keyPath":"k","value":1}"# }
                 .joined(separator: ",") + "]}"
         }
-        // 65 objects: 130 puts (a document and its record each), over etcd's default 128.
-        let refused = try client.request(batch(objects: 65), timeout: 30).reply
+        // 129 objects: 129 puts (each document with its record inside), over etcd's default 128.
+        let refused = try client.request(batch(objects: 129), timeout: 30).reply
         #expect(refused["error"]?["code"] == "limit_exceeded", "\(refused)")
         let message = refused["error"]?["message"]?.stringValue ?? ""
-        #expect(message.contains("--max-txn-ops (128") && message.contains("130 operations"), "\(message)")
+        #expect(message.contains("--max-txn-ops (128") && message.contains("129 operations"), "\(message)")
         #expect(try client.request(#"{"op":"list","prefix":"o"}"#).reply["objects"] == [])
-        // 64 objects: exactly 128, which etcd takes.
-        let taken = try client.request(batch(objects: 64), timeout: 30).reply
+        // 128 objects: exactly 128, which etcd takes.
+        let taken = try client.request(batch(objects: 128), timeout: 30).reply
         #expect(taken["ok"] == true, "\(taken)")
     }
 

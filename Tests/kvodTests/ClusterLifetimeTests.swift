@@ -36,7 +36,7 @@ struct ClusterLifetimeTests {
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/e/", "--keys-only"]) == ["/kvod/e/o/x"])
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/l/", "--keys-only"]) == ["/kvod/l/o/x"])
         for object in ["p", "q"] {
-            let record = try await Self.etcd(cluster, ["get", "/kvod/c/\(object)", "--print-value-only"]).first ?? ""
+            let record = try await cluster.stored(object).record
             #expect(record.contains(#""uid":\#(getuid())"#) && record.contains(#""host":"\#(Self.hostName)""#),
                     "\(record)")
         }
@@ -45,7 +45,7 @@ struct ClusterLifetimeTests {
         let elapsed = try Self.checkDeleted(["x"], cause: "disconnect", by: observer, on: b.socketPath) - closedAt
         #expect(elapsed < .seconds(5), "deleted \(elapsed) after the close; the lease ttl is 60 s")
         withExtendedLifetime(owner) {}
-        let deletion = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
+        let deletion = try await cluster.stored("o").record
         #expect(deletion.contains(#""cause":"disconnect""#) && !deletion.contains("uid"), "kvod's own: \(deletion)")
         try Self.checkKept(b.socketPath)
         // A leased key whose value is no longer the one it leased (put by hand here) ends and deletes nothing.
@@ -84,14 +84,14 @@ struct ClusterLifetimeTests {
         try await waitUntil("the ttl's lease expired", timeout: 15, recheckEvery: 0.1) { () async throws -> Bool in
             try await Self.etcd(cluster, ["get", "--prefix", "/kvod/t/", "--keys-only"]).isEmpty
         }
-        #expect(try await Self.etcd(cluster, ["get", "/kvod/o/o", "--print-value-only"]) == [#"{"k":1}"#],
+        #expect(try await cluster.stored("o").document == #"{"k":1}"#,
                 "nobody deleted it meanwhile")
         let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
         // The value was all the object held, so the object goes with it (issue 34 item 5).
         try await waitUntil("b deleted the object", timeout: 15, recheckEvery: 0.1) { () async throws -> Bool in
             try await Self.etcd(cluster, ["get", "/kvod/o/o", "--print-value-only"]).isEmpty
         }
-        let record = try await Self.etcd(cluster, ["get", "/kvod/c/o", "--print-value-only"]).first ?? ""
+        let record = try await cluster.stored("o").record
         #expect(record.contains(#""cause":"ttl""#), "\(record)")
         #expect(try await Self.etcd(cluster, ["get", "--prefix", "/kvod/l/", "--keys-only"]).isEmpty, "its note went with it")
         withExtendedLifetime(b) {}

@@ -111,11 +111,8 @@ struct ClusterLostAnswerTests {
 
     /// etcd's own copy of the document holds `items` as the kvods do.
     private static func checkEtcd(_ cluster: EtcdCluster, holds items: JSONValue) async throws {
-        let run = try await CommandRun.run(EtcdCluster.binaries!.etcdctl,
-                                           ["--endpoints", cluster.clientURLs[0], "get", "--print-value-only", "/kvod/o/list"],
-                                           environment: ["ETCDCTL_API": "3"], timeout: 10)
-        #expect(run.status == 0, "\(run.stderr)")
-        let document = try JSONReader.parse(Array(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+        let stored = try await cluster.stored("list").document ?? ""
+        let document = try JSONReader.parse(Array(stored.utf8))
         #expect(document["items"] == items, "etcd holds \(document)")
     }
 }

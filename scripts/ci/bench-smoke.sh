@@ -45,7 +45,8 @@ if command -v etcd >/dev/null; then
     | tee "$output"
   # Every cluster scenario must have been measured (a failed measurement already failed the step).
   for row in 'set on host A to its event on hosts B and C' 'set throughput through 1 host' \
-    'set throughput through 3 hosts' "a change's first observer to its last"; do
+    'set throughput through 3 hosts' 'distinct objects through 1 host' 'many writers through 1 host' \
+    "a change's first observer to its last"; do
     grep -qF "$row" "$output" || { echo "no cluster row for $row"; exit 1; }
   done
 else

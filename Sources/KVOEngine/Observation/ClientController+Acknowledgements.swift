@@ -34,9 +34,9 @@ extension ClientController {
     public var hasWrittenWaits: Bool { !(waitParts?.written.isEmpty ?? true) }
 
     /// Whether this client's last change waits for its reply (`await`, or
-    /// over etcd its commit), or its `backup` for the snapshot: the daemon
-    /// reads no further request from it meanwhile.
-    public var isAwaiting: Bool { pendingWait != nil || awaitsReplication || awaitedBackup != nil }
+    /// over etcd its commit, or its turn to be proposed), or its `backup` for
+    /// the snapshot: the daemon reads no further request from it meanwhile.
+    public var isAwaiting: Bool { pendingWait != nil || awaitsReplication || pipelineQueued || awaitedBackup != nil }
 
     /// Records an ack: acks are cumulative, a lower one changes nothing.
     func acknowledge(_ seq: UInt64) {

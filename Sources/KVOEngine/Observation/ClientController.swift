@@ -115,7 +115,7 @@ public final class ClientController: CustomStringConvertible {
     /// outcome came; it goes with the outcome (``Engine/outcomeOfAwait(_:_:to:from:)``).
     var replyAfterOutcome: [UInt8]?
     /// Over etcd: change requests read in a row, to be proposed as one
-    /// transaction (``Engine/proposePipelinedChanges(of:)``).
+    /// transaction (``Engine/queuePipelinedChanges(of:)``).
     @exclusivity(unchecked) var pipelined = WaitingRequests<Request>() {
         didSet { countWaitingRequests() }
     }
@@ -123,6 +123,9 @@ public final class ClientController: CustomStringConvertible {
     @exclusivity(unchecked) var parked = WaitingRequests<ParkedRequest>() {
         didSet { countWaitingRequests() }
     }
+    /// Over etcd: ``pipelined`` is complete and waits for the loop turn's
+    /// end, to be proposed with other clients' (``Engine/proposeQueuedPipelines()``).
+    var pipelineQueued = false
     /// This client's part of ``SharedController/waitingRequestBytes``.
     private var countedRequestBytes = 0
 

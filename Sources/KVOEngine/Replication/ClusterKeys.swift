@@ -45,6 +45,30 @@ public struct ClusterKeys: Sendable {
         guard case .object(let members)? = try? JSONReader.parse(bytes) else { return nil }
         return members
     }
+
+    /// A document key's value as kvod puts it: the record of the change, a
+    /// line feed, the document (each compact JSON, so the first line feed
+    /// ends the record). One key per change, not a record key beside it:
+    /// half the keys etcd writes and watches send (docs/CLUSTER.md).
+    public static func storedValue(document: JSONObject, record: JSONValue) -> [UInt8] {
+        var bytes = record.jsonBytes
+        bytes.append(UInt8(ascii: "\n"))
+        bytes += JSONValue.object(document).jsonBytes
+        return bytes
+    }
+
+    /// A document key's value: the document, and the record inside it when
+    /// kvod put it (``storedValue(document:record:)``); a plain JSON object
+    /// (`etcdctl`, or an older kvod, which put the record beside it) has none.
+    /// Nil when it is neither.
+    public static func stored(_ bytes: [UInt8]) -> (document: JSONObject, record: JSONValue?)? {
+        if let end = bytes.firstIndex(of: UInt8(ascii: "\n")),
+           case .object(let record)? = try? JSONReader.parse(bytes[..<end]),
+           case .object(let members)? = try? JSONReader.parse(bytes[(end + 1)...]) {
+            return (members, .object(record))
+        }
+        return document(bytes).map { ($0, nil) }
+    }
 }
 
 /// The leased keys of values with a lifetime (docs/CLUSTER.md): one per
@@ -78,7 +102,13 @@ extension ClusterKeys {
     }
 
     /// Whether `key` is a leased key (a note is not).
-    public func isLeased(_ key: [UInt8]) -> Bool { family(of: key).map { $0 != .note } ?? false }
+    /// Byte by byte, without building strings: the watch asks it of every key.
+    public func isLeased(_ key: [UInt8]) -> Bool {
+        let count = prefix.utf8.count
+        guard key.count > count + 1, key[count + 1] == UInt8(ascii: "/"),
+              key[count] == UInt8(ascii: "e") || key[count] == UInt8(ascii: "t") else { return false }
+        return key[..<count].elementsEqual(prefix.utf8)
+    }
 
     /// `%` → `%25`, `/` → `%2F`, byte by byte (a `/` followed by a combining
     /// mark is one Character but still a `/`).

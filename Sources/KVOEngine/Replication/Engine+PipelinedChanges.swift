@@ -1,46 +1,54 @@
 /// Pipelined change ops over etcd (docs/CLUSTER.md, "Pipelined changes"): the
 /// change requests a client sent in a row, read together, are proposed as one
 /// transaction through the batch machinery (one revision; every kvod replays
-/// the ops in order, each with its own events), and each gets its own reply,
+/// the ops in order, each with its own events), with other clients' read in
+/// the same loop turn (Engine+GroupedPipelines), and each gets its own reply,
 /// in request order. An op that would fail is answered alone, against the
 /// state the ops before it leave, as if it had been sent by itself.
 extension Engine {
-    /// The most change requests proposed as one transaction: 64 objects'
-    /// documents and records fill etcd's default 128 `Txn` operations.
+    /// The most change requests of one client proposed as one transaction:
+    /// 64 objects' documents and records fill etcd's default 128 `Txn`
+    /// operations (fewer when the store allows fewer: ``pipelineCapacity(_:)``).
     public static let maxPipelinedChanges = 64
 
-    /// Proposes the change requests `client` sent in a row: the daemon calls
-    /// it once it has handled what it read. Returns whether the client now
-    /// awaits its changes (read nothing more from it until they are answered).
-    public func proposePipelinedChanges(of client: ClientController) -> Bool {
-        guard let replicator, !client.pipelined.isEmpty, !client.awaitsReplication else {
-            return client.awaitsReplication
-        }
-        proposePipeline(of: client, through: replicator)
-        return client.awaitsReplication
+    /// Ends what the daemon read from `client`: the change requests it sent
+    /// in a row wait for the loop turn's end (``proposeQueuedPipelines()``).
+    /// Returns whether the client now awaits its changes (read nothing more
+    /// from it until they are answered).
+    public func queuePipelinedChanges(of client: ClientController) -> Bool {
+        if replicator != nil, !client.pipelined.isEmpty, !client.awaitsReplication { queuePipeline(of: client) }
+        return client.awaitsReplication || client.pipelineQueued
     }
 
     /// Takes a request over etcd: a change op that may join the pipeline
     /// joins it; anything else waits for the pipeline to be answered first.
     func handlePipelined(_ request: Request, from client: ClientController, through replicator: ChangeReplicator) {
-        if client.awaitsReplication { return client.parked.append(.request(request)) }
+        if client.awaitsReplication || client.pipelineQueued { return client.parked.append(.request(request)) }
         if joinsPipeline(request, of: client) {
             client.pipelined.append(request)
-            if client.pipelined.count >= Self.maxPipelinedChanges { proposePipeline(of: client, through: replicator) }
+            if client.pipelined.count >= pipelineCapacity(replicator) { queuePipeline(of: client) }
             return
         }
         guard client.pipelined.isEmpty else {
             client.parked.prepend(.request(request))
-            return proposePipeline(of: client, through: replicator)
+            return queuePipeline(of: client)
         }
         answerAlone(.alone(request), of: client, through: replicator)
     }
 
     /// Keeps an error reply behind the changes proposed before it.
     func park(_ failure: ParkedRequest, of client: ClientController) {
-        guard let replicator, !client.awaitsReplication else { return client.parked.append(failure) }
+        guard replicator != nil, !client.awaitsReplication, !client.pipelineQueued else {
+            return client.parked.append(failure)
+        }
         client.parked.prepend(failure)
-        proposePipeline(of: client, through: replicator)
+        queuePipeline(of: client)
+    }
+
+    /// The most requests of one client's pipeline: as many as the store's
+    /// transaction takes objects, each request naming one.
+    func pipelineCapacity(_ replicator: ChangeReplicator) -> Int {
+        max(1, min(Self.maxPipelinedChanges, replicator.maxObjectsPerProposal))
     }
 
     /// A single change op without lifetime or `await` that the client may make.
@@ -58,63 +66,6 @@ extension Engine {
         return true
     }
 
-    /// Proposes the client's pipeline as one transaction (a single request as
-    /// itself). A request the trial fails is answered alone after the ones
-    /// before it; one the store refuses or the race keeps losing, each alone.
-    private func proposePipeline(of client: ClientController, through replicator: ChangeReplicator,
-                                 attempt: Int = 1) {
-        let requests = client.pipelined.removeAll()
-        guard requests.count > 1 else {
-            if let request = requests.first { handleReplicated(request, from: client, through: replicator) }
-            return
-        }
-        var proposal: BatchProposal, changed: [Bool], sums: [Int?]
-        do throws(KVOEngineError) {
-            (proposal, changed, sums) = try batchProposal(requests.map {
-                ChangeOperation($0.operation, condition: $0.condition)
-            })
-        } catch {
-            // The trial names the op that failed (none named: the first goes alone).
-            var failing = 0
-            if case .number(let index)? = error.details["index"], let position = index.intValue,
-               requests.indices.contains(position) {
-                failing = position
-            }
-            client.parked.prepend(contentsOf: requests[failing...].indices.map {
-                $0 == failing ? .alone(requests[$0]) : .request(requests[$0])
-            })
-            client.pipelined = WaitingRequests(requests[..<failing])
-            return failing > 0 ? proposePipeline(of: client, through: replicator) : answerParked(of: client)
-        }
-        proposal.context.uid = client.credentials?.uid
-        client.awaitsReplication = true
-        client.replicatingBytes = requests.reduce(0) { $0 + $1.heldBytes }
-        replicator.propose(proposal) { [self] outcome in
-            client.awaitsReplication = false
-            guard !client.isClosed else { return }
-            switch outcome {
-            case .applied(let seq):
-                for (request, (changed, sum)) in zip(requests, zip(changed, sums)) {
-                    var reply = ReplyEncoder()
-                    if let sum { reply.added(sum, seq: seq) } else { reply.seq(changed ? seq : store.seq) }
-                    client.append(reply, id: request.id)
-                }
-            case .conflict where attempt < Self.maxProposalAttempts:
-                client.pipelined = WaitingRequests(requests)
-                return proposePipeline(of: client, through: replicator, attempt: attempt + 1)
-            case .conflict, .unavailable, .refused:
-                // Nothing changed: each is tried alone.
-                client.parked.prepend(contentsOf: requests.map { .alone($0) })
-            case .unknown(let message):
-                // Maybe applied: proposing any of them again could apply it twice, so each is told so.
-                client.parked.prepend(contentsOf: requests.map {
-                    .failure(id: $0.id, error: KVOEngineError(.unavailable, message))
-                })
-            }
-            answerParked(of: client)
-        }
-    }
-
     /// Answers what waited behind a proposal, in order, until a change
     /// awaits its commit again; change requests in a row join a new pipeline.
     func answerParked(of client: ClientController) {
@@ -126,12 +77,12 @@ extension Engine {
                 handlePipelined(request, from: client, through: replicator)
             } else if !client.pipelined.isEmpty {
                 client.parked.prepend(entry)
-                proposePipeline(of: client, through: replicator)
+                queuePipeline(of: client)
             } else {
                 answerAlone(entry, of: client, through: replicator)
             }
         }
-        if !client.isAwaiting, !client.isClosed { proposePipeline(of: client, through: replicator) }
+        if !client.isAwaiting, !client.isClosed, !client.pipelined.isEmpty { queuePipeline(of: client) }
     }
 
     private func answerAlone(_ entry: ParkedRequest, of client: ClientController, through replicator: ChangeReplicator) {
@@ -150,7 +101,7 @@ extension Engine {
 
 extension ClientController {
     /// Over etcd, whether a change awaits its commit or requests are held
-    /// back: a request read now waits its turn.
+    /// back (a pipeline queued or being read): a request read now waits its turn.
     var holdsPipelinedWork: Bool { awaitsReplication || !pipelined.isEmpty || !parked.isEmpty }
 }
 

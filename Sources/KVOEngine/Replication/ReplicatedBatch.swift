@@ -63,7 +63,7 @@ public struct BatchProposal: Sendable {
         /// Its document after the batch; nil: deleted.
         public let document: JSONObject?
         /// Its ops' steps, in order (``ReplicatedBatchStep/record(_:)`` is what is stored).
-        public let steps: [ReplicatedBatchStep]
+        public internal(set) var steps: [ReplicatedBatchStep]
         /// Its modSeqs after the batch, for the record (``ReplicatedModSeqs``).
         public internal(set) var modSeqs: ProposedModSeqs?
     }
@@ -73,7 +73,7 @@ public struct BatchProposal: Sendable {
     /// the transaction compares each one's revision.
     public let objects: [String]
     /// The objects it changes; empty when no op changes anything.
-    public let changes: [ObjectChange]
+    public internal(set) var changes: [ObjectChange]
     /// Who sent it (the client's uid) and, with `await`, its token: the
     /// members of its records beside the steps (``ChangeContext``).
     public internal(set) var context = ChangeContext()

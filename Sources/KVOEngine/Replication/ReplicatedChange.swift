@@ -110,4 +110,13 @@ public protocol ChangeReplicator: AnyObject {
     func propose(_ proposal: ChangeProposal, _ outcome: @escaping (ProposalOutcome) -> Void)
     /// Decides a whole `batch` at once (one transaction, one revision); `outcome` as for a single change.
     func propose(_ batch: BatchProposal, _ outcome: @escaping (ProposalOutcome) -> Void)
+    /// The most objects one transaction of the store may change (over etcd
+    /// its `--max-txn-ops` halved: a document and a record each): the engine
+    /// groups pipelined changes within it (``Engine/proposeQueuedPipelines()``).
+    var maxObjectsPerProposal: Int { get }
+}
+
+extension ChangeReplicator {
+    /// etcd's default: 128 operations, 64 objects.
+    public var maxObjectsPerProposal: Int { Engine.maxPipelinedChanges }
 }

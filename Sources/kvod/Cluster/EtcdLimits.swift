@@ -10,7 +10,7 @@ struct EtcdLimits: Equatable {
     static let defaultMaxRequestBytes = 1_572_864
     /// etcd's `--max-txn-ops` default.
     static let defaultMaxTxnOps = 128
-    /// A change's `Txn` puts a document and its record: fewer operations allow nothing.
+    /// A deletion's `Txn` deletes a document and puts its record: fewer operations allow nothing.
     static let leastTxnOps = 2
 
     var maxRequestBytes = Self.defaultMaxRequestBytes
@@ -22,9 +22,9 @@ struct EtcdLimits: Equatable {
         let operations = txn.operationCount
         if operations > maxTxnOps {
             return KVOEngineError(.limitExceeded, """
-                \(what) would be an etcd Txn of \(operations) operations (a document and its change record per \
-                object it changes), over etcd's --max-txn-ops (\(maxTxnOps); kvod's --etcd-max-txn-ops); \
-                nothing changed
+                \(what) would be an etcd Txn of \(operations) operations (a document, its change record inside, \
+                per object it changes; a deletion and its record two), over etcd's --max-txn-ops (\(maxTxnOps); \
+                kvod's --etcd-max-txn-ops); nothing changed
                 """)
         }
         let bytes = txn.proposalBytes

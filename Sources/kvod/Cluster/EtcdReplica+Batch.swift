@@ -4,6 +4,10 @@ import KVOEtcd
 /// `batch` over etcd (docs/CLUSTER.md): one `Txn` over every object the batch
 /// touches, and the revision it makes replayed op by op by every kvod.
 extension EtcdReplica {
+    /// A changed object is one of the `Txn`'s operations, its document with its record inside (a deleted
+    /// one two: a group with deletions over the limit goes as each connection's own `Txn`).
+    var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps) }
+
     /// Sends `batch` as one `Txn`: each object it read or changed compared by
     /// its `mod_revision`; each object it changed put (or deleted) once,
     /// whatever number of its ops changed it (etcd allows one write per key in
@@ -74,13 +78,12 @@ extension EtcdReplica {
     /// Applies the revision when it is a batch's (its records are batch
     /// records): every step of every object, in op order; false, touching
     /// nothing, when it is not.
-    func applyBatch(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) -> Bool {
+    func applyBatch(revision: Int64, _ writes: RevisionWrites) -> Bool {
         var steps: [ReplicatedBatchStep] = []
         var modSeqs: [String: ModSeqTree] = [:]
         var isBatch = false
-        for event in events where event.kind == .put {
-            guard case .record(let object)? = keys.entry(event.kv.key), let json = try? JSONReader.parse(event.kv.value),
-                  let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
+        for (object, json) in writes.records {
+            guard let own = ReplicatedBatchStep.steps(object: object, record: json) else { continue }
             isBatch = true
             noteApplied(own.first?.change.context.proposal, at: revision)
             steps += own
@@ -88,17 +91,13 @@ extension EtcdReplica {
         }
         guard isBatch else { return false }
         var documents: [String: JSONObject?] = [:]
-        for event in events {
-            guard case .document(let object)? = keys.entry(event.kv.key) else { continue }
-            guard event.kind == .put else {
-                documents.updateValue(nil, forKey: object)
-                continue
+        for (object, written) in writes.documents {
+            switch written {
+            case .put(let document): documents[object] = document
+            case .deleted: documents.updateValue(nil, forKey: object)
+            case .unreadable(let key):
+                logger.error("etcd key \(key) at revision \(revision) is not a JSON object; ignored")
             }
-            guard let document = ClusterKeys.document(event.kv.value) else {
-                logger.error("etcd key \(event.kv.keyText) at revision \(revision) is not a JSON object; ignored")
-                continue
-            }
-            documents[object] = document
         }
         engine.applyReplicatedBatch(steps, documents: documents, seq: UInt64(revision))
         for object in documents.keys {

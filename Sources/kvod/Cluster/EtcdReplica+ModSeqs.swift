@@ -15,18 +15,24 @@ extension EtcdReplica {
     }
 
     /// The `Txn` that compares `compare` and puts each of `writes` (its
-    /// document and its record), then does `extra` (leased keys). Each record holds its object's modSeqs in at
+    /// document with its record inside; a deletion, the record beside), then does `extra` (leased keys). Each record holds its object's modSeqs in at
     /// most an equal share of the bytes the `Txn` leaves below etcd's request
     /// limit (and ``ReplicatedModSeqs/maxBytes``): the trees never make a
     /// change too large that would fit without them (one that fits no tree
     /// goes without, and every kvod counts its document as changed whole).
     func txn(comparing compare: [EtcdCompare], writes: [ObjectWrite], besides extra: [EtcdRequestOp] = []) -> EtcdTxnRequest {
-        let documents = writes.map { documentOp($0.object, $0.document) }
         func txn(_ records: [JSONValue]) -> EtcdTxnRequest {
             var success: [EtcdRequestOp] = []
-            for (write, (document, record)) in zip(writes, zip(documents, records)) {
-                success.append(document)
-                success.append(.put(EtcdPutRequest(key: Array(keys.record(write.object).utf8), value: record.jsonBytes)))
+            for (write, record) in zip(writes, records) {
+                guard let document = write.document else {
+                    // A deletion leaves no value to hold the record: it goes beside.
+                    success.append(documentOp(write.object, nil))
+                    success.append(.put(EtcdPutRequest(key: Array(keys.record(write.object).utf8),
+                                                       value: record.jsonBytes)))
+                    continue
+                }
+                success.append(.put(EtcdPutRequest(key: Array(keys.document(write.object).utf8),
+                                                   value: ClusterKeys.storedValue(document: document, record: record))))
             }
             return EtcdTxnRequest(compare: compare, success: success + extra)
         }

@@ -187,7 +187,7 @@ final class EtcdReplica: ChangeReplicator {
     func start() {
         watch?.cancel()
         watchGeneration += 1
-        let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1)
+        let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1, prevKV: false)
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
     }
 
@@ -257,39 +257,36 @@ final class EtcdReplica: ChangeReplicator {
     }
 
     private func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
-        if applyBatch(revision: revision, events) {
+        let writes = RevisionWrites(events, keys: keys)
+        if applyBatch(revision: revision, writes) {
+            releases.follow(events, keys: keys, recordedObjects: [], releasing: false)
             appliedRevision = max(appliedRevision, revision)
             return
         }
         var records: [String: ReplicatedChange] = [:]
         var modSeqs: [String: ModSeqTree] = [:]
-        for event in events where event.kind == .put {
-            guard case .record(let object)? = keys.entry(event.kv.key),
-                  let json = try? JSONReader.parse(event.kv.value),
-                  let change = ReplicatedChange(object: object, json: json) else { continue }
+        for (object, json) in writes.records {
+            guard let change = ReplicatedChange(object: object, json: json) else { continue }
             records[object] = change
             noteApplied(change.context.proposal, at: revision)
             modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
-        for event in events {
-            guard case .document(let object)? = keys.entry(event.kv.key) else {
-                if event.kv.key.elementsEqual(keys.epoch.utf8) { followEpoch(event) }
-                continue
-            }
+        for event in events where event.kv.key.elementsEqual(keys.epoch.utf8) { followEpoch(event) }
+        for (object, written) in writes.documents {
             var document: JSONObject?
-            if event.kind == .put {
-                document = ClusterKeys.document(event.kv.value)
-                if document == nil {
-                    logger.error("etcd key \(event.kv.keyText) at revision \(revision) is not a JSON object; ignored")
-                    continue
-                }
+            switch written {
+            case .put(let members): document = members
+            case .deleted: document = nil
+            case .unreadable(let key):
+                logger.error("etcd key \(key) at revision \(revision) is not a JSON object; ignored")
+                continue
             }
             let change = records[object] ?? ReplicatedChange(op: "external", object: object, path: [], kind: .setting)
             engine.applyReplicated(change, document: document, seq: UInt64(revision))
             engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
             modRevisions[object] = document == nil ? nil : revision
         }
-        releases.noteEnded(events, keys: keys, recordedObjects: Set(records.keys))
+        releases.follow(events, keys: keys, recordedObjects: Set(records.keys))
         appliedRevision = max(appliedRevision, revision)
     }
 

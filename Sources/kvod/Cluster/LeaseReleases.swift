@@ -3,7 +3,11 @@ import KVOEtcd
 import Logging
 
 /// Turns the end of a leased key (its lease expired or was revoked) into
-/// the deletion of its value, with the key's cause (docs/CLUSTER.md). Every
+/// the deletion of its value, with the key's cause (docs/CLUSTER.md). It
+/// keeps each leased key it has seen put, since the watch asks for no
+/// `prev_kv` (which makes etcd read every change's keys before it again,
+/// once per watcher: most of its CPU per change) and a deletion event names
+/// only the key. Every
 /// kvod sees the end in its watch and proposes the deletion; the first to
 /// commit wins, and the others, computing again, find the value no longer
 /// held by that lease and drop theirs. One deletion per object at a time:
@@ -22,6 +26,9 @@ final class LeaseReleases {
     private let logger: Logger
     /// Where deletions are proposed: the replica.
     weak var replicator: ChangeReplicator?
+    /// The leased keys under the prefix, as the snapshot and then the watch
+    /// put them: what each leases, and the revision of the set that put it.
+    private var leasedKeys: [[UInt8]: (value: LeasedValue, grantedAt: UInt64)] = [:]
     private var queues: [String: [Release]] = [:]
     private var inFlight: Set<String> = []
     /// Objects whose next deletion waits for etcd to be reachable again.
@@ -35,14 +42,29 @@ final class LeaseReleases {
         retryTimer = UVTimer(loop: loop)
     }
 
-    /// Notes the leased keys one revision deleted. A key deleted beside a
-    /// change of its object was ended by that change (a set or delete at or
-    /// above it); one deleted alone, its lease ended: its value goes.
-    func noteEnded(_ events: ArraySlice<EtcdWatchEvent>, keys: ClusterKeys, recordedObjects: Set<String>) {
-        for event in events where event.kind == .delete && keys.isLeased(event.kv.key) {
-            guard let previous = event.prevKV, let leased = LeasedValue(previous.value),
+    /// Follows the leased keys one revision put and deleted. A key deleted
+    /// beside a change of its object was ended by that change (a set or
+    /// delete at or above it); one deleted alone, its lease ended: its value
+    /// goes, unless `releasing` is false (a batch's revision ends what it
+    /// deletes itself).
+    func follow(_ events: ArraySlice<EtcdWatchEvent>, keys: ClusterKeys, recordedObjects: Set<String>,
+                releasing: Bool = true) {
+        for event in events where keys.isLeased(event.kv.key) {
+            guard event.kind == .delete else {
+                leasedKeys[event.kv.key] = LeasedValue(event.kv.value).map { ($0, UInt64(event.kv.modRevision)) }
+                continue
+            }
+            guard let (leased, grantedAt) = leasedKeys.removeValue(forKey: event.kv.key), releasing,
                   !recordedObjects.contains(leased.object) else { continue }
-            release(leased, grantedAt: UInt64(previous.modRevision))
+            release(leased, grantedAt: grantedAt)
+        }
+    }
+
+    /// Starts again from the leased keys of `snapshot` (at start, after a resync).
+    func restart(from snapshot: ReplicaSnapshot, keys: ClusterKeys) {
+        leasedKeys = [:]
+        for kv in snapshot.leasedKeys where keys.isLeased(kv.key) {
+            if let value = LeasedValue(kv.value) { leasedKeys[kv.key] = (value, UInt64(kv.modRevision)) }
         }
     }
 
@@ -117,6 +139,7 @@ extension EtcdReplica {
     /// Tells the engine which values of `snapshot` are leased, and deletes
     /// those whose leases ended while no kvod followed etcd.
     func restoreLeases(_ snapshot: ReplicaSnapshot, engine: Engine, keys: ClusterKeys) {
+        releases.restart(from: snapshot, keys: keys)
         for (leased, grantedAt) in snapshot.restoreLeases(in: engine, keys: keys) {
             releases.release(leased, grantedAt: grantedAt)
         }

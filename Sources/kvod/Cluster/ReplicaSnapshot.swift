@@ -20,12 +20,14 @@ struct ReplicaSnapshot {
         self.revision = revision != 0 ? revision : response.header.revision
         raftTerm = response.header.raftTerm
         var records: [String: EtcdKeyValue] = [:]
+        var inside: [String: JSONValue] = [:]
         for kv in response.kvs {
             if keys.family(of: kv.key) != nil { leasedKeys.append(kv) }
             switch keys.entry(kv.key) {
             case .document(let object)?:
-                guard let document = ClusterKeys.document(kv.value) else { continue }
-                documents[object] = (document, UInt64(kv.modRevision))
+                guard let stored = ClusterKeys.stored(kv.value) else { continue }
+                documents[object] = (stored.document, UInt64(kv.modRevision))
+                inside[object] = stored.record
             case .record(let object)?:
                 records[object] = kv
             case nil:
@@ -34,10 +36,13 @@ struct ReplicaSnapshot {
         }
         for (object, entry) in documents {
             modSeqs[object] = ModSeqTree(replacedAt: entry.modRevision, modifiedAt: entry.modRevision)
-            // A record of another revision belongs to an older document (one written without kvod since).
-            guard let record = records[object], UInt64(record.modRevision) == entry.modRevision,
-                  let json = try? JSONReader.parse(record.value),
-                  let tree = ReplicatedModSeqs.tree(inRecord: json, revision: entry.modRevision) else { continue }
+            // The record inside the document's value, else one beside it (an older kvod's) of the same
+            // revision: one of another revision belongs to an older document (one written without kvod since).
+            var json = inside[object]
+            if json == nil, let record = records[object], UInt64(record.modRevision) == entry.modRevision {
+                json = try? JSONReader.parse(record.value)
+            }
+            guard let json, let tree = ReplicatedModSeqs.tree(inRecord: json, revision: entry.modRevision) else { continue }
             modSeqs[object] = tree
         }
     }
