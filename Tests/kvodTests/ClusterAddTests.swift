@@ -90,7 +90,9 @@ struct ClusterAddTests {
                 lastKvod = (step - 1) % 2
             }
             #expect(previous == total, "\(socket)")
-            #expect(turns >= 3, "the adds through the two kvods interleaved: \(turns) turns")
+            // Both kvods' adds are in the one stream. How often they interleave is timing: with group
+            // commit one kvod's grouped Txns may win every race on a loaded machine (seen once: 1 turn).
+            #expect(turns >= 1, "the adds through both kvods are in the stream: \(turns) turns")
             // No event beyond one per applied add: the get's reply comes next. (Read after the
             // events: the kvod that did not take the last add may not have applied it before.)
             let final = try observer.request(#"{"op":"get","object":"hits","keyPath":"n"}"#)
