@@ -8,6 +8,9 @@ public protocol BackupSource: AnyObject {
     /// Up to `count` bytes of `client`'s snapshot from `offset`: fewer only
     /// at its end, none past it.
     func readBackup(of client: ClientController, at offset: UInt64, count: Int) throws(KVOEngineError) -> [UInt8]
+    /// The snapshots kept now for clients (not the one being made) and their
+    /// bytes: disk they take that the data directory's `du` does not show.
+    var held: (count: Int, bytes: UInt64) { get }
 }
 
 /// What a `backup`'s reply says once its snapshot is taken.

@@ -24,6 +24,11 @@ public enum BackupFile {
         guard access(path, R_OK) == 0 else {
             throw StorageError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
+        // A fifo or a device would be waited on, or read forever.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError("\(path) is not a regular file: a backup is the file kvoctl backup wrote")
+        }
         guard let version = DataFormatVersion.inHeader(of: path) else {
             throw StorageError("\(path) is not a kvod database: it is not an SQLite database")
         }

@@ -7,7 +7,8 @@ import Foundation
 /// The backup is checked first (``BackupFile/verify(_:)``), and `DIR` must be
 /// missing or empty: a restore never overwrites a data directory. The file is
 /// copied in under a temporary name, given a new epoch, synced, and renamed
-/// to `kvod.db`, so a restore cut short leaves no `kvod.db` behind. The new
+/// to `kvod.db`, so a restore cut short leaves no `kvod.db` behind (and the
+/// next restore replaces what it left). The new
 /// epoch is what makes the restored history a history of its own: the kvod
 /// that was backed up went on past the backup's seq, and a client holding a
 /// resume point of it must be told `compacted`, not replayed the restored
@@ -19,8 +20,9 @@ public enum DataDirectoryRestore {
         try refuseNonEmpty(directory)
         _ = try DataDirectoryFiles.prepareDirectory(directory)
         let target = directory + "/" + StateDatabase.fileName
-        let partial = target + ".restoring"
-        unlink(partial)
+        let partial = target + partialSuffix
+        // A restore cut short left these: done again from the start.
+        for leftover in partialNames { unlink(directory + "/" + leftover) }
         do {
             try copy(file, to: partial)
             try giveNewEpoch(partial)
@@ -38,8 +40,23 @@ public enum DataDirectoryRestore {
         return contents
     }
 
+    /// Takes back a restore that kvod could not start on (a file that passed
+    /// ``BackupFile/verify(_:)`` but that kvod cannot open or load): the data
+    /// directory is left as the restore found it, empty, for another try.
+    public static func undo(in directory: String) {
+        let target = directory + "/" + StateDatabase.fileName
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(target + suffix) }
+        unlink(directory + "/" + StateDatabase.snapshotFileName)
+    }
+
+    /// The copy's name until it is whole.
+    private static let partialSuffix = ".restoring"
+    /// What a restore cut short may leave: its copy, and SQLite's files beside it.
+    private static let partialNames = ["", "-journal", "-wal", "-shm"].map { StateDatabase.fileName + partialSuffix + $0 }
+
     private static func refuseNonEmpty(_ directory: String) throws(StorageError) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        guard let found = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let entries = found.filter { !partialNames.contains($0) }
         guard entries.isEmpty else {
             let named = entries.sorted().prefix(3).joined(separator: ", ") + (entries.count > 3 ? ", …" : "")
             throw StorageError("""

@@ -11,12 +11,15 @@ final class BackupOutput {
     /// Bytes written so far.
     private(set) var written: UInt64 = 0
 
-    /// Creates `path`.tmp (replacing one a failed run left), mode 0600: a
-    /// backup holds every value.
+    /// Creates `path`.tmp anew, mode 0600: a backup holds every value. What
+    /// has that name already (a failed run's file, or another user's file or
+    /// symlink in a shared folder) is removed, never opened: its owner, mode
+    /// or target would become the backup's.
     init(path: String) throws(CommandFailure) {
         self.path = path
         temporary = path + ".tmp"
-        descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if unlink(temporary) != 0, errno != ENOENT { throw Self.failure("cannot remove the \(temporary) already there") }
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Self.failure("cannot create \(temporary)") }
     }
 

@@ -33,6 +33,12 @@ final class Backups: BackupSource {
         self.chargeTurn = chargeTurn
     }
 
+    var held: (count: Int, bytes: UInt64) {
+        var distinct: [ObjectIdentifier: UInt64] = [:]
+        for snapshot in snapshots.values { distinct[ObjectIdentifier(snapshot)] = snapshot.size }
+        return (distinct.count, distinct.values.reduce(0, +))
+    }
+
     func startBackup(for client: ClientController) throws(KVOEngineError) {
         // A new one replaces the client's last.
         snapshots[client.id] = nil
@@ -40,7 +46,7 @@ final class Backups: BackupSource {
             making.clients.append(client)
             self.making = making
         } else {
-            let held = Set(snapshots.values.map(ObjectIdentifier.init)).count
+            let held = held.count
             guard held < Self.maxHeld else {
                 throw KVOEngineError(.limitExceeded, """
                     kvod keeps \(held) backups already, each as large as its database, until their connections read \

@@ -9,6 +9,7 @@ extension Daemon {
                                                   receivedBytes: receivedBytes, sentBytes: sentBytes)
         figures.dataDirectoryBytes = configuration.dataDirectory.map(Self.databaseBytes)
         figures.cluster = engine.replicator?.info
+        figures.backupHeldBytes = Int(clamping: backups?.held.bytes ?? 0)
         // One pass over the connections per scrape, none per request.
         for connection in connections.values {
             figures.queuedBytes += connection.pendingOutputBytes

@@ -16,7 +16,9 @@ extension Daemon {
             }
             return
         }
-        if let backup = configuration.restoreFile { try restore(backup, into: directory) }
+        let restored = try configuration.restoreFile.map { backup throws(DaemonError) in
+            (backup, try restore(backup, into: directory))
+        }
         let database: StateDatabase
         let state: SavedState
         do {
@@ -25,7 +27,15 @@ extension Daemon {
                                          historyBytes: configuration.historyBytes)
             state = try database.load()
         } catch {
-            throw .cannotOpenStorage("\(error)")
+            guard let (backup, _) = restored else { throw .cannotOpenStorage("\(error)") }
+            DataDirectoryRestore.undo(in: directory)
+            throw .cannotOpenStorage("cannot start on \(backup): \(error); \(directory) is left empty, as it was")
+        }
+        if let (backup, contents) = restored {
+            logger.notice("""
+                restored \(directory) from \(backup): \(contents.objects) objects, seq \(contents.seq) \
+                (schema version \(contents.schemaVersion)), with a new epoch
+                """)
         }
         for warning in database.warnings { logger.warning("\(warning)") }
         for line in database.quarantined { logger.error("\(line)") }
@@ -63,13 +73,9 @@ extension Daemon {
     }
 
     /// `--restore`: makes the (missing or empty) data directory from a backup.
-    private func restore(_ backup: String, into directory: String) throws(DaemonError) {
+    private func restore(_ backup: String, into directory: String) throws(DaemonError) -> BackupFile.Contents {
         do {
-            let contents = try DataDirectoryRestore.restore(backup, into: directory)
-            logger.notice("""
-                restored \(directory) from \(backup): \(contents.objects) objects, seq \(contents.seq) \
-                (schema version \(contents.schemaVersion)), with a new epoch
-                """)
+            return try DataDirectoryRestore.restore(backup, into: directory)
         } catch {
             throw .cannotOpenStorage("cannot restore \(backup) into \(directory): \(error)")
         }

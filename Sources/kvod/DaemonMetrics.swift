@@ -25,6 +25,8 @@ final class DaemonMetrics {
         var sentBytes = 0
         /// kvod.db and its -wal file, with `--data-dir`.
         var dataDirectoryBytes: Int?
+        /// The backups' copies kept for their clients, in bytes.
+        var backupHeldBytes = 0
         /// Over etcd: the replica's `info` (docs/CLUSTER.md).
         var cluster: JSONObject?
     }
@@ -43,7 +45,7 @@ final class DaemonMetrics {
     private let loopLag, loopLagMax, loopLagPeak: Gauge
     private let uptime, startTime, residentBytes, openDescriptors, dataDirectoryBytes: Gauge
     /// The data directory's room to write (docs/DURABILITY.md, "A full disk"); 0 without one.
-    private let storageFull, storageAvailableBytes: Gauge
+    private let storageFull, storageAvailableBytes, backupHeldBytes: Gauge
     /// Over `--etcd` only: made at the first scrape that has the replica's figures.
     private var cluster: (stale: Gauge, lag: Gauge, appliedRevision: Gauge)?
     private let cpuSeconds: Counter
@@ -102,6 +104,7 @@ final class DaemonMetrics {
         dataDirectoryBytes = gauge("kvod_data_dir_bytes", "Bytes of kvod.db and its -wal file in --data-dir; 0 without one.")
         storageFull = gauge("kvod_storage_full", "1 while the data directory's disk is full and writes that add data are refused (storage_full), else 0.")
         storageAvailableBytes = gauge("kvod_storage_available_bytes", "Bytes the data directory's file system has available to kvod; 0 without --data-dir.")
+        backupHeldBytes = gauge("kvod_backup_held_bytes", "Bytes of the backups' copies kept on the data directory's disk until their clients read them to the end or close (unlinked: du does not see them).")
         accepted = counter("kvod_connections_accepted_total", "Clients accepted since start.")
         heapTrims = counter("kvod_heap_trims_total", "Times freed heap pages were given back to the kernel.")
         receivedBytes = counter("kvod_received_bytes_total", "Bytes read from clients.")
@@ -186,6 +189,7 @@ final class DaemonMetrics {
         let storage = engine.storageStatus?()
         storageFull.record(storage?.full == true ? 1 : 0)
         storageAvailableBytes.record(storage?.availableBytes ?? 0)
+        backupHeldBytes.record(daemon.backupHeldBytes)
         if let figures = daemon.cluster {
             let gauges = cluster ?? makeClusterGauges()
             gauges.stale.record(figures["stale"] == .bool(true) ? 1 : 0)

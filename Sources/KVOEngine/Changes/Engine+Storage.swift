@@ -36,7 +36,7 @@ extension Engine {
     }
 
     /// `info`'s `storage`: whether writes are refused, since when, and, to a
-    /// client that may read everything, the bytes behind it.
+    /// client that may read everything, the bytes behind it (backups kept included).
     func writeStorageInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
         guard let status = storageStatus?() else { return }
         var storage: JSONObject = ["full": .bool(status.full)]
@@ -49,6 +49,9 @@ extension Engine {
             storage["availableBytes"] = .number(JSONNumber(status.availableBytes))
             storage["reserveBytes"] = .number(JSONNumber(status.reserveBytes))
             storage["reserveHeld"] = .bool(status.reserveHeld)
+            let held = backupSource?.held ?? (count: 0, bytes: 0)
+            storage["backups"] = .number(JSONNumber(held.count))
+            storage["backupBytes"] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
         }
         reply.field("storage", .object(storage))
     }
