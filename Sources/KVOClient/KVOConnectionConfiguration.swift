@@ -72,7 +72,10 @@ extension KVOConnection {
     /// When it reconnects, every observation is registered again, resuming
     /// from the last change it delivered, so streams and controllers go on
     /// and get the changes made meanwhile, each once; where kvod cannot replay
-    /// them, the observation ends with `compacted`. Requests in flight when
+    /// them, the observation ends with `compacted`. Over etcd, a kvod still
+    /// catching up that has not applied what an observation resumes from
+    /// answers `unavailable`: the connection then goes and comes back after
+    /// ``maximumDelay``, until that kvod has caught up. Requests in flight when
     /// it broke fail with `connectionLost` (they may or may not have been
     /// applied); requests made while it is reconnecting wait, at most their
     /// ``Configuration/requestTimeout``, and are sent once it is back.

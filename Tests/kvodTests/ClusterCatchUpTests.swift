@@ -19,7 +19,7 @@ struct ClusterCatchUpTests {
     @Test func aKvodWhoseStartReplayWasCutShortSaysStaleUntilItHasCaughtUp() async throws {
         let cluster = try await EtcdCluster(size: 1)
         let writer = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
-        let target = try Self.makeRevisions(4_000, through: writer.socketPath)
+        let target = try RevisionMaker.makeRevisions(4_000, through: writer.socketPath)
         let late = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]], waitForSocket: false)
         // Its member stops while it replays the start window: the probe goes unanswered and kvod listens behind.
         try await waitUntil("the late kvod read the prefix", timeout: 30, recheckEvery: 0.002) { () async -> Bool in
@@ -36,24 +36,6 @@ struct ClusterCatchUpTests {
         print("start replay cut short (\(replayed)): \(behind) reads behind \(target), \(stale) of them stale")
         #expect(behind > 0, "the late kvod answered no read behind \(target) (\(replayed)): the test tested nothing")
         #expect(behind == stale, "\(behind - stale) of \(behind) reads behind \(target) did not say stale")
-    }
-
-    /// Sets through 16 connections at once until `count` changes are made,
-    /// each its own `Txn` and revision (one connection's would share one); the last seq.
-    private static func makeRevisions(_ count: Int, through socket: String) throws -> Int {
-        let clients = try (0..<16).map { _ in try LineClient(path: socket) }
-        var last = 0
-        for round in 0..<(count / clients.count) {
-            for (index, client) in clients.enumerated() {
-                try client.send(#"{"op":"set","object":"o\#(index)","keyPath":"n","value":\#(round)}"#)
-            }
-            for client in clients {
-                let reply = try client.readJSON(timeout: 30)
-                guard reply["ok"] == true, let seq = reply["seq"]?.intValue else { throw TestFailure("\(reply)") }
-                last = max(last, seq)
-            }
-        }
-        return last
     }
 
     /// Gets as fast as it answers until a get reflects `target`: how many

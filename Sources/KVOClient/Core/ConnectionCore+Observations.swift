@@ -200,6 +200,14 @@ extension ConnectionCore {
                     subscription.phase == .ended ? nil : (subscription.sink, Self.change(change, epoch: epoch))
                 })
             }
+            // Over etcd, a kvod still catching up has not applied what the entry resumes from: with a
+            // reconnect policy the connection goes and comes back later, as if the socket had broken.
+            if case .failure(let error) = result, error.code == .unavailable, entry.cursor.seq != nil,
+               configuration.reconnect.isEnabled, case .connected(let socket, _) = state.phase {
+                state.reconnectsLater = true
+                socket.shutdown()
+                return ([], [])
+            }
             let failed = entry.subscriptions
             for subscription in failed { subscription.phase = .ended }
             entry.subscriptions.removeAll()

@@ -41,6 +41,11 @@ extension ConnectionCore {
         var delay = policy.initialDelay
         var attempts = 0
         var lastError = error
+        let waitsFirst = state.withLock { state in
+            defer { state.reconnectsLater = false }
+            return state.reconnectsLater
+        }
+        if waitsFirst { _ = wake.wait(timeout: .now() + policy.maximumDelay.dispatchInterval) }
         while true {
             let closed = state.withLock { state in if case .closed = state.phase { true } else { false } }
             if closed { return }

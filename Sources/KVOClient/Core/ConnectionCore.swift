@@ -45,6 +45,10 @@ final class ConnectionCore: Sendable {
         /// Callers with a deadline, in the order of their requests, so by
         /// deadline; answered ones leave from the front (ConnectionCore+Deadlines.swift).
         var deadlines = Deque<ReplyWaiter>()
+        /// A resumed observation was answered `unavailable` (over etcd, a kvod
+        /// still catching up with what another kvod told this connection): the
+        /// next reconnect waits the policy's longest delay before its first try.
+        var reconnectsLater = false
         /// Whether a check of ``deadlines`` is scheduled.
         var isDeadlineCheckScheduled = false
         /// What the ack observations have handled and what was acked (ConnectionCore+Acknowledgements.swift).
