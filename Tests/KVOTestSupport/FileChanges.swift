@@ -10,13 +10,17 @@ public final class FileChanges {
 
     /// Watches the file at `path`, which must exist.
     public init(path: String) throws {
-        fd = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
-        guard fd >= 0 else { throw TestFailure("inotify_init1 failed: errno \(errno)") }
-        guard inotify_add_watch(fd, path, UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE)) >= 0 else {
+        // `fd` is set only once the watch is in place: a class whose init throws
+        // after setting every property runs its deinit, which would close the
+        // descriptor a second time, maybe by then another thread's (SQLite's).
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+        guard descriptor >= 0 else { throw TestFailure("inotify_init1 failed: errno \(errno)") }
+        guard inotify_add_watch(descriptor, path, UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE)) >= 0 else {
             let code = errno
-            close(fd)
+            close(descriptor)
             throw TestFailure("cannot watch \(path): errno \(code)")
         }
+        fd = descriptor
     }
 
     deinit { close(fd) }
