@@ -31,6 +31,10 @@ struct RegisterHistoryCheck {
     var seconds = 0.0
 
     static let maxStates = 2_000_000
+    /// Room for ``maxStates`` of a 5,000-operation history (each state keeps a bit per operation):
+    /// with group commit a round makes that many on one object, and the checker's default
+    /// 512 MiB stopped it undecided at 771,367 states.
+    static let maxCacheBytes = 1_536 << 20
 
     /// Writes of unknown outcome the streams heard (applied), and did not (not applied).
     var resolvedApplied = 0
@@ -89,7 +93,8 @@ struct RegisterHistoryCheck {
                                             modSeqs: paths.map { start[$0]?.modSeq ?? 0 },
                                             lastSeq: paths.compactMap { start[$0]?.modSeq }.max() ?? 0)
             let model = KeyPathRegisterModel(initial: registers, pathNames: paths, valueNames: names)
-            let checker = LinearizabilityChecker(model: model, maxStates: Self.maxStates, maxSteps: 50 * Self.maxStates)
+            let checker = LinearizabilityChecker(model: model, maxStates: Self.maxStates, maxSteps: 50 * Self.maxStates,
+                                                 maxCacheBytes: Self.maxCacheBytes)
             let result = checker.check(history.map(\.0))
             states += result.states
             steps += result.steps
