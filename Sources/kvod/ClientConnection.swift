@@ -35,7 +35,8 @@ final class ClientConnection: ClientOutputDelegate {
     /// Output buffers up to this size are always kept for the next flush.
     private static let smallOutput = 4096
     /// Output waiting for its batch to be committed: (batch id, bytes), oldest first.
-    private var held: [(batch: UInt64, bytes: [UInt8])] = []
+    /// `since`: when (loop ms) the first of a batch's output was held.
+    private var held: [(batch: UInt64, bytes: [UInt8], since: UInt64)] = []
     /// How many bytes `held` holds: output waiting like the socket's queue.
     private var heldBytes = 0
     /// What this connection last told the daemon's ``ClientMemoryBudget``.
@@ -43,7 +44,7 @@ final class ClientConnection: ClientOutputDelegate {
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
     /// When (loop ms) the oldest output held now was held (`info`'s `storage.heldOutputOldestMs`).
-    private(set) var heldSince: UInt64 = 0
+    var heldSince: UInt64? { held.first?.since }
     /// `pid=… uid=… gid=…`, for log lines.
     let peer: String
 
@@ -278,15 +279,12 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
-        if held.isEmpty {
-            daemon.connectionHoldsOutput(self)
-            heldSince = daemon.loopNow
-        }
+        if held.isEmpty { daemon.connectionHoldsOutput(self) }
         heldBytes += bytes.count
         if held.last?.batch == batch {
             held[held.count - 1].bytes.append(contentsOf: bytes)
         } else {
-            held.append((batch, Array(bytes)))
+            held.append((batch, Array(bytes), daemon.loopNow))
         }
     }
 
@@ -295,8 +293,6 @@ final class ClientConnection: ClientOutputDelegate {
         let ready = held.prefix { $0.batch <= committed }
         guard !ready.isEmpty else { return }
         held.removeFirst(ready.count)
-        // What is still held was held when the first of it was made: no later than now.
-        if !held.isEmpty { heldSince = daemon.loopNow }
         let bytes = ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes)
         heldBytes -= bytes.count
         stream.write(bytes)

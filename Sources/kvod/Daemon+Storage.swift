@@ -51,7 +51,7 @@ extension Daemon {
             status.commitsInFlight = storage?.groupCommit.batchesInFlight ?? 0
             status.heldOutputConnections = holdingOutput.count
             let now = loopNow
-            status.heldOutputOldestMilliseconds = holdingOutput.map { Int(now &- $0.heldSince) }.max() ?? 0
+            status.heldOutputOldestMilliseconds = holdingOutput.compactMap { $0.heldSince.map { Int(now &- $0) } }.max() ?? 0
             return status
         }
         if let refusal = writer.reserveRefusal { logger.warning("\(refusal)") }
