@@ -305,13 +305,14 @@ extension Engine {
                  _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
                  filter: ObservationFilter = .none, compact: Bool = false,
                  for client: ClientController) throws(KVOEngineError) -> [ObservationInfo] {
-        // The usual request names one key path: no array, no set for it, and
-        // no lookup of an observation already there unless a new one would
-        // be refused (observing it again is not).
-        let added = keyPaths.count == 1
-            ? (admitsObservations(1, context: context, for: client)
-                || !client.isObserving(scope, keyPath: keyPaths[0]) ? 1 : 0)
-            : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
+        // No lookup of the observations already there (a walk and a set of
+        // the new ones) unless all of them being new would be refused:
+        // observing a key path again is not.
+        let added = admitsObservations(keyPaths.count, context: context, for: client)
+            ? keyPaths.count
+            : keyPaths.count == 1
+                ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
+                : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
         try checkObservationLimits(adding: added, context: context, for: client)
         if let since { try checkResumable(since) }
         // Kept only for what reads them (replay, initial events): the usual
@@ -319,9 +320,13 @@ extension Engine {
         let keepsMade = since != nil || options.contains(.initial)
         var made: [ObservationInfo] = []
         var observed: [ObservationInfo] = []
+        // The scope's root is looked up once, not once per key path (and not
+        // made for a closed client, which would leave it empty).
+        guard !client.isClosed else { return [] }
+        let root = shared.rootCreating(scope)
         for keyPath in keyPaths {
-            if let info = client.observe(scope, keyPath: keyPath, options: options, context: context, policy: policy,
-                                         filter: filter, compact: compact) {
+            if let info = client.observe(at: shared.nodeCreating(keyPath, below: root), options: options,
+                                         context: context, policy: policy, filter: filter, compact: compact) {
                 if keepsMade { made.append(info) }
                 if compact { observed.append(info) }
             } else if compact, let existing = client.observation(scope, keyPath: keyPath) {

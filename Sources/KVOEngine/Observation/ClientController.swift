@@ -170,8 +170,18 @@ public final class ClientController: CustomStringConvertible {
                         filter: ObservationFilter = .none, compact: Bool = false) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
-        let node = shared.nodeCreating(scope, keyPath)
-        guard infos.find(ObjectIdentifier(node)) == nil else { return nil }
+        return observe(at: shared.nodeCreating(scope, keyPath), options: options, context: context, policy: policy,
+                       filter: filter, compact: compact)
+    }
+
+    /// Observes the key path of `node` (``SharedController/nodeCreating(_:below:)``'s),
+    /// as ``observe(_:keyPath:options:context:policy:filter:compact:)`` does.
+    func observe(at node: PathNode, options: ObservationOptions, context: JSONValue?, policy: ObservationPolicy,
+                 filter: ObservationFilter, compact: Bool) -> ObservationInfo? {
+        guard !isClosed else { return nil }
+        // A node nobody observes yet (every new key path's) has none of this client's: no
+        // probe of the table, each of whose steps reads another observation from memory.
+        guard !node.hasObservations || infos.find(ObjectIdentifier(node)) == nil else { return nil }
         let info = ObservationInfo(node: node, options: options, context: context, policy: policy, filter: filter,
                                    compact: compact, controller: self)
         info.serial = nextSerial

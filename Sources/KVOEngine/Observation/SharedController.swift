@@ -126,6 +126,20 @@ public final class SharedController {
 
     /// The node of `keyPath` in `scope`, made (with the nodes above it) if missing.
     func nodeCreating(_ scope: ObservationScope, _ keyPath: ObservedPath) -> PathNode {
+        nodeCreating(keyPath, below: rootCreating(scope))
+    }
+
+    /// The node of `keyPath` under `root` (``rootCreating(_:)``'s), made if missing.
+    func nodeCreating(_ keyPath: ObservedPath, below root: PathNode) -> PathNode {
+        var node = root
+        for key in keyPath.components { node = node.childCreating(key) }
+        return node
+    }
+
+    /// The root of `scope`'s tree, made if missing: found once for a request
+    /// of many key paths, not once per path. It stays while a node under it
+    /// is registered; it is pruned only when an observation ends.
+    func rootCreating(_ scope: ObservationScope) -> PathNode {
         let root: PathNode
         switch scope {
         case .object(let object):
@@ -144,9 +158,7 @@ public final class SharedController {
                 prefixRoots.set(root, for: prefix)
             }
         }
-        var node = root
-        for key in keyPath.components { node = node.childCreating(key) }
-        return node
+        return root
     }
 
     /// Drops nodes left with no observations and no children, up to the root.
