@@ -320,7 +320,7 @@ final class ClientConnection: ClientOutputDelegate {
         guard !isClosing else { return }
         if flush { self.flush() }
         guard let ending = state.close(flush: flush, holdsOutput: !held.isEmpty) else { return }
-        daemon.engine.closeClient(controller)
+        daemon.timed("a client closed") { daemon.engine.closeClient(controller) }
         daemon.cluster?.leases.clientClosed(controller.id)
         daemon.backups?.clientClosed(controller)
         daemon.logger.debug("\(logName) disconnected")

@@ -165,19 +165,24 @@ final class Daemon {
             throw error
         }
         let engine = self.engine, engineClock = engine.configuration.throttleClock
-        leaseTimer = LeaseTimer(engine: engine, loop: loop)
+        let timed: (StaticString, () -> Void) -> Void = { [unowned self] in self.timed($0, $1) }
+        leaseTimer = LeaseTimer(engine: engine, loop: loop, timed: timed)
         throttleTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                       nextDeadline: { [unowned engine] in engine.nextThrottleDeadline },
-                                      reached: { [unowned engine] in engine.releaseThrottledEvents(at: $0) })
+                                      reached: { [unowned self] at in
+                                          self.timed("throttled events") { engine.releaseThrottledEvents(at: at) }
+                                      })
         turnYield = TurnYield(loop: loop)
-        slicedWork = SlicedWork(engine: engine, loop: loop)
+        slicedWork = SlicedWork(engine: engine, loop: loop, timed: timed)
         heapTrim = HeapTrim(loop: loop)
         connectionLog = ConnectionLogSummary(loop: loop, logger: logger,
                                              intervalSeconds: configuration.connectionLogSeconds,
                                              openConnections: { [unowned self] in self.connections.count })
         awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                    nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
-                                   reached: { [unowned engine] in engine.expireAwaits(at: $0) })
+                                   reached: { [unowned self] at in
+                                       self.timed("awaits expired") { engine.expireAwaits(at: at) }
+                                   })
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in self.flushQueued() }
         beforeSleep = prepare
@@ -354,6 +359,15 @@ final class Daemon {
         flushQueue.append(connection)
     }
 
+    /// Runs `body`, work outside any request, and notes its time for the
+    /// slow-turn line (``SlowTurnLog``).
+    @inline(__always)
+    func timed(_ name: StaticString, _ body: () -> Void) {
+        let started = UVLoop.hrtime
+        body()
+        slowTurns.noteWork(name, nanoseconds: UVLoop.hrtime &- started)
+    }
+
     /// A connection used up this turn's budget: read it again next turn.
     func continueNextTurn(_ connection: ClientConnection) {
         turnYield?.continueNextTurn(connection)
@@ -373,19 +387,21 @@ final class Daemon {
         while true {
             // Over etcd, the changes every connection pipelined this turn go
             // together, as few Txns as etcd's limits allow (docs/CLUSTER.md).
-            engine.proposeQueuedPipelines()
+            timed("pipelines proposed") { engine.proposeQueuedPipelines() }
             // The changes made so far go to be committed, and what is
             // committed is released: also after each pass below, whose flushes
             // may answer requests a pause had put aside. A group the loop
             // commits itself has no writer thread to wake the loop for it.
-            groupCommit?.submit()
-            releaseCommitted()
+            timed("commit submitted") { groupCommit?.submit() }
+            timed("committed output released") { releaseCommitted() }
             guard !flushQueue.isEmpty else { break }
             let queue = flushQueue
             flushQueue.removeAll(keepingCapacity: true)
-            for connection in queue {
-                connection.isScheduledForFlush = false
-                released += connection.flush()
+            timed("output flushed") {
+                for connection in queue {
+                    connection.isScheduledForFlush = false
+                    released += connection.flush()
+                }
             }
             // A flush may give others output (a writer's awaited reply once its
             // observers' events were written): written in the next pass, not
@@ -393,7 +409,7 @@ final class Daemon {
             written += queue.count
         }
         guard written > 0 else { return }
-        heapTrim?.afterReleasing(released)
+        timed("heap trim") { heapTrim?.afterReleasing(released) }
         if pacing.shouldPause(afterWritingTo: written) { pacing.pause() }
     }
 

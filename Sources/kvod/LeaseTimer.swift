@@ -13,9 +13,12 @@ final class LeaseTimer {
     private let engine: Engine
     private let timer: UVTimer
     private var armedFor: UInt64?
+    /// Runs a pass and notes its time (``Daemon/timed(_:_:)``).
+    private let timed: (StaticString, () -> Void) -> Void
 
-    init(engine: Engine, loop: UVLoop) {
+    init(engine: Engine, loop: UVLoop, timed: @escaping (StaticString, () -> Void) -> Void) {
         self.engine = engine
+        self.timed = timed
         timer = UVTimer(loop: loop)
     }
 
@@ -37,7 +40,7 @@ final class LeaseTimer {
         armedFor = due
         timer.start(afterMilliseconds: delay) { [unowned self] in
             self.armedFor = nil
-            self.engine.releaseDueValues(budget: Self.budget)
+            self.timed("leased values released") { self.engine.releaseDueValues(budget: Self.budget) }
         }
     }
 

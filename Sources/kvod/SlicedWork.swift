@@ -12,9 +12,12 @@ final class SlicedWork {
     private let engine: Engine
     private let timer: UVTimer
     private var isArmed = false
+    /// Runs a slice and notes its time (``Daemon/timed(_:_:)``).
+    private let timed: (StaticString, () -> Void) -> Void
 
-    init(engine: Engine, loop: UVLoop) {
+    init(engine: Engine, loop: UVLoop, timed: @escaping (StaticString, () -> Void) -> Void) {
         self.engine = engine
+        self.timed = timed
         timer = UVTimer(loop: loop)
     }
 
@@ -24,7 +27,7 @@ final class SlicedWork {
         isArmed = true
         timer.start(afterMilliseconds: 0) { [unowned self] in
             self.isArmed = false
-            self.engine.continueSlicedWork()
+            self.timed("a slice of long work") { self.engine.continueSlicedWork() }
         }
     }
 

@@ -19,4 +19,21 @@ import Testing
         let line = try kvod.waitForLog(containing: "its longest request: set from client #")
         #expect(line.contains("a loop turn worked") && line.contains("over 1.0 ms"), "\(line)")
     }
+
+    @Test func aTurnWhoseWorkIsOutsideRequestsNamesThatWork() throws {
+        // Initial events over 20,000 objects go out a slice a turn, after the reply: turns of no
+        // request whose work, a slice, takes over 1 ms.
+        let kvod = try KVODProcess(arguments: ["--slow-turn-milliseconds", "1"])
+        let client = try LineClient(path: kvod.socketPath)
+        for start in stride(from: 0, to: 20_000, by: 10_000) {
+            let ops = (start..<start + 10_000).map { #"{"op":"set","object":"many/\#($0)","keyPath":"k","value":\#($0)}"# }
+            let reply = try client.request(#"{"op":"batch","ops":[\#(ops.joined(separator: ","))]}"#, timeout: 60).reply
+            #expect(reply["ok"] == true, "\(reply)")
+        }
+        let reply = try client.request(#"{"op":"observe","prefix":"many/","keyPath":"k","options":["new","initial"]}"#,
+                                       timeout: 60).reply
+        #expect(reply["ok"] == true, "\(reply)")
+        let line = try kvod.waitForLog(containing: "its longest other work: a slice of long work")
+        #expect(line.contains("a loop turn worked"), "\(line)")
+    }
 }
