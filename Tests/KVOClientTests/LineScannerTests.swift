@@ -111,7 +111,11 @@ import Testing
     }
 
     private static func full(_ line: String) -> Reading {
-        var bytes = Array(line.utf8)
+        full(Array(line.utf8))
+    }
+
+    private static func full(_ line: [UInt8]) -> Reading {
+        var bytes = line
         return bytes.withUnsafeMutableBytes { raw in
             do throws(KVOClientError) {
                 return reading(try InboundLine.parse(UnsafeRawBufferPointer(raw)))
@@ -122,8 +126,11 @@ import Testing
     }
 
     private static func scanned(_ line: String, _ scanner: inout LineScanner) -> Reading? {
-        let bytes = Array(line.utf8)
-        return bytes.withUnsafeBytes { raw in scanner.scan(raw).map(reading) }
+        scanned(Array(line.utf8), &scanner)
+    }
+
+    private static func scanned(_ bytes: [UInt8], _ scanner: inout LineScanner) -> Reading? {
+        bytes.withUnsafeBytes { raw in scanner.scan(raw).map(reading) }
     }
 
     @Test(arguments: kvodLines)
@@ -173,5 +180,42 @@ import Testing
         for line in [first, second, first, first, second] {
             #expect(Self.scanned(line, &scanner) == Self.full(line))
         }
+    }
+
+    /// A fuzz corpus of kvod's own lines, mutated byte by byte as a fuzzer
+    /// would (a byte replaced by one that matters to JSON or UTF-8, deleted,
+    /// inserted, a run repeated, the line cut short): whatever the scanner
+    /// reads, the full reader reads the same; what the full reader refuses,
+    /// the scanner leaves to it. One scanner throughout, so that names reused
+    /// from earlier lines are exercised too.
+    @Test func mutatedLinesAreReadAsTheFullReaderReadsThemOrLeftToIt() {
+        let corpus = (Self.kvodLines + Self.otherLines).map { Array($0.utf8) }.filter { !$0.isEmpty }
+        let interesting: [UInt8] = Array(#"{}[]:,"\ 0123456789-+.eEtrufalsn"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xA9, 0xE2, 0xFF]
+        var random = SplitMix64(seed: 3030)
+        func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+        var scanner = LineScanner()
+        var readByTheScanner = 0
+        for _ in 0..<20_000 {
+            var line = corpus[below(corpus.count)]
+            for _ in 0...below(3) where !line.isEmpty {
+                let at = below(line.count)
+                switch below(5) {
+                case 0: line[at] = interesting[below(interesting.count)]
+                case 1: line.remove(at: at)
+                case 2: line.insert(interesting[below(interesting.count)], at: at)
+                case 3: line.insert(contentsOf: line[at..<min(line.count, at + 1 + below(8))], at: at)
+                default: line.removeLast(line.count - at)
+                }
+            }
+            let full = Self.full(line)
+            guard let scanned = Self.scanned(line, &scanner) else { continue }
+            readByTheScanner += 1
+            #expect(scanned == full, "\(String(decoding: line, as: UTF8.self))")
+            if case .refused = full {
+                Issue.record("the scanner read a line the full reader refuses: \(String(decoding: line, as: UTF8.self))")
+            }
+        }
+        // The mutations leave many lines whole in meaning (a digit for a digit, a space): the scanner reads those.
+        #expect(readByTheScanner > 200, "\(readByTheScanner)")
     }
 }
