@@ -80,7 +80,46 @@ struct ClusterStaleTests {
         #expect(try Self.info(a.socketPath)["cluster"]?["stale"] == false)
     }
 
+    /// Issue 33 over etcd: a watch that catches up gets many revisions in one
+    /// response (etcd sends up to 1,000, as to a kvod that starts and fills its
+    /// history), which kvod applied in one loop turn, holding every client for
+    /// as long. Now a slice of whole revisions a turn.
+    @Test func aKvodCatchingUpAppliesWhatItMissedASliceOfRevisionsATurn() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try Self.setUntilOK(0, through: b.socketPath)
+        // 20 revisions of 50 changes each, which a kvod started afterwards replays from its watch.
+        try Self.writeBatches(20, of: 50, through: b.socketPath)
+        let target = try #require(try Self.info(b.socketPath)["cluster"]?["appliedRevision"]?.intValue)
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try await waitUntil("a applied every revision", timeout: 20, recheckEvery: 0.05) { () async throws -> Bool in
+            let cluster = try Self.info(a.socketPath)["cluster"]
+            return (cluster?["appliedRevision"]?.intValue ?? 0) >= target && cluster?["stale"] == false
+        }
+        let reply = try Self.request(#"{"op":"get","object":"c/49","keyPath":"v"}"#, a.socketPath)
+        #expect(reply["value"] == 19, "\(reply)")
+        // Slices of about 512 events, whole revisions (here 50 events each): a slice of ten
+        // revisions and more shows they came in one response, and none has more than eleven.
+        let largest = try #require(try Self.info(a.socketPath)["cluster"]?["largestWatchSlice"]?.intValue)
+        #expect(largest >= 500, "the catch-up came in responses too small to need slicing: \(largest)")
+        #expect(largest <= 512 + 50, "one turn applied \(largest) events")
+    }
+
     // MARK: Steps (blocking socket work, outside the async test bodies)
+
+    private static func request(_ line: String, _ socket: String) throws -> JSONValue {
+        try LineClient(path: socket).request(line).reply
+    }
+
+    /// `count` batches, each setting `v` of objects `c/0`… `c/<size - 1>` to the batch's number.
+    private static func writeBatches(_ count: Int, of size: Int, through socket: String) throws {
+        let writer = try LineClient(path: socket)
+        for round in 0..<count {
+            let ops = (0..<size).map { #"{"op":"set","object":"c/\#($0)","keyPath":"v","value":\#(round)}"# }
+            let reply = try writer.request(#"{"op":"batch","ops":[\#(ops.joined(separator: ","))]}"#, timeout: 20).reply
+            guard reply["ok"] == true else { throw TestFailure("batch \(round): \(reply)") }
+        }
+    }
 
     private static func get(_ socket: String) throws -> JSONValue {
         try LineClient(path: socket).request(#"{"op":"get","object":"o","keyPath":"k"}"#).reply

@@ -74,7 +74,11 @@ extension EtcdReplica {
             "stale": .bool(isStale),
             "appliedRevision": Self.number(appliedRevision),
             "etcdRevision": Self.number(max(progress.etcdRevision, appliedRevision)),
-            "lag": Self.number(progress.lag(applied: appliedRevision)),
+            // Events delivered but waiting for their slice are not caught up with yet.
+            "lag": Self.number(unappliedStart < unapplied.count ? max(0, progress.etcdRevision - appliedRevision)
+                                                              : progress.lag(applied: appliedRevision)),
+            "unappliedEvents": Self.number(Int64(unapplied.count - unappliedStart)),
+            "largestWatchSlice": Self.number(Int64(largestSlice)),
             "clusterId": .string(String(epoch.clusterID, radix: 16)),
         ]
         if let last = progress.lastResponse {

@@ -53,6 +53,13 @@ final class EtcdReplica: ChangeReplicator {
     /// lost compare's object changed.
     private var waiting: [(isDue: () -> Bool, outcome: ProposalOutcome, done: (ProposalOutcome) -> Void)] = []
     private var resumeTimer: UVTimer?
+    /// Watch events delivered and not applied yet, from ``unappliedStart`` on
+    /// (EtcdReplica+ApplySlices), and the timer that applies the next slice.
+    var unapplied: [EtcdWatchEvent] = []
+    var unappliedStart = 0
+    var sliceTimer: UVTimer?
+    /// The most watch events applied in one turn since start (`info`'s `largestWatchSlice`).
+    var largestSlice = 0
     /// This kvod's proposals whose outcome is not told yet, by id
     /// (``ChangeContext/proposal``): the revision the watch applied one at
     /// (0: not seen yet), which tells whether a `Txn` whose answer was lost
@@ -174,7 +181,7 @@ final class EtcdReplica: ChangeReplicator {
     }
 
     /// Tells the proposals the replica has caught up with.
-    private func releaseWaiting() {
+    func releaseWaiting() {
         guard !waiting.isEmpty else { return }
         let due = waiting.filter { $0.isDue() }
         waiting.removeAll { $0.isDue() }
@@ -185,6 +192,8 @@ final class EtcdReplica: ChangeReplicator {
 
     /// Watches the prefix from the revision after the last one applied.
     func start() {
+        // The new watch delivers again whatever was not applied yet.
+        dropUnapplied()
         watch?.cancel()
         watchGeneration += 1
         let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1, prevKV: false)
@@ -205,7 +214,7 @@ final class EtcdReplica: ChangeReplicator {
                 confirmCaughtUp()
             }
         case .events(_, let events):
-            apply(events)
+            applyInSlices(events)
         case .progress:
             break
         case .compacted(let compactRevision):
@@ -241,22 +250,9 @@ final class EtcdReplica: ChangeReplicator {
         resumeTimer?.start(afterMilliseconds: Self.resumeDelayMilliseconds) { [weak self] in self?.start() }
     }
 
-    /// Applies a watch response's changes, revision by revision: each object's
-    /// document with the record put beside it (none: a whole-document change
-    /// made without kvod).
-    private func apply(_ events: [EtcdWatchEvent]) {
-        var start = events.startIndex
-        while start < events.endIndex {
-            let revision = events[start].kv.modRevision
-            let end = events[start...].firstIndex { $0.kv.modRevision != revision } ?? events.endIndex
-            apply(revision: revision, events[start..<end])
-            start = end
-        }
-        noteCaughtUpIfSo()
-        releaseWaiting()
-    }
-
-    private func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
+    /// Applies one revision's changes: each object's document with the record
+    /// put beside it (none: a whole-document change made without kvod).
+    func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
         let writes = RevisionWrites(events, keys: keys)
         if applyBatch(revision: revision, writes) {
             releases.follow(events, keys: keys, recordedObjects: [], releasing: false)
@@ -323,6 +319,8 @@ final class EtcdReplica: ChangeReplicator {
         leaderTimer = nil
         resumeTimer?.close()
         resumeTimer = nil
+        sliceTimer?.close()
+        sliceTimer = nil
         for timer in pauses.values { timer.close() }
         pauses = [:]
         leases.close()
