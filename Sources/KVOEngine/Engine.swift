@@ -240,9 +240,10 @@ public final class Engine {
         case .add(let object, let keyPath, let amount):
             let (seq, sum) = try add(object, keyPath, by: amount, lease: lease(for: lifetime, from: client))
             reply.added(sum, seq: seq)
-        case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter, let compact):
+        case .observe(let scope, let keyPaths, let options, let context, let since, let policy, let filter, let compact,
+                      let update):
             let observed = try observe(scope, keyPaths, options, context, since: since, policy: policy, filter: filter,
-                                       compact: compact, for: client)
+                                       compact: compact, update: update, for: client)
             reply.seq(store.seq, followedBy: epochMember)
             if compact { writeObservationNumbers(observed, into: &reply) }
         case .unobserve(let scope, let keyPaths):
@@ -303,7 +304,7 @@ extension Engine {
     @discardableResult
     func observe(_ scope: ObservationScope, _ keyPaths: [ObservedPath], _ options: ObservationOptions,
                  _ context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy = .default,
-                 filter: ObservationFilter = .none, compact: Bool = false,
+                 filter: ObservationFilter = .none, compact: Bool = false, update: Bool = false,
                  for client: ClientController) throws(KVOEngineError) -> [ObservationInfo] {
         // No lookup of the observations already there (a walk and a set of
         // the new ones) unless all of them being new would be refused:
@@ -329,9 +330,14 @@ extension Engine {
                                          context: context, policy: policy, filter: filter, compact: compact) {
                 if keepsMade { made.append(info) }
                 if compact { observed.append(info) }
-            } else if compact, let existing = client.observation(scope, keyPath: keyPath) {
-                // The first registration stays, its form too: the reply names it.
-                observed.append(existing)
+            } else if compact || update, let existing = client.observation(scope, keyPath: keyPath) {
+                // The first registration stays, its form too: the reply names it. With `update`
+                // it takes the new options, and with `initial` gets its initial event again.
+                if update {
+                    client.replaceOptions(of: existing, with: options)
+                    if options.contains(.initial) { made.append(existing) }
+                }
+                if compact { observed.append(existing) }
             }
         }
         guard !made.isEmpty else { return observed }

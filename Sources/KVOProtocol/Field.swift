@@ -85,6 +85,8 @@ public enum Field: String, CaseIterable, Sendable {
     case ack
     /// The observation's events come in the compact form, naming it by ``observation``.
     case compact
+    /// `observe` replaces the options of a key path the connection already observes.
+    case update
 
     // Replies.
 

@@ -306,7 +306,7 @@ private func nestedArrays(_ depth: Int) -> String {
     }
 
     @Test func decodeObserveReadsKeyPathsOptionsAndContext() {
-        guard case .observe(let object, let paths, let options, let context, let since, let policy, _, _)? = request(
+        guard case .observe(let object, let paths, let options, let context, let since, let policy, _, _, _)? = request(
             #"{"op":"observe","object":"o","keyPaths":["a","b.c"],"options":["prior","new"],"context":[1]}"#
         )?.operation
         else { Issue.record("observe decoded wrongly"); return }
@@ -317,18 +317,18 @@ private func nestedArrays(_ depth: Int) -> String {
         #expect(since == nil)
         #expect(policy == .coalesce)
 
-        guard case .observe(_, _, let none, let noContext, _, _, _, _)? = request(
+        guard case .observe(_, _, let none, let noContext, _, _, _, _, _)? = request(
             #"{"op":"observe","object":"o","keyPath":"a","options":[]}"#)?.operation
         else { Issue.record("observe decoded wrongly"); return }
         #expect(none == [])
         #expect(noContext == nil)
 
-        guard case .observe(_, _, _, let nullContext, _, _, _, _)? = request(
+        guard case .observe(_, _, _, let nullContext, _, _, _, _, _)? = request(
             #"{"op":"observe","object":"o","keyPath":"a","context":null}"#)?.operation
         else { Issue.record("observe decoded wrongly"); return }
         #expect(nullContext == .some(.null))
 
-        guard case .observe(_, _, _, _, let since, _, _, _)? = request(
+        guard case .observe(_, _, _, _, let since, _, _, _, _)? = request(
             #"{"op":"observe","object":"o","keyPath":"a","since":18446744073709551615}"#)?.operation
         else { Issue.record("observe decoded wrongly"); return }
         #expect(since == ResumePoint(seq: UInt64.max))
@@ -395,7 +395,7 @@ private func nestedArrays(_ depth: Int) -> String {
         }
         for _ in 0..<2 {
             guard case .request(let observe) = decoded(#"{"op":"observe","object":"o","keyPath":"list.@count"}"#),
-                  case .observe(_, let keyPaths, _, _, _, _, _, _) = observe.operation else {
+                  case .observe(_, let keyPaths, _, _, _, _, _, _, _) = observe.operation else {
                 Issue.record("observe of a computed path not decoded"); return
             }
             #expect(keyPaths == [try! ObservedPath(parsing: "list.@count")])
@@ -403,7 +403,7 @@ private func nestedArrays(_ depth: Int) -> String {
             else { Issue.record("a set of a computed path was decoded"); return }
             #expect(error.code == .badRequest)
             guard case .request(let plain) = decoded(#"{"op":"observe","object":"o","keyPath":"a.b"}"#),
-                  case .observe(_, let plainPaths, _, _, _, _, _, _) = plain.operation else {
+                  case .observe(_, let plainPaths, _, _, _, _, _, _, _) = plain.operation else {
                 Issue.record("observe not decoded"); return
             }
             #expect(plainPaths == [try! ObservedPath(parsing: "a.b")])

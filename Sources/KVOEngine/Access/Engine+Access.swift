@@ -56,10 +56,10 @@ extension Engine {
         // Its reply tells the sum, so it reads the value it changes, as a condition does.
         case .add(let object, _, _):
             (.all, object)
-        case .get(let object, _), .observe(.object(let object), _, _, _, _, _, _, _):
+        case .get(let object, _), .observe(.object(let object), _, _, _, _, _, _, _, _):
             (.read, object)
         // Prefixes and lists are not refused: they leave out what the client may not read.
-        case .observe(.prefix, _, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
+        case .observe(.prefix, _, _, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
              .batch, .metrics, .ack, .backup:
             nil
         }

@@ -70,7 +70,7 @@ extension ComputedKeyPath {
             keyPath.writeRefusal
         case .get(_, let keyPath?):
             keyPath.readRefusal
-        case .observe(_, let keyPaths, _, _, _, _, _, _):
+        case .observe(_, let keyPaths, _, _, _, _, _, _, _):
             firstReadRefusal(keyPaths)
         default:
             nil

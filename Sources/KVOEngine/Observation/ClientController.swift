@@ -192,6 +192,16 @@ public final class ClientController: CustomStringConvertible {
         return info
     }
 
+    /// Gives an observation of this client's other options (an `observe`
+    /// with `update`): the events of changes from now on follow them; an
+    /// event held for it goes out in their form too.
+    func replaceOptions(of info: ObservationInfo, with options: ObservationOptions) {
+        guard info.state == .observing, let node = info.node, info.options != options else { return }
+        let old = info.options
+        info.replaceOptions(with: options)
+        node.optionsChanged(info, from: old)
+    }
+
     /// Stops observing one key path; does nothing if it is not observed.
     public func unobserve(_ object: String, keyPath: ObservedPath) {
         unobserve(.object(object), keyPath: keyPath)

@@ -124,6 +124,12 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
 
     public var options: ObservationOptions { ObservationOptions(rawValue: flags & 0x0F) }
 
+    /// Takes `options` in place of its own (an `observe` with `update`);
+    /// its node must be told (``PathNode/optionsChanged(_:from:)``).
+    func replaceOptions(with options: ObservationOptions) {
+        flags = flags & ~0x0F | options.rawValue & 0x0F
+    }
+
     public internal(set) var state: State {
         get {
             switch (flags >> 4) & 0x03 {

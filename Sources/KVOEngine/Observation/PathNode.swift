@@ -135,6 +135,14 @@ final class PathNode: TableKeyed {
         extras?.variantBits |= 1 << info.encodingVariant
     }
 
+    /// `info`, linked here, now has other options than `old` (an `observe`
+    /// with `update`): the counts and encodings kept for the node follow.
+    func optionsChanged(_ info: ObservationInfo, from old: ObservationOptions) {
+        let wasPrior = old.contains(.prior), isPrior = info.options.contains(.prior)
+        if wasPrior != isPrior { extrasCreating.priorObservers += isPrior ? 1 : -1 }
+        extras?.variantBits |= PathNodeExtras.staleVariants
+    }
+
     /// Unlinks `info`, in O(1).
     func remove(_ info: ObservationInfo) {
         let next = info.nextInNode

@@ -91,7 +91,7 @@ extension Operation {
             object.utf8.count + keyPath.utf8Estimate + 8 * indexes.count
         case .replace(let object, let keyPath, let indexes, let values):
             object.utf8.count + keyPath.utf8Estimate + values.reduce(8 * indexes.count) { $0 + $1.sizeEstimate }
-        case .observe(let scope, let keyPaths, _, let context, _, _, _, _):
+        case .observe(let scope, let keyPaths, _, let context, _, _, _, _, _):
             scope.name.utf8.count + keyPaths.reduce(0) { $0 + $1.utf8Estimate } + (context?.sizeEstimate ?? 0)
         case .unobserve(let scope, let keyPaths):
             scope.name.utf8.count + (keyPaths ?? []).reduce(0) { $0 + $1.utf8Estimate }

@@ -49,11 +49,12 @@ public enum Operation {
     /// Observes `keyPaths` (``ObservedPath/wholeDocument`` for the whole
     /// document) of one object or of every object under a prefix; with
     /// `since`, first replays the changes after that point; `compact`: its
-    /// events in the compact form, naming the observation by its number.
+    /// events in the compact form, naming the observation by its number;
+    /// `update`: a key path already observed takes `options`.
     /// (Boxed: its payload is twice any other's, and every request would carry its size.)
     indirect case observe(scope: ObservationScope, keyPaths: [ObservedPath], options: ObservationOptions,
                  context: JSONValue?, since: ResumePoint?, policy: ObservationPolicy,
-                 filter: ObservationFilter = .none, compact: Bool = false)
+                 filter: ObservationFilter = .none, compact: Bool = false, update: Bool = false)
     /// Unobserves `keyPaths` in `scope`, or everything observed there when nil.
     case unobserve(scope: ObservationScope, keyPaths: [ObservedPath]?)
     /// The names of the objects that start with `prefix`, after `after`, at most `limit`.

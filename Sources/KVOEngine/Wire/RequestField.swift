@@ -5,11 +5,12 @@ import Darwin
 #endif
 
 /// The members a request may have. Names are matched on their bytes, and a
-/// bit per field catches repeats, so the hot path makes no `String` for them.
+/// bit per field (of a `UInt64`: at most 64 fields) catches repeats, so the
+/// hot path makes no `String` for them.
 enum Field: Int, CaseIterable {
     case id, op, object, keyPath, keyPaths, value, values, index, indexes, options, context, since, epoch, policy,
          prefix, after, limit, ifModSeq, ifValue, ops, ephemeral, ttl, distinct, kinds, throttle,
-         ack, awaiting, awaitTimeout, seq, compact, by, offset
+         ack, awaiting, awaitTimeout, seq, compact, by, offset, update
 
     var name: String { staticName.description }
 
@@ -52,6 +53,7 @@ enum Field: Int, CaseIterable {
         case (12, UInt8(ascii: "a")): field = .awaitTimeout
         case (3, UInt8(ascii: "s")): field = .seq
         case (2, UInt8(ascii: "b")): field = .by
+        case (6, UInt8(ascii: "u")): field = .update
         default: return nil
         }
         // Length and first byte pick the only candidate; the bytes must still match it.
@@ -93,6 +95,7 @@ enum Field: Int, CaseIterable {
         case .compact: "compact"
         case .by: "by"
         case .offset: "offset"
+        case .update: "update"
         }
     }
 }

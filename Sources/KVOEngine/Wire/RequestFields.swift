@@ -13,7 +13,7 @@ struct Fields {
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
     /// A bit per ``Field`` read so far.
-    private var seen: UInt32 = 0
+    private var seen: UInt64 = 0
     /// The members a `set` never has, boxed: creating and destroying a dozen
     /// optional values for every request cost more than a box for the few
     /// requests that have them.
@@ -46,6 +46,7 @@ struct Fields {
         var awaitTimeout: JSONValue?
         var seq: JSONValue?
         var compact: JSONValue?
+        var update: JSONValue?
         var by: JSONValue?
         var offset: JSONValue?
         var unknown: String?
@@ -169,6 +170,10 @@ struct Fields {
         get { rare?.compact }
         set { rareFields.compact = newValue }
     }
+    var update: JSONValue? {
+        get { rare?.update }
+        set { rareFields.update = newValue }
+    }
     var by: JSONValue? {
         get { rare?.by }
         set { rareFields.by = newValue }
@@ -197,7 +202,7 @@ struct Fields {
             try reader.skipValue()
             return
         }
-        let bit = UInt32(1) << field.rawValue
+        let bit = UInt64(1) << field.rawValue
         guard seen & bit == 0 else { throw .duplicateMember(field.name, at: nameOffset) }
         seen |= bit
         if field == .op, reader.peekKind() == .string {
@@ -238,6 +243,7 @@ struct Fields {
         case .awaitTimeout: awaitTimeout = value
         case .seq: seq = value
         case .compact: compact = value
+        case .update: update = value
         case .by: by = value
         case .offset: offset = value
         }
@@ -297,7 +303,8 @@ struct Fields {
         for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
             throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
-        for (field, name) in [(ack, "ack"), (compact, "compact")] where field != nil && opCode != .observe {
+        for (field, name) in [(ack, "ack"), (compact, "compact"), (update, "update")]
+        where field != nil && opCode != .observe {
             throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
         }
         if seq != nil, opCode != .ack {
@@ -369,7 +376,7 @@ struct Fields {
             return .observe(scope: try scope(), keyPaths: try observedKeyPaths(cache: &keyPaths),
                             options: try observationOptions(), context: context, since: try resumePoint(),
                             policy: try observationPolicy(), filter: try observationFilter(),
-                            compact: try compactFlag())
+                            compact: try compactFlag(), update: try updateFlag())
         case .unobserve:
             return .unobserve(scope: try scope(), keyPaths: try keyPathList())
         case .batch:
@@ -688,6 +695,18 @@ struct Fields {
         case nil: return false
         case .bool(let flag)?: return flag
         default: throw .badRequest("field \"compact\" must be a boolean (true: compact events)")
+        }
+    }
+
+    /// `update` (a boolean): whether an observation already there takes the
+    /// request's options. Not with `since`: a replay is for a new observation.
+    private func updateFlag() throws(KVOEngineError) -> Bool {
+        switch update {
+        case nil: return false
+        case .bool(let flag)?:
+            if flag, since != nil { throw .badRequest("\"update\" and \"since\" do not go together: update changes the options of observations that have been delivering all along") }
+            return flag
+        default: throw .badRequest("field \"update\" must be a boolean (true: an observation already there takes these options)")
         }
     }
 

@@ -27,14 +27,14 @@ struct RequestScanner {
     }
 
     private mutating func scanObject(into fields: inout Fields) -> Bool {
-        var seen: UInt32 = 0
+        var seen: UInt64 = 0
         skipWhitespace()
         guard consume(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if !consume(UInt8(ascii: "}")) {
             repeat {
                 guard let field = memberName() else { return false }
-                let bit = UInt32(1) << field.rawValue
+                let bit = UInt64(1) << field.rawValue
                 guard seen & bit == 0 else { return false }
                 seen |= bit
                 guard nameSeparator() else { return false }
@@ -256,6 +256,7 @@ struct RequestScanner {
         case .awaitTimeout: fields.awaitTimeout = value
         case .seq: fields.seq = value
         case .compact: fields.compact = value
+        case .update: fields.update = value
         case .by: fields.by = value
         case .offset: fields.offset = value
         case .op: return false
