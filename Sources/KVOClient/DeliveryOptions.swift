@@ -38,12 +38,15 @@ public struct DeliveryOptions: Sendable, Hashable {
     public var acknowledges: Bool
     /// kvod sends the changes as compact events (`"compact": true`,
     /// docs/PROTOCOL.md "Compact events"): about half the bytes per change,
-    /// decoded back into the same ``Change``. Worth it for many changes a second.
+    /// routed by the observation's number and decoded back into the same
+    /// ``Change``. The default; false asks for full events, which name the
+    /// object and key path in every line (for a reader of the raw stream).
     public var compact: Bool
 
-    /// Delivery with these settings; every argument left out sends more, and asks for no acknowledgements.
+    /// Delivery with these settings; every argument left out sends more (in
+    /// compact events), and asks for no acknowledgements.
     public init(distinct: Bool = false, kinds: Set<ChangeKind>? = nil, throttle: Duration? = nil,
-                acknowledges: Bool = false, compact: Bool = false) {
+                acknowledges: Bool = false, compact: Bool = true) {
         self.distinct = distinct
         self.kinds = kinds
         self.throttle = throttle
@@ -71,7 +74,8 @@ public struct DeliveryOptions: Sendable, Hashable {
 
     /// What an `observations` record says, or nil when a setting is malformed.
     init?(record members: JSONObject) {
-        self.init()
+        // A record names `compact` only when it is set.
+        self.init(compact: false)
         switch members[.distinct] {
         case nil: break
         case .bool(let flag)?: distinct = flag
@@ -111,7 +115,7 @@ public struct DeliveryOptions: Sendable, Hashable {
         }
         if let throttleMilliseconds { parts.append("throttle \(throttleMilliseconds) ms") }
         if acknowledges { parts.append("acknowledges") }
-        if compact { parts.append("compact") }
+        if !compact { parts.append("full events") }
         return parts.isEmpty ? "every change" : parts.joined(separator: ", ")
     }
 }

@@ -2,8 +2,9 @@ import KVOClient
 import KVOTestSupport
 import Testing
 
-/// `DeliveryOptions(compact: true)` against the real kvod: the compact events
-/// decode into the very changes a full observer gets.
+/// `DeliveryOptions(compact: true)` (the default) against the real kvod: the
+/// compact events decode into the very changes a full observer
+/// (`compact: false`) gets.
 @Suite(.onDedicatedThread) struct CompactDeliveryTests {
     @Test(.timeLimit(.minutes(1))) func aCompactStreamGetsTheSameChangesAsAFullOne() async throws {
         let kvod = try await KVODProcess()
@@ -11,7 +12,8 @@ import Testing
         let compactConnection = try connect(kvod)
         try await fullConnection.set("q", "jobs", to: ["a"])
         let options: ObservationOptions = [.new, .old, .initial, .prior]
-        var full = fullConnection.changes(of: "q", keyPath: "jobs", options: options).makeAsyncIterator()
+        var full = fullConnection.changes(of: "q", keyPath: "jobs", options: options,
+                                          delivery: DeliveryOptions(compact: false)).makeAsyncIterator()
         var compact = compactConnection.changes(of: "q", keyPath: "jobs", options: options,
                                                 delivery: DeliveryOptions(compact: true)).makeAsyncIterator()
         let initialFull = try await full.next()
@@ -27,6 +29,8 @@ import Testing
             #expect(got != nil && got == expected, "\(String(describing: got)) against \(String(describing: expected))")
         }
         #expect(try await compactConnection.observations().map(\.delivery) == [DeliveryOptions(compact: true)])
+        #expect(try await fullConnection.observations().map(\.delivery) == [DeliveryOptions(compact: false)])
+        #expect(DeliveryOptions.all.compact, "compact events by default")
     }
 
     @Test(.timeLimit(.minutes(1))) func aCompactPrefixStreamNamesTheObjectThatChanged() async throws {
