@@ -20,6 +20,26 @@ import Testing
         #expect(change?.new == 1 && change?.old == nil && change?.isPrior == false)
     }
 
+    @Test(.timeLimit(.minutes(1))) func whenTheLastSubscriptionNeedingPriorLeavesKvodIsAskedForLess() async throws {
+        let kvod = try await KVODProcess()
+        let connection = try connect(kvod)
+        var first = connection.changes(of: "o", keyPath: "k", options: [.new]).makeAsyncIterator()
+        let second = Task {
+            for try await _ in connection.changes(of: "o", keyPath: "k", options: [.new, .old, .prior]) {}
+        }
+        try await waitUntil("kvod sends old and prior for the second", timeout: 10) {
+            try await connection.observations().map(\.options) == [[.new, .old, .prior]]
+        }
+        second.cancel()
+        try await waitUntil("kvod is asked for new alone once the second left", timeout: 10) {
+            try await connection.observations().map(\.options) == [[.new]]
+        }
+        // The same observation, narrowed in place: the first one goes on hearing every change.
+        try await connection.set("o", "k", to: 1)
+        let change = try await first.next()
+        #expect(change?.new == 1 && change?.isPrior == false)
+    }
+
     @Test(.timeLimit(.minutes(1))) func aSubscriptionThatNeedsMoreRegistersAgainAndTheOthersMissNothing() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)

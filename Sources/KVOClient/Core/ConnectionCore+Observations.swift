@@ -106,7 +106,13 @@ extension ConnectionCore {
         state.acks.forget(subscription)
         guard let entry = state.entries[subscription.key] else { return }
         entry.subscriptions.removeAll { $0 === subscription }
-        guard entry.subscriptions.isEmpty else { return }
+        guard entry.subscriptions.isEmpty else {
+            // A kvod that does not know `update` refuses it and changes nothing: the reply is not read.
+            if state.isConnected, entry.asksForMoreThanNeeded {
+                _ = core.enqueue(entry.narrowingRequest().line, .discard, in: &state)
+            }
+            return
+        }
         state.entries[subscription.key] = nil
         if state.isConnected {
             _ = core.enqueue(entry.unobserveRequest().line, .discard, in: &state)

@@ -10,7 +10,9 @@ import KVOProtocol
 /// `prior`, so kvod sends no prior events and no values nobody reads), and
 /// each subscription keeps only what its own options ask for. When a later
 /// subscription needs more than the registration asked for, the entry is
-/// registered again with the union at once (ConnectionCore+OptionsChange.swift).
+/// registered again with the union at once (ConnectionCore+OptionsChange.swift);
+/// when the last subscription that needed some option leaves, the
+/// registration is narrowed in place (`observe` with `"update": true`).
 /// `initial` is per subscription: the first one gets the daemon's initial
 /// event, later ones a `get` (see docs/CLIENT.md). ``delivery`` is kvod's to
 /// apply, so every subscription of an entry has the same.
@@ -76,6 +78,23 @@ final class ObservationEntry: @unchecked Sendable {
 
     static func options(_ options: ObservationOptions, cover subscription: Subscription) -> Bool {
         options.isSuperset(of: subscription.options.intersection(valueOptions))
+    }
+
+    /// Whether the last registration asks for options no subscription needs
+    /// any more (the last one that wanted `prior` or `old` left).
+    var asksForMoreThanNeeded: Bool {
+        isRegistered && registeredOptions != neededOptions && registeredOptions.isSuperset(of: neededOptions)
+    }
+
+    /// The `observe` with `"update": true` that narrows the registration to
+    /// what the subscriptions still need, in place: kvod sends less from its
+    /// reply on, and nothing a subscription needs goes missing meanwhile.
+    func narrowingRequest() -> RequestEncoder {
+        var line = key.request(.observe)
+        registeredOptions = neededOptions
+        line.strings(.options, registeredOptions.wireNames)
+        line.bool(.update, true)
+        return line
     }
 
     func unobserveRequest() -> RequestEncoder {
