@@ -1,0 +1,103 @@
+/// A history checked segment by segment (``QuiescentSegments``), each from
+/// every state the segments before may have ended in: linearizable exactly
+/// when the whole is (an order of the whole is one of each segment joined at
+/// the cuts, and the state at a cut is one the part before may end in), but
+/// the search never goes back past a cut, and its bounds hold per segment, with
+/// a linearized set as small as the segment.
+///
+/// Each segment but the last is searched for every state it may end in
+/// (``LinearizabilityChecker/endStates(_:from:)``), the whole set carried over:
+/// a cut where only one state is possible would drop the histories where two
+/// concurrent writes at one seq may end either way. Past ``maxCarriedStates``,
+/// a segment is not cut there but joined to the next one.
+public struct SegmentedChecker<Model: LinearizabilityModel> {
+    public let checker: LinearizabilityChecker<Model>
+    public var maxCarriedStates: Int
+
+    public init(checker: LinearizabilityChecker<Model>, maxCarriedStates: Int = 64) {
+        self.checker = checker
+        self.maxCarriedStates = maxCarriedStates
+    }
+
+    public func check(_ history: [HistoryOperation<Model.Input, Model.Output>]) -> SegmentedResult<Model.State> {
+        let clock = ContinuousClock()
+        let segments = QuiescentSegments.split(history)
+        var result = SegmentedResult<Model.State>(verdict: .linearizable, cuts: max(0, segments.count - 1))
+        // Once an operation of unknown outcome is called, no later cut: the operations from it on.
+        if let first = history.indices.filter({ history[$0].isUnknown }).min(by: { history[$0].call < history[$1].call }) {
+            result.afterUnknown = history.filter { $0.call >= history[first].call }.count
+        }
+        var starts = [checker.model.initialState]
+        var part: [Int] = []
+        for (number, segment) in segments.enumerated() {
+            part += segment
+            let isLast = number == segments.count - 1
+            let began = clock.now
+            let operations = part.map { history[$0] }
+            let (found, ends) = isLast ? (checker.check(operations, from: starts), [])
+                                       : checker.endStates(operations, from: starts)
+            result.add(operations: part.count, states: found.states, steps: found.steps,
+                       seconds: (clock.now - began) / .seconds(1))
+            guard found.verdict == .linearizable else {
+                result.verdict = found.verdict
+                result.segment = part
+                result.startStates = starts
+                result.stuckOperation = found.stuckOperation.map { part[$0] }
+                result.longestLinearization = found.longestLinearization.map { part[$0] }
+                return result
+            }
+            if isLast { break }
+            if ends.count > maxCarriedStates {
+                result.joined += 1
+                continue
+            }
+            result.mostCarried = max(result.mostCarried, ends.count)
+            starts = Array(ends)
+            part = []
+        }
+        return result
+    }
+}
+
+/// What ``SegmentedChecker`` found, and what its search took segment by segment.
+public struct SegmentedResult<State> {
+    public var verdict: LinearizabilityResult.Verdict
+    /// The history's quiescent points.
+    public var cuts: Int
+    /// Cuts not made: the states a segment may end in were more than could be carried.
+    public var joined = 0
+    /// Operations from the first of unknown outcome on: no cut among them.
+    public var afterUnknown = 0
+    /// The most states carried over a cut.
+    public var mostCarried = 1
+    /// The segments searched, and what the search took: in all, and at most in one.
+    public var searched = 0
+    public var states = 0
+    public var steps = 0
+    public var seconds = 0.0
+    public var largestSegment = 0
+    public var mostStates = 0
+    public var longestSeconds = 0.0
+    /// For a violation or a search past its bound: the segment's operations
+    /// (indices into the history, by call) and the states it was searched from.
+    public var segment: [Int] = []
+    public var startStates: [State] = []
+    /// For a violation, as ``LinearizabilityResult``'s, as indices into the history.
+    public var stuckOperation: Int?
+    public var longestLinearization: [Int] = []
+
+    init(verdict: LinearizabilityResult.Verdict, cuts: Int) {
+        self.verdict = verdict
+        self.cuts = cuts
+    }
+
+    mutating func add(operations: Int, states: Int, steps: Int, seconds: Double) {
+        searched += 1
+        self.states += states
+        self.steps += steps
+        self.seconds += seconds
+        largestSegment = max(largestSegment, operations)
+        mostStates = max(mostStates, states)
+        longestSeconds = max(longestSeconds, seconds)
+    }
+}
