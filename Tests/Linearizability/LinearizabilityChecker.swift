@@ -13,7 +13,10 @@
 /// backtracks. An operation whose outcome is unknown returns at infinity and
 /// its model step offers both worlds (applied, not applied), tried in turn.
 ///
-/// One pruning of its own: an operation that leaves the state as it was (a
+/// Two prunings of its own. An operation the model says no later state will
+/// accept (``LinearizabilityModel/neverFits(_:_:_:)``: a write at a seq below
+/// the last one applied) ends the order being tried at once, as its answer
+/// would, instead of after every operation called before that answer. And an operation that leaves the state as it was (a
 /// read, a failed condition) and fits where the search stands is never tried
 /// anywhere later. Any order that fits it later fits it here too (it changes
 /// nothing, and its interval holds this point), so when the search backtracks
@@ -127,16 +130,27 @@ public struct LinearizabilityChecker<Model: LinearizabilityModel> {
                         return (LinearizabilityResult(verdict: .linearizable, states: cache.count, steps: steps,
                                                       longestLinearization: [], stuckOperation: nil), ends)
                     }
-                } else if list.isCall(entry) {
-                    let operation = list.operation[entry]
-                    steps += 1
-                    let offered = model.step(state, history[operation].input, history[operation].output)
-                    entry = push(entry, offered, from: 0, lifted: false) ? list.first : list.next[entry]
-                    continue
-                } else if frames.count > longest.count {
+                } else {
+                    if list.isCall(entry) {
+                        let operation = list.operation[entry]
+                        steps += 1
+                        let offered = model.step(state, history[operation].input, history[operation].output)
+                        if push(entry, offered, from: 0, lifted: false) {
+                            entry = list.first
+                            continue
+                        }
+                        // An operation no state from here on accepts: as good as its answer reached.
+                        guard offered.isEmpty, model.neverFits(state, history[operation].input, history[operation].output)
+                        else {
+                            entry = list.next[entry]
+                            continue
+                        }
+                    }
                     // The answer of an operation not linearized yet: no order from here fits it in.
-                    longest = frames.map { list.operation[$0.entry] }
-                    stuck = list.operation[entry]
+                    if frames.count > longest.count {
+                        longest = frames.map { list.operation[$0.entry] }
+                        stuck = list.operation[entry]
+                    }
                 }
                 while let top = frames.last, top.isNeutral {
                     frames.removeLast()
