@@ -16,7 +16,8 @@
 /// Two prunings of its own. An operation the model says no later state will
 /// accept (``LinearizabilityModel/neverFits(_:_:_:)``: a write at a seq below
 /// the last one applied) ends the order being tried at once, as its answer
-/// would, instead of after every operation called before that answer. And an operation that leaves the state as it was (a
+/// would, instead of after every operation called before that answer. And
+/// an operation that leaves the state as it was (a
 /// read, a failed condition) and fits where the search stands is never tried
 /// anywhere later. Any order that fits it later fits it here too (it changes
 /// nothing, and its interval holds this point), so when the search backtracks

@@ -66,7 +66,7 @@ public struct SegmentedChecker<Model: LinearizabilityModel> {
 
     /// One order that fits from each start, which then ends where the model said.
     private func searchOnce(_ operations: [HistoryOperation<Model.Input, Model.Output>], _ starts: [Model.State],
-                      _ told: [Model.State], _ result: inout SegmentedResult<Model.State>)
+                            _ told: [Model.State], _ result: inout SegmentedResult<Model.State>)
         -> (found: LinearizabilityResult, ends: Set<Model.State>, seconds: Double)
     {
         result.told += 1

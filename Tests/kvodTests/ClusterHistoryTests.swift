@@ -10,7 +10,7 @@ import Testing
 /// must read its own writes, and every observer on every kvod must hear one
 /// complete stream, the same everywhere (docs/RELIABILITY.md, "Histories under faults").
 ///
-/// One round here (20-30 s); `CLUSTER_HISTORY_SECONDS=N` runs rounds
+/// One round here (13-16 s); `CLUSTER_HISTORY_SECONDS=N` runs rounds
 /// for N seconds on one cluster (`scripts/soak/cluster-history.sh`), and
 /// `CLUSTER_HISTORY_SEED` repeats a run's choices.
 @Suite(.onDedicatedThread, .enabled(if: EtcdCluster.isInstalled, "etcd is not installed (apt-get install etcd-server etcd-client)"),
