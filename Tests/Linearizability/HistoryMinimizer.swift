@@ -15,16 +15,18 @@ public struct HistoryMinimizer<Model: LinearizabilityModel> {
 
     /// The indices, ascending, of a part of `history` that is not
     /// linearizable and from which no operation can be left out (within
-    /// `seconds`: past them, the part found so far).
+    /// `seconds`: past them, the part found so far). A segment of a history
+    /// (``SegmentedChecker``) is searched from the states it may start in, `starts`.
     public func minimize(_ history: [HistoryOperation<Model.Input, Model.Output>], stuck: Int?,
-                         seconds: Double = 20) -> [Int] {
+                         seconds: Double = 20, from starts: [Model.State]? = nil) -> [Int] {
+        let starts = starts ?? [checker.model.initialState]
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
         var kept = Array(history.indices)
         if let stuck {
             let prefix = kept.filter { history[$0].call <= history[stuck].returned }
             if prefix.count < kept.count, canLeaveOut(Set(kept).subtracting(prefix), keeping: prefix, history),
-               fails(prefix, history) {
+               fails(prefix, history, starts) {
                 kept = prefix
             }
         }
@@ -36,7 +38,7 @@ public struct HistoryMinimizer<Model: LinearizabilityModel> {
                 if clock.now > deadline { return kept }
                 let end = min(kept.count, start + chunk)
                 let rest = Array(kept[..<start] + kept[end...])
-                if canLeaveOut(Set(kept[start..<end]), keeping: rest, history), fails(rest, history) {
+                if canLeaveOut(Set(kept[start..<end]), keeping: rest, history), fails(rest, history, starts) {
                     kept = rest
                     leftOut = true
                 } else {
@@ -49,8 +51,9 @@ public struct HistoryMinimizer<Model: LinearizabilityModel> {
         }
     }
 
-    private func fails(_ indices: [Int], _ history: [HistoryOperation<Model.Input, Model.Output>]) -> Bool {
-        checker.check(indices.map { history[$0] }).verdict == .notLinearizable
+    private func fails(_ indices: [Int], _ history: [HistoryOperation<Model.Input, Model.Output>],
+                       _ starts: [Model.State]) -> Bool {
+        checker.check(indices.map { history[$0] }, from: starts).verdict == .notLinearizable
     }
 
     private func canLeaveOut(_ left: Set<Int>, keeping rest: [Int],

@@ -96,6 +96,48 @@ public struct KeyPathRegisterModel: LinearizabilityModel, Sendable {
         return false
     }
 
+    /// The last seq applied never goes down: a write applied at a seq below
+    /// it, or a read at a seq below it, fits no state from here on.
+    public func neverFits(_ state: ObjectRegisters, _ input: RegisterInput, _ output: RegisterOutput?) -> Bool {
+        switch output {
+        case .applied(let seq)?: seq < state.lastSeq
+        case .value(_, _, let after?)?, .values(_, let after?)?: after.upperBound < state.lastSeq
+        default: false
+        }
+    }
+
+    /// Every accepted order applies the applied writes in the order of their
+    /// seqs and nothing else changes the state: so each key path ends as the
+    /// write at its highest seq left it. Unless two writes share that seq
+    /// (one `Txn`: either order), one's outcome is unknown, or a modSeq is
+    /// unknown (a read may learn it).
+    public func endState(of operations: [HistoryOperation<RegisterInput, RegisterOutput>],
+                         from state: ObjectRegisters) -> ObjectRegisters? {
+        guard !state.modSeqs.contains(ObjectRegisters.unknownModSeq) else { return nil }
+        var end = state
+        // Each key path's write at the highest seq so far: its seq and operation, and whether another shares it.
+        var last: [(seq: Int, operation: Int, tied: Bool)?] = Array(repeating: nil, count: state.values.count)
+        for (index, operation) in operations.enumerated() {
+            guard case .write(let writes) = operation.input else { continue }
+            switch operation.output {
+            case .applied(let seq)?:
+                end.lastSeq = max(end.lastSeq, seq)
+                for write in writes {
+                    if let known = last[write.path], known.seq > seq || (known.seq == seq && known.operation != index) {
+                        if known.seq == seq { last[write.path]!.tied = true }
+                        continue
+                    }
+                    last[write.path] = (seq, index, false)
+                    end.values[write.path] = write.value
+                    end.modSeqs[write.path] = seq
+                }
+            case nil: return nil
+            default: continue
+            }
+        }
+        return last.contains { $0?.tied == true } ? nil : end
+    }
+
     // MARK: Reports
 
     private func name(_ value: Int) -> String { valueNames.indices.contains(value) ? valueNames[value] : "#\(value)" }

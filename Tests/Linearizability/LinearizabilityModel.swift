@@ -31,9 +31,21 @@ public protocol LinearizabilityModel {
 
     /// What an operation observed that another one must have left.
     func consumes(_ input: Input, _ output: Output?) -> [AnyHashable]
+
+    /// The state every order of `operations` the model accepts from `state`
+    /// ends in, when the answers alone tell it; nil when only a search can
+    /// (``SegmentedChecker`` then searches for every end state).
+    func endState(of operations: [HistoryOperation<Input, Output>], from state: State) -> State?
+
+    /// Whether no state reachable from `state` accepts `output` to `input`:
+    /// the checker then gives up the order it tries at once. True only when
+    /// certain (false: the checker goes on as without it).
+    func neverFits(_ state: State, _ input: Input, _ output: Output?) -> Bool
 }
 
 extension LinearizabilityModel {
     public func produces(_ input: Input, _ output: Output?) -> [AnyHashable] { [] }
     public func consumes(_ input: Input, _ output: Output?) -> [AnyHashable] { [] }
+    public func endState(of operations: [HistoryOperation<Input, Output>], from state: State) -> State? { nil }
+    public func neverFits(_ state: State, _ input: Input, _ output: Output?) -> Bool { false }
 }

@@ -23,6 +23,9 @@ struct ClusterHistorySummary {
     var undecided: [String] = []
     var checkerSeconds = 0.0
     var states = 0
+    /// The most operations and states one segment of an object's history took.
+    var largestSegment = 0
+    var mostSegmentStates = 0
     var lines: [String] = []
 
     mutating func add(round: Int, records: [RecordedOperation], faults: [ClusterFaults.Record],
@@ -54,6 +57,8 @@ struct ClusterHistorySummary {
         undecided += register.undecided.map { "round \(round): \($0)" }
         checkerSeconds += register.seconds
         states += register.states
+        largestSegment = max(largestSegment, register.largestSegment)
+        mostSegmentStates = max(mostSegmentStates, register.mostSegmentStates)
         let seconds = String(format: "%.1f", MonotonicClock.now() - start)
         lines.append("cluster history round \(round): \(records.count) operations in \(seconds) s ("
             + kinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -61,7 +66,12 @@ struct ClusterHistorySummary {
             + "\(faults.count) faults (" + faults.map { "\($0.name) " + String(format: "%.1f s", $0.end - $0.start) }
                 .joined(separator: "; ")
             + "), \(streams.count) streams of \(stream.events) events; \(found.count) violations; checker "
-            + String(format: "%.2f s, %d states", register.seconds, register.states))
+            + String(format: "%.2f s, %d states", register.seconds, register.states)
+            + " in \(register.segments) segments (\(register.cuts) quiescent points, \(register.told) end states told by the "
+            + "model, \(register.joined) not cut, at most "
+            + "\(register.mostCarried) states carried, \(register.afterUnknown) operations after an unresolved unknown "
+            + "outcome); the largest segment \(register.largestSegment) operations, at most \(register.mostSegmentStates) states, "
+            + String(format: "%.3f s", register.longestSegmentSeconds) + ", a segment")
     }
 
     private static func kind(_ record: RecordedOperation) -> String {
@@ -85,7 +95,8 @@ struct ClusterHistorySummary {
                 + faults.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
                 + "; \(events) events per observer, \(resumes) resumes (\(refusedResumes) refused while stale and behind); "
                 + "\(violations.count) violations, "
-                + "\(undecided.count) undecided; checker " + String(format: "%.2f s, %d states", checkerSeconds, states),
+                + "\(undecided.count) undecided; checker " + String(format: "%.2f s, %d states", checkerSeconds, states)
+                + "; the largest segment \(largestSegment) operations, at most \(mostSegmentStates) states",
         ]).joined(separator: "\n")
     }
 }

@@ -14,7 +14,10 @@ import Linearizability
 /// (complete, the same on every kvod, each acknowledged write at its seq), and
 /// without this every write of unknown outcome may fit anywhere after its call,
 /// which made the search of a 3,400-operation history pass two million states.
-/// A violation is reported with the smallest part of the history that still
+/// Each object's history is searched segment by segment, cut where no
+/// operation on the object is in flight (``SegmentedChecker``), from every
+/// state the segment before may end in; the checker's bounds hold per segment.
+/// A violation is reported with the smallest part of its segment that still
 /// is one (``HistoryMinimizer``).
 struct RegisterHistoryCheck {
     /// One object's state when the round began: each key path's value and modSeq.
@@ -29,6 +32,20 @@ struct RegisterHistoryCheck {
     var states = 0
     var steps = 0
     var seconds = 0.0
+    /// The objects' quiescent points, the segments searched between them, and
+    /// the most operations, states and seconds one segment took.
+    var cuts = 0
+    var segments = 0
+    var largestSegment = 0
+    var mostSegmentStates = 0
+    var longestSegmentSeconds = 0.0
+    /// Cuts not made (more end states than carried), the most states carried
+    /// over a cut, and operations from an unresolved unknown outcome on (no cut among them).
+    var joined = 0
+    /// Cuts whose end state the model told (the others' were searched for).
+    var told = 0
+    var mostCarried = 0
+    var afterUnknown = 0
 
     static let maxStates = 2_000_000
     /// Room for ``maxStates`` of a 5,000-operation history (each state keeps a bit per operation):
@@ -93,15 +110,25 @@ struct RegisterHistoryCheck {
                                             modSeqs: paths.map { start[$0]?.modSeq ?? 0 },
                                             lastSeq: paths.compactMap { start[$0]?.modSeq }.max() ?? 0)
             let model = KeyPathRegisterModel(initial: registers, pathNames: paths, valueNames: names)
-            let checker = LinearizabilityChecker(model: model, maxStates: Self.maxStates, maxSteps: 50 * Self.maxStates,
-                                                 maxCacheBytes: Self.maxCacheBytes)
+            let checker = SegmentedChecker(checker: LinearizabilityChecker(
+                model: model, maxStates: Self.maxStates, maxSteps: 50 * Self.maxStates, maxCacheBytes: Self.maxCacheBytes))
             let result = checker.check(history.map(\.0))
             states += result.states
             steps += result.steps
+            cuts += result.cuts
+            segments += result.searched
+            largestSegment = max(largestSegment, result.largestSegment)
+            mostSegmentStates = max(mostSegmentStates, result.mostStates)
+            longestSegmentSeconds = max(longestSegmentSeconds, result.longestSeconds)
+            joined += result.joined
+            told += result.told
+            mostCarried = max(mostCarried, result.mostCarried)
+            afterUnknown += result.afterUnknown
             switch result.verdict {
             case .linearizable: break
             case .unknown:
-                undecided.append("\(object): \(history.count) operations, gave up after \(result.states) states")
+                undecided.append("\(object): \(history.count) operations, a segment of \(result.segment.count) gave up after "
+                    + "\(result.mostStates) states")
             case .notLinearizable:
                 violations.append(Self.report(object, history, result, model))
             }
@@ -165,11 +192,16 @@ struct RegisterHistoryCheck {
 
     /// The violation as a person reads it: the smallest part found, each
     /// operation with its interval (reads: where their seq puts them, and when they were sent and answered).
+    /// The part is cut from the segment the search failed in, searched from the states it may start in.
     private static func report(_ object: String, _ history: [(HistoryOperation<RegisterInput, RegisterOutput>, RecordedOperation)],
-                               _ result: LinearizabilityResult, _ model: KeyPathRegisterModel) -> String {
+                               _ result: SegmentedResult<ObjectRegisters>, _ model: KeyPathRegisterModel) -> String {
         let operations = history.map(\.0)
         let bounded = LinearizabilityChecker(model: model, maxStates: 200_000, maxSteps: 2_000_000)
-        let part = HistoryMinimizer(checker: bounded).minimize(operations, stuck: result.stuckOperation, seconds: 30)
+        let segment = result.segment
+        let stuck = result.stuckOperation.flatMap { segment.firstIndex(of: $0) }
+        let part = HistoryMinimizer(checker: bounded)
+            .minimize(segment.map { operations[$0] }, stuck: stuck, seconds: 30, from: result.startStates)
+            .map { segment[$0] }
         let origin = part.map { min(operations[$0].call, history[$0].1.call) }.min() ?? 0
         var lines = HistoryReport.lines(part, of: operations, model: model, origin: origin)
         for index in part.sorted() {
@@ -182,8 +214,9 @@ struct RegisterHistoryCheck {
                 + "\(record.kvod), answered at \(HistoryReport.milliseconds(record.returned! - origin)), seq \(record.seq!)"
                 + (record.outcome.isStale ? ", stale" : ""))
         }
+        let starts = result.startStates.map { model.describe($0) }.joined(separator: " or ")
         return "\(object) is not linearizable (\(operations.count) operations; the search got stuck at #"
-            + "\(result.stuckOperation ?? -1)); the smallest part that still is not, times in ms:\n  "
-            + lines.joined(separator: "\n  ")
+            + "\(result.stuckOperation ?? -1), in a segment of \(segment.count) starting from \(starts)); the smallest part "
+            + "that still is not, times in ms:\n  " + lines.joined(separator: "\n  ")
     }
 }
