@@ -146,7 +146,7 @@ extension EtcdKeyValue {
     }
 
     /// A bytes member; empty, and `failure` set if not set yet, when etcd could not have written it.
-    private static func bytes(_ member: Either, _ name: String, _ failure: inout EtcdError?) -> [UInt8] {
+    private static func bytes(_ member: Member, _ name: String, _ failure: inout EtcdError?) -> [UInt8] {
         do {
             return try bytes(member, name)
         } catch {
@@ -167,7 +167,7 @@ extension EtcdKeyValue {
 
     /// A member's value: a string as ``JSONText`` (plain text stays in the
     /// message's bytes), anything else as a value.
-    private static func text(_ reader: inout JSONReader) throws(JSONError) -> Either {
+    private static func text(_ reader: inout JSONReader) throws(JSONError) -> Member {
         reader.peekKind() == .string ? .text(try reader.readStringText()) : .value(try reader.readValue())
     }
 
@@ -176,13 +176,14 @@ extension EtcdKeyValue {
         reader.peekKind() == .string ? .string(try reader.readStringText().string) : try reader.readValue()
     }
 
-    private enum Either {
+    /// A member's value as ``text(_:)`` read it.
+    private enum Member {
         case text(JSONText)
         case value(JSONValue)
     }
 
     /// A bytes member, by GatewayJSON.swift's rules: base64 decoded from the message's bytes when plain.
-    private static func bytes(_ member: Either, _ name: String) throws(EtcdError) -> [UInt8] {
+    private static func bytes(_ member: Member, _ name: String) throws(EtcdError) -> [UInt8] {
         let decoded: [UInt8]?
         switch member {
         case .value(let value): return try JSONValue.bytes(value, name)
