@@ -9,9 +9,15 @@ enum Base64 {
     }()
 
     static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let input = Array(bytes)
         var output = [UInt8]()
-        output.reserveCapacity((input.count + 2) / 3 * 4)
+        encode(Array(bytes), into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the base64 of `input` to `output`: a request's keys and values
+    /// go straight into its body (EtcdTxn+Body.swift).
+    static func encode(_ input: [UInt8], into output: inout [UInt8]) {
+        output.reserveCapacity(output.count + (input.count + 2) / 3 * 4)
         var index = 0
         while index < input.count {
             let b0 = UInt32(input[index])
@@ -24,27 +30,40 @@ enum Base64 {
             output.append(index + 2 < input.count ? alphabet[Int(triple & 63)] : UInt8(ascii: "="))
             index += 3
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// The bytes `text` spells, or nil if it is not base64.
     static func decode(_ text: String) -> [UInt8]? {
-        var output = [UInt8]()
-        output.reserveCapacity(text.utf8.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var padding = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "=") { padding += 1; continue }
-            let value = decoding[Int(byte)]
-            if value == 0xFF || padding > 0 { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(accumulator >> UInt32(bits) & 0xFF))
+        var text = text
+        return text.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The bytes `encoded` spells, or nil if it is not base64: read straight
+    /// from the watch message's bytes, with no `String` between (the watch
+    /// decodes every key and value of every change).
+    static func decode(_ encoded: UnsafeRawBufferPointer) -> [UInt8]? {
+        let table = decoding
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: encoded.count / 4 * 3 + 3) { buffer, count in
+            var accumulator: UInt32 = 0
+            var bits = 0
+            var padding = 0
+            var written = 0
+            for byte in encoded {
+                if byte == UInt8(ascii: "=") { padding += 1; continue }
+                let value = table[Int(byte)]
+                if value == 0xFF || padding > 0 { valid = false; break }
+                accumulator = accumulator << 6 | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    buffer[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                    written += 1
+                }
             }
+            if padding > 2 { valid = false }
+            count = written
         }
-        return padding <= 2 ? output : nil
+        return valid ? output : nil
     }
 }

@@ -71,7 +71,7 @@ public final class EtcdClient {
     // MARK: Key-value
 
     public func range(_ request: EtcdRangeRequest, _ done: @escaping (Result<EtcdRangeResponse, EtcdError>) -> Void) {
-        call("/kv/range", request.json, retriesWhatMayHaveApplied: true, parse: EtcdRangeResponse.init, done)
+        call("/kv/range", request.json.jsonBytes, retriesWhatMayHaveApplied: true, parse: EtcdRangeResponse.init, done)
     }
 
     /// A linearizable read of `request` at `endpoint` that must answer within
@@ -81,7 +81,7 @@ public final class EtcdClient {
     /// answer tells that it is alive.
     public func probe(_ request: EtcdRangeRequest, at endpoint: String, timeoutMilliseconds: Int,
                       _ done: @escaping (Result<EtcdRangeResponse, EtcdError>) -> Void) {
-        call("/kv/range", request.json, pinned: endpoint, timeoutMilliseconds: timeoutMilliseconds,
+        call("/kv/range", request.json.jsonBytes, pinned: endpoint, timeoutMilliseconds: timeoutMilliseconds,
              parse: EtcdRangeResponse.init, done)
     }
 
@@ -92,11 +92,11 @@ public final class EtcdClient {
     }
 
     public func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
-        call("/kv/put", request.json, parse: EtcdPutResponse.init, done)
+        call("/kv/put", request.json.jsonBytes, parse: EtcdPutResponse.init, done)
     }
 
     public func delete(_ request: EtcdDeleteRequest, _ done: @escaping (Result<EtcdDeleteResponse, EtcdError>) -> Void) {
-        call("/kv/deleterange", request.json, parse: EtcdDeleteResponse.init, done)
+        call("/kv/deleterange", request.json.jsonBytes, parse: EtcdDeleteResponse.init, done)
     }
 
     /// `idempotent`: applying the request twice does what applying it once
@@ -107,14 +107,14 @@ public final class EtcdClient {
     public func txn(_ request: EtcdTxnRequest, idempotent: Bool = false,
                     _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) -> EtcdRequest {
         let handle = EtcdRequest(endpoint: currentEndpoint)
-        call("/kv/txn", request.json, handle: handle, retriesWhatMayHaveApplied: idempotent, parse: EtcdTxnResponse.init,
+        call("/kv/txn", request.body, handle: handle, retriesWhatMayHaveApplied: idempotent, parse: EtcdTxnResponse.init,
              done)
         return handle
     }
 
     /// Discards the history before `revision`: watches from earlier revisions are then compacted.
     public func compact(revision: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
-        call("/kv/compaction", ["revision": .int64(revision)], parse: { json throws(EtcdError) in
+        call("/kv/compaction", JSONValue.object(["revision": .int64(revision)]).jsonBytes, parse: { json throws(EtcdError) in
             try EtcdResponseHeader(json.field("header"))
         }, done)
     }
@@ -123,13 +123,13 @@ public final class EtcdClient {
 
     /// A new lease that ends `ttl` seconds after its last renewal.
     public func grantLease(ttl: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void) {
-        call("/lease/grant", ["TTL": .int64(ttl)], parse: EtcdLease.init, done)
+        call("/lease/grant", JSONValue.object(["TTL": .int64(ttl)]).jsonBytes, parse: EtcdLease.init, done)
     }
 
     /// Renews a lease once (the gateway's keepalive stream, one message long).
     /// A lease that no longer exists answers a ttl of 0 or less.
     public func keepAlive(lease: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void) {
-        call("/lease/keepalive", ["ID": .int64(lease)], retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
+        call("/lease/keepalive", JSONValue.object(["ID": .int64(lease)]).jsonBytes, retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
             guard let result = json.field("result") else {
                 throw .malformedResponse("a keepalive answer without result")
             }
@@ -139,7 +139,7 @@ public final class EtcdClient {
 
     /// Ends a lease now: etcd deletes every key attached to it, in one revision.
     public func revokeLease(_ lease: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
-        call("/lease/revoke", ["ID": .int64(lease)], retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
+        call("/lease/revoke", JSONValue.object(["ID": .int64(lease)]).jsonBytes, retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
             try EtcdResponseHeader(json.field("header"))
         }, done)
     }
@@ -150,7 +150,7 @@ public final class EtcdClient {
     /// within `timeoutMilliseconds` (nil: the configuration's request timeout).
     public func status(of endpoint: String? = nil, timeoutMilliseconds: Int? = nil,
                        _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void) {
-        call("/maintenance/status", .object([:]), pinned: endpoint, timeoutMilliseconds: timeoutMilliseconds,
+        call("/maintenance/status", JSONValue.object([:]).jsonBytes, pinned: endpoint, timeoutMilliseconds: timeoutMilliseconds,
              parse: EtcdStatus.init, done)
     }
 
@@ -187,14 +187,14 @@ public final class EtcdClient {
     /// endpoint's timeout moves it to the next endpoint, as a refused
     /// connection does; a change is retried only when it was surely not sent.
     /// `handle`: told each attempt, and finished before `done` is told.
-    private func call<T>(_ path: String, _ body: JSONValue, pinned: String? = nil, handle: EtcdRequest? = nil,
+    private func call<T>(_ path: String, _ body: [UInt8], pinned: String? = nil, handle: EtcdRequest? = nil,
                          attempt: Int = 0, retriesWhatMayHaveApplied: Bool = false, timeoutMilliseconds: Int? = nil,
                          parse: @escaping (JSONValue) throws(EtcdError) -> T,
                          _ done: @escaping (Result<T, EtcdError>) -> Void) {
         let endpoint = pinned ?? currentEndpoint
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(url: endpoint + "/v3" + path, body: body.jsonBytes, headers: [],
+            transfer = try CurlTransfer(url: endpoint + "/v3" + path, body: body, headers: [],
                                         timeoutMilliseconds: timeoutMilliseconds ?? configuration.requestTimeoutMilliseconds,
                                         connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds, keepAlive: configuration.keepAlive,
                                         maxBytes: configuration.maxResponseBytes)

@@ -103,33 +103,37 @@ public final class EtcdWatch {
 
     private func handle(_ message: [UInt8]) throws(EtcdError) {
         messagesReceived += 1
-        let json: JSONValue
+        let read: EtcdWatchMessage
         do {
-            json = try JSONReader.parse(message)
+            read = try EtcdWatchMessage(message)
         } catch {
             throw .malformedResponse("a watch message: \(error.message)")
         }
-        if json.field("error") != nil { return finish(.ended(EtcdClient.gatewayError(json, status: 200))) }
-        guard let result = json.field("result") else { throw .malformedResponse("a watch message without result") }
-        let header = try EtcdResponseHeader(result.field("header"))
-        if result.flag("canceled") {
-            let compactRevision = try result.int64("compact_revision")
+        if read.hasError {
+            // Rare: read whole, as the gateway's errors are (EtcdClient.gatewayError).
+            guard let json = try? JSONReader.parse(message) else { throw .malformedResponse("a watch message") }
+            return finish(.ended(EtcdClient.gatewayError(json, status: 200)))
+        }
+        guard read.hasResult else { throw .malformedResponse("a watch message without result") }
+        let header = try EtcdResponseHeader(read.header)
+        if EtcdWatchMessage.flag(read.canceled) {
+            let compactRevision = try JSONValue.int64(read.compactRevision, "compact_revision")
             if compactRevision > 0 { return finish(.compacted(compactRevision: compactRevision)) }
             var reason = "cancelled by etcd"
-            if case .string(let text)? = result.field("cancel_reason") { reason = text }
+            if case .string(let text)? = read.cancelReason { reason = text }
             return finish(.cancelled(reason: reason))
         }
-        if result.flag("created") {
+        if EtcdWatchMessage.flag(read.created) {
             // A watch from now reports the changes after the revision it was created at.
             if request.startRevision == 0 { lastRevision = header.revision }
             return handler(.created(header))
         }
-        let events = result.list("events")
+        let events = try read.events.get()
         if events.isEmpty { return handler(.progress(revision: header.revision)) }
-        for event in events { fragments.append(try EtcdWatchEvent(event)) }
+        fragments += events
         fragmentBytes += message.count
         if fragmentBytes > maxMessageBytes { throw .responseTooLarge(limit: maxMessageBytes) }
-        if result.flag("fragment") { return }
+        if EtcdWatchMessage.flag(read.fragment) { return }
         let whole = fragments
         fragments = []
         fragmentBytes = 0

@@ -11,7 +11,12 @@ extension JSONValue {
 
     /// An int64 field (a string, or a number from a lenient writer); 0 when absent.
     func int64(_ name: String) throws(EtcdError) -> Int64 {
-        switch field(name) {
+        try Self.int64(field(name), name)
+    }
+
+    /// `value`, the member `name`, as an int64 field.
+    static func int64(_ value: JSONValue?, _ name: String) throws(EtcdError) -> Int64 {
+        switch value {
         case nil, .null?: return 0
         case .string(let text)?:
             guard let value = Int64(text) else { throw .malformedResponse("\(name) is not an int64: \(text)") }
@@ -25,7 +30,12 @@ extension JSONValue {
 
     /// A bytes field; empty when absent.
     func bytes(_ name: String) throws(EtcdError) -> [UInt8] {
-        switch field(name) {
+        try Self.bytes(field(name), name)
+    }
+
+    /// `value`, the member `name`, as a bytes field.
+    static func bytes(_ value: JSONValue?, _ name: String) throws(EtcdError) -> [UInt8] {
+        switch value {
         case nil, .null?: return []
         case .string(let text)?:
             guard let bytes = Base64.decode(text) else { throw .malformedResponse("\(name) is not base64") }

@@ -434,3 +434,57 @@ extension Result {
         #expect(offsets == [0, 3, 7, 11])
     }
 }
+
+@Suite struct JSONPullReaderArrayTests {
+    @Test func pullReadsElementsInOrderSkippingThoseNotRead() throws {
+        let text = #"{"a":[ 1, {"b":[]}, "s" , [2,[3]], null ],"c":[]}"#
+        let log = try pull(text) { (reader: inout JSONReader) throws(JSONError) in
+            var log: [String] = []
+            try reader.beginObject()
+            while let name = try reader.nextMember() {
+                try reader.beginArray()
+                var index = 0
+                while try reader.nextElement() {
+                    defer { index += 1 }
+                    if index == 1 { continue }  // not read: skipped by the next call
+                    if index == 3 {
+                        try reader.beginArray()
+                        while try reader.nextElement() { log.append("\(name)[3][]=\(try reader.readValue().jsonString)") }
+                        continue
+                    }
+                    log.append("\(name)[\(index)]=\(try reader.readValue().jsonString)")
+                }
+                log.append("\(name) ends")
+            }
+            try reader.finish()
+            return log
+        }.get()
+        #expect(log == ["a[0]=1", "a[2]=\"s\"", "a[3][]=2", "a[3][]=[3]", "a[4]=null", "a ends", "c ends"])
+    }
+
+    @Test func pullRefusesABrokenArrayAndNamesOutsideObjects() {
+        let elements = { (reader: inout JSONReader) throws(JSONError) -> Int in
+            var count = 0
+            try reader.beginArray()
+            while try reader.nextElement() { count += 1 }
+            try reader.finish()
+            return count
+        }
+        #expect(pull("[1,2,3]", elements) == .success(3))
+        #expect(pull("[]", elements) == .success(0))
+        for text in ["[1,]", "[1 2]", "[1,2", "[,1]", "{}", "[1]]"] {
+            #expect(pull(text, elements).failure != nil, "\(text)")
+        }
+        #expect(pull("[[[1]]]", maxDepth: 2, elements).failure != nil)
+        let nameInArray = pull(#"[{"a":1}]"#) { (reader: inout JSONReader) throws(JSONError) in
+            try reader.beginArray()
+            _ = try reader.nextMember()
+        }
+        #expect(nameInArray.failure != nil)
+        let elementInObject = pull(#"{"a":1}"#) { (reader: inout JSONReader) throws(JSONError) in
+            try reader.beginObject()
+            _ = try reader.nextElement()
+        }
+        #expect(elementInObject.failure != nil)
+    }
+}

@@ -95,4 +95,16 @@ import Testing
             #"{"op":"set","path":["a"],"kind":"setting","cause":"eviction","uid":"x","host":"h","ttl":-1,"by":{}}"#.utf8))
         #expect(ReplicatedChange(object: "o", json: newer)?.context == ChangeContext(host: "h"))
     }
+
+    @Test func aRecordLeavesOutEmptyIndexesAndIsReadAsWithThem() throws {
+        let set = ReplicatedChange(op: "set", object: "o", path: ["a"], kind: .setting)
+        #expect(set.json.jsonString == #"{"op":"set","path":["a"],"kind":"setting"}"#)
+        #expect(ReplicatedChange(object: "o", json: set.json) == set)
+        let insert = ReplicatedChange(op: "insert", object: "o", path: ["l"], kind: .insertion, indexes: [0, 2])
+        #expect(insert.json.jsonString == #"{"op":"insert","path":["l"],"kind":"insertion","indexes":[0,2]}"#)
+        #expect(ReplicatedChange(object: "o", json: insert.json) == insert)
+        // What the kvods before wrote, with the empty array, reads as the same change.
+        let before = try JSONReader.parse(Array(#"{"op":"set","path":["a"],"kind":"setting","indexes":[]}"#.utf8))
+        #expect(ReplicatedChange(object: "o", json: before) == set)
+    }
 }

@@ -49,3 +49,14 @@ extension JSONValue {
         return body(&elements)
     }
 }
+
+extension JSONValue {
+    /// The member `name` of this object; nil when it has none or is not an
+    /// object. ``value(at:)`` of one plain name (no collection operator),
+    /// without the array of keys: the replicated records read several
+    /// members of every change so.
+    func member(_ name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[name]
+    }
+}

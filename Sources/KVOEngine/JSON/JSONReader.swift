@@ -80,6 +80,8 @@ public struct JSONReader {
     private struct PullLevel {
         var firstName: Int
         var hasMembers = false
+        /// An array opened with ``beginArray()``: read with ``nextElement()``, not by names.
+        var isArray = false
         /// Replaces the linear scan of `memberNames` once an object grows large,
         /// so a hostile request with many members can't make the check quadratic.
         var nameSet: Set<String>?
@@ -142,6 +144,44 @@ public struct JSONReader {
         level = PullLevel(firstName: memberNames.count)
     }
 
+    /// Consumes the `[` that opens an array, to be read with ``nextElement()``.
+    ///
+    /// May be called for a member's value or an element, to read a nested array
+    /// the same way. The array counts toward `maxDepth`.
+    public mutating func beginArray() throws(JSONError) {
+        valuePending = false
+        try expect(UInt8(ascii: "["), describedAs: "'['")
+        try enter()
+        if let outer = level { outerLevels.append(outer) }
+        level = PullLevel(firstName: memberNames.count, isArray: true)
+    }
+
+    /// Whether another element follows, the reader then standing before it
+    /// (to be read with any read method, or skipped by the next call); false
+    /// once the closing `]` is consumed. Commas are handled here.
+    public mutating func nextElement() throws(JSONError) -> Bool {
+        guard let current = level, current.isArray else {
+            throw JSONError("nextElement() called outside an array", at: position)
+        }
+        if valuePending { try skipValue() }
+        skipWhitespace()
+        guard position < bytes.count else { throw .unexpectedEnd(at: position) }
+        let byte = bytes[position]
+        if byte == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            level = outerLevels.popLast()
+            return false
+        }
+        if current.hasMembers {
+            guard byte == UInt8(ascii: ",") else { throw .unexpectedByte(byte, at: position, expecting: "',' or ']'") }
+            position += 1
+        }
+        level!.hasMembers = true
+        valuePending = true
+        return true
+    }
+
     /// Returns the next member's name, having consumed it and its `:`; or `nil`
     /// once the closing `}` is consumed. Commas are handled here.
     ///
@@ -173,7 +213,7 @@ public struct JSONReader {
     /// Consumes a comma if one is due and stops at the next name's quote
     /// (true), or consumes the closing `}` (false).
     private mutating func advanceToMemberName() throws(JSONError) -> Bool {
-        guard let current = level else {
+        guard let current = level, !current.isArray else {
             throw JSONError("nextMember() called outside an object", at: position)
         }
         if valuePending { try skipValue() }

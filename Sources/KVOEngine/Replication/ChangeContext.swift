@@ -54,18 +54,18 @@ public struct ChangeContext: Sendable, Equatable {
 
     /// Reads them from a stored record, leniently: a member of another type is left out.
     init(_ record: JSONValue) {
-        if case .string(let name)? = record.value(at: ["cause"]) { cause = ChangeCause(rawValue: name) }
-        if case .number(let number)? = record.value(at: ["uid"]) { uid = UInt32(number.literal) }
-        if case .string(let name)? = record.value(at: ["host"]) { host = name }
+        if case .string(let name)? = record.member("cause") { cause = ChangeCause(rawValue: name) }
+        if case .number(let number)? = record.member("uid") { uid = UInt32(number.literal) }
+        if case .string(let name)? = record.member("host") { host = name }
         var lifetime = ValueLifetime()
-        if case .bool(true)? = record.value(at: ["ephemeral"]) { lifetime.ephemeral = true }
-        if case .number(let number)? = record.value(at: ["ttl"]), let seconds = Double(number.literal), seconds > 0 {
+        if case .bool(true)? = record.member("ephemeral") { lifetime.ephemeral = true }
+        if case .number(let number)? = record.member("ttl"), let seconds = Double(number.literal), seconds > 0 {
             lifetime.ttl = seconds
         }
         if lifetime.ephemeral || lifetime.ttl != nil { self.lifetime = lifetime }
-        if case .string(let token)? = record.value(at: ["await"]) { awaitID = UInt64(token, radix: 16) }
-        if case .string(let token)? = record.value(at: ["proposal"]) { proposal = UInt64(token, radix: 16) }
-        if case .number(let number)? = record.value(at: ["expires"]), let seconds = number.doubleValue, seconds > 0 {
+        if case .string(let token)? = record.member("await") { awaitID = UInt64(token, radix: 16) }
+        if case .string(let token)? = record.member("proposal") { proposal = UInt64(token, radix: 16) }
+        if case .number(let number)? = record.member("expires"), let seconds = number.doubleValue, seconds > 0 {
             expires = seconds
         }
     }

@@ -51,9 +51,16 @@ public struct ClusterKeys: Sendable {
     /// ends the record). One key per change, not a record key beside it:
     /// half the keys etcd writes and watches send (docs/CLUSTER.md).
     public static func storedValue(document: JSONObject, record: JSONValue) -> [UInt8] {
-        var bytes = record.jsonBytes
+        storedValue(documentBytes: JSONValue.object(document).jsonBytes, record: record.jsonBytes)
+    }
+
+    /// ``storedValue(document:record:)`` of a document and record already written (compact JSON).
+    public static func storedValue(documentBytes: [UInt8], record: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(record.count + 1 + documentBytes.count)
+        bytes += record
         bytes.append(UInt8(ascii: "\n"))
-        bytes += JSONValue.object(document).jsonBytes
+        bytes += documentBytes
         return bytes
     }
 

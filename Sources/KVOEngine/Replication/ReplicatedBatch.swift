@@ -36,7 +36,7 @@ public struct ReplicatedBatchStep: Sendable, Equatable {
 
     /// The steps of a stored batch record of `object`; nil when the record is not a batch's.
     public static func steps(object: String, record json: JSONValue) -> [ReplicatedBatchStep]? {
-        guard case .string("batch")? = json.value(at: ["op"]), case .array(let entries)? = json.value(at: ["steps"]) else {
+        guard case .string("batch")? = json.member("op"), case .array(let entries)? = json.member("steps") else {
             return nil
         }
         // The batch's await token and proposal are the record's, not each step's: each step carries them here.
@@ -44,10 +44,10 @@ public struct ReplicatedBatchStep: Sendable, Equatable {
         var steps: [ReplicatedBatchStep] = []
         for entry in entries {
             guard var change = ReplicatedChange(object: object, json: entry),
-                  case .number(let at)? = entry.value(at: ["at"]), let position = Int(at.literal) else { return nil }
+                  case .number(let at)? = entry.member("at"), let position = Int(at.literal) else { return nil }
             change.context.awaitID = context.awaitID
             change.context.proposal = context.proposal
-            steps.append(ReplicatedBatchStep(change: change, position: position, written: entry.value(at: ["new"])))
+            steps.append(ReplicatedBatchStep(change: change, position: position, written: entry.member("new")))
         }
         return steps
     }

@@ -24,16 +24,21 @@ public struct ReplicatedChange: Sendable, Equatable {
         self.indexes = indexes
     }
 
-    /// The record as stored: `{"op":…,"path":[…],"kind":…,"indexes":[…]}`. The
-    /// object is the key's, in NFC (``ClusterKeys``); `"object"` spells it as the
-    /// change did where that is not NFC, so that events say the name as sent.
+    /// The record as stored: `{"op":…,"path":[…],"kind":…,"indexes":[…]}`,
+    /// `indexes` left out when empty (a setting's: every reader takes an
+    /// absent one as empty, and the record travels in every `Txn` and watch
+    /// event). The object is the key's, in NFC (``ClusterKeys``); `"object"`
+    /// spells it as the change did where that is not NFC, so that events say
+    /// the name as sent.
     public var json: JSONValue {
         var members: JSONObject = [
             "op": .string(op),
             "path": .array(path.map(JSONValue.string)),
             "kind": .string(kind.rawValue),
-            "indexes": .array(indexes.map { .number(JSONNumber(validatedLiteral: String($0))) }),
         ]
+        if !indexes.isEmpty {
+            members["indexes"] = .array(indexes.map { .number(JSONNumber(validatedLiteral: String($0))) })
+        }
         if CanonicalName.nfcIfDenormal(object) != nil { members["object"] = .string(object) }
         context.write(to: &members)
         return .object(members)
@@ -42,8 +47,8 @@ public struct ReplicatedChange: Sendable, Equatable {
     /// Reads a stored record of `object` (the key's name); nil when it is not
     /// one. Its `"object"`, if it is a spelling of `object`, names the change.
     public init?(object: String, json: JSONValue) {
-        guard case .string(let op)? = json.value(at: ["op"]), case .array(let keys)? = json.value(at: ["path"]),
-              case .string(let kindName)? = json.value(at: ["kind"]), let kind = ChangeKind(rawValue: kindName) else {
+        guard case .string(let op)? = json.member("op"), case .array(let keys)? = json.member("path"),
+              case .string(let kindName)? = json.member("kind"), let kind = ChangeKind(rawValue: kindName) else {
             return nil
         }
         var path: [String] = []
@@ -52,14 +57,14 @@ public struct ReplicatedChange: Sendable, Equatable {
             path.append(text)
         }
         var indexes: [Int] = []
-        if case .array(let numbers)? = json.value(at: ["indexes"]) {
+        if case .array(let numbers)? = json.member("indexes") {
             for number in numbers {
                 guard case .number(let value) = number, let index = Int(value.literal) else { return nil }
                 indexes.append(index)
             }
         }
         var spelled = object
-        if case .string(let name)? = json.value(at: ["object"]), name == object { spelled = name }
+        if case .string(let name)? = json.member("object"), name == object { spelled = name }
         self.init(op: op, object: spelled, path: path, kind: kind, indexes: indexes)
         context = ChangeContext(json)
     }

@@ -53,7 +53,7 @@ public enum ReplicatedModSeqs {
     /// holds none (written by an older kvod, or not by kvod) or one that is
     /// not a tree of seqs up to `revision`.
     public static func tree(inRecord record: JSONValue, revision: UInt64) -> ModSeqTree? {
-        guard let json = record.value(at: [field]), let stored = ModSeqTree(json: json) else { return nil }
+        guard let json = record.member(field), let stored = ModSeqTree(json: json) else { return nil }
         return stored.mapSeqs { seq in
             if seq == 0 { return revision }
             return seq <= revision ? seq : nil
