@@ -1,5 +1,5 @@
-/// What a conditional write did: applied, or not because the value was not
-/// as the condition said (``KVOConnection/compareAndSet(_:_:to:ifModSeq:ifValue:ephemeral:ttl:)-(_,_,Encodable,_,_,_,_)``).
+/// What a conditional write did (`KVOConnection.compareAndSet(_:_:to:ifModSeq:ifValue:ephemeral:ttl:)`,
+/// ``KVOConnection/compareAndPerform(_:)``): applied, or not because the value was not as the condition said.
 ///
 /// A condition that does not hold is an expected outcome of a compare-and-set
 /// loop, not an error: it comes back as ``conflict(modSeq:)``, so the loop

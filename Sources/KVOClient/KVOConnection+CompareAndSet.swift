@@ -5,7 +5,7 @@ extension KVOConnection {
     /// Sets the value at `keyPath` of `object` only if the condition holds,
     /// and says which happened: ``CompareAndSetResult/applied(seq:)`` or
     /// ``CompareAndSetResult/conflict(modSeq:)`` (nothing changed). Other
-    /// failures throw, as ``set(_:_:to:ifModSeq:ifValue:ephemeral:ttl:)-(_,_,Encodable,_,_,_,_)`` does.
+    /// failures throw, as `set(_:_:to:ifModSeq:ifValue:ephemeral:ttl:)` does.
     ///
     /// ```swift
     /// func double(_ connection: KVOConnection) async throws -> Int {
@@ -20,9 +20,13 @@ extension KVOConnection {
     /// ```
     ///
     /// - Parameters:
+    ///   - object: the object's name.
+    ///   - keyPath: where in the document.
+    ///   - value: the value, encoded by Foundation's `JSONEncoder`.
     ///   - ifModSeq: apply only if the key path's modSeq is this (`0`: only if nothing is there).
     ///   - ifValue: apply only if the current value equals this JSON.
-    ///   - ephemeral, ttl: as for a set (``WriteOperation/set(_:_:to:ifModSeq:ifValue:ephemeral:ttl:)-(_,_,JSONValue,_,_,_,_)``).
+    ///   - ephemeral: the value goes when this connection closes, as for a set.
+    ///   - ttl: the value goes this long after the write unless changed again, as for a set.
     public func compareAndSet(_ object: String, _ keyPath: String, to value: some Encodable,
                               ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil, ephemeral: Bool = false,
                               ttl: Duration? = nil) async throws(KVOClientError) -> CompareAndSetResult {
