@@ -9,5 +9,6 @@ struct ClientSnippets {
         let socketPath = KVOConnection.defaultSocketPath()
         try await OnErrorSnippet.run(socketPath: socketPath)
         try await IsolationSnippet.run(socketPath: socketPath)
+        try await ConditionsSnippet.run(socketPath: socketPath)
     }
 }

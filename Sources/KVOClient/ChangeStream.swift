@@ -4,7 +4,9 @@
 /// Observing starts when the stream is made, so a change requested on the
 /// same connection afterwards is in it. The stream keeps its connection
 /// open. It ends, and its observations are withdrawn on the daemon, when the
-/// task iterating it is cancelled or ends, or when the stream is dropped; it
+/// task iterating it is cancelled, when the loop is left (its iterator goes,
+/// also while the stream itself is still held, e.g. in a `let`), or when the
+/// stream is dropped: a stream is iterated once. It
 /// throws ``KVOClientError`` when the daemon refuses the observation or the
 /// connection is lost or closed. Changes wait until they are consumed, and
 /// reach the iterator a read's worth at a time; past
@@ -34,6 +36,15 @@ public struct ChangeStream: AsyncSequence, Sendable {
         AsyncIterator(signals: base.makeAsyncIterator(), sink: sink, connection: connection)
     }
 
+    /// Ends the stream's observations when the last copy of its iterator
+    /// goes: leaving a `for try await` loop (`break`, `return`, a throw)
+    /// unobserves, though the stream may be held on in a `let` or a property.
+    final class IterationLease: Sendable {
+        let sink: StreamSink
+        init(_ sink: StreamSink) { self.sink = sink }
+        deinit { sink.end() }
+    }
+
     /// Gives the stream's changes in order; not `Sendable`: it belongs to the task that iterates.
     ///
     /// It takes all the changes its sink holds at once, so most calls of
@@ -49,11 +60,14 @@ public struct ChangeStream: AsyncSequence, Sendable {
         var ticket: AckTicket?
         /// The stream threw its error or ended: only nil from now on.
         var isDone = false
+        /// Unobserves when the iterator goes.
+        let lease: IterationLease
 
         init(signals: AsyncStream<Void>.AsyncIterator, sink: StreamSink, connection: KVOConnection) {
             self.signals = signals
             self.sink = sink
             self.connection = connection
+            lease = IterationLease(sink)
         }
 
         /// The next change; nil once the stream ended without an error (the task was cancelled).
@@ -150,6 +164,13 @@ final class StreamSink: ChangeSink {
     func finish(_ error: KVOClientError) {
         pending.withLock { $0.failure = $0.failure ?? error }
         signals.finish()
+    }
+
+    /// Nobody iterates any more: ends the stream, and so its observations (its
+    /// `onTermination`), and lets go of the changes nobody will take.
+    func end() {
+        signals.finish()
+        _ = pending.withLock { $0.changes.takeAll() }
     }
 
     /// Everything waiting, for the iterator.

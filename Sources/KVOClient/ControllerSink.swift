@@ -16,7 +16,7 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
     private weak var controller: KVOController<Observer>?
     private let queue: DispatchQueue
     private let key: ObservationKey
-    private let block: KVOController<Observer>.Block
+    private let block: KVOController<Observer>.AnyBlock
     private let isActive = Atomic<Bool>(true)
     private let pending: Locked<Pending>
 
@@ -26,9 +26,23 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
         var failure: KVOClientError?
         /// Whether a drain is on the queue or running: then nothing more is scheduled.
         var isDraining = false
+        /// How many changes the sink was handed, and how many of them are done
+        /// with: their block ran (or was skipped: unobserved, observer gone), or they were folded away.
+        var received = 0
+        var done = 0
+        /// ``waitUntilDone(_:)``'s callers, each until `done` reaches its count.
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The waiters whose count `done` has reached, taken out of the list.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !waiters.isEmpty else { return [] }
+            let satisfied = waiters.filter { $0.count <= done }.map(\.continuation)
+            waiters.removeAll { $0.count <= done }
+            return satisfied
+        }
     }
 
-    init(controller: KVOController<Observer>, key: ObservationKey, block: @escaping KVOController<Observer>.Block) {
+    init(controller: KVOController<Observer>, key: ObservationKey, block: @escaping KVOController<Observer>.AnyBlock) {
         self.controller = controller
         queue = controller.queue
         self.key = key
@@ -41,13 +55,33 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
     func deactivate() { isActive.store(false, ordering: .releasing) }
 
     func deliver(_ changes: [Delivered]) {
-        let (schedule, folded) = pending.withLock { pending in
+        let (schedule, folded, satisfied) = pending.withLock { pending in
+            let held = pending.changes.changes.count + changes.count
             let folded = pending.changes.append(changes)
+            pending.received += changes.count
+            pending.done += held - pending.changes.changes.count
             defer { pending.isDraining = true }
-            return (!pending.isDraining, folded)
+            return (!pending.isDraining, folded, pending.satisfiedWaiters())
         }
         for ticket in folded { ticket.handled() }
+        for continuation in satisfied { continuation.resume() }
         if schedule { queue.async { [self] in drain() } }
+    }
+
+    /// How many changes the sink has been handed so far.
+    var receivedCount: Int { pending.withLock { $0.received } }
+
+    /// Returns once `count` of the changes handed to the sink are done with
+    /// (their block has run, or will never run).
+    func waitUntilDone(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isDone = pending.withLock { pending in
+                if pending.done >= count { return true }
+                pending.waiters.append((count, continuation))
+                return false
+            }
+            if isDone { continuation.resume() }
+        }
     }
 
     func finish(_ error: KVOClientError) {
@@ -70,10 +104,12 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
         if let failure, isActive.exchange(false, ordering: .acquiringAndReleasing) {
             controller?.observationFailed(key, sink: self, failure)
         }
-        let more = pending.withLock { pending in
+        let (more, satisfied) = pending.withLock { pending in
+            pending.done += changes.count
             if pending.changes.isEmpty, pending.failure == nil { pending.isDraining = false }
-            return pending.isDraining
+            return (pending.isDraining, pending.satisfiedWaiters())
         }
+        for continuation in satisfied { continuation.resume() }
         // Another turn of the queue rather than a loop here: other work on a shared queue (.main) gets its turn.
         if more { queue.async { [self] in drain() } }
     }

@@ -32,8 +32,12 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     // @unchecked: `registrations` is guarded by its lock; `weakObserver` is
     // set once, and the observer and the blocks are used only on `queue`.
 
-    /// A block gets the observer, the object's name and the change.
-    public typealias Block = (_ observer: Observer, _ object: String, _ change: Change) -> Void
+    /// A block gets the observer, the object's name and the change. It is
+    /// `@Sendable`: it runs on ``queue``, so Swift checks that it touches
+    /// nothing of the place it was written in (a main-actor model, say) unsafely.
+    public typealias Block = @Sendable (_ observer: Observer, _ object: String, _ change: Change) -> Void
+    /// What the sinks call: a ``Block``, a deprecated block that is not `@Sendable`, or an action.
+    typealias AnyBlock = (_ observer: Observer, _ object: String, _ change: Change) -> Void
     /// Called on `queue` when an observation ends without being unobserved
     /// (see ``init(observer:connection:queue:onError:)``).
     public typealias ErrorHandler = (_ observer: Observer, _ error: KVOClientError) -> Void
@@ -78,6 +82,9 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     /// The observer, while it exists.
     public var observer: Observer? { weakObserver }
 
+    /// The sinks of what the controller observes now.
+    var sinks: [ControllerSink<Observer>] { registrations.withLock { $0.values.map(\.sink) } }
+
     // MARK: Observing
 
     /// Observes `keyPath` of `object`; `block` gets each change.
@@ -85,6 +92,10 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     ///
     /// `delivery` says which changes kvod sends (``DeliveryOptions``: only real
     /// changes, only some kinds, at most one per interval); by default all.
+    ///
+    /// `block` is `@Sendable` because it runs on ``queue``, not where it was
+    /// written: Swift then refuses a block that touches main-actor state
+    /// directly (write `MainActor.assumeIsolated { … }` in it, with `queue: .main`).
     public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
                         delivery: DeliveryOptions = .all, context: JSONValue? = nil, block: @escaping Block) {
         observe(ObservationKey(object: object, keyPath: keyPath), options: options, delivery: delivery,
@@ -110,34 +121,6 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
                 context: context, block: block)
     }
 
-    /// Observes the whole document of `object` and calls `action` on the observer.
-    public func observe(_ object: String, options: ObservationOptions = [], delivery: DeliveryOptions = .all,
-                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
-        observe(object, options: options, delivery: delivery, context: context) { observer, _, change in
-            action(observer)(change)
-        }
-    }
-
-    /// Observes `keyPath` (nil: the whole document) under `prefix` and calls `action` on the observer.
-    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
-                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
-                        action: @escaping (Observer) -> (Change) -> Void) {
-        observe(prefix: prefix, keyPath: keyPath, options: options, delivery: delivery, context: context) {
-            observer, _, change in action(observer)(change)
-        }
-    }
-
-    private func observe(_ key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions,
-                         context: JSONValue?, block: @escaping Block) {
-        registrations.withLock { registrations in
-            guard registrations[key] == nil else { return }
-            let sink = ControllerSink(controller: self, key: key, block: block)
-            let subscription = connection.core.subscribe(key, options: options, delivery: delivery, context: context,
-                                                         sink: sink)
-            registrations[key] = Registration(subscription: subscription, sink: sink)
-        }
-    }
-
     /// Observes each of `keyPaths` of `object` with the same block.
     public func observe(_ object: String, keyPaths: [String], options: ObservationOptions = [],
                         delivery: DeliveryOptions = .all, context: JSONValue? = nil, block: @escaping Block) {
@@ -151,9 +134,8 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
                         delivery: DeliveryOptions = .all, context: JSONValue? = nil,
                         action: @escaping (Observer) -> (Change) -> Void) {
-        observe(object, keyPath: keyPath, options: options, delivery: delivery, context: context) {
-            observer, _, change in action(observer)(change)
-        }
+        observe(ObservationKey(object: object, keyPath: keyPath), options: options, delivery: delivery,
+                context: context, block: Self.block(calling: action))
     }
 
     /// Observes each of `keyPaths` of `object` with the same action.
@@ -162,6 +144,80 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
                         action: @escaping (Observer) -> (Change) -> Void) {
         for keyPath in keyPaths {
             observe(object, keyPath: keyPath, options: options, delivery: delivery, context: context, action: action)
+        }
+    }
+
+    /// Observes the whole document of `object` and calls `action` on the observer.
+    public func observe(_ object: String, options: ObservationOptions = [], delivery: DeliveryOptions = .all,
+                        context: JSONValue? = nil, action: @escaping (Observer) -> (Change) -> Void) {
+        observe(ObservationKey(object: object, keyPath: nil), options: options, delivery: delivery, context: context,
+                block: Self.block(calling: action))
+    }
+
+    /// Observes `keyPath` (nil: the whole document) under `prefix` and calls `action` on the observer.
+    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        action: @escaping (Observer) -> (Change) -> Void) {
+        observe(ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true), options: options, delivery: delivery,
+                context: context, block: Self.block(calling: action))
+    }
+
+    private static func block(calling action: @escaping (Observer) -> (Change) -> Void) -> AnyBlock {
+        { observer, _, change in action(observer)(change) }
+    }
+
+    private func observe(_ key: ObservationKey, options: ObservationOptions, delivery: DeliveryOptions,
+                         context: JSONValue?, block: @escaping AnyBlock) {
+        registrations.withLock { registrations in
+            guard registrations[key] == nil else { return }
+            let sink = ControllerSink(controller: self, key: key, block: block)
+            let subscription = connection.core.subscribe(key, options: options, delivery: delivery, context: context,
+                                                         sink: sink)
+            registrations[key] = Registration(subscription: subscription, sink: sink)
+        }
+    }
+
+    // MARK: Observing with a block that is not @Sendable (deprecated)
+
+    /// Observes `keyPath` of `object` with a block that is not `@Sendable`.
+    @available(*, deprecated, message: "the block runs on the controller's queue: make it @Sendable (a closure literal is), so Swift checks what it touches")
+    @_disfavoredOverload
+    public func observe(_ object: String, keyPath: String, options: ObservationOptions = [],
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        block: @escaping (_ observer: Observer, _ object: String, _ change: Change) -> Void) {
+        observe(ObservationKey(object: object, keyPath: keyPath), options: options, delivery: delivery,
+                context: context, block: block)
+    }
+
+    /// Observes the whole document of `object` with a block that is not `@Sendable`.
+    @available(*, deprecated, message: "the block runs on the controller's queue: make it @Sendable (a closure literal is), so Swift checks what it touches")
+    @_disfavoredOverload
+    public func observe(_ object: String, options: ObservationOptions = [], delivery: DeliveryOptions = .all,
+                        context: JSONValue? = nil,
+                        block: @escaping (_ observer: Observer, _ object: String, _ change: Change) -> Void) {
+        observe(ObservationKey(object: object, keyPath: nil), options: options, delivery: delivery, context: context,
+                block: block)
+    }
+
+    /// Observes under `prefix` with a block that is not `@Sendable`.
+    @available(*, deprecated, message: "the block runs on the controller's queue: make it @Sendable (a closure literal is), so Swift checks what it touches")
+    @_disfavoredOverload
+    public func observe(prefix: String, keyPath: String? = nil, options: ObservationOptions = [],
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        block: @escaping (_ observer: Observer, _ object: String, _ change: Change) -> Void) {
+        observe(ObservationKey(object: prefix, keyPath: keyPath, isPrefix: true), options: options, delivery: delivery,
+                context: context, block: block)
+    }
+
+    /// Observes each of `keyPaths` of `object` with a block that is not `@Sendable`.
+    @available(*, deprecated, message: "the block runs on the controller's queue: make it @Sendable (a closure literal is), so Swift checks what it touches")
+    @_disfavoredOverload
+    public func observe(_ object: String, keyPaths: [String], options: ObservationOptions = [],
+                        delivery: DeliveryOptions = .all, context: JSONValue? = nil,
+                        block: @escaping (_ observer: Observer, _ object: String, _ change: Change) -> Void) {
+        for keyPath in keyPaths {
+            observe(ObservationKey(object: object, keyPath: keyPath), options: options, delivery: delivery,
+                    context: context, block: block)
         }
     }
 

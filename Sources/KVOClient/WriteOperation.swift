@@ -47,6 +47,11 @@ public struct WriteOperation: Sendable {
     }
 
     /// The same set with an `Encodable` value, encoded by Foundation's `JSONEncoder`.
+    ///
+    /// Disfavoured, so that a literal (`to: ["cmd": "backup"]`, `to: 5`) is a
+    /// ``JSONValue`` and the op needs no `try`: a batch's list of ops is written
+    /// without `as JSONValue`. A struct, or a variable of a Swift type, still comes here.
+    @_disfavoredOverload
     public static func set(_ object: String, _ keyPath: String?, to value: some Encodable,
                            ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil,
                            ephemeral: Bool = false, ttl: Duration? = nil) throws(KVOClientError) -> WriteOperation {

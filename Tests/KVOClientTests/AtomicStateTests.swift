@@ -45,7 +45,7 @@ import Testing
         try await connection.set("queue/pending", "job", to: 7)
         let moved = try await connection.batch([
             .delete("queue/pending", "job", ifValue: 7),
-            try .set("queue/running", "job", to: 7),
+            .set("queue/running", "job", to: 7),
             .delete("queue/none"),
         ])
         #expect(moved.seqs == [moved.seq - 1, moved.seq, nil] && moved.seq == 3, "\(moved)")

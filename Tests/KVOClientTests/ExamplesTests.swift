@@ -55,6 +55,9 @@ import Testing
             "ended: closed (every observation)",
             "status: idle",
             "followed: done",
+            "1 -4096",
+            "workers: 4",
+            "15 [Optional(14), Optional(15)]",
         ])
     }
 

@@ -147,9 +147,16 @@ final class ConnectionCore: Sendable {
 
     // MARK: Reading
 
+    /// The reader thread's name: at most 15 bytes, which is all Linux keeps
+    /// (`/proc/self/task/*/comm`, `top -H`, gdb), so it shows whole.
+    static let readerThreadName = "KVOClient.read"
+
     func startReading(_ socket: UnixSocket, generation: Int) {
-        let thread = Thread { [self] in readLoop(socket, generation: generation) }
-        thread.name = "KVOClient.reader"
+        let thread = Thread { [self] in
+            // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the system.
+            Thread.current.name = Self.readerThreadName
+            readLoop(socket, generation: generation)
+        }
         thread.start()
     }
 
