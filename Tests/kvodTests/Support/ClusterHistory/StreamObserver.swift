@@ -157,11 +157,11 @@ final class StreamObserver: @unchecked Sendable {
                 }
                 let reply = try? JSONReader.parse(Array(line.utf8))
                 guard reply?["ok"] == true else {
-                    // A kvod still replaying its start window after a lost watch has not reached that seq yet,
-                    // and says it is stale meanwhile (docs/PROTOCOL.md: a `since` after the current seq is
-                    // `bad_request`): try again once it has.
-                    let message = reply?["error"]?["message"]?.stringValue ?? ""
-                    if message.contains("is after the current seq"), (try? ClusterHistoryRig.clusterInfo(socketPath))?["stale"] == true {
+                    // A kvod still replaying its start window after a lost watch has not reached that seq yet:
+                    // while it is stale it says `unavailable` (docs/PROTOCOL.md, "Over etcd"); try again once
+                    // it follows. Any other refusal is a failure.
+                    if reply?["error"]?["code"] == "unavailable",
+                       (reply?["error"]?["message"]?.stringValue ?? "").contains("catching up with etcd") {
                         lock.withLock { refusedResumes += 1 }
                         try? waitUntil("kvod \(kvod) follows etcd", timeout: 1, recheckEvery: 0.05) {
                             ClusterHistoryRig.follows(socketPath)
