@@ -115,7 +115,7 @@ public final class EtcdClient {
     /// Discards the history before `revision`: watches from earlier revisions are then compacted.
     public func compact(revision: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
         call("/kv/compaction", JSONValue.object(["revision": .int64(revision)]).jsonBytes, parse: { json throws(EtcdError) in
-            try EtcdResponseHeader(json.field("header"))
+            try EtcdResponseHeader(json.member("header"))
         }, done)
     }
 
@@ -130,7 +130,7 @@ public final class EtcdClient {
     /// A lease that no longer exists answers a ttl of 0 or less.
     public func keepAlive(lease: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void) {
         call("/lease/keepalive", JSONValue.object(["ID": .int64(lease)]).jsonBytes, retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
-            guard let result = json.field("result") else {
+            guard let result = json.member("result") else {
                 throw .malformedResponse("a keepalive answer without result")
             }
             return try EtcdLease(result)
@@ -140,7 +140,7 @@ public final class EtcdClient {
     /// Ends a lease now: etcd deletes every key attached to it, in one revision.
     public func revokeLease(_ lease: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
         call("/lease/revoke", JSONValue.object(["ID": .int64(lease)]).jsonBytes, retriesWhatMayHaveApplied: true, parse: { json throws(EtcdError) in
-            try EtcdResponseHeader(json.field("header"))
+            try EtcdResponseHeader(json.member("header"))
         }, done)
     }
 
@@ -252,18 +252,18 @@ public final class EtcdClient {
         } catch {
             return .failure(.malformedResponse("HTTP \(status): \(error.message)"))
         }
-        if status != 200 || json.field("error") != nil { return .failure(gatewayError(json, status: status)) }
+        if status != 200 || json.member("error") != nil { return .failure(gatewayError(json, status: status)) }
         return .success(json)
     }
 
     /// The gateway's error object: `{"error": text, "message": text, "code": n}`,
     /// or within a stream `{"error": {"grpc_code": n, "message": text, …}}`.
     static func gatewayError(_ json: JSONValue, status: Int) -> EtcdError {
-        let error = json.field("error")
-        let detail = error?.field("grpc_code") != nil ? error! : json
-        let code = (try? detail.int64(detail.field("grpc_code") != nil ? "grpc_code" : "code")) ?? 0
+        let error = json.member("error")
+        let detail = error?.member("grpc_code") != nil ? error! : json
+        let code = (try? detail.int64(detail.member("grpc_code") != nil ? "grpc_code" : "code")) ?? 0
         var message = "HTTP \(status)"
-        if case .string(let text)? = detail.field("message") { message = text }
+        if case .string(let text)? = detail.member("message") { message = text }
         return .server(code: Int(code), message: message)
     }
 }

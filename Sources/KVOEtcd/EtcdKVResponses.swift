@@ -10,7 +10,7 @@ public struct EtcdRangeResponse: Sendable, Equatable {
     public var count: Int64
 
     init(_ json: JSONValue) throws(EtcdError) {
-        header = try EtcdResponseHeader(json.field("header"))
+        header = try EtcdResponseHeader(json.member("header"))
         var kvs: [EtcdKeyValue] = []
         for kv in json.list("kvs") { kvs.append(try EtcdKeyValue(kv)) }
         self.kvs = kvs
@@ -26,8 +26,8 @@ public struct EtcdPutResponse: Sendable, Equatable {
     public var prevKV: EtcdKeyValue?
 
     init(_ json: JSONValue) throws(EtcdError) {
-        header = try EtcdResponseHeader(json.field("header"))
-        prevKV = try json.field("prev_kv").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
+        header = try EtcdResponseHeader(json.member("header"))
+        prevKV = try json.member("prev_kv").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
     }
 }
 
@@ -38,7 +38,7 @@ public struct EtcdDeleteResponse: Sendable, Equatable {
     public var prevKVs: [EtcdKeyValue]
 
     init(_ json: JSONValue) throws(EtcdError) {
-        header = try EtcdResponseHeader(json.field("header"))
+        header = try EtcdResponseHeader(json.member("header"))
         deleted = try json.int64("deleted")
         var prevKVs: [EtcdKeyValue] = []
         for kv in json.list("prev_kvs") { prevKVs.append(try EtcdKeyValue(kv)) }

@@ -19,7 +19,7 @@ public struct EtcdResponseHeader: Sendable, Equatable {
 
     /// A uint64 field as its bit pattern (ids use the whole 64 bits).
     static func uint64(_ json: JSONValue, _ name: String) throws(EtcdError) -> Int64 {
-        guard case .string(let text)? = json.field(name) else { return try json.int64(name) }
+        guard case .string(let text)? = json.member(name) else { return try json.int64(name) }
         guard let value = UInt64(text) else { throw .malformedResponse("\(name) is not a uint64: \(text)") }
         return Int64(bitPattern: value)
     }

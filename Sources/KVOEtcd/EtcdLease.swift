@@ -8,7 +8,7 @@ public struct EtcdLease: Sendable, Equatable {
     public var ttl: Int64
 
     init(_ json: JSONValue) throws(EtcdError) {
-        header = try EtcdResponseHeader(json.field("header"))
+        header = try EtcdResponseHeader(json.member("header"))
         id = try json.int64("ID")
         ttl = try json.int64("TTL")
     }
@@ -23,8 +23,8 @@ public struct EtcdStatus: Sendable, Equatable {
     public var raftTerm: UInt64
 
     init(_ json: JSONValue) throws(EtcdError) {
-        header = try EtcdResponseHeader(json.field("header"))
-        version = json.field("version").flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+        header = try EtcdResponseHeader(json.member("header"))
+        version = json.member("version").flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
         leader = try UInt64(bitPattern: EtcdResponseHeader.uint64(json, "leader"))
         raftTerm = try UInt64(bitPattern: EtcdResponseHeader.uint64(json, "raftTerm"))
     }

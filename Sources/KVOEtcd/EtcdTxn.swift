@@ -67,11 +67,11 @@ public enum EtcdResponseOp: Sendable, Equatable {
     case delete(EtcdDeleteResponse)
 
     init(_ json: JSONValue) throws(EtcdError) {
-        if let range = json.field("response_range") {
+        if let range = json.member("response_range") {
             self = .range(try EtcdRangeResponse(range))
-        } else if let put = json.field("response_put") {
+        } else if let put = json.member("response_put") {
             self = .put(try EtcdPutResponse(put))
-        } else if let delete = json.field("response_delete_range") {
+        } else if let delete = json.member("response_delete_range") {
             self = .delete(try EtcdDeleteResponse(delete))
         } else {
             throw .malformedResponse("a transaction's response names no operation")
@@ -110,7 +110,7 @@ public struct EtcdTxnResponse: Sendable, Equatable {
     public var responses: [EtcdResponseOp]
 
     init(_ json: JSONValue) throws(EtcdError) {
-        header = try EtcdResponseHeader(json.field("header"))
+        header = try EtcdResponseHeader(json.member("header"))
         succeeded = json.flag("succeeded")
         var responses: [EtcdResponseOp] = []
         for response in json.list("responses") { responses.append(try EtcdResponseOp(response)) }

@@ -12,9 +12,9 @@ public struct EtcdWatchEvent: Sendable, Equatable {
     public var prevKV: EtcdKeyValue?
 
     init(_ json: JSONValue) throws(EtcdError) {
-        kind = json.field("type") == .string("DELETE") ? .delete : .put
-        kv = try EtcdKeyValue(json.field("kv") ?? .object([:]))
-        prevKV = try json.field("prev_kv").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
+        kind = json.member("type") == .string("DELETE") ? .delete : .put
+        kv = try EtcdKeyValue(json.member("kv") ?? .object([:]))
+        prevKV = try json.member("prev_kv").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
     }
 }
 

@@ -4,14 +4,9 @@ import KVOEngine
 /// strings, bytes are base64, and fields at their default (0, false, empty)
 /// are left out.
 extension JSONValue {
-    func field(_ name: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[name]
-    }
-
     /// An int64 field (a string, or a number from a lenient writer); 0 when absent.
     func int64(_ name: String) throws(EtcdError) -> Int64 {
-        try Self.int64(field(name), name)
+        try Self.int64(member(name), name)
     }
 
     /// `value`, the member `name`, as an int64 field.
@@ -30,7 +25,7 @@ extension JSONValue {
 
     /// A bytes field; empty when absent.
     func bytes(_ name: String) throws(EtcdError) -> [UInt8] {
-        try Self.bytes(field(name), name)
+        try Self.bytes(member(name), name)
     }
 
     /// `value`, the member `name`, as a bytes field.
@@ -45,13 +40,13 @@ extension JSONValue {
     }
 
     func flag(_ name: String) -> Bool {
-        if case .bool(let value)? = field(name) { return value }
+        if case .bool(let value)? = member(name) { return value }
         return false
     }
 
     /// An array field; empty when absent.
     func list(_ name: String) -> [JSONValue] {
-        if case .array(let elements)? = field(name) { return elements }
+        if case .array(let elements)? = member(name) { return elements }
         return []
     }
 }

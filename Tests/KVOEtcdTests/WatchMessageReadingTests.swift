@@ -33,7 +33,7 @@ import Testing
     /// The events as they were read before: from the parsed message, one by one.
     static func parsedEvents(_ json: JSONValue) -> Result<[EtcdWatchEvent], EtcdError> {
         var events: [EtcdWatchEvent] = []
-        for event in (json.field("result") ?? .null).list("events") {
+        for event in (json.member("result") ?? .null).list("events") {
             do { events.append(try EtcdWatchEvent(event)) } catch { return .failure(error) }
         }
         return .success(events)
@@ -44,13 +44,13 @@ import Testing
             let bytes = Array(text.utf8)
             let json = try JSONReader.parse(bytes)
             let read = try EtcdWatchMessage(bytes)
-            #expect(read.hasResult == (json.field("result") != nil), "\(text)")
-            #expect(read.hasError == (json.field("error") != nil), "\(text)")
-            let result = json.field("result")
-            #expect(read.header == result?.field("header"), "\(text)")
+            #expect(read.hasResult == (json.member("result") != nil), "\(text)")
+            #expect(read.hasError == (json.member("error") != nil), "\(text)")
+            let result = json.member("result")
+            #expect(read.header == result?.member("header"), "\(text)")
             for (name, value) in [("canceled", read.canceled), ("created", read.created), ("fragment", read.fragment),
                                   ("compact_revision", read.compactRevision), ("cancel_reason", read.cancelReason)] {
-                #expect(value == result?.field(name), "\(name) of \(text)")
+                #expect(value == result?.member(name), "\(name) of \(text)")
             }
             switch (read.events, Self.parsedEvents(json)) {
             case (.success(let events), .success(let parsed)): #expect(events == parsed, "\(text)")

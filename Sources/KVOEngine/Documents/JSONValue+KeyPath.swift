@@ -53,9 +53,9 @@ extension JSONValue {
 extension JSONValue {
     /// The member `name` of this object; nil when it has none or is not an
     /// object. ``value(at:)`` of one plain name (no collection operator),
-    /// without the array of keys: the replicated records read several
-    /// members of every change so.
-    func member(_ name: String) -> JSONValue? {
+    /// without the array of keys: the replicated records and etcd's answers
+    /// are read so.
+    public func member(_ name: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members[name]
     }
