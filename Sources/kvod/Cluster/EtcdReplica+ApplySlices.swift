@@ -9,44 +9,71 @@ import KVOEtcd
 /// rest wait in order, and a later response queues behind them. Until they
 /// are applied, the replica is behind and says so (`stale`), as it would be
 /// had they not arrived yet.
+///
+/// What waits is bounded in bytes (``maxUnappliedBytes``): the watch is read
+/// between slices, and a catch-up arrives faster than slices apply it. Past
+/// the bound, slices are applied at once until it holds again, as every
+/// response was before: memory stays bounded, at the cost of that turn.
+/// (Pausing the watch's transfer instead would keep both bounds.)
 extension EtcdReplica {
     /// Watch events applied in one slice at most, unless one revision has more.
     /// 512: applying a change costs a kvod about 27 µs on the shared 2-core
     /// machine under the cluster benchmark (docs/PERFORMANCE.md), some 14 ms a slice.
     static let eventsPerSlice = 512
 
+    /// Keys' and values' bytes (and 64 an event) waiting at most, beyond one response.
+    static let maxUnappliedBytes = 16 << 20
+
     /// Queues a watch response's events and applies a first slice now.
     func applyInSlices(_ events: [EtcdWatchEvent]) {
         guard !events.isEmpty else { return }
         let wasIdle = unappliedStart == unapplied.count
         unapplied.append(contentsOf: events)
-        if wasIdle { applySlice() }
+        unappliedBytes += events.reduce(0) { $0 + Self.bytes(of: $1) }
+        var applied = wasIdle ? applySlice() : 0
+        while unappliedBytes > Self.maxUnappliedBytes, unappliedStart < unapplied.count { applied += applySlice() }
+        largestSlice = max(largestSlice, applied)
+    }
+
+    private static func bytes(of event: EtcdWatchEvent) -> Int {
+        event.kv.key.count + event.kv.value.count + 64
     }
 
     /// Applies the oldest unapplied revisions, whole, while the slice lasts,
-    /// and arms the next slice if any remain.
-    func applySlice() {
+    /// and arms the next slice if any remain. Returns how many events it applied.
+    @discardableResult
+    func applySlice() -> Int {
         var budget = Self.eventsPerSlice
-        var start = unappliedStart
+        let first = unappliedStart
+        var start = first
         // A new watch started meanwhile (nothing applied here starts one, but if it did) owns the queue.
         let generation = watchGeneration
         while start < unapplied.count, budget > 0 {
             let revision = unapplied[start].kv.modRevision
             let end = unapplied[start...].firstIndex { $0.kv.modRevision != revision } ?? unapplied.endIndex
             apply(revision: revision, unapplied[start..<end])
-            guard watchGeneration == generation else { return }
+            guard watchGeneration == generation else { return end - first }
+            unappliedBytes -= unapplied[start..<end].reduce(0) { $0 + Self.bytes(of: $1) }
             budget -= end - start
             start = end
         }
-        largestSlice = max(largestSlice, start - unappliedStart)
+        let applied = start - first
+        largestSlice = max(largestSlice, applied)
         if start == unapplied.count {
             dropUnapplied()
         } else {
+            // What was applied goes once it is half the queue: a queue that keeps
+            // filling never empties, and would keep every event it ever held.
+            if start * 2 >= unapplied.count {
+                unapplied.removeFirst(start)
+                start = 0
+            }
             unappliedStart = start
             armNextSlice()
         }
         noteCaughtUpIfSo()
         releaseWaiting()
+        return applied
     }
 
     /// Forgets the events not applied yet: a new watch delivers them again
@@ -54,6 +81,7 @@ extension EtcdReplica {
     func dropUnapplied() {
         unapplied.removeAll(keepingCapacity: false)
         unappliedStart = 0
+        unappliedBytes = 0
         sliceTimer?.stop()
     }
 

@@ -57,6 +57,8 @@ final class EtcdReplica: ChangeReplicator {
     /// (EtcdReplica+ApplySlices), and the timer that applies the next slice.
     var unapplied: [EtcdWatchEvent] = []
     var unappliedStart = 0
+    /// Their keys' and values' bytes (EtcdReplica+ApplySlices).
+    var unappliedBytes = 0
     var sliceTimer: UVTimer?
     /// The most watch events applied in one turn since start (`info`'s `largestWatchSlice`).
     var largestSlice = 0
