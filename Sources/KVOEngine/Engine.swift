@@ -326,11 +326,12 @@ extension Engine {
         guard !client.isClosed else { return [] }
         let root = shared.rootCreating(scope)
         for keyPath in keyPaths {
-            if let info = client.observe(at: shared.nodeCreating(keyPath, below: root), options: options,
-                                         context: context, policy: policy, filter: filter, compact: compact) {
+            let node = shared.nodeCreating(keyPath, below: root)
+            if let info = client.observe(at: node, options: options, context: context, policy: policy, filter: filter,
+                                         compact: compact) {
                 if keepsMade { made.append(info) }
                 if compact { observed.append(info) }
-            } else if compact || update, let existing = client.observation(scope, keyPath: keyPath) {
+            } else if compact || update, let existing = client.observation(at: node) {
                 // The first registration stays, its form too: the reply names it. With `update`
                 // it takes the new options, and with `initial` gets its initial event again.
                 if update {

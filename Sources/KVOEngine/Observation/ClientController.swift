@@ -312,8 +312,12 @@ public final class ClientController: CustomStringConvertible {
 
     /// This client's observation of `keyPath` in `scope`, if it has one.
     public func observation(_ scope: ObservationScope, keyPath: ObservedPath) -> ObservationInfo? {
-        guard let node = shared.node(scope, keyPath) else { return nil }
-        return infos.find(ObjectIdentifier(node))
+        shared.node(scope, keyPath).flatMap(observation(at:))
+    }
+
+    /// This client's observation of `node`'s key path, if it has one.
+    func observation(at node: PathNode) -> ObservationInfo? {
+        infos.find(ObjectIdentifier(node))
     }
 
     // MARK: Output
