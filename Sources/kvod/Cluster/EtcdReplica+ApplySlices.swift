@@ -16,9 +16,9 @@ import KVOEtcd
 /// response was before: memory stays bounded, at the cost of that turn.
 /// (Pausing the watch's transfer instead would keep both bounds.)
 extension EtcdReplica {
-    /// Watch events applied in one slice at most, unless one revision has more.
-    /// 512: applying a change costs a kvod about 27 µs on the shared 2-core
-    /// machine under the cluster benchmark (docs/PERFORMANCE.md), some 14 ms a slice.
+    /// Watch events applied in one slice at most, unless one revision has more:
+    /// about 10-15 ms of a loop at the cluster benchmark's cost per applied
+    /// change (docs/PERFORMANCE.md).
     static let eventsPerSlice = 512
 
     /// Keys' and values' bytes (and 64 an event) waiting at most, beyond one response.
