@@ -153,11 +153,22 @@ final class ConnectionCore: Sendable {
 
     func startReading(_ socket: UnixSocket, generation: Int) {
         let thread = Thread { [self] in
-            // Named from inside: on Linux, Foundation does not pass a name set before `start()` to the system.
-            Thread.current.name = Self.readerThreadName
+            Self.nameCurrentThread(Self.readerThreadName)
             readLoop(socket, generation: generation)
         }
         thread.start()
+    }
+
+    /// Names the calling thread through proc(5)'s `/proc/thread-self/comm`. Foundation's
+    /// `Thread.name` reaches the system only when the thread starting it has recorded the new
+    /// thread's handle, which a thread that names itself at once can outrun (seen under TSan);
+    /// `pthread_setname_np` is not in Swift's Glibc module.
+    private static func nameCurrentThread(_ name: String) {
+        let descriptor = Glibc.open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { Glibc.close(descriptor) }
+        let bytes = Array(name.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
     }
 
     private func readLoop(_ socket: UnixSocket, generation: Int) {
