@@ -71,6 +71,14 @@ final class CurlTransfer {
         return bytes.count
     }
 
+    /// Stops (or starts again) reading the response: libcurl leaves the socket
+    /// unread, so the sender is held back by TCP. Unpausing may hand libcurl's
+    /// held bytes to the write callback at once; they wait in ``received`` for
+    /// the next turn's ``CurlMulti`` delivery, as any others.
+    func pauseReceiving(_ paused: Bool) {
+        _ = curl_easy_pause(easy, paused ? CURLPAUSE_RECV : CURLPAUSE_RECV_CONT)
+    }
+
     /// The received bytes, emptied.
     func takeReceived() -> [UInt8] {
         defer { received = [] }

@@ -39,6 +39,25 @@ public final class EtcdWatch {
         lastRevision = max(0, request.startRevision - 1)
     }
 
+    /// Whether the watch's stream is left unread (``pauseReceiving()``).
+    public private(set) var isPaused = false
+
+    /// Leaves the stream unread until ``resumeReceiving()``: etcd holds what
+    /// follows, as for any slow watcher, and nothing is lost. Messages already
+    /// read still reach the handler.
+    public func pauseReceiving() {
+        guard !isPaused, let transfer else { return }
+        isPaused = true
+        transfer.pauseReceiving(true)
+    }
+
+    /// Reads the stream again after ``pauseReceiving()``.
+    public func resumeReceiving() {
+        guard isPaused else { return }
+        isPaused = false
+        transfer?.pauseReceiving(false)
+    }
+
     /// Stops the watch; its handler hears nothing more.
     public func cancel() {
         isFinished = true

@@ -20,6 +20,7 @@ extension Daemon {
         let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
                                       engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
         replica.limits = configuration.etcdLimits
+        replica.watchBufferBytes = configuration.etcdWatchBufferBytes
         replica.startRevision = start.target
         engine.replicator = replica
         engine.pipelinesChanges = true

@@ -75,6 +75,8 @@ struct DaemonConfiguration: Sendable {
     var etcdLimits = EtcdLimits()
     /// Seconds an owning connection's etcd lease lives unrenewed (`--etcd-lease-ttl`).
     var etcdLeaseTTL: Int64 = 10
+    /// Bytes of watch changes waiting for their slices before the watch is paused (`--etcd-watch-buffer`).
+    var etcdWatchBufferBytes = EtcdReplica.defaultWatchBufferBytes
     /// How many etcd revisions back a starting kvod reads the changes (`--etcd-history-revisions`).
     var etcdHistoryRevisions = defaultEtcdHistoryRevisions
     /// `--etcd-history-revisions`' default: about 5 s of start here (docs/CLUSTER.md).

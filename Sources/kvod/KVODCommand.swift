@@ -186,6 +186,15 @@ struct KVODCommand: ParsableCommand {
         valueName: "count"))
     var etcdHistoryRevisions: Int = DaemonConfiguration.defaultEtcdHistoryRevisions
 
+    @Option(help: ArgumentHelp(
+        "With --etcd: how much of the watch's changes waits to be applied before kvod stops reading the watch, e.g. 16m.",
+        discussion: """
+            A kvod catching up applies its watch's changes a slice per loop turn; past this many bytes of \
+            keys and values waiting, it leaves the watch unread (etcd holds the rest) until half of it is \
+            applied. At least 64k.
+            """))
+    var etcdWatchBuffer: String = "16m"
+
     /// Parses the options set in the environment, then the command line's
     /// (which win), and runs; a refused variable is named in the error.
     static func main() {
@@ -229,6 +238,9 @@ struct KVODCommand: ParsableCommand {
         }
         if let maxClientMemory, OutputLimits.parseSize(maxClientMemory).map({ $0 > 0 }) != true {
             throw ValidationError("--max-client-memory must be a size such as 256m")
+        }
+        guard let watchBuffer = OutputLimits.parseSize(etcdWatchBuffer), watchBuffer >= 64 << 10 else {
+            throw ValidationError("--etcd-watch-buffer must be a size of at least 64k, such as 16m")
         }
         if memory > 0, memory <= historyByteCount {
             throw ValidationError("--max-memory (\(memory) bytes) must be larger than --history-bytes (\(historyByteCount) bytes), which counts against it")
@@ -324,6 +336,7 @@ struct KVODCommand: ParsableCommand {
         configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)
         configuration.etcdLeaseTTL = etcdLeaseTtl
         configuration.etcdHistoryRevisions = etcdHistoryRevisions
+        configuration.etcdWatchBufferBytes = OutputLimits.parseSize(etcdWatchBuffer) ?? EtcdReplica.defaultWatchBufferBytes
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

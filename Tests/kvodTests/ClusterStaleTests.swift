@@ -105,6 +105,30 @@ struct ClusterStaleTests {
         #expect(largest <= 512 + 50, "one turn applied \(largest) events")
     }
 
+    /// A catch-up larger than `--etcd-watch-buffer`: the watch is left unread
+    /// while the slices apply what waits, rather than every slice applied in
+    /// one turn to keep the queue bounded.
+    @Test func aCatchUpPastTheWatchBufferPausesTheWatchAndStillAppliesASliceATurn() async throws {
+        let cluster = try await EtcdCluster(size: 1)
+        let b = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0]])
+        try Self.setUntilOK(0, through: b.socketPath)
+        // Each document carries 2 KB, so each change's event does: the catch-up's one response
+        // is 1,000 events of over 2 KB, thirty times 64 KiB.
+        try Self.pad(50, objectsWith: 2_048, through: b.socketPath)
+        try Self.writeBatches(20, of: 50, through: b.socketPath)
+        let target = try #require(try Self.info(b.socketPath)["cluster"]?["appliedRevision"]?.intValue)
+        let a = try await KVODProcess(arguments: ["--etcd", cluster.clientURLs[0], "--etcd-watch-buffer", "64k"])
+        try await waitUntil("a applied every revision", timeout: 20, recheckEvery: 0.05) { () async throws -> Bool in
+            let cluster = try Self.info(a.socketPath)["cluster"]
+            return (cluster?["appliedRevision"]?.intValue ?? 0) >= target && cluster?["stale"] == false
+        }
+        #expect(try Self.request(#"{"op":"get","object":"c/49","keyPath":"v"}"#, a.socketPath)["value"] == 19)
+        let info = try #require(try Self.info(a.socketPath)["cluster"])
+        #expect((info["watchPauses"]?.intValue ?? 0) >= 1, "the watch was never paused: \(info)")
+        #expect((info["largestWatchSlice"]?.intValue ?? .max) <= 512 + 50, "one turn applied more than a slice: \(info)")
+        #expect(info["unappliedEvents"] == 0)
+    }
+
     // MARK: Steps (blocking socket work, outside the async test bodies)
 
     private static func request(_ line: String, _ socket: String) throws -> JSONValue {
@@ -119,6 +143,14 @@ struct ClusterStaleTests {
             let reply = try writer.request(#"{"op":"batch","ops":[\#(ops.joined(separator: ","))]}"#, timeout: 20).reply
             guard reply["ok"] == true else { throw TestFailure("batch \(round): \(reply)") }
         }
+    }
+
+    /// Sets `pad` of objects `c/0`… to `bytes` letters, in one batch.
+    private static func pad(_ count: Int, objectsWith bytes: Int, through socket: String) throws {
+        let pad = String(repeating: "p", count: bytes)
+        let ops = (0..<count).map { #"{"op":"set","object":"c/\#($0)","keyPath":"pad","value":"\#(pad)"}"# }
+        let reply = try LineClient(path: socket).request(#"{"op":"batch","ops":[\#(ops.joined(separator: ","))]}"#, timeout: 20).reply
+        guard reply["ok"] == true else { throw TestFailure("padding: \(reply)") }
     }
 
     private static func get(_ socket: String) throws -> JSONValue {

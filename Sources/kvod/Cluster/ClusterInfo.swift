@@ -79,6 +79,7 @@ extension EtcdReplica {
                                                               : progress.lag(applied: appliedRevision)),
             "unappliedEvents": Self.number(Int64(unapplied.count - unappliedStart)),
             "largestWatchSlice": Self.number(Int64(largestSlice)),
+            "watchPauses": Self.number(Int64(watchPauses)),
             "clusterId": .string(String(epoch.clusterID, radix: 16)),
         ]
         if let last = progress.lastResponse {

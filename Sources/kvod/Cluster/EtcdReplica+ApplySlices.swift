@@ -10,19 +10,20 @@ import KVOEtcd
 /// are applied, the replica is behind and says so (`stale`), as it would be
 /// had they not arrived yet.
 ///
-/// What waits is bounded in bytes (``maxUnappliedBytes``): the watch is read
+/// What waits is bounded in bytes (``watchBufferBytes``): the watch is read
 /// between slices, and a catch-up arrives faster than slices apply it. Past
-/// the bound, slices are applied at once until it holds again, as every
-/// response was before: memory stays bounded, at the cost of that turn.
-/// (Pausing the watch's transfer instead would keep both bounds.)
+/// the bound the watch's stream is left unread, so etcd holds the rest (as
+/// for any slow watcher), until the slices have brought the queue down to
+/// half the bound. Both bounds hold: no turn applies more than a slice, and
+/// what waits is the bound plus what one read of the stream brought.
 extension EtcdReplica {
     /// Watch events applied in one slice at most, unless one revision has more:
     /// about 10-15 ms of a loop at the cluster benchmark's cost per applied
     /// change (docs/PERFORMANCE.md).
     static let eventsPerSlice = 512
 
-    /// Keys' and values' bytes (and 64 an event) waiting at most, beyond one response.
-    static let maxUnappliedBytes = 16 << 20
+    /// Keys' and values' bytes (and 64 an event) waiting before the watch is paused.
+    static let defaultWatchBufferBytes = 16 << 20
 
     /// Queues a watch response's events and applies a first slice now.
     func applyInSlices(_ events: [EtcdWatchEvent]) {
@@ -30,9 +31,11 @@ extension EtcdReplica {
         let wasIdle = unappliedStart == unapplied.count
         unapplied.append(contentsOf: events)
         unappliedBytes += events.reduce(0) { $0 + Self.bytes(of: $1) }
-        var applied = wasIdle ? applySlice() : 0
-        while unappliedBytes > Self.maxUnappliedBytes, unappliedStart < unapplied.count { applied += applySlice() }
-        largestSlice = max(largestSlice, applied)
+        if wasIdle { applySlice() }
+        if unappliedBytes > watchBufferBytes, let watch, !watch.isPaused {
+            watch.pauseReceiving()
+            watchPauses += 1
+        }
     }
 
     private static func bytes(of event: EtcdWatchEvent) -> Int {
@@ -71,6 +74,7 @@ extension EtcdReplica {
             unappliedStart = start
             armNextSlice()
         }
+        if let watch, watch.isPaused, unappliedBytes <= watchBufferBytes / 2 { watch.resumeReceiving() }
         noteCaughtUpIfSo()
         releaseWaiting()
         return applied
@@ -83,6 +87,8 @@ extension EtcdReplica {
         unappliedStart = 0
         unappliedBytes = 0
         sliceTimer?.stop()
+        // A watch is left unread only while events wait for their slices.
+        watch?.resumeReceiving()
     }
 
     /// 1 ms, not 0: libuv runs a zero-delay timer restarted from its own

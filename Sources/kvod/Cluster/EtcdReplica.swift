@@ -62,6 +62,10 @@ final class EtcdReplica: ChangeReplicator {
     var sliceTimer: UVTimer?
     /// The most watch events applied in one turn since start (`info`'s `largestWatchSlice`).
     var largestSlice = 0
+    /// How many bytes of unapplied events stop the watch from being read (`--etcd-watch-buffer`).
+    var watchBufferBytes = EtcdReplica.defaultWatchBufferBytes
+    /// How often the watch was paused for its slices to catch up (`info`'s `watchPauses`).
+    var watchPauses = 0
     /// This kvod's proposals whose outcome is not told yet, by id
     /// (``ChangeContext/proposal``): the revision the watch applied one at
     /// (0: not seen yet), which tells whether a `Txn` whose answer was lost
