@@ -2,10 +2,12 @@
 """Issue 33 row 11: the longest loop turn (info's loopCpuMaxMs and loopLagMaxMs) of one long
 request against a kvod binary, as in docs/PERFORMANCE.md "Long requests in slices".
 
-usage: turns-measure.py KVOD batch [observed] | unobserveAll | close | initial [OBJECTS]
+usage: turns-measure.py KVOD batch [observed [READERS]] | unobserveAll | close | initial [OBJECTS]
+(batch observed READERS: READERS connections each observe every object's key path `v` and read
+their events as they come, on threads of their own)
 (WRAP=cmd runs kvod under cmd, e.g. a script that execs perf record; TRACE=1 prints each window)
 """
-import socket, json, sys, time, subprocess, os, tempfile
+import socket, json, sys, time, subprocess, os, tempfile, threading
 BIN = sys.argv[1]; case = sys.argv[2]
 sock = os.path.join(tempfile.mkdtemp(), "kvod.sock")
 p = subprocess.Popen(([os.environ["WRAP"]] if os.environ.get("WRAP") else []) + [BIN, "--socket", sock], stderr=subprocess.DEVNULL)
@@ -43,9 +45,20 @@ def report(label, t0):
     print(f"{label}: wall {1000*(time.time()-t0):.1f} ms at client; loopLagMaxMs {r['loopLagMaxMs']} loopCpuMaxMs {r.get('loopCpuMaxMs')} turns {r['loopTurns']}")
 if case == "batch":
     observe = len(sys.argv) > 3
-    if observe:
+    readers = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    if observe and readers == 0:
         w = C(); w.req('{"op":"observe","prefix":"o","keyPath":"","options":["new"]}')
-    ops = ",".join('{"op":"set","object":"o%d","keyPath":"k%d","value":%d}' % (i % 100, i, i) for i in range(10000))
+    def drain(conn):
+        try:
+            while conn.s.recv(1 << 20): pass
+        except OSError: pass
+    for _ in range(readers):
+        r = C(); r.req('{"op":"observe","prefix":"o","keyPath":"v","options":["new"]}')
+        threading.Thread(target=drain, args=(r,), daemon=True).start()
+    if readers:
+        ops = ",".join('{"op":"set","object":"o%d","keyPath":"v","value":%d}' % (i, i) for i in range(10000))
+    else:
+        ops = ",".join('{"op":"set","object":"o%d","keyPath":"k%d","value":%d}' % (i % 100, i, i) for i in range(10000))
     for rep in range(3):
         info(); t0 = time.time()
         r, _ = c.req('{"op":"batch","ops":[%s]}' % ops)
