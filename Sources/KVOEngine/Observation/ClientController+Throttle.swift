@@ -98,7 +98,7 @@ extension ClientController {
         }
         let wasEmpty = output.isEmpty
         write(event)
-        if let allowance = outputAllowance, output.count > allowance { becomeCongested() }
+        if SlowReaderPolicy.overflows(output.count, allowance: outputAllowance) { becomeCongested() }
         if wasEmpty, !output.isEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 

@@ -360,7 +360,7 @@ public final class ClientController: CustomStringConvertible {
     @inline(__always)
     private func append(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
                         for info: ObservationInfo, isPrior: Bool) {
-        if let allowance = outputAllowance, output.count + line.count + (contextFragment?.count ?? 0) > allowance {
+        if SlowReaderPolicy.overflows(output.count + line.count + (contextFragment?.count ?? 0), allowance: outputAllowance) {
             becomeCongested()
             return hold(change, for: info, isPrior: isPrior)
         }
@@ -454,7 +454,7 @@ public final class ClientController: CustomStringConvertible {
         guard !isClosed, disconnectReason == nil else { return }
         let wasEmpty = output.isEmpty
         write(&output)
-        if !isCongested, let allowance = outputAllowance, output.count > allowance { becomeCongested() }
+        if !isCongested, SlowReaderPolicy.overflows(output.count, allowance: outputAllowance) { becomeCongested() }
         if wasEmpty { outputDelegate?.clientControllerHasOutput(self) }
     }
 

@@ -78,9 +78,10 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// Unique on its connection for the connection's life, from 1.
     public var number: UInt64 { serial + 1 }
 
-    /// Which of a change's encodings it reads (``SharedController``): its
-    /// new/old option bits, plus 4 when compact.
-    var encodingVariant: Int { Int(truncatingIfNeeded: bits & 0x3 | (bits >> 6) & 0x4) }
+    /// Which of a change's encodings it reads (``EncodingVariant``).
+    var encodingVariant: Int {
+        EncodingVariant.of(options: ObservationOptions(rawValue: UInt8(truncatingIfNeeded: bits)), compact: isCompact)
+    }
 
     /// The head of its events for a change to `object`, written before their
     /// fields: its node's (``PathNode/head(forObject:)``) or, when compact,

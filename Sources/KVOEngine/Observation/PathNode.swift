@@ -132,7 +132,7 @@ final class PathNode: TableKeyed {
         first?._withUnsafeGuaranteedRef { $0.previousInNode = link }
         first = link
         if info.options.contains(.prior) { extrasCreating.priorObservers += 1 }
-        extras?.variantBits |= 1 << info.encodingVariant
+        extras?.variantBits |= UInt16(EncodingVariants(info.encodingVariant).rawValue)
     }
 
     /// `info`, linked here, now has other options than `old` (an `observe`
@@ -170,19 +170,19 @@ final class PathNode: TableKeyed {
     /// Read in place from the box: binding the box retained and released it
     /// on every change.
     @inline(__always)
-    var encodingVariants: UInt8 {
+    var encodingVariants: EncodingVariants {
         let bits = extras?.variantBits ?? PathNodeExtras.staleVariants
-        if bits & PathNodeExtras.staleVariants == 0 { return UInt8(truncatingIfNeeded: bits) }
+        if bits & PathNodeExtras.staleVariants == 0 { return EncodingVariants(rawValue: UInt8(truncatingIfNeeded: bits)) }
         return foundEncodingVariants()
     }
 
     @inline(never)
-    private func foundEncodingVariants() -> UInt8 {
+    private func foundEncodingVariants() -> EncodingVariants {
         let box = extrasCreating
-        var found: UInt16 = 0
-        forEachObservation { found |= 1 << $0.encodingVariant }
-        box.variantBits = found
-        return UInt8(truncatingIfNeeded: found)
+        var found = EncodingVariants.none
+        forEachObservation { found.insert($0.encodingVariant) }
+        box.variantBits = UInt16(found.rawValue)
+        return found
     }
 
     /// Calls `body` with each observation of this path, without retaining

@@ -429,9 +429,9 @@ public final class SharedController {
     /// without a reference to count.
     @inline(__always)
     private func send(_ change: ChangeRecord, _ group: UnsafePointer<MatchGroup>, at node: PathNode, prior: Bool) {
-        var variants: UInt8
+        var variants: EncodingVariants
         if prior {
-            variants = 0
+            variants = .none
             // A congested client's events are held without their bytes: when
             // every observation here is such, nothing is encoded.
             var holds = false
@@ -440,10 +440,10 @@ public final class SharedController {
                 if info.owner.isCongested {
                     holds = true
                 } else {
-                    variants |= 1 << info.encodingVariant
+                    variants.insert(info.encodingVariant)
                 }
             }
-            guard variants != 0 || holds else { return }
+            guard !variants.isEmpty || holds else { return }
         } else {
             // The node keeps what its observations read: no walk before the
             // one that delivers, unless some client is congested; then a node
@@ -451,28 +451,28 @@ public final class SharedController {
             // hold the event without bytes, and a large value's encoding per
             // change would be wasted work in the turn).
             variants = node.encodingVariants
-            guard variants != 0 else { return }
-            if coalescingClients > 0, !Self.anyTakesBytes(node) { variants = 0 }
+            guard !variants.isEmpty else { return }
+            if coalescingClients > 0, !Self.anyTakesBytes(node) { variants = .none }
         }
         eventBytes.removeAll(keepingCapacity: true)
         defer { encodedEventBytes &+= eventBytes.count }
         var ends = VariantEnds()
-        if variants == 0 {
+        if variants.isEmpty {
             // Only held events: no bytes.
-        } else if variants & ~Self.newOnlyVariants == 0,
+        } else if variants.isSubset(of: .newOnly),
                   ObservedChange.isPlainSetting(change, group.pointee.relation, options: .new, prior: prior) {
             // The usual group: its encodings (full, compact) read the change's value in place.
-            if variants & 1 << 1 != 0 {
+            if variants.contains(EncodingVariant.newFull) {
                 // The group's head lives as long as the group, the node's as the node.
                 let head = group.pointee.scopedHead?.withUnsafeBytes { $0 } ?? node.eventHeadBytes
                 EventEncoder.setting(into: &eventBytes, head: head, new: change.new, seq: change.seq)
             }
-            for variant in 1...4 { ends[variant] = eventBytes.count }
-            if variants & 1 << 5 != 0 {
+            for variant in EncodingVariant.newFull..<EncodingVariant.newCompact { ends[variant] = eventBytes.count }
+            if variants.contains(EncodingVariant.newCompact) {
                 EventEncoder.setting(into: &eventBytes, head: compactHead(of: change, at: node), new: change.new,
                                      seq: change.seq, compact: true)
             }
-            for variant in 5...7 { ends[variant] = eventBytes.count }
+            for variant in EncodingVariant.newCompact..<8 { ends[variant] = eventBytes.count }
         } else {
             encodeVariants(variants, of: change, group, prior: prior, into: &ends)
         }
@@ -494,9 +494,9 @@ public final class SharedController {
             var line = UnsafeRawBufferPointer(start: nil, count: 0)
             // When every observation here reads one encoding (the usual node), its
             // bytes are found once, not each observation's variant per event.
-            let oneVariant = variants != 0 && variants & (variants &- 1) == 0
+            let oneVariant = variants.isSingle
             if oneVariant {
-                lineVariant = variants.trailingZeroBitCount
+                lineVariant = variants.first
                 line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: lineVariant)..<ends[lineVariant]])
             }
             node.forEachObservation { info in
@@ -582,9 +582,6 @@ public final class SharedController {
         }
     }
 
-    /// The variants of the usual event: `new` only, full (1) or compact (5).
-    private static let newOnlyVariants: UInt8 = 1 << 1 | 1 << 5
-
     /// What a compact event says before its fields, after the `{"o":N` each
     /// observation writes: the changed object for a prefix's tree, else nothing.
     private func compactHead(of change: ChangeRecord, at node: PathNode) -> [UInt8] {
@@ -597,18 +594,18 @@ public final class SharedController {
     /// The encodings of one group's event, one per combination of the new/old
     /// options and the form (``ObservationInfo/encodingVariant``) that its
     /// observations ask for, one after the other in ``eventBytes``.
-    private func encodeVariants(_ variants: UInt8, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
+    private func encodeVariants(_ variants: EncodingVariants, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
                                 prior: Bool, into ends: inout VariantEnds) {
         let relation = group.pointee.relation
         let isExact = relation.isExact
         let head = group.pointee.scopedHead ?? group.pointee.node.eventHead
-        let compactHead = variants >> 4 != 0 ? compactHead(of: change, at: group.pointee.node) : []
+        let compactHead = variants.containsCompact ? compactHead(of: change, at: group.pointee.node) : []
         for variant in 0..<8 {
-            if variants & (1 << variant) != 0 {
+            if variants.contains(variant) {
                 let event = ObservedChange(change, relation, old: isExact ? change.old : group.pointee.old,
                                            new: isExact ? change.new : group.pointee.new,
-                                           options: ObservationOptions(rawValue: UInt8(variant & 3)), prior: prior)
-                let compact = variant >= 4
+                                           options: EncodingVariant.options(of: variant), prior: prior)
+                let compact = EncodingVariant.isCompact(variant)
                 EventEncoder.write(event, head: compact ? compactHead : head, compact: compact, to: &eventBytes)
             }
             ends[variant] = eventBytes.count
