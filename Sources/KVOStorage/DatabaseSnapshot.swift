@@ -6,8 +6,8 @@ import Foundation
 /// takes no name there and its space comes back when the last reader lets
 /// it go, whatever becomes of kvod. Read in chunks with `pread`, from any
 /// offset (several clients may share one snapshot). Closed off the calling
-/// thread: the last close of an unlinked file frees its pages, and for 80 MB
-/// just written that took 170 ms here, which the event loop must not wait for.
+/// thread: the last close of an unlinked file frees its pages, which for a large
+/// file just written takes longer than the event loop may wait (docs/ARCHITECTURE.md).
 public final class DatabaseSnapshot: Sendable {
     /// The seq whose changes, and none after it, the copy holds.
     public let seq: UInt64

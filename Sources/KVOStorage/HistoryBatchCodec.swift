@@ -16,7 +16,7 @@ import KVOEngine
 ///
 /// Format 2 added the flag `oldIsPreviousNew`: a run of sets to one key
 /// path stores each value once, not as one change's `new` and the next one's
-/// `old` (a third of the bytes and of the writer's encoding, docs/PERFORMANCE.md).
+/// `old` (fewer bytes and less of the writer's encoding, docs/PERFORMANCE.md).
 /// Format 3 added the flag `createdObject` (``ChangeRecord/createdObject``),
 /// without which a replay after a restart said `{}` for the document before
 /// a change that made it, where the live event said null; a change of

@@ -7,7 +7,7 @@ import DequeModule
 /// ``oldestSeq`` to the store's seq, so the changes after a seq start at a
 /// known position and a replay reads only those, not the whole history. (A
 /// per-object index would spare a resume reading other objects' changes, but
-/// it cost every change a hash and two queue operations: a tenth of a `set`.)
+/// it cost every change a hash and two queue operations; docs/PERFORMANCE.md.)
 /// Over etcd (docs/CLUSTER.md) seqs are revisions, which skip the revisions of
 /// other keys: such a history is searched instead.
 public final class ChangeHistory {

@@ -318,7 +318,7 @@ public struct JSONReader {
                     value = .object([:])
                 } else {
                     // Room for a few members up front saves the 1-2-4 regrowth of both of
-                    // OrderedDictionary's arrays: a quarter of the time for a typical request.
+                    // OrderedDictionary's arrays, which a typical request's few members would pay.
                     stack.append(Frame(isObject: true, object: JSONObject(minimumCapacity: 4)))
                     try readMemberName(into: &stack[stack.count - 1].object)
                     continue

@@ -10,7 +10,7 @@ enum Base64Text {
     static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         let length = length(of: bytes.count)
         guard length > 0, let input = bytes.baseAddress else { return }
-        // Pointers, not collections: a debug build (the tests') spent 12 ms a chunk in generic indexing.
+        // Pointers, not collections: generic indexing is slow in a debug build, which the tests run.
         let text = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             alphabet.withUnsafeBufferPointer { table in
                 let symbols = table.baseAddress!, out = buffer.baseAddress!

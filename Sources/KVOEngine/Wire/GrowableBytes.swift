@@ -1,10 +1,10 @@
 /// Growable bytes whose append costs its copy and little more: a client's
 /// output, and the events being encoded for it.
 ///
-/// `[UInt8].append(contentsOf:)` costs about ninety instructions whatever it
-/// copies (uniqueness, capacity, the generic sequence copy); a `set` with one
-/// observer appended a dozen times, and fan-out appends once per event. Here
-/// an append is a uniqueness and a capacity check, then `memcpy`.
+/// `[UInt8].append(contentsOf:)` pays for uniqueness, capacity and a generic
+/// sequence copy whatever it copies, and a `set` appends a dozen times, fan-out
+/// once per event (docs/PERFORMANCE.md, "What each change bought"). Here an
+/// append is a uniqueness and a capacity check, then `memcpy`.
 ///
 /// A value, like `[UInt8]`: copies share the storage until one of them changes.
 public struct GrowableBytes: RandomAccessCollection {

@@ -18,7 +18,7 @@ import KVOEtcd
 /// what waits is the bound plus what one read of the stream brought.
 extension EtcdReplica {
     /// Watch events applied in one slice at most, unless one revision has more:
-    /// about 10-15 ms of a loop at the cluster benchmark's cost per applied
+    /// well within a turn's bound at the cluster benchmark's cost per applied
     /// change (docs/PERFORMANCE.md).
     static let eventsPerSlice = 512
 
