@@ -27,4 +27,9 @@ public struct KVOEngineError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "\(code): \(message)" }
 
     static func badRequest(_ message: String) -> KVOEngineError { .init(.badRequest, message) }
+
+    /// `details` of an error of a batch's op: its position in the batch, `index`.
+    static func batchIndex(_ index: Int) -> JSONObject {
+        JSONObject([KVOProtocol.Field.index: .number(JSONNumber(index))])
+    }
 }

@@ -27,7 +27,7 @@ extension Engine {
         let message = "\(Self.name(of: client)) may write \(object) but not read it: the change was not applied, "
             + "and why is not told"
         guard let index else { return KVOEngineError(.forbidden, message) }
-        return KVOEngineError(.forbidden, "ops[\(index)]: " + message, details: ["index": .number(JSONNumber(index))])
+        return KVOEngineError(.forbidden, "ops[\(index)]: " + message, details: KVOEngineError.batchIndex(index))
     }
 
     /// The codes whose error depends on what the store holds.

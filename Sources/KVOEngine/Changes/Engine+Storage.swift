@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Writes while the data directory's disk is full (docs/DURABILITY.md, "A
 /// full disk"). The daemon says which writes the disk lets through
 /// (``Engine/storageAdmission``); a write it does not is refused with
@@ -39,21 +41,21 @@ extension Engine {
     /// client that may read everything, the bytes behind it (backups kept included).
     func writeStorageInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
         guard let status = storageStatus?() else { return }
-        var storage: JSONObject = ["full": .bool(status.full)]
-        if let since = status.since { storage["since"] = .string(since) }
+        var storage = JSONObject([InfoFigure.Storage.full: .bool(status.full)])
+        if let since = status.since { storage[InfoFigure.Storage.since] = .string(since) }
         // Why replies may be late: output waits for its changes' commit (docs/DURABILITY.md).
-        storage["commitsInFlight"] = .number(JSONNumber(status.commitsInFlight))
-        storage["heldOutputConnections"] = .number(JSONNumber(status.heldOutputConnections))
-        storage["heldOutputOldestMs"] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
+        storage[InfoFigure.Storage.commitsInFlight] = .number(JSONNumber(status.commitsInFlight))
+        storage[InfoFigure.Storage.heldOutputConnections] = .number(JSONNumber(status.heldOutputConnections))
+        storage[InfoFigure.Storage.heldOutputOldestMs] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
         if tellsSizes {
-            storage["availableBytes"] = .number(JSONNumber(status.availableBytes))
-            storage["reserveBytes"] = .number(JSONNumber(status.reserveBytes))
-            storage["reserveHeld"] = .bool(status.reserveHeld)
+            storage[InfoFigure.Storage.availableBytes] = .number(JSONNumber(status.availableBytes))
+            storage[InfoFigure.Storage.reserveBytes] = .number(JSONNumber(status.reserveBytes))
+            storage[InfoFigure.Storage.reserveHeld] = .bool(status.reserveHeld)
             let held = backupSource?.held ?? (count: 0, bytes: 0)
-            storage["backups"] = .number(JSONNumber(held.count))
-            storage["backupBytes"] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
+            storage[InfoFigure.Storage.backups] = .number(JSONNumber(held.count))
+            storage[InfoFigure.Storage.backupBytes] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
         }
-        reply.field("storage", .object(storage))
+        reply.field(.storage, .object(storage))
     }
 }
 
