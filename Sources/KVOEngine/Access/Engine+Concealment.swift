@@ -19,7 +19,7 @@ extension Engine {
         var failed = operation
         var index: Int?
         if case .batch(let operations) = operation {
-            guard case .number(let number)? = error.details["index"], let position = number.intValue,
+            guard case .number(let number)? = error.details[.index], let position = number.intValue,
                   operations.indices.contains(position) else { return error }
             (failed, index) = (operations[position].operation, position)
         }
