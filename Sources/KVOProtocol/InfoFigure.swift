@@ -81,9 +81,9 @@ public enum InfoFigure {
         case etcdRevision
         /// The revisions between them.
         case lag
-        /// Events delivered but not applied yet.
+        /// Watch events received and not applied yet.
         case unappliedEvents
-        /// The most events applied in one slice.
+        /// The most watch events applied in one loop turn since kvod started.
         case largestWatchSlice
         /// The etcd cluster's id, in hex.
         case clusterId

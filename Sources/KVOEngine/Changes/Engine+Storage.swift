@@ -41,19 +41,20 @@ extension Engine {
     /// client that may read everything, the bytes behind it (backups kept included).
     func writeStorageInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
         guard let status = storageStatus?() else { return }
-        var storage = JSONObject([InfoFigure.Storage.full: .bool(status.full)])
-        if let since = status.since { storage[InfoFigure.Storage.since] = .string(since) }
+        typealias Figure = InfoFigure.Storage
+        var storage = JSONObject([Figure.full: .bool(status.full)])
+        if let since = status.since { storage[Figure.since] = .string(since) }
         // Why replies may be late: output waits for its changes' commit (docs/DURABILITY.md).
-        storage[InfoFigure.Storage.commitsInFlight] = .number(JSONNumber(status.commitsInFlight))
-        storage[InfoFigure.Storage.heldOutputConnections] = .number(JSONNumber(status.heldOutputConnections))
-        storage[InfoFigure.Storage.heldOutputOldestMs] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
+        storage[Figure.commitsInFlight] = .number(JSONNumber(status.commitsInFlight))
+        storage[Figure.heldOutputConnections] = .number(JSONNumber(status.heldOutputConnections))
+        storage[Figure.heldOutputOldestMs] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
         if tellsSizes {
-            storage[InfoFigure.Storage.availableBytes] = .number(JSONNumber(status.availableBytes))
-            storage[InfoFigure.Storage.reserveBytes] = .number(JSONNumber(status.reserveBytes))
-            storage[InfoFigure.Storage.reserveHeld] = .bool(status.reserveHeld)
+            storage[Figure.availableBytes] = .number(JSONNumber(status.availableBytes))
+            storage[Figure.reserveBytes] = .number(JSONNumber(status.reserveBytes))
+            storage[Figure.reserveHeld] = .bool(status.reserveHeld)
             let held = backupSource?.held ?? (count: 0, bytes: 0)
-            storage[InfoFigure.Storage.backups] = .number(JSONNumber(held.count))
-            storage[InfoFigure.Storage.backupBytes] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
+            storage[Figure.backups] = .number(JSONNumber(held.count))
+            storage[Figure.backupBytes] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
         }
         reply.field(.storage, .object(storage))
     }
