@@ -12,7 +12,7 @@ import KVOProtocol
 /// ```
 ///
 /// When the timeout passes first, the call throws
-/// ``KVOClientError/Code-swift.struct/timeout`` carrying the counts
+/// `KVOClientError.Code.timeout` carrying the counts
 /// (``KVOClientError/observers``, ``KVOClientError/acknowledged``); the change stays applied.
 public struct AwaitCondition: Sendable, Hashable {
     /// `"written"` or `"acknowledged"`, as the wire spells it.

@@ -33,8 +33,8 @@ public struct DaemonInfo: Sendable, Hashable {
     private let reply: JSONObject
 
     init?(_ reply: JSONObject) {
-        guard case .string(let version)? = reply["version"],
-              let uptime = Self.integer(reply["uptime"]), let connections = Self.integer(reply["connections"]),
+        guard case .string(let version)? = reply[.version],
+              let uptime = Self.integer(reply[.uptime]), let connections = Self.integer(reply[.connections]),
               let observations = Self.integer(reply[.observations]), let objects = Self.integer(reply[.objects]),
               case .number(let seq)? = reply[.seq], let seqValue = UInt64(seq.literal)
         else { return nil }
@@ -47,22 +47,22 @@ public struct DaemonInfo: Sendable, Hashable {
         self.reply = reply
         if case .number(let oldest)? = reply[.oldestSeq] { oldestSeq = UInt64(oldest.literal) }
         if case .string(let epoch)? = reply[.epoch] { self.epoch = epoch }
-        if case .string(let commit)? = reply["commit"] { self.commit = commit }
+        if case .string(let commit)? = reply[.commit] { self.commit = commit }
     }
 
     /// The info as the JSON object kvod sent (without `ok`), with members
     /// this client does not know kept in place.
     public var json: JSONValue {
         var members = reply
-        members["version"] = .string(version)
-        members["uptime"] = .number(JSONNumber(uptime))
-        members["connections"] = .number(JSONNumber(connections))
+        members[.version] = .string(version)
+        members[.uptime] = .number(JSONNumber(uptime))
+        members[.connections] = .number(JSONNumber(connections))
         members[.observations] = .number(JSONNumber(observations))
         members[.objects] = .number(JSONNumber(objects))
         members[.seq] = .number(JSONNumber(validatedLiteral: String(seq)))
         if let oldestSeq { members[.oldestSeq] = .number(JSONNumber(validatedLiteral: String(oldestSeq))) }
         if let epoch { members[.epoch] = .string(epoch) }
-        if let commit { members["commit"] = .string(commit) }
+        if let commit { members[.commit] = .string(commit) }
         return .object(members)
     }
 

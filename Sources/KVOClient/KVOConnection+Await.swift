@@ -4,7 +4,7 @@ import KVOProtocol
 /// Writes that wait for their observers (docs/PROTOCOL.md,
 /// "Acknowledgements and `await`"): the change applies at once, and the call
 /// returns once its events were written to, or acknowledged by, the matching
-/// observers, or throws ``KVOClientError/Code-swift.struct/timeout`` with the counts.
+/// observers, or throws `KVOClientError.Code.timeout` with the counts.
 ///
 /// kvod reads no further request of this connection while the reply waits,
 /// so requests made meanwhile on the same ``KVOConnection`` wait behind it

@@ -7,13 +7,13 @@ import KVOProtocol
 /// ``JSONValue``, and come back through `Decodable` or as a ``JSONValue``.
 /// A daemon error throws ``KVOClientError`` with its code and message; no
 /// reply within the configuration's ``Configuration/requestTimeout`` throws
-/// ``KVOClientError/Code-swift.struct/timedOut``. Cancelling the calling task
+/// `KVOClientError.Code.timedOut`. Cancelling the calling task
 /// does not withdraw a request that was sent.
 extension KVOConnection {
     /// Sets the value at `keyPath` of `object`, creating missing intermediate objects.
     ///
     /// With `ifModSeq`/`ifValue` the set applies only if they hold (else
-    /// ``KVOClientError/Code-swift.struct/preconditionFailed``); `ephemeral` and
+    /// `KVOClientError.Code.preconditionFailed`); `ephemeral` and
     /// `ttl` bound the value's life (see ``WriteOperation``).
     /// - Returns: the change's seq.
     @discardableResult
@@ -133,10 +133,10 @@ extension KVOConnection {
     ///
     /// The value there and the sum must be integers (no fraction or exponent)
     /// within ±2^53, where a double still holds them exactly; else the call
-    /// throws ``KVOClientError/Code-swift.struct/badRequest``, naming the
+    /// throws `KVOClientError.Code.badRequest`, naming the
     /// value, and nothing changes. It needs the right to read the object as
     /// well as to write it. With `ifModSeq`/`ifValue` it applies only if they
-    /// hold (else ``KVOClientError/Code-swift.struct/preconditionFailed``);
+    /// hold (else `KVOClientError.Code.preconditionFailed`);
     /// `ttl` as for a set (see ``WriteOperation/add(_:_:by:ifModSeq:ifValue:ttl:)``, which
     /// ``perform(_:)`` sends for the change's seq instead of the sum).
     /// - Returns: the sum, as now stored.

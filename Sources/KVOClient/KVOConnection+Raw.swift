@@ -6,7 +6,7 @@ extension KVOConnection {
     /// Events that the line's `observe` brings go to the configuration's
     /// ``Configuration/onUnroutedEvent``. Without a reply within the
     /// configuration's ``Configuration/requestTimeout``, `onReply` gets a
-    /// ``KVOClientError/Code-swift.struct/timedOut`` failure instead. A line that kvod ignores (empty, or
+    /// `KVOClientError.Code.timedOut` failure instead. A line that kvod ignores (empty, or
     /// only `\r`) is not sent, since no reply would come: then the result is false.
     /// `onReply` must not block.
     ///

@@ -18,7 +18,7 @@ import KVOProtocol
 /// The connection closes when ``close()`` is called or when the last
 /// reference to it goes (streams and controllers hold one). A lost
 /// connection ends every stream and controller with
-/// ``KVOClientError/Code-swift.struct/connectionLost``, unless the
+/// `KVOClientError.Code.connectionLost`, unless the
 /// configuration's ``ReconnectPolicy`` reconnects it.
 public final class KVOConnection: Sendable {
     let core: ConnectionCore
@@ -42,7 +42,7 @@ public final class KVOConnection: Sendable {
     public var socketPath: String { core.configuration.socketPath }
 
     /// Closes the connection: requests awaiting replies fail, and every stream
-    /// and controller ends, with ``KVOClientError/Code-swift.struct/closed``.
+    /// and controller ends, with `KVOClientError.Code.closed`.
     /// Later calls fail the same way. Closing twice does nothing.
     public func close() { core.close() }
 

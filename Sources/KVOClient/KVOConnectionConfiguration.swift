@@ -15,11 +15,11 @@ extension KVOConnection {
         /// given, or `$KVOD_SOCKET`).
         public var checksSocketOwnership: Bool
         /// Off by default: a broken connection ends every stream and callback
-        /// with ``KVOClientError/Code-swift.struct/connectionLost``.
+        /// with `KVOClientError.Code.connectionLost`.
         public var reconnect: ReconnectPolicy
         /// How long a request waits for its reply (default 30 s; nil: without end).
         ///
-        /// When it passes, the request throws ``KVOClientError/Code-swift.struct/timedOut``
+        /// When it passes, the request throws `KVOClientError.Code.timedOut`
         /// and the connection stays open and usable: a request already sent
         /// may or may not have been applied (kvod's late reply is dropped), and
         /// one not yet sent because the connection is reconnecting is withdrawn

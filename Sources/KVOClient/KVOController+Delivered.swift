@@ -27,7 +27,7 @@ extension KVOController {
     /// that queue (`queue: .main` and a `@MainActor` caller are fine, as the
     /// caller's await frees the main queue).
     ///
-    /// - Throws: what the `info` request throws; ``KVOClientError/Code-swift.struct/timedOut``
+    /// - Throws: what the `info` request throws; `KVOClientError.Code.timedOut`
     ///   when kvod has not reached `seq` within the request timeout.
     public func delivered(through seq: UInt64) async throws(KVOClientError) {
         try await connection.reach(seq)

@@ -8,7 +8,7 @@ import KVOProtocol
 /// path's modSeq is that; `0`: only if nothing is there) and `ifValue`
 /// (apply only if the current value equals that as JSON). When one fails,
 /// nothing changes and the call throws
-/// ``KVOClientError/Code-swift.struct/preconditionFailed`` with the current
+/// `KVOClientError.Code.preconditionFailed` with the current
 /// ``KVOClientError/modSeq``.
 ///
 /// ```swift
@@ -118,7 +118,7 @@ public struct WriteOperation: Sendable {
     /// missing objects on the way are made, as by a set), in one change
     /// whose events tell the old value and the sum. The value there and the
     /// sum must be integers within ±2^53, else
-    /// ``KVOClientError/Code-swift.struct/badRequest`` and nothing changes.
+    /// `KVOClientError.Code.badRequest` and nothing changes.
     ///
     /// - Parameters:
     ///   - object: the object's name.
@@ -142,7 +142,7 @@ public struct WriteOperation: Sendable {
 
     /// An op as the protocol spells it, e.g. `{"op":"delete","object":"queue/pending"}`
     /// (kvod checks its fields; no `id`). Anything that is not a JSON object
-    /// whose `op` is a change op is ``KVOClientError/Code-swift.struct/badRequest``.
+    /// whose `op` is a change op is `KVOClientError.Code.badRequest`.
     public init(request: JSONValue) throws(KVOClientError) {
         guard case .object(var members) = request, case .string(let name)? = members[Field.op.rawValue],
               Self.operationNames.contains(name), let op = Op(rawValue: name)

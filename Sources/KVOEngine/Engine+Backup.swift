@@ -49,7 +49,7 @@ extension Engine {
     func writeBackupChunk(at offset: UInt64, for client: ClientController,
                           into reply: inout ReplyEncoder) throws(KVOEngineError) {
         let bytes = try backupSourceHere().readBackup(of: client, at: offset, count: Self.backupChunkBytes)
-        reply.field("data") { text in
+        reply.field(.data) { text in
             text.reserveCapacity(text.count + Base64Text.length(of: bytes.count) + 2)
             text.append(UInt8(ascii: "\""))
             bytes.withUnsafeBytes { Base64Text.append($0, to: &text) }
@@ -78,7 +78,7 @@ extension Engine {
         case .success(let summary):
             var reply = ReplyEncoder()
             reply.seq(summary.seq)
-            reply.field("size", integer: summary.size)
+            reply.field(.size, integer: summary.size)
             client.append(reply, id: awaited.id)
         case .failure(let error):
             client.append(reply: ReplyEncoder.failure(id: awaited.id, error))

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// The part of `info` about resources: the memory account and its limit,
 /// the history's size, refusals by limit, the data directory's room to
 /// write, and the event loop's lag (the daemon's figures, printed as given).
@@ -5,45 +7,45 @@ extension Engine {
     /// `tellsSizes`: whether the client may read every value; a client that
     /// may not is told no figure that follows values' sizes (docs/SECURITY.md).
     func writeResourceInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
-        reply.field("memory", .object(tellsSizes ? [
-            "total": Self.number(memoryEstimate),
-            "documents": Self.number(store.sizeEstimate),
-            "observations": Self.number(observationsBytes),
-            "history": Self.number(history.bytes),
-            "leases": Self.number(leaseTable.bytes),
-            "throttles": Self.number(shared.throttleSchedule.bytes),
-            "aggregates": Self.number(shared.aggregateBytes),
-            "requests": Self.number(shared.waitingRequestBytes),
-            "limit": Self.number(configuration.maxMemory),
-        ] : [
-            "limit": Self.number(configuration.maxMemory),
-        ]))
+        reply.field(.memory, .object(tellsSizes ? JSONObject([
+            InfoFigure.Memory.total: Self.number(memoryEstimate),
+            .documents: Self.number(store.sizeEstimate),
+            .observations: Self.number(observationsBytes),
+            .history: Self.number(history.bytes),
+            .leases: Self.number(leaseTable.bytes),
+            .throttles: Self.number(shared.throttleSchedule.bytes),
+            .aggregates: Self.number(shared.aggregateBytes),
+            .requests: Self.number(shared.waitingRequestBytes),
+            .limit: Self.number(configuration.maxMemory),
+        ]) : JSONObject([
+            InfoFigure.Memory.limit: Self.number(configuration.maxMemory),
+        ])))
         let daemon = daemonStatistics
-        if tellsSizes { reply.field("clientMemory", .object([
-            "total": Self.number(daemon.clientMemoryBytes),
-            "peak": Self.number(daemon.clientMemoryPeakBytes),
-            "limit": Self.number(daemon.clientMemoryLimitBytes),
-            "congested": Self.number(daemon.clientMemoryCongestions),
-        ])) }
-        reply.field("historyChanges", integer: history.count)
-        reply.field("eventsSent", integer: shared.eventsSent)
-        reply.field("eventsCoalesced", integer: shared.eventsCoalesced)
-        reply.field("coalescingConnections", integer: shared.coalescingClients)
-        reply.field("refused", .object([
-            "connections": Self.number(daemon.refusedConnections),
-            "connectionsPerUid": Self.number(daemon.refusedConnectionsPerUID),
-            "observations": Self.number(refusals.observations),
-            "memory": Self.number(refusals.memory),
-            "storage": Self.number(refusals.storage),
-        ]))
+        if tellsSizes { reply.field(.clientMemory, .object(JSONObject([
+            InfoFigure.Memory.total: Self.number(daemon.clientMemoryBytes),
+            .peak: Self.number(daemon.clientMemoryPeakBytes),
+            .limit: Self.number(daemon.clientMemoryLimitBytes),
+            .congested: Self.number(daemon.clientMemoryCongestions),
+        ]))) }
+        reply.field(.historyChanges, integer: history.count)
+        reply.field(.eventsSent, integer: shared.eventsSent)
+        reply.field(.eventsCoalesced, integer: shared.eventsCoalesced)
+        reply.field(.coalescingConnections, integer: shared.coalescingClients)
+        reply.field(.refused, .object(JSONObject([
+            InfoFigure.Refused.connections: Self.number(daemon.refusedConnections),
+            .connectionsPerUid: Self.number(daemon.refusedConnectionsPerUID),
+            .observations: Self.number(refusals.observations),
+            .memory: Self.number(refusals.memory),
+            .storage: Self.number(refusals.storage),
+        ])))
         writeStorageInfo(tellsSizes: tellsSizes, into: &reply)
-        reply.field("loopLagLastMs", Self.milliseconds(daemon.loopLagLastMicroseconds))
-        reply.field("loopLagMaxMs", Self.milliseconds(daemon.loopLagMaxMicroseconds))
-        reply.field("loopLagPeakMs", Self.milliseconds(daemon.loopLagPeakMicroseconds))
-        reply.field("loopCpuLastMs", Self.milliseconds(daemon.loopCPULastMicroseconds))
-        reply.field("loopCpuMaxMs", Self.milliseconds(daemon.loopCPUMaxMicroseconds))
-        reply.field("loopCpuPeakMs", Self.milliseconds(daemon.loopCPUPeakMicroseconds))
-        reply.field("loopTurns", integer: daemon.loopTurns)
+        reply.field(.loopLagLastMs, Self.milliseconds(daemon.loopLagLastMicroseconds))
+        reply.field(.loopLagMaxMs, Self.milliseconds(daemon.loopLagMaxMicroseconds))
+        reply.field(.loopLagPeakMs, Self.milliseconds(daemon.loopLagPeakMicroseconds))
+        reply.field(.loopCpuLastMs, Self.milliseconds(daemon.loopCPULastMicroseconds))
+        reply.field(.loopCpuMaxMs, Self.milliseconds(daemon.loopCPUMaxMicroseconds))
+        reply.field(.loopCpuPeakMs, Self.milliseconds(daemon.loopCPUPeakMicroseconds))
+        reply.field(.loopTurns, integer: daemon.loopTurns)
         // The longest turn since the previous `info`: each one starts a new window.
         daemonStatistics.loopLagMaxMicroseconds = 0
         daemonStatistics.loopCPUMaxMicroseconds = 0

@@ -80,7 +80,7 @@ public final class Engine {
 
     private static func epochMember(_ epoch: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.append(literal: #","epoch":"#)
+        bytes.append(literal: LineFragment.epochMember)
         JSONWriter.writeString(epoch, into: &bytes)
         return bytes
     }
@@ -210,25 +210,25 @@ public final class Engine {
             // The seq the answer is as of, found or not: a client then knows
             // which changes it reflects (KVOClient's later `initial`).
             do throws(KVOEngineError) {
-                reply.field("value", try get(object, keyPath))
+                reply.field(.value, try get(object, keyPath))
             } catch {
                 var details = error.details
-                details["seq"] = .number(JSONNumber(validatedLiteral: String(store.seq)))
-                details["modSeq"] = 0
-                if replicator?.isStale == true { details["stale"] = true }
+                details[.seq] = .number(JSONNumber(validatedLiteral: String(store.seq)))
+                details[.modSeq] = 0
+                if replicator?.isStale == true { details[.stale] = true }
                 throw KVOEngineError(error.code, error.message, details: details)
             }
             // A computed value changes with its array.
-            reply.field("modSeq", integer: store.modSeq(object, at: keyPath?.readPath ?? []))
+            reply.field(.modSeq, integer: store.modSeq(object, at: keyPath?.readPath ?? []))
             if let lease = lease(of: object, at: keyPath) {
-                if lease.ephemeral { reply.field("ephemeral", .bool(true)) }
+                if lease.ephemeral { reply.field(.ephemeral, .bool(true)) }
                 if let deadline = lease.deadline {
                     let left = (deadline - configuration.wallClock()).rounded(.up)
-                    reply.field("expiresIn", integer: max(0, Int(left)))
+                    reply.field(.expiresIn, integer: max(0, Int(left)))
                 }
             }
             reply.seq(store.seq)
-            if replicator?.isStale == true { reply.field("stale", .bool(true)) }
+            if replicator?.isStale == true { reply.field(.stale, .bool(true)) }
         case .delete(let object, let keyPath):
             reply.seq(delete(object, keyPath))
         case .insert(let object, let keyPath, let index, let values):
@@ -255,14 +255,14 @@ public final class Engine {
         case .batch(let operations):
             let (seqs, sums) = try batch(operations, for: client)
             reply.seq(store.seq)
-            reply.field("seqs", .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
+            reply.field(.seqs, .array(seqs.map { $0.map { .number(JSONNumber(validatedLiteral: String($0))) } ?? .null }))
             reply.sums(sums)
         case .list(let prefix, let after, let limit):
             let (names, more) = list(prefix: prefix, after: after, limit: limit, for: client)
-            reply.field("objects", .array(names.map(JSONValue.string)))
-            reply.field("more", .bool(more))
+            reply.field(.objects, .array(names.map(JSONValue.string)))
+            reply.field(.more, .bool(more))
             reply.seq(store.seq)
-            if replicator?.isStale == true { reply.field("stale", .bool(true)) }
+            if replicator?.isStale == true { reply.field(.stale, .bool(true)) }
         case .unobserveAll:
             client.unobserveAll()
         case .ping:
@@ -273,7 +273,7 @@ public final class Engine {
             writeObservationsPage(after: after, limit: limit, for: client, into: &reply)
         case .metrics:
             guard let metricsText else { throw KVOEngineError(.badRequest, "this kvod keeps no metrics") }
-            reply.field("text", .string(metricsText()))
+            reply.field(.text, .string(metricsText()))
         case .ack(let seq):
             try acknowledge(seq, from: client)
         case .backup(let offset):
@@ -363,10 +363,10 @@ extension Engine {
     /// of its one key path, or an array of them in the order of `keyPaths`.
     private func writeObservationNumbers(_ observed: [ObservationInfo], into reply: inout ReplyEncoder) {
         if observed.count == 1 {
-            reply.field(LineFragment.observationName, integer: observed[0].number)
+            reply.field(.observation, integer: observed[0].number)
             return
         }
-        reply.field(LineFragment.observationName) { bytes in
+        reply.field(.observation) { bytes in
             bytes.append(UInt8(ascii: "["))
             for (position, info) in observed.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -407,8 +407,8 @@ extension Engine {
     /// (`bad_request`; `unavailable` over etcd while this kvod is stale).
     private func checkResumable(_ point: ResumePoint) throws(KVOEngineError) {
         let oldest = oldestSeqHeld
-        let details: JSONObject = ["oldestSeq": .number(JSONNumber(validatedLiteral: String(oldest))),
-                                   "epoch": .string(epoch)]
+        let details = JSONObject([KVOProtocol.Field.oldestSeq: .number(JSONNumber(validatedLiteral: String(oldest))),
+                                  .epoch: .string(epoch)])
         if let other = point.epoch, other != epoch {
             throw KVOEngineError(
                 .compacted, "seq \(point.seq) is of epoch \(other), not of this kvod's history (epoch \(epoch)); "
@@ -433,16 +433,16 @@ extension Engine {
 
     private func writeInfo(for client: ClientController, into reply: inout ReplyEncoder) {
         let uptime = ContinuousClock.now - startedAt
-        reply.field("version", .string(configuration.version))
-        reply.field("commit", .string(configuration.commit))
-        reply.field("uptime", integer: uptime.components.seconds)
-        reply.field("connections", integer: clientCount)
-        reply.field("observations", integer: shared.observationCount - shared.leavingCount)
-        reply.field("objects", integer: store.objectCount)
+        reply.field(.version, .string(configuration.version))
+        reply.field(.commit, .string(configuration.commit))
+        reply.field(.uptime, integer: uptime.components.seconds)
+        reply.field(.connections, integer: clientCount)
+        reply.field(.observations, integer: shared.observationCount - shared.leavingCount)
+        reply.field(.objects, integer: store.objectCount)
         reply.seq(store.seq)
-        reply.field("oldestSeq", integer: oldestSeqHeld)
-        reply.field("epoch", .string(epoch))
-        if let replicator { reply.field("cluster", .object(replicator.info)) }
+        reply.field(.oldestSeq, integer: oldestSeqHeld)
+        reply.field(.epoch, .string(epoch))
+        if let replicator { reply.field(.cluster, .object(replicator.info)) }
         writeResourceInfo(tellsSizes: readsEverything(client), into: &reply)
     }
 }

@@ -1,9 +1,9 @@
 /// The member names of requests, replies and events (docs/PROTOCOL.md).
 ///
 /// One name per spelling: `seq` is a request's (`ack`), a reply's and an
-/// event's. The resource figures of `info` and the members of an
-/// `observations` entry are spelled where they are written.
-public enum Field: String, CaseIterable, Sendable {
+/// event's, `eventsSent` is `info`'s and an `observations` entry's. The
+/// members of `info`'s nested objects are ``InfoFigure``'s.
+public enum Field: String, CaseIterable, Sendable, MemberName {
     // Every request, and its reply.
 
     /// The operation a request asks for (``Op``).
@@ -118,6 +118,58 @@ public enum Field: String, CaseIterable, Sendable {
     case acknowledged
     /// The oldest seq kvod holds changes after, in `compacted` and `info`.
     case oldestSeq
+    /// Over etcd: this kvod is behind the cluster, in reads' replies and errors.
+    case stale
+
+    // `info`'s figures (its nested objects' members are ``InfoFigure``'s).
+
+    /// kvod's version.
+    case version
+    /// The commit kvod was built from.
+    case commit
+    /// Seconds since kvod started.
+    case uptime
+    /// How many connections are open.
+    case connections
+    /// Over etcd: the cluster's state (``InfoFigure/Cluster``).
+    case cluster
+    /// The memory account and its limit (``InfoFigure/Memory``).
+    case memory
+    /// The connections' buffers and their limit (``InfoFigure/Memory``).
+    case clientMemory
+    /// How many changes the history holds.
+    case historyChanges
+    /// Events sent: by kvod in `info`, to one observation in an `observations` entry.
+    case eventsSent
+    /// Events coalesced away: by kvod in `info`, for one observation in an `observations` entry.
+    case eventsCoalesced
+    /// How many connections have events coalesced now.
+    case coalescingConnections
+    /// What limits refused (``InfoFigure/Refused``).
+    case refused
+    /// With `--data-dir`: the disk's room to write (``InfoFigure/Storage``).
+    case storage
+    /// The event loop's lag in its last turn, in milliseconds.
+    case loopLagLastMs
+    /// The event loop's longest lag since the previous `info`, in milliseconds.
+    case loopLagMaxMs
+    /// The event loop's longest lag since kvod started, in milliseconds.
+    case loopLagPeakMs
+    /// The CPU time of the event loop's last turn, in milliseconds.
+    case loopCpuLastMs
+    /// The CPU time of the longest turn since the previous `info`, in milliseconds.
+    case loopCpuMaxMs
+    /// The CPU time of the longest turn since kvod started, in milliseconds.
+    case loopCpuPeakMs
+    /// How many turns the event loop made.
+    case loopTurns
+
+    // An `observations` entry's figures (beside the members of its `observe`).
+
+    /// The seq of the last event sent to the observation.
+    case lastSeqSent
+    /// The last seq the connection acknowledged, for an `ack` observation.
+    case lastAckedSeq
 
     // Events.
 

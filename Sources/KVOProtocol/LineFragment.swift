@@ -22,6 +22,8 @@ public enum LineFragment {
     @inlinable public static var failureCode: StaticString { #""ok":false,"error":{"code":"# }
     /// `,"message":`, an error's text.
     @inlinable public static var messageMember: StaticString { #","message":"# }
+    /// `,"epoch":`, after the seq of `observe`'s reply.
+    @inlinable public static var epochMember: StaticString { #","epoch":"# }
 
     // Events.
 
@@ -29,8 +31,6 @@ public enum LineFragment {
     @inlinable public static var changeEventStart: StaticString { #"{"event":"change","object":"# }
     /// `{"o":`, the start of every compact event, before its observation's number.
     @inlinable public static var compactEventStart: StaticString { #"{"o":"# }
-    /// `o`, a compact observation's number in `observe`'s reply and `observations`.
-    @inlinable public static var observationName: StaticString { "o" }
     /// `,"object":`, the changed object in a compact event of a prefix observation.
     @inlinable public static var objectMember: StaticString { #","object":"# }
     /// `,"prefix":`, a prefix observation's prefix.
@@ -65,6 +65,8 @@ public enum LineFragment {
     @inlinable public static var causeTTL: StaticString { #","cause":"ttl""# }
     /// `,"resync":true`.
     @inlinable public static var resyncTrue: StaticString { #","resync":true"# }
+    /// `,"context":`, an observation's context, in its events and its `observations` entry.
+    @inlinable public static var contextMember: StaticString { #","context":"# }
     /// `,"coalesced":`, before the count of the events one stands for.
     @inlinable public static var coalescedMember: StaticString { #","coalesced":"# }
     /// `,"seq":`, the last member of every event.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KVOClient
 import KVOEngine
+import KVOProtocol
 import KVOStorage
 
 /// `kvoctl backup FILE`: a consistent copy of kvod's data directory, made
@@ -41,11 +42,11 @@ struct BackupCommand: AsyncParsableCommand, ConnectingCommand {
             try output.close()
             let contents = try check(output, against: snapshot)
             try output.commit()
-            let report: JSONObject = [
-                "file": .string(file), "seq": .number(JSONNumber(validatedLiteral: String(contents.seq))),
-                "size": .number(JSONNumber(validatedLiteral: String(snapshot.size))),
-                "objects": .number(JSONNumber(contents.objects)),
-            ]
+            // `file` is kvoctl's own; the others are the protocol's names for what they count.
+            var report: JSONObject = ["file": .string(file)]
+            report[Field.seq] = .number(JSONNumber(validatedLiteral: String(contents.seq)))
+            report[Field.size] = .number(JSONNumber(validatedLiteral: String(snapshot.size)))
+            report[Field.objects] = .number(JSONNumber(contents.objects))
             Output.line(JSONValue.object(report).jsonString)
         } catch {
             output.discard()

@@ -1,5 +1,6 @@
 import Glibc
 import KVOEngine
+import KVOProtocol
 import Prometheus
 
 /// kvod's metrics, in a Prometheus registry of the daemon's own, which the
@@ -192,9 +193,9 @@ final class DaemonMetrics {
         backupHeldBytes.record(daemon.backupHeldBytes)
         if let figures = daemon.cluster {
             let gauges = cluster ?? makeClusterGauges()
-            gauges.stale.record(figures["stale"] == .bool(true) ? 1 : 0)
-            gauges.lag.record(Self.integer(figures["lag"]))
-            gauges.appliedRevision.record(Self.integer(figures["appliedRevision"]))
+            gauges.stale.record(figures[InfoFigure.Cluster.stale] == .bool(true) ? 1 : 0)
+            gauges.lag.record(Self.integer(figures[InfoFigure.Cluster.lag]))
+            gauges.appliedRevision.record(Self.integer(figures[InfoFigure.Cluster.appliedRevision]))
         }
         accepted.follow(daemon.accepted)
         heapTrims.follow(daemon.heapTrims)

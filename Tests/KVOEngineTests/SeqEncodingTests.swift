@@ -35,7 +35,7 @@ import Testing
             #expect(String(decoding: reply.finish(id: 7), as: UTF8.self) == "{\"id\":7,\"ok\":true,\"seq\":\(value)}\n")
             var observe = ReplyEncoder()
             observe.seq(value)
-            observe.field("epoch", .string("e"))
+            observe.field(.epoch, .string("e"))
             #expect(String(decoding: observe.finish(id: "r"), as: UTF8.self)
                 == "{\"id\":\"r\",\"ok\":true,\"seq\":\(value),\"epoch\":\"e\"}\n")
         }

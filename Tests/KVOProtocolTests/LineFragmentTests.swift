@@ -18,6 +18,7 @@ import Testing
         #expect(text(LineFragment.failureCode)
             == quoted(Field.ok.rawValue) + ":false" + member(.error) + "{" + quoted(Field.code.rawValue) + ":")
         #expect(text(LineFragment.messageMember) == member(.message))
+        #expect(text(LineFragment.epochMember) == member(.epoch))
     }
 
     @Test func eventPiecesAreMadeOfTheFieldKindAndCauseNames() {
@@ -25,7 +26,6 @@ import Testing
             == "{" + quoted(Field.event.rawValue) + ":" + quoted(EventType.change.rawValue) + member(.object))
         #expect(text(LineFragment.compactEventStart) == "{" + quoted(Field.observation.rawValue) + ":")
         #expect(text(LineFragment.objectMember) == member(.object))
-        #expect(text(LineFragment.observationName) == Field.observation.rawValue)
         #expect(text(LineFragment.prefixMember) == member(.prefix))
         #expect(text(LineFragment.keyPathMember) == member(.keyPath))
         #expect(text(LineFragment.settingWithNew) == member(.kind) + quoted(EventKind.setting.rawValue) + member(.new))
@@ -42,6 +42,7 @@ import Testing
         #expect(text(LineFragment.causeDisconnect) == member(.cause) + quoted(EventCause.disconnect.rawValue))
         #expect(text(LineFragment.causeTTL) == member(.cause) + quoted(EventCause.ttl.rawValue))
         #expect(text(LineFragment.resyncTrue) == member(.resync) + "true")
+        #expect(text(LineFragment.contextMember) == member(.context))
         #expect(text(LineFragment.coalescedMember) == member(.coalesced))
         #expect(text(LineFragment.seqMember) == member(.seq))
     }

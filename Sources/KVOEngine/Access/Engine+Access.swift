@@ -15,7 +15,7 @@ extension Engine {
                     try authorize(change.operation, condition: change.condition, for: client)
                 } catch {
                     throw KVOEngineError(error.code, "ops[\(index)]: \(error.message)",
-                                         details: ["index": .number(JSONNumber(index))])
+                                         details: KVOEngineError.batchIndex(index))
                 }
             }
             return

@@ -19,7 +19,7 @@ extension Engine {
         var failed = operation
         var index: Int?
         if case .batch(let operations) = operation {
-            guard case .number(let number)? = error.details["index"], let position = number.intValue,
+            guard case .number(let number)? = error.details[.index], let position = number.intValue,
                   operations.indices.contains(position) else { return error }
             (failed, index) = (operations[position].operation, position)
         }
@@ -27,7 +27,7 @@ extension Engine {
         let message = "\(Self.name(of: client)) may write \(object) but not read it: the change was not applied, "
             + "and why is not told"
         guard let index else { return KVOEngineError(.forbidden, message) }
-        return KVOEngineError(.forbidden, "ops[\(index)]: " + message, details: ["index": .number(JSONNumber(index))])
+        return KVOEngineError(.forbidden, "ops[\(index)]: " + message, details: KVOEngineError.batchIndex(index))
     }
 
     /// The codes whose error depends on what the store holds.

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// One writer's reply that waits (`await` on a change): for its change's
 /// events to reach the kernel on every observer's connection (`written`),
 /// or for every matching ack observation's connection to ack its seq
@@ -86,15 +88,15 @@ final class ChangeWait {
     }
 
     private func replyBytes(timedOut: Bool) -> [UInt8] {
-        let counts: JSONObject = [
-            "seq": .number(JSONNumber(validatedLiteral: String(seq))),
-            "observers": .number(JSONNumber(observers)),
-            "acknowledged": .number(JSONNumber(satisfied)),
-        ]
+        let counts = JSONObject([
+            KVOProtocol.Field.seq: .number(JSONNumber(validatedLiteral: String(seq))),
+            .observers: .number(JSONNumber(observers)),
+            .acknowledged: .number(JSONNumber(satisfied)),
+        ])
         guard timedOut else {
             var reply = reply
-            reply.field("observers", integer: observers)
-            reply.field("acknowledged", integer: satisfied)
+            reply.field(.observers, integer: observers)
+            reply.field(.acknowledged, integer: satisfied)
             return reply.finish(id: id)
         }
         let missing = observers - satisfied

@@ -57,8 +57,8 @@ extension Engine {
 extension ReplyEncoder {
     /// An add's reply: the sum it wrote, its modSeq (the change's seq) and the seq.
     mutating func added(_ sum: Int, seq: UInt64) {
-        field("value", integer: sum)
-        field("modSeq", integer: seq)
+        field(.value, integer: sum)
+        field(.modSeq, integer: seq)
         self.seq(seq)
     }
 
@@ -66,6 +66,6 @@ extension ReplyEncoder {
     /// the other ops; nothing for a batch without one.
     mutating func sums(_ sums: [Int?]) {
         guard sums.contains(where: { $0 != nil }) else { return }
-        field("values", .array(sums.map { $0.map { .number(JSONNumber($0)) } ?? .null }))
+        field(.values, .array(sums.map { $0.map { .number(JSONNumber($0)) } ?? .null }))
     }
 }

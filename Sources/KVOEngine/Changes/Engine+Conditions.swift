@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Conditional writes (`ifModSeq`, `ifValue`) and batches: what makes a
 /// counter, a lock or a move between two objects correct with many writers.
 extension Engine {
@@ -9,7 +11,7 @@ extension Engine {
         let current = store.value(object, at: keys)
         let modSeq = current == nil ? 0 : store.modSeq(object, at: keys)
         let place = keyPath.map { "\(object) \($0)" } ?? object
-        let details: JSONObject = ["modSeq": .number(JSONNumber(validatedLiteral: String(modSeq)))]
+        let details = JSONObject([KVOProtocol.Field.modSeq: .number(JSONNumber(validatedLiteral: String(modSeq)))])
         if let expected = condition.ifModSeq, expected != modSeq {
             throw KVOEngineError(.preconditionFailed, "\(place) has modSeq \(modSeq), not \(expected)", details: details)
         }
@@ -106,13 +108,13 @@ extension Engine {
                     let keys = keyPath?.components ?? []
                     let modSeq = store.value(object, at: keys) == nil ? 0 : store.modSeq(object, at: keys)
                     let held = JSONValue.number(JSONNumber(validatedLiteral: String(modSeq)))
-                    if details["modSeq"] != held {
-                        details["modSeq"] = held
+                    if details[.modSeq] != held {
+                        details[.modSeq] = held
                         let place = keyPath.map { "\(object) \($0)" } ?? object
                         message = "\(place) is changed by an earlier op of this batch (its modSeq is \(modSeq))"
                     }
                 }
-                details["index"] = .number(JSONNumber(index))
+                details[.index] = .number(JSONNumber(index))
                 throw KVOEngineError(error.code, "ops[\(index)]: \(message)", details: details)
             }
             seqs.append(trial.store.seq == before ? nil : trial.store.seq)

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Writes while the data directory's disk is full (docs/DURABILITY.md, "A
 /// full disk"). The daemon says which writes the disk lets through
 /// (``Engine/storageAdmission``); a write it does not is refused with
@@ -39,21 +41,22 @@ extension Engine {
     /// client that may read everything, the bytes behind it (backups kept included).
     func writeStorageInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
         guard let status = storageStatus?() else { return }
-        var storage: JSONObject = ["full": .bool(status.full)]
-        if let since = status.since { storage["since"] = .string(since) }
+        typealias Figure = InfoFigure.Storage
+        var storage = JSONObject([Figure.full: .bool(status.full)])
+        if let since = status.since { storage[Figure.since] = .string(since) }
         // Why replies may be late: output waits for its changes' commit (docs/DURABILITY.md).
-        storage["commitsInFlight"] = .number(JSONNumber(status.commitsInFlight))
-        storage["heldOutputConnections"] = .number(JSONNumber(status.heldOutputConnections))
-        storage["heldOutputOldestMs"] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
+        storage[Figure.commitsInFlight] = .number(JSONNumber(status.commitsInFlight))
+        storage[Figure.heldOutputConnections] = .number(JSONNumber(status.heldOutputConnections))
+        storage[Figure.heldOutputOldestMs] = .number(JSONNumber(status.heldOutputOldestMilliseconds))
         if tellsSizes {
-            storage["availableBytes"] = .number(JSONNumber(status.availableBytes))
-            storage["reserveBytes"] = .number(JSONNumber(status.reserveBytes))
-            storage["reserveHeld"] = .bool(status.reserveHeld)
+            storage[Figure.availableBytes] = .number(JSONNumber(status.availableBytes))
+            storage[Figure.reserveBytes] = .number(JSONNumber(status.reserveBytes))
+            storage[Figure.reserveHeld] = .bool(status.reserveHeld)
             let held = backupSource?.held ?? (count: 0, bytes: 0)
-            storage["backups"] = .number(JSONNumber(held.count))
-            storage["backupBytes"] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
+            storage[Figure.backups] = .number(JSONNumber(held.count))
+            storage[Figure.backupBytes] = .number(JSONNumber(validatedLiteral: String(held.bytes)))
         }
-        reply.field("storage", .object(storage))
+        reply.field(.storage, .object(storage))
     }
 }
 

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// The reply to `observations`: one page of the client's observations,
 /// bounded in entries (`limit`) and in bytes.
 extension Engine {
@@ -9,7 +11,7 @@ extension Engine {
                                into reply: inout ReplyEncoder) {
         let (page, more) = client.observations(after: after, limit: limit)
         var written = 0
-        reply.field("observations") { bytes in
+        reply.field(.observations) { bytes in
             let start = bytes.count
             bytes.append(UInt8(ascii: "["))
             for info in page where bytes.count - start < Self.observationsPageBytes {
@@ -20,9 +22,9 @@ extension Engine {
             bytes.append(UInt8(ascii: "]"))
         }
         let cut = more || written < page.count
-        reply.field("more", .bool(cut))
+        reply.field(.more, .bool(cut))
         if cut, written > 0 {
-            reply.field("next", .string(String(page[written - 1].serial)))
+            reply.field(.next, .string(String(page[written - 1].serial)))
         }
     }
 
@@ -30,42 +32,58 @@ extension Engine {
     /// written straight from the observation (its context's bytes are ready).
     static func writeEntry(_ info: ObservationInfo, into bytes: inout [UInt8]) {
         let scope = info.scope
-        bytes.append(contentsOf: scope.isPrefix ? #"{"prefix":"#.utf8 : #"{"object":"#.utf8)
+        bytes.append(UInt8(ascii: "{"))
+        appendName(scope.isPrefix ? .prefix : .object, to: &bytes)
         JSONWriter.writeString(scope.name, into: &bytes)
         let keyPath = info.keyPath
         if !keyPath.isWholeDocument {
-            bytes.append(contentsOf: #","keyPath":"#.utf8)
+            appendMember(.keyPath, to: &bytes)
             JSONWriter.writeString(keyPath.description, into: &bytes)
         }
         bytes.append(contentsOf: optionsAndPolicy[Int(info.options.rawValue) | (info.policy == .disconnect ? 16 : 0)])
         if info.isQuiet {
             let filter = info.filter
-            if filter.distinct { bytes.append(contentsOf: #","distinct":true"#.utf8) }
+            if filter.distinct { appendMember(.distinct, to: &bytes, true) }
             if let kinds = filter.kinds {
-                bytes.append(contentsOf: #","kinds":"#.utf8)
+                appendMember(.kinds, to: &bytes)
                 JSONWriter.write(.array(kinds.map { .string($0.rawValue) }), into: &bytes)
             }
             if let throttle = filter.throttle {
-                bytes.append(contentsOf: #","throttle":"#.utf8)
+                appendMember(.throttle, to: &bytes)
                 bytes.append(contentsOf: String(throttle).utf8)
             }
         }
-        if info.filter.acknowledges { bytes.append(contentsOf: #","ack":true"#.utf8) }
+        if info.filter.acknowledges { appendMember(.ack, to: &bytes, true) }
         if info.isCompact {
-            bytes.append(contentsOf: #","compact":true,"o":"#.utf8)
+            appendMember(.compact, to: &bytes, true)
+            appendMember(.observation, to: &bytes)
             EventEncoder.appendDecimal(info.number, to: &bytes)
         }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
-        for (name, value) in [(#","eventsSent":"#, info.eventsSent), (#","eventsCoalesced":"#, info.eventsCoalesced),
-                              (#","lastSeqSent":"#, info.lastSeqSent)] {
-            bytes.append(contentsOf: name.utf8)
+        for (name, value) in [(KVOProtocol.Field.eventsSent, info.eventsSent), (.eventsCoalesced, info.eventsCoalesced),
+                              (.lastSeqSent, info.lastSeqSent)] {
+            appendMember(name, to: &bytes)
             bytes.append(contentsOf: String(value).utf8)
         }
         if info.filter.acknowledges {
-            bytes.append(contentsOf: #","lastAckedSeq":"#.utf8)
+            appendMember(.lastAckedSeq, to: &bytes)
             bytes.append(contentsOf: String(info.owner.ackedSeq).utf8)
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `"name":`, a member's name.
+    private static func appendName(_ name: KVOProtocol.Field, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: name.rawValue.utf8)
+        bytes.append(contentsOf: #"":"#.utf8)
+    }
+
+    /// `,"name":`, a member after the first; with `true`, `,"name":true`.
+    private static func appendMember(_ name: KVOProtocol.Field, to bytes: inout [UInt8], _ isTrue: Bool = false) {
+        bytes.append(UInt8(ascii: ","))
+        appendName(name, to: &bytes)
+        if isTrue { bytes.append(contentsOf: "true".utf8) }
     }
 
     /// `,"options":[…],"policy":…` for each set of options (low four bits)
@@ -73,9 +91,10 @@ extension Engine {
     private static let optionsAndPolicy: [[UInt8]] = (0..<32).map { bits in
         let options = ObservationOptions(rawValue: UInt8(bits & 0x0F))
         let policy: ObservationPolicy = bits & 16 != 0 ? .disconnect : .coalesce
-        var bytes = Array(#","options":"#.utf8)
+        var bytes: [UInt8] = []
+        appendMember(.options, to: &bytes)
         JSONWriter.write(.array(options.wireNames.map(JSONValue.string)), into: &bytes)
-        bytes += Array(#","policy":"#.utf8)
+        appendMember(.policy, to: &bytes)
         JSONWriter.writeString(policy.rawValue, into: &bytes)
         return bytes
     }

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// One observation: a key path (or the whole document) of an object, or of
 /// every object under a prefix, observed by one client, with its options and
 /// context (KVOController's `_FBKVOInfo`).
@@ -286,7 +288,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
 
     /// ``contextBytes`` for a context about to be registered.
     static func contextBytes(of context: JSONValue?) -> Int {
-        context.map { 2 * ($0.sizeEstimate + #","context":"#.utf8.count) } ?? 0
+        context.map { 2 * ($0.sizeEstimate + LineFragment.contextMember.utf8CodeUnitCount) } ?? 0
     }
 
     /// Moves it to `node`: the shared controller registers it.
@@ -358,7 +360,7 @@ private final class ContextPlace: HealthPlace {
         self.filter = filter
         fragment = context.map { context in
             var fragment: [UInt8] = []
-            fragment.append(literal: #","context":"#)
+            fragment.append(literal: LineFragment.contextMember)
             JSONWriter.write(context, into: &fragment)
             return fragment
         }

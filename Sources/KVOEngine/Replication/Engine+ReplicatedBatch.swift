@@ -22,7 +22,7 @@ extension Engine {
             var reply = ReplyEncoder()
             reply.seq(changed.contains(true) ? seq : store.seq)
             let number = JSONValue.number(JSONNumber(validatedLiteral: String(seq)))
-            reply.field("seqs", .array(changed.map { $0 ? number : .null }))
+            reply.field(.seqs, .array(changed.map { $0 ? number : .null }))
             reply.sums(sums)
             return reply
         }

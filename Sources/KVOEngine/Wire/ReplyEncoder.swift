@@ -25,7 +25,7 @@ struct ReplyEncoder {
         if fields.isEmpty, onlySeq == nil {
             onlySeq = seq
         } else {
-            field("seq", integer: seq)
+            field(.seq, integer: seq)
         }
     }
 
@@ -35,29 +35,30 @@ struct ReplyEncoder {
             onlySeq = seq
             membersAfterSeq = members
         } else {
-            field("seq", integer: seq)
+            field(.seq, integer: seq)
             fields.append(contentsOf: members)
         }
     }
 
-    mutating func field(_ name: StaticString, _ value: JSONValue) {
+    /// A field of `value` (names are KVOProtocol's: none is spelled here).
+    mutating func field(_ name: KVOProtocol.Field, _ value: JSONValue) {
         begin(name)
         JSONWriter.write(value, into: &fields)
     }
 
     /// A field whose value `write` appends as JSON itself.
-    mutating func field(_ name: StaticString, writing write: (inout [UInt8]) -> Void) {
+    mutating func field(_ name: KVOProtocol.Field, writing write: (inout [UInt8]) -> Void) {
         begin(name)
         write(&fields)
     }
 
-    mutating func field(_ name: StaticString, integer: some BinaryInteger) {
+    mutating func field(_ name: KVOProtocol.Field, integer: some BinaryInteger) {
         begin(name)
         EventEncoder.appendDecimal(integer, to: &fields)
     }
 
     /// Starts a field after those written (a kept `seq` first, in its place).
-    private mutating func begin(_ name: StaticString) {
+    private mutating func begin(_ name: KVOProtocol.Field) {
         // Room for the usual reply's fields at once (an `observe`'s seq and
         // epoch): growing from empty cost three reallocations.
         if fields.capacity == 0 { fields.reserveCapacity(64) }
@@ -71,7 +72,8 @@ struct ReplyEncoder {
             }
         }
         fields.append(literal: #",""#)
-        fields.append(literal: name)
+        var spelling = name.rawValue
+        spelling.withUTF8 { fields.append(contentsOf: $0) }
         fields.append(literal: #"":"#)
     }
 

@@ -484,14 +484,14 @@ struct Fields {
         guard !elements.isEmpty else { throw .badRequest("field \"ops\" must not be empty") }
         guard elements.count <= Self.maxBatchOps else {
             throw KVOEngineError(.limitExceeded, "a batch may carry \(Self.maxBatchOps) ops, not \(elements.count)",
-                                 details: ["index": .number(JSONNumber(Self.maxBatchOps))])
+                                 details: KVOEngineError.batchIndex(Self.maxBatchOps))
         }
         var operations: [ChangeOperation] = []
         operations.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             let fail = { (error: KVOEngineError) -> KVOEngineError in
                 var details = error.details
-                details["index"] = .number(JSONNumber(index))
+                details[.index] = .number(JSONNumber(index))
                 return KVOEngineError(error.code, "ops[\(index)]: \(error.message)", details: details)
             }
             guard case .object(let members) = element else {

@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOProtocol
 
 /// What a kvod knows of how far behind etcd its replica may be, from its
 /// watch: `info`'s `cluster` (docs/PROTOCOL.md).
@@ -67,27 +68,27 @@ extension EtcdReplica {
     /// `hasleader`), the revisions applied and known, the lag between them,
     /// and how long ago the watch last spoke.
     var info: JSONObject {
-        var members: JSONObject = [
-            "endpoints": .array(client.configuration.endpoints.map(JSONValue.string)),
-            "endpoint": .string(watchEndpoint ?? client.currentEndpoint),
-            "leader": .bool(isFollowing),
-            "stale": .bool(isStale),
-            "appliedRevision": Self.number(appliedRevision),
-            "etcdRevision": Self.number(max(progress.etcdRevision, appliedRevision)),
+        var members = JSONObject([
+            InfoFigure.Cluster.endpoints: .array(client.configuration.endpoints.map(JSONValue.string)),
+            .endpoint: .string(watchEndpoint ?? client.currentEndpoint),
+            .leader: .bool(isFollowing),
+            .stale: .bool(isStale),
+            .appliedRevision: Self.number(appliedRevision),
+            .etcdRevision: Self.number(max(progress.etcdRevision, appliedRevision)),
             // Events delivered but waiting for their slice are not caught up with yet.
-            "lag": Self.number(unappliedStart < unapplied.count ? max(0, progress.etcdRevision - appliedRevision)
+            .lag: Self.number(unappliedStart < unapplied.count ? max(0, progress.etcdRevision - appliedRevision)
                                                               : progress.lag(applied: appliedRevision)),
-            "unappliedEvents": Self.number(Int64(unapplied.count - unappliedStart)),
-            "largestWatchSlice": Self.number(Int64(largestSlice)),
-            "watchPauses": Self.number(Int64(watchPauses)),
-            "clusterId": .string(String(epoch.clusterID, radix: 16)),
-        ]
+            .unappliedEvents: Self.number(Int64(unapplied.count - unappliedStart)),
+            .largestWatchSlice: Self.number(Int64(largestSlice)),
+            .watchPauses: Self.number(Int64(watchPauses)),
+            .clusterId: .string(String(epoch.clusterID, radix: 16)),
+        ])
         if let last = progress.lastResponse {
             let elapsed = ContinuousClock.now - last
-            members["lastWatchResponseMs"] = Self.number(elapsed.components.seconds * 1000
+            members[InfoFigure.Cluster.lastWatchResponseMs] = Self.number(elapsed.components.seconds * 1000
                 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         }
-        if isStale { members["error"] = .string(staleness) }
+        if isStale { members[InfoFigure.Cluster.error] = .string(staleness) }
         return members
     }
 
