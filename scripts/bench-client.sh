@@ -9,6 +9,8 @@
 # connection's reader path with no socket at all (decode: the client's
 # decode-and-deliver path alone). Prints each round's result lines and a
 # Markdown table of medians, with the load average.
+# KVOD_CLIENT_RATE_VALUE=object in the environment makes the recorded events'
+# values (replay and decode rows) small objects in place of numbers.
 # Usage: scripts/bench-client.sh [--rounds N] [--sets N] [--kvod PATH] [--reader PATH]
 #   --rounds  rounds (default 3)
 #   --sets    sets per round, and events per replay (default 300000)

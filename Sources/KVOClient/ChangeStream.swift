@@ -12,7 +12,9 @@
 /// reach the iterator a read's worth at a time; past
 /// ``KVOConnection/Configuration/subscriberBufferLimit`` bytes of them, a
 /// consumer that falls behind gets only the latest change per key path, with
-/// ``Change/coalesced`` counting the ones it stands for.
+/// ``Change/coalesced`` counting the ones it stands for (with
+/// ``DeliveryOptions/everyChange``, the stream throws `limit_exceeded` instead,
+/// after the changes held).
 ///
 /// For an observation that acknowledges (``DeliveryOptions/acknowledges``),
 /// a change counts as handled when the consumer asks for the next one (the
@@ -149,16 +151,27 @@ final class StreamSink: ChangeSink {
     private let signals: AsyncStream<Void>.Continuation
     private let pending: Locked<Pending>
 
-    /// `limit`: the bytes of changes held before they are folded (``PendingChanges``).
-    init(_ signals: AsyncStream<Void>.Continuation, limit: Int) {
+    /// `limit`: the bytes of changes held before they are folded (``PendingChanges``);
+    /// `everyChange`: past it the stream ends with an error instead (``DeliveryOptions/everyChange``).
+    init(_ signals: AsyncStream<Void>.Continuation, limit: Int, everyChange: Bool = false) {
         self.signals = signals
-        pending = Locked(Pending(changes: PendingChanges(limit: limit)))
+        pending = Locked(Pending(changes: PendingChanges(limit: limit, everyChange: everyChange)))
     }
 
     func deliver(_ changes: [Delivered]) {
-        let folded = pending.withLock { $0.changes.append(changes) }
+        let (folded, failed) = pending.withLock { pending -> ([AckTicket], Bool) in
+            guard pending.failure == nil else { return ([], false) }  // ended: takes nothing more
+            do throws(KVOClientError) {
+                return (try pending.changes.append(changes), false)
+            } catch {
+                pending.failure = error
+                return ([], true)
+            }
+        }
         for ticket in folded { ticket.handled() }
-        signals.yield()
+        // A subscriber of every change fell behind: the stream ends (its `onTermination` unobserves), after
+        // the changes held.
+        if failed { signals.finish() } else { signals.yield() }
     }
 
     func finish(_ error: KVOClientError) {

@@ -42,29 +42,43 @@ final class ControllerSink<Observer: AnyObject>: ChangeSink, @unchecked Sendable
         }
     }
 
-    init(controller: KVOController<Observer>, key: ObservationKey, block: @escaping KVOController<Observer>.AnyBlock) {
+    /// `everyChange`: past the limit the observation ends with an error instead of folding (``DeliveryOptions/everyChange``).
+    init(controller: KVOController<Observer>, key: ObservationKey, everyChange: Bool = false,
+         block: @escaping KVOController<Observer>.AnyBlock) {
         self.controller = controller
         queue = controller.queue
         self.key = key
         self.block = block
         let limit = controller.connection.core.configuration.subscriberBufferLimit
-        pending = Locked(Pending(changes: PendingChanges(limit: limit)))
+        pending = Locked(Pending(changes: PendingChanges(limit: limit, everyChange: everyChange)))
     }
 
     /// Drops every change not yet delivered; called when unobserving.
     func deactivate() { isActive.store(false, ordering: .releasing) }
 
     func deliver(_ changes: [Delivered]) {
-        let (schedule, folded, satisfied) = pending.withLock { pending in
+        let (schedule, folded, failed, satisfied) = pending.withLock { pending in
             let held = pending.changes.changes.count + changes.count
-            let folded = pending.changes.append(changes)
+            var folded: [AckTicket] = []
+            var failed = false
+            // After a failure nothing more is taken (the block will not run for it: it is done with).
+            if pending.failure == nil {
+                do throws(KVOClientError) {
+                    folded = try pending.changes.append(changes)
+                } catch {
+                    pending.failure = error
+                    failed = true
+                }
+            }
             pending.received += changes.count
             pending.done += held - pending.changes.changes.count
             defer { pending.isDraining = true }
-            return (!pending.isDraining, folded, pending.satisfiedWaiters())
+            return (!pending.isDraining, folded, failed, pending.satisfiedWaiters())
         }
         for ticket in folded { ticket.handled() }
         for continuation in satisfied { continuation.resume() }
+        // A subscriber of every change fell behind: no more changes for it; the error follows the ones held.
+        if failed { controller?.stopDelivery(key, sink: self) }
         if schedule { queue.async { [self] in drain() } }
     }
 

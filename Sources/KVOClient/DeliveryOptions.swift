@@ -42,20 +42,42 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// ``Change``. The default; false asks for full events, which name the
     /// object and key path in every line (for a reader of the raw stream).
     public var compact: Bool
+    /// The subscriber takes every change or none: when it falls behind, its
+    /// subscription ends with ``KVOClientError/Code/limitExceeded`` rather
+    /// than receiving the latest change per key path in place of the ones it
+    /// missed. It ends when what KVOClient holds for it passes
+    /// ``KVOConnection/Configuration/subscriberBufferLimit`` (after the
+    /// changes held, which it still gets), and when kvod sends it a change
+    /// that stands for others (``Change/coalesced``: kvod dropped changes
+    /// because this connection fell behind, docs/PROTOCOL.md "Slow
+    /// readers"), before that change. Other subscribers and replies go on.
+    /// With a ``throttle``, which folds changes by design, observing fails
+    /// with `bad_request`. KVOClient's own setting: kvod is not told, and
+    /// subscribers of one key path on one connection may differ in it.
+    public var everyChange: Bool
 
     /// Delivery with these settings; every argument left out sends more (in
-    /// compact events), and asks for no acknowledgements.
+    /// compact events), asks for no acknowledgements, and folds what a slow
+    /// subscriber misses rather than ending it.
     public init(distinct: Bool = false, kinds: Set<ChangeKind>? = nil, throttle: Duration? = nil,
-                acknowledges: Bool = false, compact: Bool = true) {
+                acknowledges: Bool = false, compact: Bool = true, everyChange: Bool = false) {
         self.distinct = distinct
         self.kinds = kinds
         self.throttle = throttle
         self.acknowledges = acknowledges
         self.compact = compact
+        self.everyChange = everyChange
     }
 
     /// Every change, as KVO sends them.
     public static let all = DeliveryOptions()
+
+    /// What kvod applies, and so what the subscribers of one observation must share: all but ``everyChange``.
+    var daemonSettings: DeliveryOptions {
+        var settings = self
+        settings.everyChange = false
+        return settings
+    }
 
     /// ``throttle`` in whole milliseconds, as kvod takes it: rounded up, and
     /// kept in range of the wire's integers so that kvod names the limit.

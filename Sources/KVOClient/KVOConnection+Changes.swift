@@ -49,7 +49,8 @@ extension KVOConnection {
     func changes(of keys: [ObservationKey], options: ObservationOptions, delivery: DeliveryOptions,
                  context: JSONValue?, since: ResumePoint?) -> ChangeStream {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let sink = StreamSink(continuation, limit: core.configuration.subscriberBufferLimit)
+        let sink = StreamSink(continuation, limit: core.configuration.subscriberBufferLimit,
+                              everyChange: delivery.everyChange)
         var seen: Set<ObservationKey> = []
         let subscriptions = keys.filter { seen.insert($0).inserted }.map {
             core.subscribe($0, options: options, delivery: delivery, context: context, since: since, sink: sink)

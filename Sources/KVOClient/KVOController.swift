@@ -66,7 +66,9 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
     ///   - onError: called on `queue` when an observation ends without `unobserve`:
     ///     kvod refused it (`bad_request`, `forbidden`, `limit_exceeded`: once per
     ///     observation), could not replay it after a reconnect (`compacted`: once per
-    ///     observation), or the connection was lost or closed (once for the controller).
+    ///     observation), fell behind though it asked for every change
+    ///     (``DeliveryOptions/everyChange``: `limit_exceeded`, once per observation),
+    ///     or the connection was lost or closed (once for the controller).
     ///     The observation is forgotten by then, so it may be observed again. Without
     ///     `onError`, such errors are written to standard error.
     public init(observer: Observer, connection: KVOConnection, queue: DispatchQueue? = nil,
@@ -170,7 +172,7 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
                          context: JSONValue?, block: @escaping AnyBlock) {
         registrations.withLock { registrations in
             guard registrations[key] == nil else { return }
-            let sink = ControllerSink(controller: self, key: key, block: block)
+            let sink = ControllerSink(controller: self, key: key, everyChange: delivery.everyChange, block: block)
             let subscription = connection.core.subscribe(key, options: options, delivery: delivery, context: context,
                                                          sink: sink)
             registrations[key] = Registration(subscription: subscription, sink: sink)
@@ -272,6 +274,15 @@ public final class KVOController<Observer: AnyObject>: @unchecked Sendable, Cust
 
     /// A change arrived for an observer that is gone: nothing more is wanted.
     func observerIsGone() { unobserveAll() }
+
+    /// A sink ends its observation (its subscriber of every change fell
+    /// behind): kvod and the connection stop sending it changes at once; the
+    /// error reaches the handler after the changes held (``observationFailed(_:sink:_:)``).
+    /// Called on the connection's reader thread.
+    func stopDelivery(_ key: ObservationKey, sink: ControllerSink<Observer>) {
+        let subscription = registrations.withLock { $0[key]?.sink === sink ? $0[key]?.subscription : nil }
+        if let subscription { connection.core.unsubscribe(subscription) }
+    }
 
     /// An observation ended on its own: forget it and tell the error handler.
     func observationFailed(_ key: ObservationKey, sink: ControllerSink<Observer>, _ error: KVOClientError) {

@@ -26,6 +26,8 @@ import KVOClient
 // included), the time and process CPU from the first change to the last, and
 // the process's peak resident memory. KVOD_CLIENT_RATE_WORK_US=N makes each
 // change cost N µs of busy work in the subscriber (a slow subscriber).
+// KVOD_CLIENT_RATE_VALUE=object makes the recorded events' values objects,
+// {"i":N,"name":…,"tags":[…]} (about 70 bytes), in place of the number N.
 
 /// One line to the script, written at once.
 func say(_ line: String) {
@@ -72,8 +74,16 @@ final class Tally: @unchecked Sendable {
             let until = DispatchTime.now().uptimeNanoseconds + workNanoseconds
             while DispatchTime.now().uptimeNanoseconds < until {}
         }
-        guard case .number(let number)? = change.new, number.intValue == last else { return false }
-        return true
+        return Self.index(change.new) == last
+    }
+
+    /// The number a value counts: the value itself, or an object value's `i`.
+    static func index(_ value: JSONValue?) -> Int? {
+        switch value {
+        case .number(let number)?: number.intValue
+        case .object(let members)?: if case .number(let number)? = members["i"] { number.intValue } else { nil }
+        default: nil
+        }
     }
 
     func report(_ role: String) {
@@ -113,8 +123,10 @@ func readWithStream(_ connection: KVOConnection, _ tally: Tally, feeding recorde
 func recordedEvents(_ count: Int) -> [UInt8] {
     var events: [UInt8] = []
     events.reserveCapacity(count * 80)
+    let objects = ProcessInfo.processInfo.environment["KVOD_CLIENT_RATE_VALUE"] == "object"
     for index in 0..<count {
-        let line = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(index),"seq":\#(index + 1)}"#
+        let value = objects ? #"{"i":\#(index),"name":"bench value","tags":["red","green","blue"]}"# : "\(index)"
+        let line = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(value),"seq":\#(index + 1)}"#
         events += Array(line.utf8)
         events.append(10)
     }

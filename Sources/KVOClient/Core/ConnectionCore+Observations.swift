@@ -19,10 +19,14 @@ extension ConnectionCore {
                                         phase: .ended)
         let failure = state.withLock { state -> KVOClientError? in
             if case .closed(let error) = state.phase { return error }
+            if delivery.everyChange, delivery.throttle != nil {
+                return KVOClientError(.badRequest, "a throttle folds changes; DeliveryOptions.everyChange asks for "
+                                          + "every change of \(key.description): choose one")
+            }
             if let since { return resume(subscription, since: since, in: &state) }
             let wantsInitial = options.contains(.initial)
             if let entry = state.entries[key] {
-                guard entry.delivery == delivery else {
+                guard entry.delivery.daemonSettings == delivery.daemonSettings else {
                     // kvod keeps one observation per key path and connection, and applies its delivery itself.
                     return KVOClientError(.badRequest, "\(key.description) is already observed on this connection "
                                               + "with other delivery options (\(entry.delivery.description), not "
@@ -48,7 +52,7 @@ extension ConnectionCore {
                 }
                 return nil
             }
-            let entry = ObservationEntry(key: key, delivery: delivery)
+            let entry = ObservationEntry(key: key, delivery: delivery.daemonSettings)
             entry.subscriptions.append(subscription)
             state.entries[key] = entry
             if state.isConnected {
@@ -79,7 +83,7 @@ extension ConnectionCore {
             return KVOClientError(.badRequest,
                                   "since and .initial exclude each other: the replay brings the observer up to date")
         }
-        let entry = ObservationEntry(key: key, delivery: subscription.delivery)
+        let entry = ObservationEntry(key: key, delivery: subscription.delivery.daemonSettings)
         entry.cursor = ResumeCursor(seq: since.seq)
         entry.epoch = since.epoch
         entry.subscriptions.append(subscription)

@@ -30,25 +30,62 @@ struct Delivered: Sendable {
 /// dropped; initial changes are kept. So a consumer that falls behind gets
 /// the current values and knows what it missed, and memory stays flat.
 /// Folded changes count as handled for acknowledgements (the returned tickets).
+///
+/// For a subscriber that takes every change (``DeliveryOptions/everyChange``)
+/// nothing is folded: appending throws instead (see ``append(_:)``).
 struct PendingChanges {
     private(set) var changes: [Delivered] = []
     private(set) var bytes = 0
     let limit: Int
+    /// The subscriber takes every change or none: past the limit it ends, it is not folded.
+    let everyChange: Bool
     /// Folding again before the held bytes doubled would fold the same changes over and over.
     private var foldAt: Int
 
-    init(limit: Int) {
+    init(limit: Int, everyChange: Bool = false) {
         self.limit = limit
+        self.everyChange = everyChange
         foldAt = limit
     }
 
     var isEmpty: Bool { changes.isEmpty }
 
     /// Adds a read's changes; returns the tickets of the changes folded away.
-    mutating func append(_ batch: [Delivered]) -> [AckTicket] {
+    ///
+    /// With ``everyChange``, throws `limit_exceeded` once the held bytes pass
+    /// the limit (the read's changes are held, for the subscriber to take
+    /// before the error), or at a change kvod coalesced (the changes before
+    /// it are held, it and the rest are not).
+    mutating func append(_ batch: [Delivered]) throws(KVOClientError) -> [AckTicket] {
+        guard everyChange else {
+            add(batch)
+            return bytes > foldAt ? fold() : []
+        }
+        if let folded = batch.firstIndex(where: { $0.change.coalesced != nil }) {
+            add(Array(batch[..<folded]))
+            let change = batch[folded].change
+            throw KVOClientError(.limitExceeded, "kvod coalesced \(change.coalesced ?? 0) changes of "
+                                     + Self.describe(change) + " (this connection fell behind: docs/PROTOCOL.md, "
+                                     + "\"Slow readers\"), and the subscriber asked for every change "
+                                     + "(DeliveryOptions.everyChange)")
+        }
+        add(batch)
+        guard bytes <= limit else {
+            throw KVOClientError(.limitExceeded, "the subscriber of " + Self.describe(batch[batch.count - 1].change)
+                                     + " fell behind: its changes waiting passed subscriberBufferLimit (\(limit) "
+                                     + "bytes), and it asked for every change (DeliveryOptions.everyChange)")
+        }
+        return []
+    }
+
+    private mutating func add(_ batch: [Delivered]) {
         if changes.isEmpty { changes = batch } else { changes += batch }
         for delivered in batch { bytes += delivered.bytes }
-        return bytes > foldAt ? fold() : []
+    }
+
+    /// `person/1 name`, `services/db addr (prefix services/)`: for messages.
+    private static func describe(_ change: Change) -> String {
+        change.object + " " + (change.keyPath ?? "(whole document)") + (change.prefix.map { " (prefix \($0))" } ?? "")
     }
 
     /// Everything held, oldest first; empties the buffer.
