@@ -116,7 +116,7 @@ import Testing
     /// writes, so a test cannot make kvod do it at will: the event kvod then
     /// sends is run through the connection's reader path as if read from the
     /// socket, while the real kvod holds the observation and sends nothing.
-    @Test func aChangeKvodCoalescedEndsASubscriberOfEveryChangeBeforeThatChange() async throws {
+    @Test(.timeLimit(.minutes(1))) func aChangeKvodCoalescedEndsASubscriberOfEveryChangeBeforeThatChange() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         var every = connection.changes(of: "o", keyPath: "k", options: [.new],
@@ -140,7 +140,7 @@ import Testing
         try await connection.ping()
     }
 
-    @Test func aThrottleWithEveryChangeIsRefused() async throws {
+    @Test(.timeLimit(.minutes(1))) func aThrottleWithEveryChangeIsRefused() async throws {
         let kvod = try await KVODProcess()
         let connection = try connect(kvod)
         var changes = connection.changes(of: "o", keyPath: "k", options: [.new],
