@@ -27,7 +27,9 @@ import KVOClient
 // the process's peak resident memory. KVOD_CLIENT_RATE_WORK_US=N makes each
 // change cost N µs of busy work in the subscriber (a slow subscriber).
 // KVOD_CLIENT_RATE_VALUE=object makes the recorded events' values objects,
-// {"i":N,"name":…,"tags":[…]} (about 70 bytes), in place of the number N.
+// {"i":N,"name":…,"tags":[…]} (about 70 bytes), in place of the number N;
+// KVOD_CLIENT_RATE_READ=none, with recorded events, makes the subscriber tell
+// the last change by its seq, never reading a value (one nobody reads).
 
 /// One line to the script, written at once.
 func say(_ line: String) {
@@ -74,8 +76,12 @@ final class Tally: @unchecked Sendable {
             let until = DispatchTime.now().uptimeNanoseconds + workNanoseconds
             while DispatchTime.now().uptimeNanoseconds < until {}
         }
+        if Self.readsNoValue { return change.seq == UInt64(last + 1) }
         return Self.index(change.new) == last
     }
+
+    static let readsNoValue = ProcessInfo.processInfo.environment["KVOD_CLIENT_RATE_READ"] == "none"
+        && CommandLine.arguments.count > 1 && !["closure", "stream"].contains(CommandLine.arguments[1])
 
     /// The number a value counts: the value itself, or an object value's `i`.
     static func index(_ value: JSONValue?) -> Int? {
