@@ -27,7 +27,7 @@ import KVOClient
 // the process's peak resident memory. KVOD_CLIENT_RATE_WORK_US=N makes each
 // change cost N µs of busy work in the subscriber (a slow subscriber).
 // KVOD_CLIENT_RATE_VALUE=object makes the recorded events' values objects,
-// {"i":N,"name":…,"tags":[…]} (about 70 bytes), in place of the number N;
+// {"i":N,"name":…,"tags":[…]} (about 60 bytes), in place of the number N;
 // KVOD_CLIENT_RATE_READ=none, with recorded events, makes the subscriber tell
 // the last change by its seq, never reading a value (one nobody reads).
 
