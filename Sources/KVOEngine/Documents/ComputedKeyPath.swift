@@ -59,21 +59,13 @@ extension ObservedPath {
 
 extension ComputedKeyPath {
     /// Refuses a request that writes a computed key path, or reads or
-    /// observes a malformed one; nil for every other (a batch's ops are
-    /// checked as each is decoded).
-    static func refusal(_ operation: Operation) -> KVOEngineError? {
-        switch operation {
-        case .set(_, let keyPath, _), .insert(_, let keyPath, _, _), .remove(_, let keyPath, _),
-             .replace(_, let keyPath, _, _), .add(_, let keyPath, _):
-            keyPath.writeRefusal
-        case .delete(_, let keyPath?):
-            keyPath.writeRefusal
-        case .get(_, let keyPath?):
-            keyPath.readRefusal
-        case .observe(_, let keyPaths, _, _, _, _, _, _, _):
-            firstReadRefusal(keyPaths)
-        default:
-            nil
+    /// observes a malformed one, as its op's row says it uses its key paths
+    /// (a batch's ops are checked as each is decoded).
+    static func refusal(_ operands: Operation.Operands, _ spec: OpSpec) -> KVOEngineError? {
+        switch spec.keyPathUse {
+        case .none: nil
+        case .write: operands.keyPath?.writeRefusal
+        case .read: operands.keyPath?.readRefusal ?? firstReadRefusal(operands.keyPaths)
         }
     }
 
