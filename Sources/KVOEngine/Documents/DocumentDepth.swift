@@ -41,8 +41,10 @@ public enum DocumentDepth {
     /// Checks the elements of an op whose row asks for it (`insert`,
     /// `replace`); a set's value and an add's key path are checked as the
     /// decoder takes them, a batch's ops as each is decoded.
-    static func refusal(_ operands: Operation.Operands, _ spec: OpSpec) -> KVOEngineError? {
-        guard spec.depth == .elements, let object = operands.object, let keyPath = operands.keyPath else { return nil }
+    static func refusal(_ operation: Operation, _ spec: OpSpec) -> KVOEngineError? {
+        guard spec.depth == .elements else { return nil }
+        let operands = operation.operands
+        guard let object = operands.object, let keyPath = operands.keyPath else { return nil }
         return refusal(object, keyPath, elements: operands.elements)
     }
 

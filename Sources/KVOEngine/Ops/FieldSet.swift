@@ -35,3 +35,22 @@ struct FieldSet: Sendable, Equatable, ExpressibleByArrayLiteral {
     /// ``refusedWhereNotTaken`` as a set.
     static let refusable = FieldSet(bits: refusedWhereNotTaken.reduce(0) { $0 | bit($1) })
 }
+
+/// An op's required members: up to four sets, one member of each needed.
+/// Held inline, not in an array, so that a row copies as plain bytes (the
+/// decoder reads one for every request).
+struct RequiredMembers: Sendable, ExpressibleByArrayLiteral {
+    private var groups: (FieldSet, FieldSet, FieldSet, FieldSet) = ([], [], [], [])
+
+    init(arrayLiteral groups: FieldSet...) {
+        precondition(groups.count <= 4, "at most four sets of required members")
+        withUnsafeMutableBytes(of: &self.groups) { storage in
+            for (position, group) in groups.enumerated() {
+                storage.storeBytes(of: group.bits, toByteOffset: position * MemoryLayout<FieldSet>.stride, as: UInt64.self)
+            }
+        }
+    }
+
+    /// The sets, in the row's order.
+    var all: [FieldSet] { [groups.0, groups.1, groups.2, groups.3].filter { !$0.isEmpty } }
+}

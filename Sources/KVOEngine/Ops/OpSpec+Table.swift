@@ -53,14 +53,14 @@ extension OpSpec {
 
     /// A single change of one object: replicated, batchable, its key path
     /// written; it takes a condition and `await`.
-    private init(change op: Op, access: Access, depth: DepthCheck, members: FieldSet, required: [FieldSet]) {
+    private init(change op: Op, access: Access, depth: DepthCheck, members: FieldSet, required: RequiredMembers) {
         self.init(op: op, changesState: true, replicated: true, batchable: true, access: access, depth: depth,
                   keyPathUse: .write, members: members + Self.changeMembers, required: required)
     }
 
     /// An op that changes nothing.
     private init(other op: Op, access: Access = .none, keyPathUse: KeyPathUse = .none, members: FieldSet = [],
-                 required: [FieldSet] = []) {
+                 required: RequiredMembers = []) {
         self.init(op: op, changesState: false, replicated: false, batchable: false, access: access, depth: .none,
                   keyPathUse: keyPathUse, members: members, required: required)
     }

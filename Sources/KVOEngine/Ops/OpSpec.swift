@@ -62,7 +62,7 @@ struct OpSpec: Sendable {
     let members: FieldSet
     /// The members it cannot go without: one of each set (`value` or `values`).
     /// The decoder's takers say which is missing; `OpTableTests` holds them to these.
-    let required: [FieldSet]
+    let required: RequiredMembers
 
     /// The row of `op`, named once: the position of ``Op`` in ``table``.
     static let table: [OpSpec] = Op.allCases.map(OpSpec.init)

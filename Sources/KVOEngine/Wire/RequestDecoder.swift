@@ -68,14 +68,11 @@ public struct RequestDecoder {
     /// twentieth of a set).
     private mutating func request(from fields: inout Fields) -> Outcome {
         do throws(KVOEngineError) {
-            let spec = fields.opCode?.spec
             let operation = try fields.takeOperation(keyPaths: &keyPaths)
             // A set's depth and key path are checked as its operands are taken.
-            if let spec, spec.depth != .value {
-                let operands = operation.operands
-                if let refusal = DocumentDepth.refusal(operands, spec) ?? ComputedKeyPath.refusal(operands, spec) {
-                    throw refusal
-                }
+            if let spec = fields.opCode?.spec, spec.depth != .value,
+               let refusal = DocumentDepth.refusal(operation, spec) ?? ComputedKeyPath.refusal(operation, spec) {
+                throw refusal
             }
             let modifiers = fields.hasRareMembers ? try fields.changeModifiers() : nil
             return .request(Request(id: fields.id.take(), operation: operation, modifiers: modifiers))
