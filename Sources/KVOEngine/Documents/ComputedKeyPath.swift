@@ -69,7 +69,7 @@ extension ComputedKeyPath {
         case .write: writes = true
         }
         // One switch binding only the key paths: an accessor per part copied
-        // an observe's whole payload for each (docs/PERFORMANCE.md).
+        // an observe's whole payload for each.
         switch operation {
         case .set(_, let keyPath, _), .insert(_, let keyPath, _, _), .remove(_, let keyPath, _),
              .replace(_, let keyPath, _, _), .add(_, let keyPath, _), .get(_, let keyPath?), .delete(_, let keyPath?):

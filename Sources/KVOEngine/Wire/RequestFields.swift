@@ -1,6 +1,6 @@
-/// The members of a request object as read, before they are checked.
 import KVOProtocol
 
+/// The members of a request object as read, before they are checked.
 struct Fields {
     var id: RequestID?
     /// The op, when it is a string naming one; else `op` keeps what was sent.
