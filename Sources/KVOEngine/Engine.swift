@@ -160,7 +160,7 @@ public final class Engine {
     @inline(__always)
     func handle(_ request: inout Request, from client: ClientController) {
         requestCounts.count(request.operation)
-        if let replicator, request.operation.isChange || client.holdsPipelinedWork {
+        if let replicator, request.operation.spec.replicated || client.holdsPipelinedWork {
             return handlePipelined(request, from: client, through: replicator)
         }
         answer(&request, from: client)

@@ -1,4 +1,5 @@
-/// The operations a request's `op` names (docs/PROTOCOL.md, "Operations").
+/// The operations a request's `op` names (docs/PROTOCOL.md, "Operations"), in the order the
+/// daemon's figures by op list them (its metrics, the engine's table of ops).
 public enum Op: String, CaseIterable, Sendable {
     /// Sets the value at a key path, or a whole document without one.
     case set
@@ -12,8 +13,6 @@ public enum Op: String, CaseIterable, Sendable {
     case remove
     /// Replaces the elements of an array at `index` or `indexes`.
     case replace
-    /// Adds the integer `by` to the integer at a key path (a missing value counts as 0).
-    case add
     /// Observes key paths of an object, or of every object under a prefix.
     case observe
     /// Ends observations of an object or prefix.
@@ -32,8 +31,10 @@ public enum Op: String, CaseIterable, Sendable {
     case batch
     /// The daemon's metrics in Prometheus's text format.
     case metrics
-    /// A consistent copy of the data directory's database, taken and then read in chunks.
-    case backup
     /// The connection has handled every event up to `seq` on its ack observations.
     case ack
+    /// Adds the integer `by` to the integer at a key path (a missing value counts as 0).
+    case add
+    /// A consistent copy of the data directory's database, taken and then read in chunks.
+    case backup
 }

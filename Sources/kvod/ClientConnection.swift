@@ -1,5 +1,6 @@
 import KVODCore
 import KVOEngine
+import KVOProtocol
 import Logging
 
 /// One connected client: its socket, its line framer and its engine-side
@@ -125,7 +126,7 @@ final class ClientConnection: ClientOutputDelegate {
             daemon.engine.handle(outcome, from: controller)
             let handled = UVLoop.hrtime
             if case .request(let request) = outcome {
-                let opIndex = request.operation.nameIndex
+                let opIndex = request.operation.op.ordinal
                 daemon.requestDurations.record(labelIndex: opIndex, nanoseconds: handled &- started)
                 daemon.slowTurns.noteRequest(opIndex: opIndex, nanoseconds: handled &- previous, client: controller.id)
             }

@@ -4,6 +4,7 @@ import Glibc
 import KVOBuildInfo
 import KVODCore
 import KVOEngine
+import KVOProtocol
 import KVOStorage
 import Logging
 
@@ -59,7 +60,7 @@ final class Daemon {
     var requestDurations = LoopHistogram(
         name: "kvod_request_duration_seconds",
         help: "How long kvod's loop worked on each request, from the read that brought it to the end of its handling, by op (a reply that waits for etcd or observers is sent later).",
-        labelName: "op", labels: Operation.names)
+        labelName: "op", labels: Op.allCases.map(\.rawValue))
     /// Logs a turn over issue 33's bound with its longest request.
     lazy var slowTurns = SlowTurnLog(thresholdMicroseconds: configuration.slowTurnMicroseconds)
     /// Bytes read from and written to clients since start (metrics).

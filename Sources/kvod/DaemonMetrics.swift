@@ -110,7 +110,7 @@ final class DaemonMetrics {
         heapTrims = counter("kvod_heap_trims_total", "Times freed heap pages were given back to the kernel.")
         receivedBytes = counter("kvod_received_bytes_total", "Bytes read from clients.")
         sentBytes = counter("kvod_sent_bytes_total", "Bytes of replies and events written to clients.")
-        requests = Operation.names.map {
+        requests = Op.allCases.map(\.rawValue).map {
             ($0, counter("kvod_requests_total", "Requests answered, by op.", [("op", $0)]))
         }
         invalidRequests = counter("kvod_invalid_requests_total", "Lines that were not a valid request (bad_json, bad_request, too_large…).")

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOProtocol
 
 /// Names what made a loop turn slow: a turn that worked more than
 /// ``thresholdMicroseconds`` of the loop's CPU is logged with the longest
@@ -51,7 +52,7 @@ struct SlowTurnLog {
         window.lines += 1
         defer { unlogged = 0 }
         let request = longest.map {
-            "its longest request: \(Operation.names[$0.opIndex]) from client #\($0.client), "
+            "its longest request: \(Op.allCases[$0.opIndex].rawValue) from client #\($0.client), "
                 + "\(Self.milliseconds($0.nanoseconds / 1_000)) ms"
         } ?? "no request"
         let work = longestWork.map { "; its longest other work: \($0.name), \(Self.milliseconds($0.nanoseconds / 1_000)) ms" }

@@ -13,10 +13,6 @@ import Testing
         #expect([ChangeCause.disconnect, .ttl].map(\.rawValue) == EventCause.allCases.map(\.rawValue))
     }
 
-    @Test func theEnginesOpNamesAreTheProtocolsOps() {
-        #expect(Set(Operation.names) == Set(Op.allCases.map(\.rawValue)))
-        #expect(Operation.names.count == Op.allCases.count)
-    }
 
     @Test func anErrorReplyCarriesTheProtocolsCode() {
         let codes: [KVOEngineError.Code] = [

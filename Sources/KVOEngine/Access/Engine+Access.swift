@@ -8,7 +8,11 @@ extension Engine {
     func authorize(_ operation: Operation, condition: WriteCondition? = nil,
                    for client: ClientController) throws(KVOEngineError) {
         guard let policy = configuration.accessPolicy else { return }
-        if case .batch(let operations) = operation {
+        switch operation.spec.access {
+        case .none: return
+        case .read, .write, .readAndWrite: break
+        case .eachOp:
+            guard case .batch(let operations) = operation else { return }
             // Refused whole when any op is, naming the first one.
             for (index, change) in operations.enumerated() {
                 do throws(KVOEngineError) {
@@ -19,8 +23,7 @@ extension Engine {
                 }
             }
             return
-        }
-        if case .backup = operation {
+        case .backup:
             guard policy.mayBackUp(client.credentials) else {
                 throw KVOEngineError(.forbidden, "\(Self.name(of: client)) may not take a backup: that takes root, "
                     + "kvod's own user or a grant of \"backup\" in --policy")
@@ -45,24 +48,19 @@ extension Engine {
         client.credentials.map { "uid \($0.uid)" } ?? "a client of unknown uid"
     }
 
-    /// What an operation needs, and on which object; nil for those that only
-    /// touch the client's own observations or the daemon's counters (and for
-    /// `backup`, which needs a right of its own, on no one object).
+    /// What an operation needs, and on which object, as its row says; nil for
+    /// those that need nothing of one object (a prefix's observations and
+    /// `list` leave out what the client may not read; a batch's ops and
+    /// `backup` are checked in ``authorize(_:condition:for:)``).
     static func rightsNeeded(by operation: Operation) -> (AccessPolicy.Rights, String)? {
-        switch operation {
-        case .set(let object, _, _), .delete(let object, _), .insert(let object, _, _, _),
-             .remove(let object, _, _), .replace(let object, _, _, _):
-            (.write, object)
-        // Its reply tells the sum, so it reads the value it changes, as a condition does.
-        case .add(let object, _, _):
-            (.all, object)
-        case .get(let object, _), .observe(.object(let object), _, _, _, _, _, _, _, _):
-            (.read, object)
-        // Prefixes and lists are not refused: they leave out what the client may not read.
-        case .observe(.prefix, _, _, _, _, _, _, _, _), .list, .unobserve, .unobserveAll, .ping, .info, .observations,
-             .batch, .metrics, .ack, .backup:
-            nil
+        let needed: AccessPolicy.Rights
+        switch operation.spec.access {
+        case .read: needed = .read
+        case .write: needed = .write
+        case .readAndWrite: needed = .all
+        case .none, .eachOp, .backup: return nil
         }
+        return operation.operands.object.map { (needed, $0) }
     }
 
     /// Whether `client` may read every object: only then is it told figures

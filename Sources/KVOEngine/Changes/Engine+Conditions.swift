@@ -25,15 +25,12 @@ extension Engine {
         }
     }
 
-    /// The object and key path a change op writes (nil key path: the whole document).
+    /// The object and key path a single change writes (nil key path: the
+    /// whole document); nil for any other op (its row says whether it is one).
     static func target(of operation: Operation) -> (String, ObservedPath?)? {
-        switch operation {
-        case .set(let object, let keyPath, _): (object, keyPath.isWholeDocument ? nil : keyPath)
-        case .delete(let object, let keyPath): (object, keyPath)
-        case .insert(let object, let keyPath, _, _), .remove(let object, let keyPath, _),
-             .replace(let object, let keyPath, _, _), .add(let object, let keyPath, _): (object, keyPath)
-        default: nil
-        }
+        guard operation.spec.batchable else { return nil }
+        let operands = operation.operands
+        return operands.object.map { ($0, operands.keyPath) }
     }
 
     /// Applies `operations` as if one after another, or none of them: each

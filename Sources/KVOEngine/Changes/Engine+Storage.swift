@@ -25,7 +25,7 @@ extension Engine {
         case .removalsOnly:
             guard operation.addsData else { return }
         case .nothing:
-            guard operation.isChange else { return }
+            guard operation.spec.changesState else { return }
         }
         refusals.storage += 1
         throw KVOEngineError(.storageFull, storageAdmission == .nothing ? """

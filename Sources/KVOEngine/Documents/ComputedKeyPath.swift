@@ -59,21 +59,26 @@ extension ObservedPath {
 
 extension ComputedKeyPath {
     /// Refuses a request that writes a computed key path, or reads or
-    /// observes a malformed one; nil for every other (a batch's ops are
-    /// checked as each is decoded).
-    static func refusal(_ operation: Operation) -> KVOEngineError? {
+    /// observes a malformed one, as its op's row says it uses its key paths
+    /// (a batch's ops are checked as each is decoded).
+    static func refusal(_ operation: Operation, _ spec: OpSpec) -> KVOEngineError? {
+        let writes: Bool
+        switch spec.keyPathUse {
+        case .none: return nil
+        case .read: writes = false
+        case .write: writes = true
+        }
+        // One switch binding only the key paths: an accessor per part copied
+        // an observe's whole payload for each.
         switch operation {
         case .set(_, let keyPath, _), .insert(_, let keyPath, _, _), .remove(_, let keyPath, _),
-             .replace(_, let keyPath, _, _), .add(_, let keyPath, _):
-            keyPath.writeRefusal
-        case .delete(_, let keyPath?):
-            keyPath.writeRefusal
-        case .get(_, let keyPath?):
-            keyPath.readRefusal
+             .replace(_, let keyPath, _, _), .add(_, let keyPath, _), .get(_, let keyPath?), .delete(_, let keyPath?):
+            return writes ? keyPath.writeRefusal : keyPath.readRefusal
         case .observe(_, let keyPaths, _, _, _, _, _, _, _):
-            firstReadRefusal(keyPaths)
-        default:
-            nil
+            return writes ? nil : firstReadRefusal(keyPaths)
+        case .get(_, nil), .delete(_, nil), .unobserve, .list, .batch, .unobserveAll, .ping, .info, .observations,
+             .metrics, .ack, .backup:
+            return nil
         }
     }
 

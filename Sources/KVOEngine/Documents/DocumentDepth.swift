@@ -38,16 +38,14 @@ public enum DocumentDepth {
         return tooDeep(object, keyPath, budget: budget)
     }
 
-    /// Checks `insert` and `replace`; nil for every other operation (a set's
-    /// value and an add's key path are checked as the decoder takes them, a
-    /// batch's ops as each is decoded).
-    static func refusal(_ operation: Operation) -> KVOEngineError? {
-        switch operation {
-        case .insert(let object, let keyPath, _, let values), .replace(let object, let keyPath, _, let values):
-            refusal(object, keyPath, elements: values)
-        default:
-            nil
-        }
+    /// Checks the elements of an op whose row asks for it (`insert`,
+    /// `replace`); a set's value and an add's key path are checked as the
+    /// decoder takes them, a batch's ops as each is decoded.
+    static func refusal(_ operation: Operation, _ spec: OpSpec) -> KVOEngineError? {
+        guard spec.depth == .elements else { return nil }
+        let operands = operation.operands
+        guard let object = operands.object, let keyPath = operands.keyPath else { return nil }
+        return refusal(object, keyPath, elements: operands.elements)
     }
 
     private static func tooDeep(_ object: String, _ keyPath: ObservedPath, budget: Int) -> KVOEngineError {

@@ -53,11 +53,9 @@ extension Engine {
 
     /// A single change op without lifetime or `await` that the client may make.
     private func joinsPipeline(_ request: Request, of client: ClientController) -> Bool {
-        switch request.operation {
-        case .set, .delete, .insert, .remove, .replace, .add: break
-        default: return false
+        guard request.operation.spec.batchable, pipelinesChanges, request.lifetime == nil, request.awaiting == nil else {
+            return false
         }
-        guard pipelinesChanges, request.lifetime == nil, request.awaiting == nil else { return false }
         do throws(KVOEngineError) {
             try authorize(request.operation, condition: request.condition, for: client)
         } catch {
@@ -88,7 +86,7 @@ extension Engine {
     private func answerAlone(_ entry: ParkedRequest, of client: ClientController, through replicator: ChangeReplicator) {
         switch entry {
         case .request(var request), .alone(var request):
-            if request.operation.isChange {
+            if request.operation.spec.replicated {
                 handleReplicated(request, from: client, through: replicator)
             } else {
                 answer(&request, from: client)

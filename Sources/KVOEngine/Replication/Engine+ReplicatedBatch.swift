@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// `batch` over a replicated store (etcd, docs/CLUSTER.md): the whole batch is
 /// one proposal, decided as one transaction at one revision. It is tried on a
 /// scratch copy of the documents it touches, exactly as in local mode
@@ -54,7 +56,7 @@ extension Engine {
         var steps: [String: [ReplicatedBatchStep]] = [:]
         for (position, seq) in seqs.enumerated() {
             guard let seq, let record = records[seq] else { continue }
-            var change = ReplicatedChange(op: Operation.names[operations[position].operation.nameIndex],
+            var change = ReplicatedChange(op: operations[position].operation.op.rawValue,
                                           object: record.object, path: record.path, kind: record.kind,
                                           indexes: record.indexes)
             // A set's or add's lifetime (no other op has one), as a single set's record tells it: every

@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// Change ops over a replicated store (etcd, docs/CLUSTER.md): the engine
 /// decides nothing itself. A change is computed against the local replica
 /// (every check of local mode, nothing applied), proposed to the
@@ -85,10 +87,9 @@ extension Engine {
     /// local mode checks it; nil when it changes nothing.
     func proposal(for operation: Operation) throws(KVOEngineError) -> ChangeProposal? {
         let record: ChangeRecord
-        let op: String
+        let op = operation.op.rawValue
         switch operation {
         case .set(let object, let keyPath, let value):
-            op = "set"
             if keyPath.isWholeDocument {
                 guard case .object = value else {
                     throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
@@ -103,28 +104,25 @@ extension Engine {
             }
             try admit(record)
         case .delete(let object, let keyPath):
-            op = "delete"
             let path = keyPath?.components ?? []
             guard let old = store.value(object, at: path) else { return nil }
             record = ChangeRecord(object: object, path: path, kind: .setting, old: old, new: nil,
                                   seq: store.seq + 1, existingKeys: path.count)
         case .insert(let object, let keyPath, let index, let values):
-            op = "insert"
             record = try insertion(object, keyPath, at: index, values).0
         case .remove(let object, let keyPath, let indexes):
-            op = "remove"
             record = try removal(object, keyPath, at: indexes)
         case .replace(let object, let keyPath, let indexes, let values):
-            op = "replace"
             record = try replacement(object, keyPath, at: indexes, with: values)
         case .add(let object, let keyPath, let amount):
             // A set of the sum, computed here: every kvod applies the document it carries.
             let sum = JSONValue.number(JSONNumber(try sum(object, keyPath, adding: amount)))
             var proposal = try proposal(for: .set(object: object, keyPath: keyPath, value: sum))
-            proposal?.change.op = "add"
+            proposal?.change.op = op
             return proposal
-        default:
-            preconditionFailure("not a change op: \(operation)")
+        case .get, .observe, .unobserve, .unobserveAll, .ping, .info, .observations, .list, .batch, .metrics, .ack,
+             .backup:
+            preconditionFailure("not a single change op: \(operation)")
         }
         var document = store.value(record.object, at: [])
         record.apply(to: &document)
@@ -230,15 +228,5 @@ extension Engine {
                             document: document, seq: revision, resync: true)
         }
         for (object, tree) in modSeqs { adoptReplicatedModSeqs(object, tree, revision: revision) }
-    }
-}
-
-extension Operation {
-    /// Whether the op changes the store: over etcd it is proposed, not applied.
-    var isChange: Bool {
-        switch self {
-        case .set, .delete, .insert, .remove, .replace, .add, .batch: true
-        default: false
-        }
     }
 }

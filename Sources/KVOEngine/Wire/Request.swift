@@ -30,8 +30,8 @@ public final class ChangeModifiers: Sendable {
     }
 }
 
-/// What a request asks for: one case per `op`. The engine's exhaustive switch
-/// over it is the dispatch table.
+/// What a request asks for: one case per `op` (its name and traits are its
+/// row, ``OpSpec``). The engine's exhaustive switch over it dispatches to the handlers.
 public enum Operation {
     /// Sets the value at `keyPath`; at ``ObservedPath/wholeDocument``, replaces the document.
     case set(object: String, keyPath: ObservedPath, value: JSONValue)
@@ -74,12 +74,6 @@ public enum Operation {
     /// Without `offset`: take a snapshot of the data directory for this
     /// client (the daemon does); with it, the snapshot's bytes from there.
     case backup(offset: UInt64?)
-
-    /// The `op` names, as the wire spells them.
-    public static let names = [
-        "set", "get", "delete", "insert", "remove", "replace", "observe", "unobserve", "unobserveAll", "ping",
-        "info", "observations", "list", "batch", "metrics", "ack", "add", "backup",
-    ]
 }
 
 extension Operation {

@@ -68,10 +68,10 @@ public struct RequestDecoder {
     /// twentieth of a set).
     private mutating func request(from fields: inout Fields) -> Outcome {
         do throws(KVOEngineError) {
-            // A set's depth and key path are checked as its operands are taken.
-            let isSet = fields.opCode == .set
             let operation = try fields.takeOperation(keyPaths: &keyPaths)
-            if !isSet, let refusal = DocumentDepth.refusal(operation) ?? ComputedKeyPath.refusal(operation) {
+            // A set's depth and key path are checked as its operands are taken.
+            if let spec = fields.opCode?.spec, spec.depth != .value,
+               let refusal = DocumentDepth.refusal(operation, spec) ?? ComputedKeyPath.refusal(operation, spec) {
                 throw refusal
             }
             let modifiers = fields.hasRareMembers ? try fields.changeModifiers() : nil

@@ -100,52 +100,6 @@ enum Field: Int, CaseIterable {
     }
 }
 
-/// The `op` names, matched on their bytes.
-enum OpCode: String, CaseIterable {
-    case set, get, delete, insert, remove, replace, add, observe, unobserve, unobserveAll, ping, info, observations,
-         list, batch, metrics, ack, backup
-
-    init?(_ text: JSONText) {
-        switch text {
-        case .plain(let bytes):
-            // The common ops first: set, then observe.
-            if bytes.elementsEqual("set") {
-                self = .set
-            } else if bytes.elementsEqual("observe") {
-                self = .observe
-            } else {
-                guard let code = OpCode.allCases.first(where: { bytes.elementsEqual($0.staticName) }) else { return nil }
-                self = code
-            }
-        case .decoded(let name):
-            self.init(rawValue: name)
-        }
-    }
-
-    var staticName: StaticString {
-        switch self {
-        case .set: "set"
-        case .get: "get"
-        case .delete: "delete"
-        case .insert: "insert"
-        case .remove: "remove"
-        case .replace: "replace"
-        case .add: "add"
-        case .observe: "observe"
-        case .unobserve: "unobserve"
-        case .unobserveAll: "unobserveAll"
-        case .ping: "ping"
-        case .info: "info"
-        case .observations: "observations"
-        case .list: "list"
-        case .batch: "batch"
-        case .metrics: "metrics"
-        case .ack: "ack"
-        case .backup: "backup"
-        }
-    }
-}
-
 extension UnsafeRawBufferPointer {
     /// Whether these bytes are exactly `literal`'s UTF-8.
     @inline(__always)

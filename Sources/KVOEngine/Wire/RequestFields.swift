@@ -1,8 +1,10 @@
+import KVOProtocol
+
 /// The members of a request object as read, before they are checked.
 struct Fields {
     var id: RequestID?
     /// The op, when it is a string naming one; else `op` keeps what was sent.
-    var opCode: OpCode?
+    var opCode: Op?
     var object: JSONValue?
     var keyPath: JSONValue?
     /// `keyPath` as the scanner found it, a plain string's bytes in the line
@@ -12,8 +14,8 @@ struct Fields {
     var value: JSONValue?
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
-    /// A bit per ``Field`` read so far.
-    private var seen: UInt64 = 0
+    /// A bit per ``Field`` read so far (by either reader).
+    var seen: UInt64 = 0
     /// The members a `set` never has, boxed: creating and destroying a dozen
     /// optional values for every request cost more than a box for the few
     /// requests that have them.
@@ -207,7 +209,7 @@ struct Fields {
         seen |= bit
         if field == .op, reader.peekKind() == .string {
             let text = try reader.readStringText()
-            opCode = OpCode(text)
+            opCode = Op(text)
             if opCode == nil { op = .string(text.string) }
             return
         }
@@ -279,51 +281,14 @@ struct Fields {
         }
     }
 
-    /// The checks every op shares: no unknown field, `since` and `epoch` only
-    /// where they belong, as `prefix`, `after` and `limit`.
-    private func checkCommonFields(for opCode: OpCode) throws(KVOEngineError) {
-        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(opCode.rawValue)\"") }
-        let scoped: Set<OpCode> = [.observe, .unobserve, .list]
-        if prefix != nil, !scoped.contains(opCode) {
-            throw .badRequest("unknown field \"prefix\" for op \"\(opCode.rawValue)\"")
+    /// The checks every op shares, from its row: no unknown member, none of
+    /// ``FieldSet/refusedWhereNotTaken`` that the op does not take, `epoch` only with `since`.
+    private func checkMembers(of spec: OpSpec) throws(KVOEngineError) {
+        if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(spec.op.rawValue)\"") }
+        let refused = FieldSet(bits: seen & FieldSet.refusable.bits & ~spec.members.bits)
+        if !refused.isEmpty, let field = FieldSet.refusedWhereNotTaken.first(where: refused.contains) {
+            throw .badRequest("unknown field \"\(field.name)\" for op \"\(spec.op.rawValue)\"")
         }
-        for (field, name) in [(after, "after"), (limit, "limit")]
-        where field != nil && opCode != .list && opCode != .observations {
-            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-        }
-        let changes: Set<OpCode> = [.set, .delete, .insert, .remove, .replace, .add]
-        for (field, name) in [(ifModSeq, "ifModSeq"), (ifValue, "ifValue")]
-        where field != nil && !changes.contains(opCode) {
-            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-        }
-        for (field, name) in [(ephemeral, "ephemeral"), (ttl, "ttl")]
-        where field != nil && opCode != .set && opCode != .add {
-            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-        }
-        for (field, name) in [(distinct, "distinct"), (kinds, "kinds"), (throttle, "throttle")] where field != nil && opCode != .observe {
-            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-        }
-        for (field, name) in [(ack, "ack"), (compact, "compact"), (update, "update")]
-        where field != nil && opCode != .observe {
-            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-        }
-        if seq != nil, opCode != .ack {
-            throw .badRequest("unknown field \"seq\" for op \"\(opCode.rawValue)\"")
-        }
-        if by != nil, opCode != .add {
-            throw .badRequest("unknown field \"by\" for op \"\(opCode.rawValue)\"")
-        }
-        for (field, name) in [(awaiting, "await"), (awaitTimeout, "awaitTimeout")]
-        where field != nil && !changes.contains(opCode) && opCode != .batch {
-            throw .badRequest("unknown field \"\(name)\" for op \"\(opCode.rawValue)\"")
-        }
-        if ops != nil, opCode != .batch {
-            throw .badRequest("unknown field \"ops\" for op \"\(opCode.rawValue)\"")
-        }
-        if offset != nil, opCode != .backup {
-            throw .badRequest("unknown field \"offset\" for op \"\(opCode.rawValue)\"")
-        }
-        if since != nil, opCode != .observe { throw .badRequest("unknown field \"since\" for op \"\(opCode.rawValue)\"") }
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }
 
@@ -336,7 +301,7 @@ struct Fields {
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
         // Every member checked there is a rare one.
-        if hasRareMembers { try checkCommonFields(for: opCode) }
+        if hasRareMembers { try checkMembers(of: opCode.spec) }
         if opCode != .set, opCode != .observe, let text = keyPathText.take() {
             keyPath = .string(RequestScanner.string(text))
         }
@@ -505,13 +470,11 @@ struct Fields {
                 if request.awaiting != nil {
                     throw fail(.badRequest("\"await\" goes on the batch, not on its ops"))
                 }
-                switch request.operation {
-                case .set, .delete, .insert, .remove, .replace, .add:
-                    operations.append(ChangeOperation(request.operation, condition: request.condition,
-                                                      lifetime: request.lifetime))
-                default:
+                guard request.operation.spec.batchable else {
                     throw fail(.badRequest("a batch carries set, delete, insert, remove, replace and add only"))
                 }
+                operations.append(ChangeOperation(request.operation, condition: request.condition,
+                                                  lifetime: request.lifetime))
             }
         }
         return operations

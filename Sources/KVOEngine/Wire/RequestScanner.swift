@@ -1,3 +1,5 @@
+import KVOProtocol
+
 /// The request decoder's one pass: any request, in whatever spelling its
 /// client writes it (members in any order, an `id` anywhere, whitespace
 /// between tokens as `json.dumps` puts it, escapes in strings), straight into
@@ -46,7 +48,7 @@ struct RequestScanner {
                     if let code = commonOp() {
                         fields.opCode = code
                     } else {
-                        guard let name = stringText(), let code = OpCode(name) else { return false }
+                        guard let name = stringText(), let code = Op(name) else { return false }
                         fields.opCode = code
                     }
                 } else if let (word, digits) = shortDigits() {
@@ -61,6 +63,7 @@ struct RequestScanner {
             } while memberSeparator()
             guard consume(UInt8(ascii: "}")) else { return false }
         }
+        fields.seen = seen
         skipWhitespace()
         return position == bytes.count
     }
@@ -180,7 +183,7 @@ struct RequestScanner {
     /// `"set"` and `"observe"`, told as ``commonMemberName()`` tells names;
     /// nil, position unchanged, for anything else.
     @inline(__always)
-    private mutating func commonOp() -> OpCode? {
+    private mutating func commonOp() -> Op? {
         guard let word = wordAfterQuote() else { return nil }
         if word & 0xFFFF_FFFF == 0x2274_6573 {  // set"
             position += 5
