@@ -9,36 +9,11 @@ import Testing
 /// subscription ends with `limit_exceeded`, after the changes held, while
 /// another subscriber of the same key path and the connection's replies go on.
 @Suite(.onDedicatedThread) struct EveryChangeTests {
-    static let sets = 3_000
-    static let padding = String(repeating: "x", count: 1_000)
-
-    /// Another connection sets `o.k` to "0-xxx…", "1-xxx…", … flat out (about 3 MB of events).
-    private func setFlatOut(_ kvod: KVODProcess) async throws {
-        let path = kvod.socketPath
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread {
-                do {
-                    let writer = try LineClient(path: path)
-                    try writer.pipeline(count: Self.sets, batch: 500) {
-                        #"{"op":"set","object":"o","keyPath":"k","value":"\#($0)-\#(Self.padding)"}"#
-                    }
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-    }
-
-    private static func index(_ change: Change) -> Int? {
-        guard case .string(let text)? = change.new else { return nil }
-        return Int(text.prefix { $0 != "-" })
-    }
 
     /// The changes a subscriber of every change got before it ended: the first ones, none left out or folded.
     private func expectUnbroken(_ changes: [Change]) {
-        #expect(!changes.isEmpty && changes.count < Self.sets, "\(changes.count) changes before the end")
-        #expect(changes.compactMap(Self.index) == Array(0..<changes.count), "in order, none missing")
+        #expect(!changes.isEmpty && changes.count < FlatOutSetter.sets, "\(changes.count) changes before the end")
+        #expect(changes.compactMap(FlatOutSetter.index) == Array(0..<changes.count), "in order, none missing")
         #expect(changes.allSatisfy { $0.coalesced == nil })
     }
 
@@ -55,7 +30,7 @@ import Testing
         try await waitUntil("kvod holds the observation", timeout: 10) {
             try await connection.observations().count == 1
         }
-        try await setFlatOut(kvod)
+        try await FlatOutSetter.run(against: kvod)
         try await connection.ping()  // replies flow; every event came before this one
         var received: [Change] = []
         let error = await #expect(throws: KVOClientError.self) {
@@ -67,9 +42,9 @@ import Testing
         var folded: [Change] = []
         while let change = try await folding.next() {
             folded.append(change)
-            if Self.index(change) == Self.sets - 1 { break }
+            if FlatOutSetter.index(change) == FlatOutSetter.sets - 1 { break }
         }
-        #expect(folded.reduce(0) { $0 + 1 + ($1.coalesced ?? 0) } == Self.sets)
+        #expect(folded.reduce(0) { $0 + 1 + ($1.coalesced ?? 0) } == FlatOutSetter.sets)
         #expect(try await connection.observations().count == 1, "kvod still observes it for the other")
     }
 
@@ -93,12 +68,7 @@ import Testing
             if observer.changes.isEmpty { gate.wait() }  // busy with the first change while the rest pour in
             observer.changes.append(change)
         }
-        try await waitUntil("kvod holds the observation", timeout: 10) {
-            try await connection.observations().count == 1
-        }
-        try await setFlatOut(kvod)
-        try await connection.ping()
-        gate.signal()
+        try await FlatOutSetter.pour(against: kvod, observedBy: connection, whileBusy: gate)
         try await waitUntil("the error reached the handler", timeout: 20) { () async -> Bool in
             queue.sync { !observer.errors.isEmpty }
         }
