@@ -43,7 +43,7 @@ public struct DeliveryOptions: Sendable, Hashable {
     /// object and key path in every line (for a reader of the raw stream).
     public var compact: Bool
     /// The subscriber takes every change or none: when it falls behind, its
-    /// subscription ends with ``KVOClientError/Code/limitExceeded`` rather
+    /// subscription ends with `KVOClientError.Code.limitExceeded` rather
     /// than receiving the latest change per key path in place of the ones it
     /// missed. It ends when what KVOClient holds for it passes
     /// ``KVOConnection/Configuration/subscriberBufferLimit`` (after the
