@@ -198,9 +198,10 @@ final class EtcdReplica: ChangeReplicator {
 
     /// Watches the prefix from the revision after the last one applied.
     func start() {
+        // Cancelled first, so that dropping what waits does not unpause a transfer about to go.
+        watch?.cancel()
         // The new watch delivers again whatever was not applied yet.
         dropUnapplied()
-        watch?.cancel()
         watchGeneration += 1
         let request = EtcdWatchRequest(.prefix(keys.prefix), startRevision: appliedRevision + 1, prevKV: false)
         watch = client.watch(request) { [weak self] update in self?.handle(update) }
