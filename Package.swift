@@ -48,6 +48,13 @@ let package = Package(
         .target(name: "CMktemp"),
         // A VFS over SQLite's default one that writes a commit's WAL frames with one write(2).
         .target(name: "CSQLiteGather", dependencies: ["CSQLite"]),
+        // H2O (Debian's libh2o-dev: the HTTP server built on libuv, its headers need libssl-dev)
+        // behind a few plain C calls, so that its macros stay out of Swift: `--http` (docs/HTTP.md).
+        .target(
+            name: "CH2O",
+            cSettings: [.define("H2O_USE_LIBUV", to: "1")],
+            linkerSettings: [.linkedLibrary("h2o"), .linkedLibrary("uv"), .linkedLibrary("crypto")]
+        ),
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
         // encoder of KVOClient, kvoctl and kvod-bench. No dependencies, no Foundation.
         .target(name: "KVOProtocol"),
@@ -72,7 +79,7 @@ let package = Package(
         ),
         // kvod's connection logic without libuv (reading, pausing, closing as a
         // pure state machine), a library so that its unit tests can import it.
-        .target(name: "KVODCore", dependencies: ["KVOEngine"], swiftSettings: releaseSpeed),
+        .target(name: "KVODCore", dependencies: ["KVOEngine", "KVOProtocol"], swiftSettings: releaseSpeed),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(
             name: "kvod",
@@ -84,6 +91,7 @@ let package = Package(
                 "KVOStorage",
                 "KVOEtcd",
                 "CLibUV",
+                "CH2O",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

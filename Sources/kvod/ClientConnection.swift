@@ -20,7 +20,7 @@ import Logging
 /// drops events by each observation's policy. A client whose replies pile up
 /// is not read from until they drain, so nothing it asked for is ever dropped.
 final class ClientConnection: ClientOutputDelegate {
-    let stream: UVStream
+    let stream: any ClientStream
     let controller: ClientController
     private unowned let daemon: Daemon
     private var framer: LineFramer
@@ -50,7 +50,7 @@ final class ClientConnection: ClientOutputDelegate {
     let peer: String
 
     /// `credentials`: who connected, as the kernel said (nil: it did not).
-    init(stream: UVStream, credentials: PeerCredentials?, daemon: Daemon) {
+    init(stream: any ClientStream, credentials: PeerCredentials?, daemon: Daemon) {
         self.stream = stream
         self.daemon = daemon
         self.controller = daemon.engine.makeClient()

@@ -107,6 +107,8 @@ final class Daemon {
     var holdingOutput: [ClientConnection] = []
     /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.
     var cluster: EtcdReplica?
+    /// With `--http`: the HTTP door.
+    private var http: HTTPGateway?
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
     /// The data directory's room to write, as the daemon last heard of it (Daemon+StorageSpace.swift).
@@ -116,7 +118,7 @@ final class Daemon {
     }
 
     /// Clients beyond this many are refused (resolved in `run`).
-    private var maxConnections = Int.max
+    private(set) var maxConnections = Int.max
     /// Clients of one uid beyond its limit are refused (resolved in `run`).
     private var connectionsPerUID = ConnectionsPerUID(limit: Int.max, exempt: [])
     private var refusals = RefusalLog()
@@ -160,6 +162,7 @@ final class Daemon {
         guard state == .starting else { return try closeLoop() }
         do {
             try listen()
+            try listenHTTP()
         } catch {
             stopStorage()
             closeCluster()
@@ -292,6 +295,29 @@ final class Daemon {
         self.server = server
     }
 
+    private func listenHTTP() throws(DaemonError) {
+        guard let endpoint = configuration.httpEndpoint else { return }
+        let gateway = HTTPGateway(daemon: self, tokens: configuration.httpTokens)
+        do {
+            try gateway.listen(endpoint)
+        } catch {
+            server?.close()
+            server = nil
+            throw .cannotListen("cannot serve HTTP on \(endpoint.host):\(endpoint.port): \(error)")
+        }
+        http = gateway
+        logger.info("serving HTTP on http://\(gateway.address)")
+    }
+
+    /// Why kvod is not ready to serve its data (`/readyz`), or nil.
+    var notReadyReason: String? {
+        switch state {
+        case .starting: return "kvod is starting"
+        case .draining, .stopped: return "kvod is stopping"
+        case .running: return cluster.flatMap { $0.isStale ? $0.staleness : nil }
+        }
+    }
+
     /// The `STATUS=` line `systemctl status` shows.
     var statusLine: String {
         let connections = engine.clientCount
@@ -313,25 +339,36 @@ final class Daemon {
             logger.warning("accept failed: \(error)")
             return
         }
-        guard connections.count < maxConnections else {
-            engine.daemonStatistics.refusedConnections += 1
-            return refuse(stream, "kvod serves at most \(maxConnections) connections (--max-connections); try again later")
-        }
         let peer = stream.peerCredentials()
-        if let uid = peer?.uid, !connectionsPerUID.admits(uid) {
-            engine.daemonStatistics.refusedConnectionsPerUID += 1
-            return refuse(stream, """
-                kvod serves at most \(connectionsPerUID.limit) connections per uid (--max-connections-per-uid) \
-                and uid \(uid) holds \(connectionsPerUID.count(of: uid)); try again later
-                """)
-        }
+        if let refusal = admissionRefusal(uid: peer?.uid) { return refuse(stream, refusal) }
         let credentials = peer.map {
             PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid, groups: stream.peerGroups())
         }
-        let connection = ClientConnection(stream: stream, credentials: credentials, daemon: self)
+        serve(ClientConnection(stream: stream, credentials: credentials, daemon: self))
+    }
+
+    /// Why a new connection of `uid` is refused (`--max-connections`,
+    /// `--max-connections-per-uid`), counted in `info`'s refusals; nil: admitted.
+    func admissionRefusal(uid: UInt32?) -> String? {
+        guard connections.count < maxConnections else {
+            engine.daemonStatistics.refusedConnections += 1
+            return "kvod serves at most \(maxConnections) connections (--max-connections); try again later"
+        }
+        if let uid, !connectionsPerUID.admits(uid) {
+            engine.daemonStatistics.refusedConnectionsPerUID += 1
+            return """
+                kvod serves at most \(connectionsPerUID.limit) connections per uid (--max-connections-per-uid) \
+                and uid \(uid) holds \(connectionsPerUID.count(of: uid)); try again later
+                """
+        }
+        return nil
+    }
+
+    /// Serves an admitted connection, from the socket or another door (HTTP).
+    func serve(_ connection: ClientConnection) {
         connections[connection.controller.id] = connection
         acceptedConnections += 1
-        if let uid = credentials?.uid { connectionsPerUID.opened(by: uid) }
+        if let uid = connection.controller.credentials?.uid { connectionsPerUID.opened(by: uid) }
         connectionLog?.connected("client #\(connection.controller.id) connected (\(connection.peer))")
         connection.start()
     }
@@ -442,6 +479,7 @@ final class Daemon {
         // one bound; an adopted one (systemd's) stays.
         server?.close()
         server = nil
+        http?.stop()
         let timer = UVTimer(loop: loop)
         timer.start(afterMilliseconds: configuration.shutdownGraceMilliseconds) { [unowned self] in
             self.logger.warning("shutdown grace period over; closing what is left")
@@ -458,6 +496,7 @@ final class Daemon {
         state = .draining
         server?.close()
         server = nil
+        http?.stop()
         for connection in Array(connections.values) { connection.close(flush: false) }
         finishShutdown()
     }

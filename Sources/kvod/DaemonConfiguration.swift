@@ -77,6 +77,10 @@ struct DaemonConfiguration: Sendable {
     var etcdLeaseTTL: Int64 = 10
     /// Bytes of watch changes waiting for their slices before the watch is paused (`--etcd-watch-buffer`).
     var etcdWatchBufferBytes = EtcdReplica.defaultWatchBufferBytes
+    /// Where HTTP is served (`--http`), if anywhere.
+    var httpEndpoint: HTTPEndpoint?
+    /// Who each `--http-tokens` token acts as; nil: no token is valid.
+    var httpTokens: HTTPTokens?
     /// How many etcd revisions back a starting kvod reads the changes (`--etcd-history-revisions`).
     var etcdHistoryRevisions = defaultEtcdHistoryRevisions
     /// `--etcd-history-revisions`' default: about 5 s of start here (docs/CLUSTER.md).

@@ -7,6 +7,8 @@ struct DaemonError: Error, CustomStringConvertible {
     static func cannotListen(_ reason: String) -> DaemonError { DaemonError(description: reason, exitCode: 1) }
     /// The data directory cannot be opened or read.
     static func cannotOpenStorage(_ reason: String) -> DaemonError { DaemonError(description: reason, exitCode: 1) }
+    /// `--http-tokens`: the file cannot be used.
+    static func badTokens(_ reason: String) -> DaemonError { DaemonError(description: "--http-tokens: \(reason)", exitCode: 1) }
     /// `--etcd`: the cluster could not be read at start.
     static func cannotReachEtcd(_ reason: String) -> DaemonError { DaemonError(description: reason, exitCode: 1) }
     /// A commit failed while running: kvod stopped rather than acknowledge unrecorded changes.

@@ -15,8 +15,13 @@ struct EnvironmentOptions {
         "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
         "max-connections-per-uid", "max-observations-per-connection", "max-memory", "max-client-memory", "policy",
         "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-max-request-bytes", "etcd-max-txn-ops",
-        "etcd-lease-ttl", "etcd-history-revisions", "etcd-watch-buffer",
+        "etcd-lease-ttl", "etcd-history-revisions", "etcd-watch-buffer", "http", "http-tokens",
+        "http-allow-root-token", "http-insecure",
     ]
+
+    /// The options of ``optionNames`` that are flags: their variable is `1` or
+    /// `true` (the flag given) or `0` or `false` (not given).
+    static let flagNames: Set<String> = ["http-allow-root-token", "http-insecure"]
 
     /// `log-level` → `KVOD_LOG_LEVEL`.
     static func variableName(_ option: String) -> String {
@@ -46,14 +51,25 @@ struct EnvironmentOptions {
     }
 
     /// The settings as command-line arguments.
-    var arguments: [String] { settings.flatMap { ["--\($0.option)", $0.value] } }
+    var arguments: [String] { settings.flatMap(Self.arguments) }
+
+    /// `--option value`; for a flag `--flag` when set to 1 or true, nothing for 0
+    /// or false, and the value itself otherwise, which the parser then refuses.
+    private static func arguments(_ setting: (variable: String, option: String, value: String)) -> [String] {
+        guard flagNames.contains(setting.option) else { return ["--\(setting.option)", setting.value] }
+        switch setting.value.lowercased() {
+        case "1", "true": return ["--\(setting.option)"]
+        case "0", "false": return []
+        default: return ["--\(setting.option)", setting.value]
+        }
+    }
 
     /// The first setting that `parse` refuses on its own, with the reason, so
     /// that an error can name the variable rather than a flag nobody typed.
     func firstRefused(by parse: ([String]) throws -> Void) -> (variable: String, value: String, error: any Error)? {
         for setting in settings {
             do {
-                try parse(["--\(setting.option)", setting.value])
+                try parse(Self.arguments(setting))
             } catch {
                 return (setting.variable, setting.value, error)
             }

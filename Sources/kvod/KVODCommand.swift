@@ -195,6 +195,35 @@ struct KVODCommand: ParsableCommand {
             """))
     var etcdWatchBuffer: String = "16m"
 
+    @Option(help: ArgumentHelp(
+        "Also serve HTTP/1.1 on this address, e.g. 127.0.0.1:8080 ([::1]:8080, :8080 for loopback); off by default.",
+        discussion: """
+            On kvod's own loop, beside the socket: /healthz and /readyz, and the objects API for the tokens \
+            of --http-tokens; see docs/HTTP.md. \
+            Numeric addresses only; port 0 takes a free port (the log names it). Beyond loopback it needs \
+            --http-insecure.
+            """,
+        valueName: "addr:port"))
+    var http: String?
+
+    @Option(help: ArgumentHelp(
+        "With --http: the tokens HTTP requests may carry, one per line: SUBJECT SHA256HEX.",
+        discussion: """
+            SUBJECT is uid:N, gid:N, user:NAME or group:NAME, whom a request with that token acts as \
+            (the --policy grants and the per-uid limits are its); SHA256HEX is the token's SHA-256, so \
+            the file holds no secret. The file must be mode 0600. Without it every /v1 request gets 401.
+            """,
+        valueName: "file"))
+    var httpTokens: String?
+
+    @Flag(help: "With --http-tokens: accept a token that acts as root (uid 0).")
+    var httpAllowRootToken = false
+
+    @Flag(help: ArgumentHelp(
+        "Let --http listen beyond loopback, where kvod's HTTP has no TLS yet.",
+        discussion: "Anyone on the path between a client and kvod can then read its tokens and data."))
+    var httpInsecure = false
+
     /// Parses the options set in the environment, then the command line's
     /// (which win), and runs; a refused variable is named in the error.
     static func main() {
@@ -285,6 +314,13 @@ struct KVODCommand: ParsableCommand {
         }
         guard (2...3600).contains(etcdLeaseTtl) else { throw ValidationError("--etcd-lease-ttl must be 2 to 3600 seconds") }
         guard etcdHistoryRevisions >= 0 else { throw ValidationError("--etcd-history-revisions must not be negative") }
+        if let http {
+            let endpoint: HTTPEndpoint
+            do { endpoint = try HTTPEndpoint(parsing: http) } catch { throw ValidationError(error.description) }
+            if !endpoint.isLoopback, !httpInsecure {
+                throw ValidationError("--http \(http) listens beyond loopback: that needs --http-insecure (kvod's HTTP has no TLS or tokens yet)")
+            }
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -337,6 +373,7 @@ struct KVODCommand: ParsableCommand {
         configuration.etcdLeaseTTL = etcdLeaseTtl
         configuration.etcdHistoryRevisions = etcdHistoryRevisions
         configuration.etcdWatchBufferBytes = OutputLimits.parseSize(etcdWatchBuffer) ?? EtcdReplica.defaultWatchBufferBytes
+        configuration.httpEndpoint = http.flatMap { try? HTTPEndpoint(parsing: $0) }
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain
@@ -352,6 +389,13 @@ struct KVODCommand: ParsableCommand {
         }
         do throws(DaemonError) {
             if let policy { configuration.accessPolicy = try AccessPolicyFile.load(policy) }
+            if let httpTokens {
+                do {
+                    configuration.httpTokens = try HTTPTokens(path: httpTokens, allowRoot: httpAllowRootToken)
+                } catch {
+                    throw DaemonError.badTokens(error.description)
+                }
+            }
             let daemon = try Daemon(configuration: configuration, logger: logger)
             try daemon.run()
         } catch {

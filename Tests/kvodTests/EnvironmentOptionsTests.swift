@@ -59,6 +59,17 @@ import Testing
         #expect(run.stderr.hasPrefix("kvod: \(variable)=\(value): "), "\(run.stderr)")
     }
 
+    @Test func aFlagsVariableIsOneOrTrueOrZeroOrFalse() throws {
+        let folder = try TemporaryDirectory()
+        let beyondLoopback = ["--socket", folder.path + "/kvod.sock", "--http", "0.0.0.0:0"]
+        let unset = try CommandRun.run(KVODProcess.binaryURL, beyondLoopback, environment: ["KVOD_HTTP_INSECURE": "0"], timeout: 10)
+        #expect(unset.status == 64 && unset.stderr.contains("needs --http-insecure"), "\(unset.stderr)")
+        let odd = try CommandRun.run(KVODProcess.binaryURL, beyondLoopback, environment: ["KVOD_HTTP_INSECURE": "maybe"], timeout: 10)
+        #expect(odd.status == 64 && odd.stderr.hasPrefix("kvod: KVOD_HTTP_INSECURE=maybe: "), "\(odd.stderr)")
+        let kvod = try KVODProcess(arguments: ["--http", "0.0.0.0:0"], environment: ["KVOD_HTTP_INSECURE": "true"])
+        #expect(try kvod.waitForLog(containing: "serving HTTP on http://0.0.0.0:").contains("0.0.0.0"))
+    }
+
     @Test func helpNamesTheVariableOfEveryOption() throws {
         let run = try CommandRun.run(KVODProcess.binaryURL, ["--help"])
         #expect(run.status == 0)

@@ -43,8 +43,8 @@ import Testing
         return graph
     }
 
-    /// "A, B (why), swift-collections; C only in `Sources/x/`": entries split by `;`, modules
-    /// by `,` once parenthesized prose is set aside; an entry saying "only" holds its modules
+    /// "A, B (why), swift-collections; C and D only in `Sources/x/`": entries split by `;`,
+    /// modules by `,` and "and" once parenthesized prose is set aside; an entry saying "only" holds its modules
     /// to the paths it names.
     static func parseAllowance(_ column: String) throws -> Allowance {
         var allowance = Allowance()
@@ -53,7 +53,7 @@ import Testing
             let bare = prose.stringByReplacingMatches(
                 in: entry, range: NSRange(entry.startIndex..., in: entry), withTemplate: "")
             var modules: [String] = []
-            for piece in bare.split(separator: ",") {
+            for piece in bare.replacingOccurrences(of: " and ", with: ",").split(separator: ",") {
                 guard let word = piece.split(separator: " ").first.map(String.init) else { continue }
                 if word == "swift-collections" {
                     modules += ["OrderedCollections", "DequeModule", "HeapModule"]
@@ -122,13 +122,14 @@ import Testing
 
     @Test func theTableReaderHoldsAnEntryToItsPaths() throws {
         let allowance = try Self.parseAllowance(
-            " KVOEngine, Logging (and `Sources/x` linked in), swift-collections; KVOEtcd only in `Sources/kvod/Cluster/` and `Sources/kvod/A.swift` ")
+            " KVOEngine, Logging (and `Sources/x` linked in), swift-collections; KVOEtcd and CX only in `Sources/kvod/Cluster/` and `Sources/kvod/A.swift` ")
         #expect(allowance.allows("KVOEngine", in: "Sources/kvod/B.swift"))
         #expect(allowance.allows("DequeModule", in: "Sources/kvod/B.swift"))
         #expect(allowance.allows("KVOEtcd", in: "Sources/kvod/Cluster/R.swift"))
         #expect(allowance.allows("KVOEtcd", in: "Sources/kvod/A.swift"))
         #expect(!allowance.allows("KVOEtcd", in: "Sources/kvod/B.swift"))
         #expect(!allowance.allows("KVOEtcd", in: "Sources/kvod/ClusterX.swift"))
+        #expect(allowance.allows("CX", in: "Sources/kvod/A.swift") && !allowance.allows("CX", in: "Sources/kvod/B.swift"))
         #expect(!allowance.allows("Foundation", in: "Sources/kvod/B.swift"))
     }
 }

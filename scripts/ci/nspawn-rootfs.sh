@@ -10,9 +10,9 @@
 set -euo pipefail
 
 suite=bookworm
-# systemd, systemd-sysv, dbus: a booting system. libuv1, libsqlite3-0, libcurl4: kvod's
+# systemd, systemd-sysv, dbus: a booting system. libuv1, libsqlite3-0, libcurl4, libh2o0.13: kvod's
 # shared libraries besides glibc. socat: the test's client inside the container.
-include=systemd,systemd-sysv,dbus,libuv1,libsqlite3-0,libcurl4,socat
+include=systemd,systemd-sysv,dbus,libuv1,libsqlite3-0,libcurl4,libh2o0.13,socat
 cache=${KVOD_TEST_CACHE:-/var/cache/kvod-test}
 tarball="$cache/rootfs-$suite-minbase-${include//,/-}.tar"
 

@@ -1,0 +1,76 @@
+import KVOEngine
+import KVOProtocol
+
+/// An HTTP response made from an op's reply line (docs/HTTP.md): the status from
+/// the outcome (an error's by ``HTTPErrorStatus``), the body by the route's
+/// ``HTTPAnswerShape``, a value's `modSeq` as its ETag.
+public struct HTTPAnswer: Equatable, Sendable {
+    public var status: Int
+    public var headers: [HTTPHeader]
+    public var contentType: String
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [HTTPHeader] = [], contentType: String = "application/json", body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.contentType = contentType
+        self.body = body
+    }
+
+    /// An error's answer: `{"code":…,"message":…}` and the refusal's headers.
+    public init(_ refusal: HTTPRefusal) {
+        let error = JSONObject([Field.code: .string(refusal.code.rawValue), Field.message: .string(refusal.message)])
+        self.init(status: refusal.status, headers: refusal.headers, body: JSONValue.object(error).jsonBytes + [0x0A])
+    }
+
+    /// The answer to `reply` (one line, without its newline), for a route of `shape`.
+    public init(reply: some Collection<UInt8>, shape: HTTPAnswerShape) {
+        guard case .object(var members)? = try? JSONReader.parse(reply) else {
+            self.init(HTTPRefusal(.badRequest, "kvod's reply could not be read", status: 500))
+            return
+        }
+        members[Field.id] = nil
+        guard members[Field.ok] == .bool(true) else {
+            self.init(error: members[Field.error])
+            return
+        }
+        members[Field.ok] = nil
+        switch shape {
+        case .value:
+            let modSeq = Self.integer(members[Field.modSeq])
+            self.init(status: 200, headers: modSeq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
+                      body: (members[Field.value] ?? .null).jsonBytes + [0x0A])
+        case .written:
+            // The value's modSeq is the seq of the change that wrote it.
+            let seq = Self.integer(members[Field.seq])
+            self.init(status: 200, headers: seq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
+                      body: JSONValue.object(members).jsonBytes + [0x0A])
+        case .deleted:
+            self.init(status: 200, body: JSONValue.object(members).jsonBytes + [0x0A])
+        case .reply:
+            self.init(status: 200, body: JSONValue.object(members).jsonBytes + [0x0A])
+        }
+    }
+
+    /// A failed reply's error object, whole (details such as `modSeq` included).
+    private init(error: JSONValue?) {
+        guard case .object(let details)? = error, case .string(let code)? = details[Field.code] else {
+            self.init(HTTPRefusal(.badRequest, "kvod's reply had no error code", status: 500))
+            return
+        }
+        let errorCode = ErrorCode(code)
+        var headers: [HTTPHeader] = []
+        if errorCode == .preconditionFailed, let modSeq = Self.integer(details[Field.modSeq]) {
+            headers.append(HTTPHeader("etag", HTTPEntityTag.of(modSeq: modSeq)))
+        }
+        if errorCode == .limitExceeded || errorCode == .unavailable {
+            headers.append(HTTPHeader("retry-after", "1"))
+        }
+        self.init(status: HTTPErrorStatus.of(errorCode), headers: headers, body: JSONValue.object(details).jsonBytes + [0x0A])
+    }
+
+    private static func integer(_ value: JSONValue?) -> Int? {
+        guard case .number(let number)? = value else { return nil }
+        return number.intValue
+    }
+}

@@ -1,0 +1,129 @@
+import KVOEngine
+import KVOProtocol
+
+/// What a request of kvod's HTTP API asks for, decided from its method, path,
+/// query, conditional headers and body alone (docs/HTTP.md):
+/// - an op for the engine, as the request line a socket client would send, so
+///   HTTP goes through the same decoder, op table, access policy and limits;
+/// - or one of the daemon's own endpoints (`/healthz`, `/readyz`).
+/// A request that asks for nothing kvod serves is refused here, before any op.
+public enum HTTPRoute: Equatable, Sendable {
+    case health
+    case readiness
+    /// `line` (with its newline) for the engine; `answer`: how its reply becomes the response.
+    case request(line: [UInt8], answer: HTTPAnswerShape)
+
+    /// What HTTP tells of a request, as H2O parsed it.
+    public struct Head: Sendable {
+        public var method: String
+        /// The path and query, as sent (percent-encoded).
+        public var target: String
+        public var ifMatch: String?
+        public var ifNoneMatch: String?
+
+        public init(method: String, target: String, ifMatch: String? = nil, ifNoneMatch: String? = nil) {
+            self.method = method
+            self.target = target
+            self.ifMatch = ifMatch
+            self.ifNoneMatch = ifNoneMatch
+        }
+    }
+
+    /// The request's one id: an HTTP request carries one op.
+    static let requestID = 1
+
+    /// Routes `head` with its `body`.
+    public static func route(_ head: Head, body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> HTTPRoute {
+        let target = try HTTPTarget(head.target)
+        let segments = target.segments
+        switch segments.first {
+        case "healthz" where segments.count == 1:
+            try allow(head.method, ["GET", "HEAD"])
+            return .health
+        case "readyz" where segments.count == 1:
+            try allow(head.method, ["GET", "HEAD"])
+            return .readiness
+        case "v1" where segments.count == 2 && segments[1] == "info":
+            try allow(head.method, ["GET"])
+            return .request(line: RequestEncoder(op: .info, id: requestID).line, answer: .reply)
+        case "v1" where segments.count >= 3 && segments[1] == "objects":
+            return try objectRoute(head, target: target, body: body)
+        default:
+            throw HTTPRefusal(.notFound, "kvod has no HTTP resource at \(target.path)")
+        }
+    }
+
+    /// `/v1/objects/{name}` and `/v1/objects/{name}/{key}/{path}`: the key path's
+    /// keys are the path's segments after the name, joined by dots.
+    private static func objectRoute(_ head: Head, target: HTTPTarget,
+                                    body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> HTTPRoute {
+        let object = target.segments[2]
+        let keys = target.segments.dropFirst(3)
+        guard !object.isEmpty, keys.allSatisfy({ !$0.isEmpty }) else {
+            throw HTTPRefusal(.badRequest, "an object's name and each key of a key path must not be empty: \(target.path)")
+        }
+        let keyPath = keys.isEmpty ? nil : keys.joined(separator: ".")
+        switch head.method {
+        case "GET", "HEAD":
+            return .request(line: RequestEncoder(op: .get, id: requestID, object: object, keyPath: keyPath).line,
+                            answer: .value)
+        case "PUT":
+            var request = RequestEncoder(op: .set, id: requestID, object: object, keyPath: keyPath)
+            request.json(.value, try HTTPBody.oneJSONValue(body))
+            try condition(head, into: &request)
+            if let ttl = target.query["ttl"] {
+                // The engine checks its range, as for a socket's set.
+                guard case .number? = try? JSONReader.parse(ttl) else {
+                    throw HTTPRefusal(.badRequest, "ttl must be a number of seconds: \(ttl)")
+                }
+                request.json(.ttl, Array(ttl.utf8))
+            }
+            return .request(line: request.line, answer: .written)
+        case "DELETE":
+            var request = RequestEncoder(op: .delete, id: requestID, object: object, keyPath: keyPath)
+            try condition(head, into: &request)
+            return .request(line: request.line, answer: .deleted)
+        default:
+            throw HTTPRefusal(.badRequest, "\(head.method) is not served on an object; use GET, HEAD, PUT or DELETE",
+                              status: 405, headers: [HTTPHeader("allow", "GET, HEAD, PUT, DELETE")])
+        }
+    }
+
+    /// `If-Match: "N"` is `ifModSeq: N`; `If-None-Match: *` (create only) is `ifModSeq: 0`.
+    private static func condition(_ head: Head, into request: inout RequestEncoder) throws(HTTPRefusal) {
+        switch (head.ifMatch, head.ifNoneMatch) {
+        case (nil, nil):
+            return
+        case (let tag?, nil):
+            guard let modSeq = HTTPEntityTag.modSeq(tag) else {
+                throw HTTPRefusal(.badRequest, "If-Match takes one entity tag, a modSeq as kvod's ETag gives it (\"12\"): \(tag)")
+            }
+            request.integer(.ifModSeq, modSeq)
+        case (nil, "*"):
+            request.integer(.ifModSeq, 0)
+        case (nil, let tag?):
+            throw HTTPRefusal(.badRequest, "If-None-Match takes only * (create only): \(tag)")
+        case (_?, _?):
+            throw HTTPRefusal(.badRequest, "If-Match and If-None-Match exclude each other")
+        }
+    }
+
+    private static func allow(_ method: String, _ methods: [String]) throws(HTTPRefusal) {
+        guard !methods.contains(method) else { return }
+        let allowed = methods.joined(separator: ", ")
+        throw HTTPRefusal(.badRequest, "\(method) is not served here; use \(allowed)", status: 405,
+                          headers: [HTTPHeader("allow", allowed)])
+    }
+}
+
+/// How an op's reply becomes the HTTP response.
+public enum HTTPAnswerShape: Equatable, Sendable {
+    /// `get`: the value itself as the body, its `modSeq` as the ETag.
+    case value
+    /// A `set`: `{"seq":N}`, and the new modSeq (that seq) as the ETag.
+    case written
+    /// A `delete`: `{"seq":N}`.
+    case deleted
+    /// The reply's members but `id` and `ok` (`info`).
+    case reply
+}

@@ -1,0 +1,69 @@
+/// A request target's path, cut into percent-decoded segments, and its query's
+/// parameters. Each segment is decoded once, after cutting, so `%2F` is a slash
+/// inside a name, not a separator.
+struct HTTPTarget {
+    /// The path as sent, for messages.
+    let path: String
+    /// The path's segments after the leading slash, decoded.
+    let segments: [String]
+    /// The query's parameters, decoded (`+` is a space); the last of a name wins.
+    let query: [String: String]
+
+    init(_ target: String) throws(HTTPRefusal) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        path = String(parts[0])
+        guard path.hasPrefix("/") else { throw HTTPRefusal(.badRequest, "a request target must be a path: \(target)") }
+        var segments: [String] = []
+        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            segments.append(try Self.decode(raw, plusIsSpace: false))
+        }
+        // A trailing slash names the same resource.
+        if segments.count > 1, segments.last == "" { segments.removeLast() }
+        self.segments = segments
+        var query: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = try Self.decode(nameAndValue[0], plusIsSpace: true)
+                query[name] = nameAndValue.count == 2 ? try Self.decode(nameAndValue[1], plusIsSpace: true) : ""
+            }
+        }
+        self.query = query
+    }
+
+    /// Percent-decodes `text`; malformed escapes or bytes that are not UTF-8 are refused.
+    static func decode(_ text: Substring, plusIsSpace: Bool) throws(HTTPRefusal) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(text)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    throw HTTPRefusal(.badRequest, "a malformed percent escape in \(text)")
+                }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace:
+                bytes.append(UInt8(ascii: " "))
+            default:
+                bytes.append(byte)
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw HTTPRefusal(.badRequest, "\(text) decodes to bytes that are not UTF-8")
+        }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import KVODCore
+import KVOEngine
+
+/// kvod's HTTP door (`--http`, docs/HTTP.md): H2O on the daemon's loop. An API
+/// request becomes the request line a socket client would send (``HTTPRoute``)
+/// and is served by a ``ClientConnection`` of its own (``HTTPExchange``), with
+/// the credentials of its token; its reply becomes the response
+/// (``HTTPAnswer``). `/healthz` and `/readyz` are answered here, without a token.
+/// Loop-confined.
+final class HTTPGateway {
+    private unowned let daemon: Daemon
+    private let server: H2OServer
+    private let tokens: HTTPTokens?
+    /// Where it listens, as `host:port` with the port bound.
+    private(set) var address = ""
+    /// Requests handed to a connection and not gone yet, by key.
+    private var exchanges: [UInt64: (request: H2ORequest, connection: ClientConnection)] = [:]
+    private var nextKey: UInt64 = 0
+
+    init(daemon: Daemon, tokens: HTTPTokens?) {
+        self.daemon = daemon
+        self.tokens = tokens
+        // A body is one value of a request line: no longer than a line may be. HTTP's
+        // sockets take at most a quarter of --max-connections' descriptors, so that
+        // HTTP clients cannot take the socket's.
+        server = H2OServer(loop: daemon.loop, requestTimeoutMilliseconds: 10_000,
+                           maxBodyBytes: daemon.configuration.maxLineBytes,
+                           maxConnections: Self.maxSockets(maxConnections: daemon.maxConnections))
+        server.onRequest = { [unowned self] request in self.handle(request) }
+        server.onGone = { [unowned self] key in self.requestGone(key) }
+    }
+
+    /// How many HTTP connections may be open at once.
+    static func maxSockets(maxConnections: Int) -> Int { max(1, maxConnections / 4) }
+
+    /// Listens on `endpoint`; throws what binding says.
+    func listen(_ endpoint: HTTPEndpoint) throws(UVError) {
+        let port = try server.listen(host: endpoint.host, port: endpoint.port)
+        address = endpoint.host.contains(":") ? "[\(endpoint.host)]:\(port)" : "\(endpoint.host):\(port)"
+    }
+
+    /// Stops accepting (shutdown).
+    func stop() {
+        server.stop()
+    }
+
+    private func handle(_ request: H2ORequest) {
+        let head = HTTPRoute.Head(method: request.method, target: request.target,
+                                  ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"))
+        let route: HTTPRoute
+        do {
+            route = try HTTPRoute.route(head, body: request.body)
+        } catch {
+            return send(HTTPAnswer(error), to: request)
+        }
+        switch route {
+        case .health:
+            send(HTTPAnswer(status: 200, contentType: "text/plain; charset=utf-8", body: Array("ok\n".utf8)), to: request)
+        case .readiness:
+            if let reason = daemon.notReadyReason {
+                send(HTTPAnswer(HTTPRefusal(.unavailable, reason)), to: request)
+            } else {
+                send(HTTPAnswer(status: 200, contentType: "text/plain; charset=utf-8", body: Array("ready\n".utf8)), to: request)
+            }
+        case .request(let line, let shape):
+            guard let credentials = authenticate(request) else { return }
+            serve(line, shape: shape, credentials: credentials, request: request)
+        }
+    }
+
+    /// The token's credentials, or nil once the request was answered 401.
+    private func authenticate(_ request: H2ORequest) -> PeerCredentials? {
+        let challenge = [HTTPHeader("www-authenticate", "Bearer realm=\"kvod\"")]
+        guard let tokens else {
+            send(HTTPAnswer(HTTPRefusal(.forbidden, "kvod was started without --http-tokens: no token is valid", status: 401,
+                                        headers: challenge)), to: request)
+            return nil
+        }
+        guard let authorization = request.header("authorization") else {
+            send(HTTPAnswer(HTTPRefusal(.forbidden, "this request needs Authorization: Bearer TOKEN", status: 401,
+                                        headers: challenge)), to: request)
+            return nil
+        }
+        guard let caller = tokens.subject(authorization: authorization) else {
+            send(HTTPAnswer(HTTPRefusal(.forbidden, "the token is not one of --http-tokens'", status: 401,
+                                        headers: challenge)), to: request)
+            return nil
+        }
+        return caller.credentials
+    }
+
+    /// Hands `line` to a connection of its own; its reply answers `request`.
+    private func serve(_ line: [UInt8], shape: HTTPAnswerShape, credentials: PeerCredentials, request: H2ORequest) {
+        guard daemon.state == .running else {
+            return send(HTTPAnswer(HTTPRefusal(.unavailable, daemon.notReadyReason ?? "kvod is not serving")), to: request)
+        }
+        if let refusal = daemon.admissionRefusal(uid: credentials.uid) {
+            return send(HTTPAnswer(HTTPRefusal(.limitExceeded, refusal, headers: [HTTPHeader("retry-after", "1")])), to: request)
+        }
+        nextKey &+= 1
+        let key = nextKey
+        let exchange = HTTPExchange(key: key, requestLine: line) { [unowned self] reply in
+            self.answer(key, reply: reply, shape: shape)
+        }
+        let connection = ClientConnection(stream: exchange, credentials: credentials, daemon: daemon)
+        exchanges[key] = (request, connection)
+        request.watchGone(on: server, key: key)
+        daemon.serve(connection)
+        exchange.sendRequest()
+    }
+
+    /// The connection's reply (nil: it closed first) answers the request, if it is still there.
+    private func answer(_ key: UInt64, reply: [UInt8]?, shape: HTTPAnswerShape) {
+        guard let request = exchanges[key]?.request else { return }
+        if let reply {
+            send(HTTPAnswer(reply: reply, shape: shape), to: request)
+        } else {
+            send(HTTPAnswer(HTTPRefusal(.unavailable, "kvod closed the request before answering it")), to: request)
+        }
+    }
+
+    /// H2O let the request go (answered, or its connection closed): so does its connection.
+    private func requestGone(_ key: UInt64) {
+        guard let exchange = exchanges.removeValue(forKey: key) else { return }
+        if !exchange.connection.isClosing { exchange.connection.close(flush: false) }
+    }
+
+    private func send(_ answer: HTTPAnswer, to request: H2ORequest) {
+        request.respond(status: answer.status, contentType: answer.contentType,
+                        headers: answer.headers.map { ($0.name, $0.value) }, body: answer.body)
+    }
+}

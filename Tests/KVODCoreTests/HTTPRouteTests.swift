@@ -1,0 +1,80 @@
+import KVODCore
+import KVOEngine
+import KVOProtocol
+import Testing
+
+/// The HTTP API's pure parts: which request line a request becomes, how a reply
+/// becomes a response, the tokens file.
+@Suite struct HTTPRouteTests {
+    static func line(_ method: String, _ target: String, body: String = "", ifMatch: String? = nil,
+                     ifNoneMatch: String? = nil) throws(HTTPRefusal) -> String {
+        let bytes = Array(body.utf8)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        defer { buffer.deallocate() }
+        buffer.copyBytes(from: bytes)
+        let route = try HTTPRoute.route(HTTPRoute.Head(method: method, target: target, ifMatch: ifMatch, ifNoneMatch: ifNoneMatch),
+                                        body: UnsafeRawBufferPointer(buffer))
+        guard case .request(let line, _) = route else { return "\(route)" }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    static func refusal(_ method: String, _ target: String, body: String = "", ifMatch: String? = nil) -> HTTPRefusal? {
+        do {
+            _ = try line(method, target, body: body, ifMatch: ifMatch)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aPathBecomesAnObjectAndAKeyPathOfItsSegments() throws {
+        #expect(try Self.line("GET", "/v1/objects/cfg/server/port")
+            == #"{"id":1,"op":"get","object":"cfg","keyPath":"server.port"}"# + "\n")
+        #expect(try Self.line("GET", "/v1/objects/app%2Fweb/") == #"{"id":1,"op":"get","object":"app/web"}"# + "\n")
+        #expect(try Self.line("DELETE", "/v1/objects/a/b", ifMatch: "\"4\"")
+            == #"{"id":1,"op":"delete","object":"a","keyPath":"b","ifModSeq":4}"# + "\n")
+        #expect(try Self.line("PUT", "/v1/objects/a/b?ttl=30", body: " { \"x\" :\n [1, 2] } ", ifNoneMatch: "*")
+            == #"{"id":1,"op":"set","object":"a","keyPath":"b","value":{"x":[1,2]},"ifModSeq":0,"ttl":30}"# + "\n")
+        #expect(try Self.line("GET", "/v1/objects/%C3%A9t%C3%A9") == #"{"id":1,"op":"get","object":"été"}"# + "\n")
+    }
+
+    @Test func whatIsNotARequestOfTheAPIIsRefusedWithItsCode() {
+        #expect(Self.refusal("PUT", "/v1/objects/a/b", body: #"1,"object":"c""#)?.code == .badJSON)
+        #expect(Self.refusal("PUT", "/v1/objects/a/b", body: "")?.code == .badRequest)
+        #expect(Self.refusal("PUT", "/v1/objects/a/b?ttl=inf", body: "1")?.code == .badRequest)
+        #expect(Self.refusal("GET", "/v1/objects/a%2")?.code == .badRequest)
+        #expect(Self.refusal("GET", "/v1/objects/%FF")?.code == .badRequest)
+        #expect(Self.refusal("GET", "/v1/objects/a//b")?.code == .badRequest)
+        #expect(Self.refusal("DELETE", "/v1/objects/a", ifMatch: "W/\"1\"")?.code == .badRequest)
+        #expect(Self.refusal("PATCH", "/v1/objects/a")?.status == 405)
+        #expect(Self.refusal("GET", "/v1/nothing")?.status == 404)
+    }
+
+    @Test func everyErrorCodeHasAStatusOfItsOwnKind() {
+        for code in ErrorCode.allCases {
+            let status = HTTPErrorStatus.of(code)
+            #expect((400..<600).contains(status) && status != 500, "\(code) → \(status)")
+        }
+        #expect(HTTPErrorStatus.of(.preconditionFailed) == 412 && HTTPErrorStatus.of(.compacted) == 410)
+    }
+
+    @Test func aReplyBecomesTheResponse() {
+        let value = HTTPAnswer(reply: Array(#"{"id":1,"ok":true,"value":{"a":1},"modSeq":7,"seq":9}"#.utf8), shape: .value)
+        #expect(value.status == 200 && value.body == Array("{\"a\":1}\n".utf8) && value.headers == [HTTPHeader("etag", "\"7\"")])
+        let missed = HTTPAnswer(reply: Array(#"{"id":1,"ok":false,"error":{"code":"precondition_failed","message":"m","modSeq":3}}"#.utf8),
+                                shape: .written)
+        #expect(missed.status == 412 && missed.headers == [HTTPHeader("etag", "\"3\"")])
+        #expect(String(decoding: missed.body, as: UTF8.self) == #"{"code":"precondition_failed","message":"m","modSeq":3}"# + "\n")
+        let info = HTTPAnswer(reply: Array(#"{"id":1,"ok":true,"seq":2}"#.utf8), shape: .reply)
+        #expect(info.body == Array("{\"seq\":2}\n".utf8))
+    }
+
+    @Test func theTokensFileNamesSubjectsAndDigests() throws {
+        let digest = String(repeating: "ab", count: 32)
+        let entries = try HTTPTokenFile.parse("# comment\n\nuid:1000 \(digest)  # alice\ngroup:staff \(digest.uppercased().dropLast())c\n")
+        #expect(entries.map(\.subject) == [.uid(1000), .group("staff")])
+        #expect(throws: HTTPTokenFile.Problem.self) { try HTTPTokenFile.parse("uid:x \(digest)\n") }
+        #expect(throws: HTTPTokenFile.Problem.self) { try HTTPTokenFile.parse("uid:1 abc\n") }
+        #expect(throws: HTTPTokenFile.Problem.self) { try HTTPTokenFile.parse("uid:1 \(digest)\ngid:2 \(digest)\n") }
+    }
+}

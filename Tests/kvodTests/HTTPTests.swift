@@ -1,0 +1,234 @@
+import Foundation
+import KVOEngine
+import KVOTestSupport
+import Testing
+
+/// Issue 31's HTTP door against the real kvod, called with the real curl:
+/// health without a token, the object API with one, its errors, conditions and
+/// limits, and that HTTP and the socket share one engine and one policy.
+@Suite struct HTTPTests {
+    /// A token and the `--http-tokens` line for it.
+    static let token = "k3Vd-test-token-6f1d"
+
+    /// kvod with `--http` on a free loopback port and a tokens file whose one
+    /// token acts as `subject`; returns it and the base URL.
+    static func start(subject: String = "uid:\(getuid())", arguments: [String] = []) throws -> (KVODProcess, String) {
+        let folder = try TemporaryDirectory.make()
+        let tokens = folder + "/tokens"
+        try "# who may use HTTP\n\(subject) \(sha256Hex(token))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        chmod(tokens, 0o600)
+        let kvod = try KVODProcess(arguments: ["--http", "127.0.0.1:0", "--http-tokens", tokens,
+                                               "--http-allow-root-token"] + arguments)
+        let line = try kvod.waitForLog(containing: "serving HTTP on http://")
+        guard let range = line.range(of: "http://") else { throw TestFailure("no URL in \(line)") }
+        return (kvod, String(line[range.lowerBound...]).trimmingCharacters(in: .whitespaces))
+    }
+
+    static func sha256Hex(_ text: String) throws -> String {
+        let run = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/sha256sum"), [], stdin: text)
+        return String(run.stdout.prefix(64))
+    }
+
+    /// One HTTP exchange through curl: status, headers (lower-case names), body.
+    struct Response {
+        let status: Int
+        let headers: [String: String]
+        let body: String
+        var json: JSONValue? { try? JSONReader.parse(body) }
+    }
+
+    static func call(_ method: String, _ url: String, token: String? = HTTPTests.token, body: String? = nil,
+                     headers: [String] = []) throws -> Response {
+        var arguments = ["-s", "-S", "-i", "-X", method, "--max-time", "10"]
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        for header in headers { arguments += ["-H", header] }
+        if let body { arguments += ["--data-binary", body] }
+        let run = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + [url])
+        guard run.status == 0 else { throw TestFailure("curl failed (\(run.status)): \(run.stderr)") }
+        let parts = run.stdout.components(separatedBy: "\r\n\r\n")
+        let head = parts[0].components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1]) ?? 0
+        var fields: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, headers: fields, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test func healthAndReadinessAnswerWithoutAToken() throws {
+        let (kvod, base) = try Self.start()
+        defer { withExtendedLifetime(kvod) {} }
+        let health = try Self.call("GET", base + "/healthz", token: nil)
+        #expect(health.status == 200 && health.body == "ok\n")
+        let ready = try Self.call("GET", base + "/readyz", token: nil)
+        #expect(ready.status == 200 && ready.body == "ready\n")
+        let posted = try Self.call("POST", base + "/healthz", token: nil)
+        #expect(posted.status == 405 && posted.headers["allow"] == "GET, HEAD")
+    }
+
+    @Test func aValuePutOverHTTPIsTheSocketsAndItsObserversHearIt() throws {
+        let (kvod, base) = try Self.start()
+        let observer = try LineClient(path: kvod.socketPath)
+        _ = try observer.request(#"{"op":"observe","object":"cfg","keyPath":"port","options":["new"]}"#)
+        let put = try Self.call("PUT", base + "/v1/objects/cfg/port", body: "8080")
+        #expect(put.status == 200 && put.json?["seq"] == 1 && put.headers["etag"] == "\"1\"")
+        let event = try observer.readJSON()
+        #expect(event["new"] == 8080 && event["object"] == "cfg")
+        let socket = try LineClient(path: kvod.socketPath)
+        #expect(try socket.request(#"{"op":"get","object":"cfg","keyPath":"port"}"#).reply["value"] == 8080)
+        _ = try socket.request(#"{"op":"set","object":"cfg","keyPath":"server.name","value":"a b"}"#)
+        let got = try Self.call("GET", base + "/v1/objects/cfg/server/name")
+        #expect(got.status == 200 && got.body == "\"a b\"\n" && got.headers["etag"] == "\"2\"")
+        let whole = try Self.call("GET", base + "/v1/objects/cfg")
+        #expect(whole.json == ["port": 8080, "server": ["name": "a b"]])
+        let deleted = try Self.call("DELETE", base + "/v1/objects/cfg/port")
+        #expect(deleted.status == 200 && deleted.json?["seq"] == 3)
+        let gone = try Self.call("GET", base + "/v1/objects/cfg/port")
+        #expect(gone.status == 404 && gone.json?["code"] == "not_found")
+        let info = try Self.call("GET", base + "/v1/info")
+        #expect(info.status == 200 && info.json?["seq"] == 3 && info.json?["ok"] == nil)
+    }
+
+    @Test func aRequestWithoutAValidTokenIsRefusedAndChangesNothing() throws {
+        let (kvod, base) = try Self.start()
+        let none = try Self.call("PUT", base + "/v1/objects/a/b", token: nil, body: "1")
+        #expect(none.status == 401 && none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
+        let wrong = try Self.call("PUT", base + "/v1/objects/a/b", token: Self.token + "x", body: "1")
+        #expect(wrong.status == 401)
+        let socket = try LineClient(path: kvod.socketPath)
+        #expect(try socket.request(#"{"op":"info"}"#).reply["seq"] == 0)
+    }
+
+    @Test func conditionsAreIfMatchAndIfNoneMatch() throws {
+        let (kvod, base) = try Self.start()
+        defer { withExtendedLifetime(kvod) {} }
+        let created = try Self.call("PUT", base + "/v1/objects/c/n", body: "1", headers: ["If-None-Match: *"])
+        #expect(created.status == 200 && created.headers["etag"] == "\"1\"")
+        let again = try Self.call("PUT", base + "/v1/objects/c/n", body: "2", headers: ["If-None-Match: *"])
+        #expect(again.status == 412 && again.headers["etag"] == "\"1\"" && again.json?["code"] == "precondition_failed")
+        let stale = try Self.call("PUT", base + "/v1/objects/c/n", body: "2", headers: ["If-Match: \"7\""])
+        #expect(stale.status == 412 && stale.json?["modSeq"] == 1)
+        let current = try Self.call("PUT", base + "/v1/objects/c/n", body: "2", headers: ["If-Match: \"1\""])
+        #expect(current.status == 200 && current.headers["etag"] == "\"2\"")
+        #expect(try Self.call("GET", base + "/v1/objects/c/n").body == "2\n")
+    }
+
+    @Test func badInputGetsTheSocketsErrorCodesAndChangesNothing() throws {
+        let (kvod, base) = try Self.start()
+        // A body is one value: members of its own or a second value are not spliced into the request.
+        let smuggled = try Self.call("PUT", base + "/v1/objects/x/v", body: #"1,"object":"other""#)
+        #expect(smuggled.status == 400 && smuggled.json?["code"] == "bad_json")
+        let lines = try Self.call("PUT", base + "/v1/objects/x/v", body: "1\n{\"op\":\"set\",\"object\":\"y\",\"value\":{}}")
+        #expect(lines.status == 400 && lines.json?["code"] == "bad_json")
+        let notObject = try Self.call("PUT", base + "/v1/objects/x", body: "[1]")
+        #expect(notObject.status == 400 && notObject.json?["code"] == "not_an_object")
+        let escape = try Self.call("GET", base + "/v1/objects/x%zz")
+        #expect(escape.status == 400 && escape.json?["code"] == "bad_request")
+        let method = try Self.call("POST", base + "/v1/objects/x", body: "1")
+        #expect(method.status == 405 && method.headers["allow"] == "GET, HEAD, PUT, DELETE")
+        let nowhere = try Self.call("GET", base + "/v2/objects/x")
+        #expect(nowhere.status == 404 && nowhere.json?["code"] == "not_found")
+        let socket = try LineClient(path: kvod.socketPath)
+        #expect(try socket.request(#"{"op":"info"}"#).reply["seq"] == 0)
+        // A name with a slash is written %2F; it is one segment.
+        let slashed = try Self.call("PUT", base + "/v1/objects/app%2Fweb/port", body: "1")
+        #expect(slashed.status == 200)
+        #expect(try socket.request(#"{"op":"get","object":"app/web","keyPath":"port"}"#).reply["value"] == 1)
+    }
+
+    @Test func theTokensSubjectIsWhomThePolicyJudges() throws {
+        let folder = try TemporaryDirectory.make()
+        let policy = folder + "/policy.json"
+        let uid = getuid() == 0 ? 4321 : getuid() &+ 1
+        try #"{"grants": [{"uid": \#(uid), "prefix": "public/", "allow": ["read"]}]}"#
+            .write(toFile: policy, atomically: true, encoding: .utf8)
+        let (kvod, base) = try Self.start(subject: "uid:\(uid)", arguments: ["--policy", policy])
+        let socket = try LineClient(path: kvod.socketPath)
+        _ = try socket.request(#"{"op":"set","object":"public/a","keyPath":"v","value":1}"#)
+        _ = try socket.request(#"{"op":"set","object":"private/a","keyPath":"v","value":2}"#)
+        // Here "public" is the name and "a.v" the key path: no grant.
+        #expect(try Self.call("GET", base + "/v1/objects/public/a/v").status == 403)
+        #expect(try Self.call("GET", base + "/v1/objects/public%2Fa/v").body == "1\n")
+        let hidden = try Self.call("GET", base + "/v1/objects/private%2Fa/v")
+        #expect(hidden.status == 403 && hidden.json?["code"] == "forbidden")
+        let write = try Self.call("PUT", base + "/v1/objects/public%2Fa/v", body: "3")
+        #expect(write.status == 403)
+        #expect(try socket.request(#"{"op":"get","object":"public/a","keyPath":"v"}"#).reply["value"] == 1)
+    }
+
+    @Test func aChangeIsAnsweredOnceCommittedAndSurvivesARestart() throws {
+        let data = try TemporaryDirectory.make() + "/data"
+        var (kvod, base) = try Self.start(arguments: ["--data-dir", data])
+        #expect(try Self.call("PUT", base + "/v1/objects/d/v", body: #"{"kept":true}"#).status == 200)
+        #expect(try kvod.terminate() == 0)
+        (kvod, base) = try Self.start(arguments: ["--data-dir", data])
+        #expect(try Self.call("GET", base + "/v1/objects/d/v").json == ["kept": true])
+    }
+
+    @Test func aTokensFileOthersMayReadOrARootTokenIsRefusedAtStart() throws {
+        let folder = try TemporaryDirectory.make()
+        let tokens = folder + "/tokens"
+        try "uid:\(getuid() == 0 ? 1 : getuid()) \(Self.sha256Hex("t"))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        chmod(tokens, 0o644)
+        let open = try KVODProcess(arguments: ["--http", ":0", "--http-tokens", tokens], waitForSocket: false)
+        #expect(try open.waitForExit() == 1)
+        #expect(open.stderrText().contains("chmod 600"))
+        try "uid:0 \(Self.sha256Hex("t"))\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        chmod(tokens, 0o600)
+        let root = try KVODProcess(arguments: ["--http", ":0", "--http-tokens", tokens], waitForSocket: false)
+        #expect(try root.waitForExit() == 1)
+        #expect(root.stderrText().contains("--http-allow-root-token"))
+        let beyond = try KVODProcess(arguments: ["--http", "0.0.0.0:0"], waitForSocket: false)
+        #expect(try beyond.waitForExit() != 0)
+        #expect(beyond.stderrText().contains("--http-insecure"))
+    }
+
+    /// A keep-alive connection that asks for /healthz once: the status line's
+    /// answer, or nil when kvod closed it without one.
+    final class HealthConnection {
+        let fd: Int32
+
+        init(port: UInt16) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var limit = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw TestFailure("cannot connect: errno \(errno)") }
+        }
+
+        deinit { close(fd) }
+
+        func askHealth() -> String? {
+            let request = Array("GET /healthz HTTP/1.1\r\nHost: kvod\r\n\r\n".utf8)
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            return String(decoding: buffer[..<count], as: UTF8.self).components(separatedBy: "\r\n").first
+        }
+    }
+
+    @Test func httpTakesAQuarterOfTheConnectionsAndNoMore() throws {
+        let (kvod, base) = try Self.start(arguments: ["--max-connections", "8"])
+        guard let port = base.split(separator: ":").last.flatMap({ UInt16($0) }) else { throw TestFailure(base) }
+        let first = try HealthConnection(port: port), second = try HealthConnection(port: port)
+        #expect(first.askHealth() == "HTTP/1.1 200 OK" && second.askHealth() == "HTTP/1.1 200 OK")
+        let third = try HealthConnection(port: port)
+        #expect(third.askHealth() == nil)
+        // The socket's clients still get in.
+        #expect(try LineClient(path: kvod.socketPath).request(#"{"op":"info"}"#).reply["ok"] == true)
+        // A connection that closes makes room.
+        _ = consume first
+        try waitUntil("a new HTTP connection is served", timeout: 10) {
+            try HealthConnection(port: port).askHealth() == "HTTP/1.1 200 OK"
+        }
+        withExtendedLifetime(second) {}
+    }
+}
