@@ -178,3 +178,60 @@ void kvod_http_sha256(const void *bytes, size_t length, uint8_t *digest) {
     unsigned int size = 32;
     EVP_Digest(bytes, length, digest, &size, EVP_sha256(), NULL);
 }
+
+/// A streamed response's generator, with the bytes H2O is writing (it keeps
+/// pointers to them until it asks to proceed).
+typedef struct {
+    h2o_generator_t super;
+    kvod_http_proceed_cb proceed;
+    void *context;
+    uint64_t key;
+    void *in_flight;
+} kvod_stream;
+
+static void on_stream_proceed(h2o_generator_t *generator, h2o_req_t *request) {
+    (void)request;
+    kvod_stream *stream = (kvod_stream *)generator;
+    free(stream->in_flight);
+    stream->in_flight = NULL;
+    stream->proceed(stream->context, stream->key);
+}
+
+static void on_stream_stop(h2o_generator_t *generator, h2o_req_t *request) {
+    // The connection went: the request's pool goes next, and its gone watch says so.
+    (void)generator;
+    (void)request;
+}
+
+static void on_stream_dispose(void *memory) {
+    kvod_stream *stream = memory;
+    free(stream->in_flight);
+    stream->in_flight = NULL;
+}
+
+void kvod_http_stream_start(kvod_http_request *request, int status, const char *reason, const char *content_type,
+                            kvod_http_proceed_cb proceed, void *context, uint64_t key) {
+    kvod_stream *stream = h2o_mem_alloc_shared(&request->pool, sizeof(*stream), on_stream_dispose);
+    stream->super.proceed = on_stream_proceed;
+    stream->super.stop = on_stream_stop;
+    stream->proceed = proceed;
+    stream->context = context;
+    stream->key = key;
+    stream->in_flight = NULL;
+    request->res.status = status;
+    request->res.reason = h2o_strdup(&request->pool, reason, SIZE_MAX).base;
+    h2o_iovec_t type = h2o_strdup(&request->pool, content_type, SIZE_MAX);
+    h2o_add_header(&request->pool, &request->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, type.base, type.len);
+    h2o_start_response(request, &stream->super);
+}
+
+void kvod_http_stream_send(kvod_http_request *request, const void *bytes, size_t length, int final) {
+    kvod_stream *stream = (kvod_stream *)request->_generator;
+    h2o_iovec_t buffer = h2o_iovec_init(NULL, 0);
+    if (length > 0) {
+        stream->in_flight = malloc(length);
+        memcpy(stream->in_flight, bytes, length);
+        buffer = h2o_iovec_init(stream->in_flight, length);
+    }
+    h2o_send(request, &buffer, length > 0 ? 1 : 0, final ? H2O_SEND_STATE_FINAL : H2O_SEND_STATE_IN_PROGRESS);
+}

@@ -198,7 +198,7 @@ struct KVODCommand: ParsableCommand {
     @Option(help: ArgumentHelp(
         "Also serve HTTP/1.1 on this address, e.g. 127.0.0.1:8080 ([::1]:8080, :8080 for loopback); off by default.",
         discussion: """
-            On kvod's own loop, beside the socket: /healthz and /readyz, and the objects API for the tokens \
+            On kvod's own loop, beside the socket: /healthz and /readyz, and the objects API and watches for the tokens \
             of --http-tokens; see docs/HTTP.md. \
             Numeric addresses only; port 0 takes a free port (the log names it). Beyond loopback it needs \
             --http-insecure.

@@ -77,4 +77,35 @@ import Testing
         #expect(throws: HTTPTokenFile.Problem.self) { try HTTPTokenFile.parse("uid:1 abc\n") }
         #expect(throws: HTTPTokenFile.Problem.self) { try HTTPTokenFile.parse("uid:1 \(digest)\ngid:2 \(digest)\n") }
     }
+
+    @Test func aWatchIsAnObserveThatResumesAfterItsLastEventID() throws {
+        let bytes: [UInt8] = []
+        let route = try bytes.withUnsafeBytes { body in
+            try HTTPRoute.route(HTTPRoute.Head(method: "GET", target: "/v1/watch?object=cfg&keyPath=a&keyPath=b.c&compact=true",
+                                               lastEventID: "0a1b:5:2"), body: body)
+        }
+        guard case .watch(let line, let resumed) = route else { Issue.record("\(route)"); return }
+        #expect(String(decoding: line, as: UTF8.self) == #"{"id":1,"op":"observe","object":"cfg","keyPaths":["a","b.c"],"options":["new"],"compact":true,"since":4,"epoch":"0a1b"}"# + "\n")
+        #expect(resumed == HTTPEventID(epoch: "0a1b", seq: 5, count: 2))
+        #expect(HTTPEventID("0a1b:0:1") == nil && HTTPEventID("x:1:1") == nil && HTTPEventID("0a1b:1") == nil)
+    }
+
+    @Test func theFramerGivesEachEventOfASeqItsNumberAndLeavesOutWhatWasHad() {
+        var framer = HTTPEventFramer(resumed: HTTPEventID(epoch: "e1", seq: 5, count: 1))
+        #expect(framer.start(reply: Array(#"{"event":"change","seq":5}"#.utf8)) == nil)
+        #expect(framer.start(reply: Array(#"{"id":1,"ok":true,"seq":5,"epoch":"e1"}"#.utf8)) == .stream(prelude: Array("retry: 1000\n\n".utf8)))
+        var output: [UInt8] = []
+        for line in [#"{"seq":5,"keyPath":"a"}"#, #"{"seq":5,"keyPath":"b"}"#, #"{"seq":6,"keyPath":"a"}"#] {
+            framer.frame(event: Array(line.utf8), into: &output)
+        }
+        #expect(String(decoding: output, as: UTF8.self) == """
+            id: e1:5:2\nevent: change\ndata: {"seq":5,"keyPath":"b"}\n\nid: e1:6:1\nevent: change\ndata: {"seq":6,"keyPath":"a"}\n\n
+            """)
+        var refused = HTTPEventFramer(resumed: nil)
+        guard case .refused(let answer)? = refused.start(reply: Array(#"{"id":1,"ok":false,"error":{"code":"compacted","message":"m"}}"#.utf8)) else {
+            Issue.record("not refused")
+            return
+        }
+        #expect(answer.status == 410)
+    }
 }

@@ -231,4 +231,116 @@ import Testing
         }
         withExtendedLifetime(second) {}
     }
+
+    /// A watch read over HTTP/1.0 (its body not chunked): the status line, then one Server-Sent Event at a time.
+    final class EventReader {
+        let fd: Int32
+        private var buffer: [UInt8] = []
+        private(set) var statusLine = ""
+
+        init(port: UInt16, target: String, headers: [String]) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var limit = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw TestFailure("cannot connect: errno \(errno)") }
+            let request = Array((["GET \(target) HTTP/1.0", "Host: kvod"] + headers).joined(separator: "\r\n").utf8)
+                + Array("\r\n\r\n".utf8)
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let head = try read(until: Array("\r\n\r\n".utf8))
+            statusLine = head.components(separatedBy: "\r\n").first ?? ""
+        }
+
+        deinit { close(fd) }
+
+        /// The text up to `separator`, waiting for it (10 s at most).
+        private func read(until separator: [UInt8]) throws -> String {
+            while true {
+                if let range = buffer.firstRange(of: separator) {
+                    let text = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
+                    buffer.removeSubrange(..<range.upperBound)
+                    return text
+                }
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { throw TestFailure("the stream ended or said nothing for 10 s; had \(String(decoding: buffer, as: UTF8.self))") }
+                buffer += chunk[..<count]
+            }
+        }
+
+        /// The next event's fields (`id`, `event`, `data`); comments and blocks
+        /// without data (`retry:`) are skipped, as a browser does.
+        func next() throws -> [String: String] {
+            while true {
+                var fields: [String: String] = [:]
+                for line in try read(until: Array("\n\n".utf8)).split(separator: "\n") where !line.hasPrefix(":") {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    fields[String(parts[0])] = parts.count == 2 ? String(parts[1].dropFirst()) : ""
+                }
+                if fields["data"] != nil { return fields }
+            }
+        }
+    }
+
+    static func port(of base: String) throws -> UInt16 {
+        guard let port = base.split(separator: ":").last.flatMap({ UInt16($0) }) else { throw TestFailure(base) }
+        return port
+    }
+
+    @Test func aWatchStreamsEventsWithTheirIdsAndGoesOnAfterTheLastEventID() throws {
+        let (kvod, base) = try Self.start()
+        let port = try Self.port(of: base)
+        let auth = "Authorization: Bearer \(Self.token)"
+        let watch = try EventReader(port: port, target: "/v1/watch?object=cfg&keyPath=port&keyPath=host", headers: [auth])
+        #expect(watch.statusLine == "HTTP/1.1 200 OK")
+        let socket = try LineClient(path: kvod.socketPath)
+        // Both key paths in one change: one seq, two events.
+        _ = try socket.request(#"{"op":"set","object":"cfg","value":{"port":1,"host":"a"}}"#)
+        _ = try socket.request(#"{"op":"set","object":"cfg","keyPath":"port","value":2}"#)
+        let events = try (0..<3).map { _ in try watch.next() }
+        let epoch = try #require(try socket.request(#"{"op":"info"}"#).reply["epoch"]?.stringValue)
+        #expect(events.map { $0["id"] } == ["\(epoch):1:1", "\(epoch):1:2", "\(epoch):2:1"])
+        #expect(events.allSatisfy { $0["event"] == "change" })
+        let last = try JSONReader.parse(events[2]["data"] ?? "")
+        #expect(last["new"] == 2 && last["keyPath"] == "port")
+        // A browser that reconnects after the first event of seq 1 gets the rest, once.
+        let resumed = try EventReader(port: port, target: "/v1/watch?object=cfg&keyPath=port&keyPath=host",
+                                      headers: [auth, "Last-Event-ID: \(epoch):1:1"])
+        #expect(try (0..<2).map { _ in try resumed.next()["id"] } == ["\(epoch):1:2", "\(epoch):2:1"])
+        _ = try socket.request(#"{"op":"set","object":"cfg","keyPath":"host","value":"b"}"#)
+        #expect(try resumed.next()["id"] == "\(epoch):3:1")
+        // Another history's id cannot be resumed: 410, the socket's compacted.
+        let foreign = try Self.call("GET", base + "/v1/watch?object=cfg", headers: ["Last-Event-ID: 00ff:1:1"])
+        #expect(foreign.status == 410 && foreign.json?["code"] == "compacted")
+        let untold = try Self.call("GET", base + "/v1/watch?object=cfg", token: nil)
+        #expect(untold.status == 401)
+        let both = try Self.call("GET", base + "/v1/watch?object=cfg&prefix=c")
+        #expect(both.status == 400)
+    }
+
+    @Test func aCompactWatchBeginsWithItsObservationAndEndsWithItsConnection() throws {
+        let (kvod, base) = try Self.start()
+        let watch = try EventReader(port: try Self.port(of: base), target: "/v1/watch?object=c&keyPath=n&compact=true",
+                                    headers: ["Authorization: Bearer \(Self.token)"])
+        let observed = try watch.next()
+        #expect(observed["event"] == "observed" && observed["id"] == nil)
+        #expect(try JSONReader.parse(observed["data"] ?? "")["o"] == 1)
+        let socket = try LineClient(path: kvod.socketPath)
+        #expect(try socket.request(#"{"op":"info"}"#).reply["observations"] == 1)
+        _ = try socket.request(#"{"op":"set","object":"c","keyPath":"n","value":7}"#)
+        let change = try watch.next()
+        #expect(try JSONReader.parse(change["data"] ?? "") == ["o": 1, "new": 7, "seq": 1])
+        // The browser goes: so does its observation, once kvod writes to it (an event, a heartbeat).
+        _ = consume watch
+        try waitUntil("the watch's observation is gone", timeout: 10) {
+            _ = try socket.request(#"{"op":"set","object":"c","keyPath":"n","value":8}"#)
+            return try socket.request(#"{"op":"info"}"#).reply["observations"] == 0
+        }
+    }
 }

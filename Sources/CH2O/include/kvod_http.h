@@ -49,6 +49,17 @@ void kvod_http_respond(kvod_http_request *request, int status, const char *reaso
 /// response, or when its connection closes first.
 void kvod_http_on_gone(kvod_http_request *request, kvod_http_gone_cb gone, void *context, uint64_t key);
 
+typedef void (*kvod_http_proceed_cb)(void *context, uint64_t key);
+
+/// Starts a streamed response (Server-Sent Events): its status and content type,
+/// after the headers added so far; the body follows in `kvod_http_stream_send`s.
+/// After each send, `proceed(context, key)` says the bytes went to the socket and
+/// the next send may come (one at a time, as H2O wants).
+void kvod_http_stream_start(kvod_http_request *request, int status, const char *reason, const char *content_type,
+                            kvod_http_proceed_cb proceed, void *context, uint64_t key);
+/// Sends a part of a streamed response (copied); `final` ends it.
+void kvod_http_stream_send(kvod_http_request *request, const void *bytes, size_t length, int final);
+
 /// SHA-256 of `length` bytes into `digest` (32 bytes), with OpenSSL's libcrypto:
 /// a token is compared by its digest, as `--http-tokens` holds it.
 void kvod_http_sha256(const void *bytes, size_t length, uint8_t *digest);

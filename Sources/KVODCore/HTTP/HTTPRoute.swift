@@ -12,6 +12,9 @@ public enum HTTPRoute: Equatable, Sendable {
     case readiness
     /// `line` (with its newline) for the engine; `answer`: how its reply becomes the response.
     case request(line: [UInt8], answer: HTTPAnswerShape)
+    /// `/v1/watch`: an `observe` line whose reply starts a stream of Server-Sent
+    /// Events; `resumed`: the `Last-Event-ID` it goes on after, if any.
+    case watch(line: [UInt8], resumed: HTTPEventID?)
 
     /// What HTTP tells of a request, as H2O parsed it.
     public struct Head: Sendable {
@@ -20,12 +23,15 @@ public enum HTTPRoute: Equatable, Sendable {
         public var target: String
         public var ifMatch: String?
         public var ifNoneMatch: String?
+        public var lastEventID: String?
 
-        public init(method: String, target: String, ifMatch: String? = nil, ifNoneMatch: String? = nil) {
+        public init(method: String, target: String, ifMatch: String? = nil, ifNoneMatch: String? = nil,
+                    lastEventID: String? = nil) {
             self.method = method
             self.target = target
             self.ifMatch = ifMatch
             self.ifNoneMatch = ifNoneMatch
+            self.lastEventID = lastEventID
         }
     }
 
@@ -46,6 +52,9 @@ public enum HTTPRoute: Equatable, Sendable {
         case "v1" where segments.count == 2 && segments[1] == "info":
             try allow(head.method, ["GET"])
             return .request(line: RequestEncoder(op: .info, id: requestID).line, answer: .reply)
+        case "v1" where segments.count == 2 && segments[1] == "watch":
+            try allow(head.method, ["GET"])
+            return try watchRoute(head, target: target)
         case "v1" where segments.count >= 3 && segments[1] == "objects":
             return try objectRoute(head, target: target, body: body)
         default:
@@ -71,7 +80,7 @@ public enum HTTPRoute: Equatable, Sendable {
             var request = RequestEncoder(op: .set, id: requestID, object: object, keyPath: keyPath)
             request.json(.value, try HTTPBody.oneJSONValue(body))
             try condition(head, into: &request)
-            if let ttl = target.query["ttl"] {
+            if let ttl = target.parameter("ttl") {
                 // The engine checks its range, as for a socket's set.
                 guard case .number? = try? JSONReader.parse(ttl) else {
                     throw HTTPRefusal(.badRequest, "ttl must be a number of seconds: \(ttl)")
@@ -87,6 +96,42 @@ public enum HTTPRoute: Equatable, Sendable {
             throw HTTPRefusal(.badRequest, "\(head.method) is not served on an object; use GET, HEAD, PUT or DELETE",
                               status: 405, headers: [HTTPHeader("allow", "GET, HEAD, PUT, DELETE")])
         }
+    }
+
+    /// `/v1/watch?object=…` (or `prefix=…`), `keyPath=…` (repeated for several),
+    /// `options=new,old,initial,prior` (default `new`: a browser wants the values),
+    /// `compact=true`; `Last-Event-ID` resumes (`since`, `epoch`).
+    private static func watchRoute(_ head: Head, target: HTTPTarget) throws(HTTPRefusal) -> HTTPRoute {
+        let known: Set<String> = ["object", "prefix", "keyPath", "options", "compact"]
+        if let unknown = target.parameters.first(where: { !known.contains($0.name) }) {
+            throw HTTPRefusal(.badRequest, "/v1/watch takes object or prefix, keyPath, options and compact, not \(unknown.name)")
+        }
+        var request = RequestEncoder(op: .observe, id: requestID)
+        switch (target.parameter("object"), target.parameter("prefix")) {
+        case (let object?, nil): request.string(.object, object)
+        case (nil, let prefix?): request.string(.prefix, prefix)
+        default: throw HTTPRefusal(.badRequest, "/v1/watch takes one of object= and prefix=")
+        }
+        let keyPaths = target.parameters("keyPath")
+        if keyPaths.count == 1 { request.string(.keyPath, keyPaths[0]) }
+        if keyPaths.count > 1 { request.strings(.keyPaths, keyPaths) }
+        let options = target.parameter("options").map { $0.split(separator: ",").map(String.init) } ?? ["new"]
+        request.strings(.options, options)
+        switch target.parameter("compact") {
+        case nil, "false": break
+        case "true": request.bool(.compact, true)
+        case let other?: throw HTTPRefusal(.badRequest, "compact is true or false, not \(other)")
+        }
+        var resumed: HTTPEventID?
+        if let lastEventID = head.lastEventID {
+            guard let id = HTTPEventID(lastEventID) else {
+                throw HTTPRefusal(.badRequest, "Last-Event-ID must be an id this stream sent (EPOCH:SEQ:N): \(lastEventID)")
+            }
+            request.integer(.since, id.seq - 1)
+            request.string(.epoch, id.epoch)
+            resumed = id
+        }
+        return .watch(line: request.line, resumed: resumed)
     }
 
     /// `If-Match: "N"` is `ifModSeq: N`; `If-None-Match: *` (create only) is `ifModSeq: 0`.

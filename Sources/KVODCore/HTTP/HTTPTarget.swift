@@ -6,8 +6,14 @@ struct HTTPTarget {
     let path: String
     /// The path's segments after the leading slash, decoded.
     let segments: [String]
-    /// The query's parameters, decoded (`+` is a space); the last of a name wins.
-    let query: [String: String]
+    /// The query's parameters, decoded (`+` is a space), in their order.
+    let parameters: [(name: String, value: String)]
+
+    /// The last value of the parameter `name`, if any.
+    func parameter(_ name: String) -> String? { parameters.last { $0.name == name }?.value }
+
+    /// Every value of the parameter `name`, in order.
+    func parameters(_ name: String) -> [String] { parameters.filter { $0.name == name }.map(\.value) }
 
     init(_ target: String) throws(HTTPRefusal) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -20,15 +26,15 @@ struct HTTPTarget {
         // A trailing slash names the same resource.
         if segments.count > 1, segments.last == "" { segments.removeLast() }
         self.segments = segments
-        var query: [String: String] = [:]
+        var parameters: [(name: String, value: String)] = []
         if parts.count == 2 {
             for pair in parts[1].split(separator: "&") {
                 let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let name = try Self.decode(nameAndValue[0], plusIsSpace: true)
-                query[name] = nameAndValue.count == 2 ? try Self.decode(nameAndValue[1], plusIsSpace: true) : ""
+                parameters.append((name, nameAndValue.count == 2 ? try Self.decode(nameAndValue[1], plusIsSpace: true) : ""))
             }
         }
-        self.query = query
+        self.parameters = parameters
     }
 
     /// Percent-decodes `text`; malformed escapes or bytes that are not UTF-8 are refused.

@@ -15,7 +15,12 @@ final class HTTPGateway {
     private(set) var address = ""
     /// Requests handed to a connection and not gone yet, by key.
     private var exchanges: [UInt64: (request: H2ORequest, connection: ClientConnection)] = [:]
+    /// The watches among them.
+    private var watches: [UInt64: HTTPEventStream] = [:]
     private var nextKey: UInt64 = 0
+    /// Sends the watches that said nothing a comment every ``heartbeatMilliseconds``.
+    private let heartbeat: UVTimer
+    static let heartbeatMilliseconds: UInt64 = 15_000
 
     init(daemon: Daemon, tokens: HTTPTokens?) {
         self.daemon = daemon
@@ -26,8 +31,14 @@ final class HTTPGateway {
         server = H2OServer(loop: daemon.loop, requestTimeoutMilliseconds: 10_000,
                            maxBodyBytes: daemon.configuration.maxLineBytes,
                            maxConnections: Self.maxSockets(maxConnections: daemon.maxConnections))
+        heartbeat = UVTimer(loop: daemon.loop)
         server.onRequest = { [unowned self] request in self.handle(request) }
         server.onGone = { [unowned self] key in self.requestGone(key) }
+        server.onProceed = { [unowned self] key in self.watches[key]?.proceeded() }
+        heartbeat.start(afterMilliseconds: Self.heartbeatMilliseconds, repeatMilliseconds: Self.heartbeatMilliseconds) {
+            [unowned self] in
+            for watch in self.watches.values { watch.sendHeartbeat() }
+        }
     }
 
     /// How many HTTP connections may be open at once.
@@ -42,11 +53,13 @@ final class HTTPGateway {
     /// Stops accepting (shutdown).
     func stop() {
         server.stop()
+        heartbeat.close()
     }
 
     private func handle(_ request: H2ORequest) {
         let head = HTTPRoute.Head(method: request.method, target: request.target,
-                                  ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"))
+                                  ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"),
+                                  lastEventID: request.header("last-event-id"))
         let route: HTTPRoute
         do {
             route = try HTTPRoute.route(head, body: request.body)
@@ -65,6 +78,9 @@ final class HTTPGateway {
         case .request(let line, let shape):
             guard let credentials = authenticate(request) else { return }
             serve(line, shape: shape, credentials: credentials, request: request)
+        case .watch(let line, let resumed):
+            guard let credentials = authenticate(request) else { return }
+            watch(line, resumed: resumed, credentials: credentials, request: request)
         }
     }
 
@@ -89,14 +105,24 @@ final class HTTPGateway {
         return caller.credentials
     }
 
-    /// Hands `line` to a connection of its own; its reply answers `request`.
-    private func serve(_ line: [UInt8], shape: HTTPAnswerShape, credentials: PeerCredentials, request: H2ORequest) {
+    /// Whether a connection of `credentials` may be served now; if not, `request`
+    /// was answered why (kvod stopping, a connection limit).
+    private func admit(_ credentials: PeerCredentials, _ request: H2ORequest) -> Bool? {
         guard daemon.state == .running else {
-            return send(HTTPAnswer(HTTPRefusal(.unavailable, daemon.notReadyReason ?? "kvod is not serving")), to: request)
+            send(HTTPAnswer(HTTPRefusal(.unavailable, daemon.notReadyReason ?? "kvod is not serving",
+                                        headers: [HTTPHeader("retry-after", "1")])), to: request)
+            return nil
         }
         if let refusal = daemon.admissionRefusal(uid: credentials.uid) {
-            return send(HTTPAnswer(HTTPRefusal(.limitExceeded, refusal, headers: [HTTPHeader("retry-after", "1")])), to: request)
+            send(HTTPAnswer(HTTPRefusal(.limitExceeded, refusal, headers: [HTTPHeader("retry-after", "1")])), to: request)
+            return nil
         }
+        return true
+    }
+
+    /// Hands `line` to a connection of its own; its reply answers `request`.
+    private func serve(_ line: [UInt8], shape: HTTPAnswerShape, credentials: PeerCredentials, request: H2ORequest) {
+        guard admit(credentials, request) != nil else { return }
         nextKey &+= 1
         let key = nextKey
         let exchange = HTTPExchange(key: key, requestLine: line) { [unowned self] reply in
@@ -107,6 +133,20 @@ final class HTTPGateway {
         request.watchGone(on: server, key: key)
         daemon.serve(connection)
         exchange.sendRequest()
+    }
+
+    /// A watch: an observation of a connection of its own, its events streamed.
+    private func watch(_ line: [UInt8], resumed: HTTPEventID?, credentials: PeerCredentials, request: H2ORequest) {
+        guard admit(credentials, request) != nil else { return }
+        nextKey &+= 1
+        let key = nextKey
+        let stream = HTTPEventStream(key: key, request: request, server: server, requestLine: line, resumed: resumed)
+        let connection = ClientConnection(stream: stream, credentials: credentials, daemon: daemon)
+        exchanges[key] = (request, connection)
+        watches[key] = stream
+        request.watchGone(on: server, key: key)
+        daemon.serve(connection)
+        stream.sendRequest()
     }
 
     /// The connection's reply (nil: it closed first) answers the request, if it is still there.
@@ -121,6 +161,7 @@ final class HTTPGateway {
 
     /// H2O let the request go (answered, or its connection closed): so does its connection.
     private func requestGone(_ key: UInt64) {
+        watches.removeValue(forKey: key)?.isRequestAlive = false
         guard let exchange = exchanges.removeValue(forKey: key) else { return }
         if !exchange.connection.isClosing { exchange.connection.close(flush: false) }
     }

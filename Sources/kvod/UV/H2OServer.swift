@@ -11,8 +11,11 @@ final class H2OServer {
     /// Called on the loop for each request.
     var onRequest: (H2ORequest) -> Void = { $0.respond(status: 503, body: []) }
     /// Called when a request's memory goes (answered, or its connection closed
-    /// first), for the keys given to ``H2ORequest/watchGone(key:)``.
+    /// first), for the keys given to ``H2ORequest/watchGone(on:key:)``.
     var onGone: (UInt64) -> Void = { _ in }
+    /// Called when a streamed response's last part went to the socket and the
+    /// next may be sent, for the key given to ``H2ORequest/startStream(status:contentType:headers:on:key:)``.
+    var onProceed: (UInt64) -> Void = { _ in }
 
     /// `requestTimeoutMilliseconds`: how long a request may take to arrive;
     /// `maxBodyBytes`: longer bodies get 413 from H2O; connections past
@@ -44,6 +47,11 @@ final class H2OServer {
     fileprivate static let goneCallback: kvod_http_gone_cb = { context, key in
         guard let context else { return }
         Unmanaged<H2OServer>.fromOpaque(context).takeUnretainedValue().onGone(key)
+    }
+
+    fileprivate static let proceedCallback: kvod_http_proceed_cb = { context, key in
+        guard let context else { return }
+        Unmanaged<H2OServer>.fromOpaque(context).takeUnretainedValue().onProceed(key)
     }
 
     fileprivate var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -81,6 +89,22 @@ struct H2ORequest {
                 kvod_http_respond(raw, Int32(status), HTTPStatusReason.text(status), nil, bytes.baseAddress, bytes.count)
             }
         }
+    }
+
+    /// Starts a streamed response; its parts go with ``send(_:final:)``, one
+    /// after each ``H2OServer/onProceed`` with `key`.
+    func startStream(status: Int, contentType: String, headers: [(String, String)], on server: H2OServer, key: UInt64) {
+        for (name, value) in headers {
+            var value = value
+            value.withUTF8 { kvod_http_add_header(raw, name, $0.baseAddress, $0.count) }
+        }
+        kvod_http_stream_start(raw, Int32(status), HTTPStatusReason.text(status), contentType, H2OServer.proceedCallback,
+                               server.context, key)
+    }
+
+    /// Sends a part of a streamed response; `final` ends it.
+    func send(_ bytes: [UInt8], final: Bool) {
+        bytes.withUnsafeBytes { kvod_http_stream_send(raw, $0.baseAddress, $0.count, final ? 1 : 0) }
     }
 
     /// Asks `server` to call its ``H2OServer/onGone`` with `key` when this request's memory goes.

@@ -51,6 +51,7 @@ class UVHandle {
         self.loop = loop
         self.uvHandle = uvCast(raw)
         uv_handle_set_data(uvHandle, Unmanaged.passRetained(self).toOpaque())
+        loop.ownHandles.insert(raw)
     }
 
     /// True from the moment `close` is called (for streams, also during
@@ -102,8 +103,9 @@ class UVHandle {
         handler?()
     }
 
-    /// The wrapper behind a handle, from `handle->data`. Every handle on a
-    /// `UVLoop` is created by this layer, so non-nil data is always ours.
+    /// The wrapper behind a handle of this layer, from `handle->data` (for
+    /// handles of this layer only: H2O's keep their own data there; see
+    /// ``UVLoop/ownHandles``).
     static func owner(of handle: UnsafeMutablePointer<uv_handle_t>) -> UVHandle? {
         guard let data = uv_handle_get_data(handle) else { return nil }
         return Unmanaged<UVHandle>.fromOpaque(data).takeUnretainedValue()
@@ -125,6 +127,7 @@ private func onHandleClosed(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
     if let data = uv_handle_get_data(handle) {
         uv_handle_set_data(handle, nil)
         let owner = Unmanaged<UVHandle>.fromOpaque(data).takeRetainedValue()
+        owner.loop.ownHandles.remove(UnsafeMutableRawPointer(handle))
         owner.finishClose()
     }
     UnsafeMutableRawPointer(handle).deallocate()

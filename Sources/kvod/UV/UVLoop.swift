@@ -19,6 +19,9 @@ final class UVLoop {
     /// The libuv loop. For the UV layer only: the rest of the daemon goes
     /// through the wrapper types.
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
+    /// The handles this layer made (``UVHandle``), open or closing: the loop
+    /// also runs H2O's (`--http`), whose `data` is not a wrapper of ours.
+    var ownHandles = Set<UnsafeMutableRawPointer>()
 
     /// One read buffer shared by every stream of the loop. libuv calls
     /// alloc_cb → read(2) → read_cb strictly in sequence on the loop thread,
@@ -109,7 +112,7 @@ final class UVLoop {
     /// graceful exit). Run the loop afterwards so the close callbacks fire.
     func closeAllHandles() {
         assertOnLoopThread()
-        uv_walk(uvLoop, closeWalkedHandle, nil)
+        uv_walk(uvLoop, closeWalkedHandle, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Closes the loop and frees it. Throws `EBUSY` (and keeps the loop) while
@@ -131,9 +134,10 @@ final class UVLoop {
 }
 
 /// uv_walk callback for `closeAllHandles`.
-private func closeWalkedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?, _: UnsafeMutableRawPointer?) {
-    guard let handle, uv_is_closing(handle) == 0 else { return }
-    if let owner = UVHandle.owner(of: handle) {
+private func closeWalkedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?, _ loop: UnsafeMutableRawPointer?) {
+    guard let handle, let loop, uv_is_closing(handle) == 0 else { return }
+    let isOwn = Unmanaged<UVLoop>.fromOpaque(loop).takeUnretainedValue().ownHandles.contains(UnsafeMutableRawPointer(handle))
+    if isOwn, let owner = UVHandle.owner(of: handle) {
         owner.close()
     } else {
         // Not created by this layer: nothing of ours to release.

@@ -1,0 +1,157 @@
+import KVODCore
+
+/// A watch (`/v1/watch`) served as a client connection: the ``ClientStream`` of
+/// a ``ClientConnection`` whose input is one `observe` line and whose output,
+/// the reply and then the events, goes out as Server-Sent Events
+/// (``HTTPEventFramer``). What H2O has not yet written counts as the
+/// connection's queued output, so a stream that does not keep up meets the
+/// socket's slow-reader policy and output limits. Loop-confined.
+final class HTTPEventStream: ClientStream {
+    let key: UInt64
+    private let request: H2ORequest
+    private unowned let server: H2OServer
+    private var requestLine: [UInt8]
+    private var framer: HTTPEventFramer
+    private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
+    private enum Phase { case awaitingReply, streaming, ended }
+    private var phase = Phase.awaitingReply
+    /// Output up to the next newline.
+    private var partialLine: [UInt8] = []
+    /// Events that came before the reply (`initial`), framed once it came.
+    private var early: [[UInt8]] = []
+    /// Frames not yet handed to H2O.
+    private var pending: [UInt8] = []
+    /// Bytes handed to H2O that it has not said it wrote.
+    private var inFlight = 0
+    /// The stream ends once what is in flight is written.
+    private var endsAfterInFlight = false
+    /// Whether the request is still H2O's (not gone).
+    var isRequestAlive = true
+
+    var queuedBytes: Int { pending.count + inFlight + early.reduce(0) { $0 + $1.count } }
+    var onDrained: (() -> Void)?
+    var onWritten: (() -> Void)?
+    var onWriteError: ((UVError) -> Void)?
+
+    init(key: UInt64, request: H2ORequest, server: H2OServer, requestLine: [UInt8], resumed: HTTPEventID?) {
+        self.key = key
+        self.request = request
+        self.server = server
+        self.requestLine = requestLine
+        framer = HTTPEventFramer(resumed: resumed)
+    }
+
+    func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
+                      onEnd: @escaping (UVError?) -> Void) throws(UVError) {
+        self.onBytes = onBytes
+    }
+
+    /// Hands the `observe` line to the connection.
+    func sendRequest() {
+        let line = requestLine
+        requestLine = []
+        line.withUnsafeBytes { onBytes?($0) }
+    }
+
+    func stopReading() {}
+    func resumeReading() throws(UVError) {}
+
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard phase != .ended, isRequestAlive else { return }
+        var start = bytes.startIndex
+        while let newline = bytes[start...].firstIndex(of: 0x0A) {
+            if partialLine.isEmpty {
+                take(line: bytes[start..<newline])
+            } else {
+                partialLine += bytes[start..<newline]
+                take(line: partialLine)
+                partialLine.removeAll(keepingCapacity: true)
+            }
+            start = newline + 1
+        }
+        partialLine += bytes[start...]
+        sendPending()
+    }
+
+    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
+
+    private func take(line: some Collection<UInt8>) {
+        switch phase {
+        case .awaitingReply:
+            switch framer.start(reply: line) {
+            case nil:
+                early.append(Array(line))
+            case .stream(let prelude)?:
+                phase = .streaming
+                request.startStream(status: 200, contentType: "text/event-stream",
+                                    headers: [("cache-control", "no-cache")], on: server, key: key)
+                pending += prelude
+                for event in early { framer.frame(event: event, into: &pending) }
+                early = []
+            case .refused(let answer)?:
+                phase = .ended
+                request.respond(status: answer.status, contentType: answer.contentType,
+                                headers: answer.headers.map { ($0.name, $0.value) }, body: answer.body)
+            }
+        case .streaming:
+            framer.frame(event: line, into: &pending)
+        case .ended:
+            break
+        }
+    }
+
+    /// A comment, when nothing else waits: proxies close streams that say nothing.
+    func sendHeartbeat() {
+        guard phase == .streaming, queuedBytes == 0 else { return }
+        pending += HTTPEventFramer.heartbeat
+        sendPending()
+    }
+
+    /// Hands what waits to H2O, one part at a time.
+    private func sendPending() {
+        guard phase == .streaming, isRequestAlive, inFlight == 0, !pending.isEmpty else { return }
+        inFlight = pending.count
+        request.send(pending, final: false)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// H2O wrote the part in flight.
+    func proceeded() {
+        inFlight = 0
+        guard isRequestAlive else { return }
+        if endsAfterInFlight {
+            endStream()
+            return
+        }
+        sendPending()
+        onWritten?()
+        if queuedBytes == 0 { onDrained?() }
+    }
+
+    /// Ends the stream with what waits.
+    private func endStream() {
+        guard phase == .streaming else { return }
+        phase = .ended
+        request.send(pending, final: true)
+        pending = []
+    }
+
+    func shutdownThenClose(onClosed: (() -> Void)?) { close(onClosed: onClosed) }
+
+    func close(onClosed: (() -> Void)?) {
+        onBytes = nil
+        if isRequestAlive {
+            switch phase {
+            case .awaitingReply:
+                phase = .ended
+                let answer = HTTPAnswer(HTTPRefusal(.unavailable, "kvod closed the watch before it began"))
+                request.respond(status: answer.status, contentType: answer.contentType, body: answer.body)
+            case .streaming:
+                if inFlight == 0 { endStream() } else { endsAfterInFlight = true }
+            case .ended:
+                break
+            }
+        }
+        onClosed?()
+    }
+}
