@@ -297,7 +297,8 @@ final class Daemon {
 
     private func listenHTTP() throws(DaemonError) {
         guard let endpoint = configuration.httpEndpoint else { return }
-        let gateway = HTTPGateway(daemon: self, tokens: configuration.httpTokens)
+        let gateway = HTTPGateway(daemon: self, tokens: configuration.httpTokens,
+                                  metricsAreOpen: configuration.httpMetricsOpen)
         do {
             try gateway.listen(endpoint)
         } catch {

@@ -81,6 +81,8 @@ struct DaemonConfiguration: Sendable {
     var httpEndpoint: HTTPEndpoint?
     /// Who each `--http-tokens` token acts as; nil: no token is valid.
     var httpTokens: HTTPTokens?
+    /// `/metrics` without a token (`--http-metrics-open`).
+    var httpMetricsOpen = false
     /// How many etcd revisions back a starting kvod reads the changes (`--etcd-history-revisions`).
     var etcdHistoryRevisions = defaultEtcdHistoryRevisions
     /// `--etcd-history-revisions`' default: about 5 s of start here (docs/CLUSTER.md).

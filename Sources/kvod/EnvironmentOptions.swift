@@ -16,12 +16,12 @@ struct EnvironmentOptions {
         "max-connections-per-uid", "max-observations-per-connection", "max-memory", "max-client-memory", "policy",
         "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-max-request-bytes", "etcd-max-txn-ops",
         "etcd-lease-ttl", "etcd-history-revisions", "etcd-watch-buffer", "http", "http-tokens",
-        "http-allow-root-token", "http-insecure",
+        "http-allow-root-token", "http-metrics-open", "http-insecure",
     ]
 
     /// The options of ``optionNames`` that are flags: their variable is `1` or
     /// `true` (the flag given) or `0` or `false` (not given).
-    static let flagNames: Set<String> = ["http-allow-root-token", "http-insecure"]
+    static let flagNames: Set<String> = ["http-allow-root-token", "http-metrics-open", "http-insecure"]
 
     /// `log-level` → `KVOD_LOG_LEVEL`.
     static func variableName(_ option: String) -> String {

@@ -219,6 +219,9 @@ struct KVODCommand: ParsableCommand {
     @Flag(help: "With --http-tokens: accept a token that acts as root (uid 0).")
     var httpAllowRootToken = false
 
+    @Flag(help: "With --http: serve /metrics without a token, for a Prometheus scraper.")
+    var httpMetricsOpen = false
+
     @Flag(help: ArgumentHelp(
         "Let --http listen beyond loopback, where kvod's HTTP has no TLS yet.",
         discussion: "Anyone on the path between a client and kvod can then read its tokens and data."))
@@ -374,6 +377,7 @@ struct KVODCommand: ParsableCommand {
         configuration.etcdHistoryRevisions = etcdHistoryRevisions
         configuration.etcdWatchBufferBytes = OutputLimits.parseSize(etcdWatchBuffer) ?? EtcdReplica.defaultWatchBufferBytes
         configuration.httpEndpoint = http.flatMap { try? HTTPEndpoint(parsing: $0) }
+        configuration.httpMetricsOpen = httpMetricsOpen
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

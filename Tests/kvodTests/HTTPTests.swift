@@ -343,4 +343,36 @@ import Testing
             return try socket.request(#"{"op":"info"}"#).reply["observations"] == 0
         }
     }
+
+    @Test func listingBatchesAndMetricsAreTheSocketsOps() throws {
+        let (kvod, base) = try Self.start(arguments: ["--http-metrics-open"])
+        defer { withExtendedLifetime(kvod) {} }
+        let batch = try Self.call("POST", base + "/v1/batch", body: """
+            {"ops": [{"op": "set", "object": "svc/a", "keyPath": "up", "value": true},
+                     {"op": "set", "object": "svc/b", "keyPath": "up", "value": false},
+                     {"op": "add", "object": "count", "keyPath": "n", "by": 2}]}
+            """)
+        #expect(batch.status == 200 && batch.json?["seqs"] == [1, 2, 3] && batch.json?["values"] == [nil, nil, 2])
+        let missed = try Self.call("POST", base + "/v1/batch", body: """
+            {"ops":[{"op":"delete","object":"svc/a"},{"op":"set","object":"svc/b","keyPath":"up","value":1,"ifModSeq":9}]}
+            """)
+        #expect(missed.status == 412 && missed.json?["index"] == 1)
+        #expect(try Self.call("GET", base + "/v1/objects/svc%2Fa/up").body == "true\n")
+        let firstPage = try Self.call("GET", base + "/v1/objects?prefix=svc/&limit=1")
+        #expect(firstPage.json?["objects"] == ["svc/a"] && firstPage.json?["more"] == true)
+        let nextPage = try Self.call("GET", base + "/v1/objects?prefix=svc%2F&after=svc/a")
+        #expect(nextPage.json?["objects"] == ["svc/b"] && nextPage.json?["more"] == false)
+        #expect(try Self.call("GET", base + "/v1/objects?limit=x").status == 400)
+        #expect(try Self.call("POST", base + "/v1/batch", body: #"[{"op":"delete","object":"a"}]"#).status == 400)
+        let metrics = try Self.call("GET", base + "/metrics", token: nil)
+        #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.body.contains("kvod_requests_total{op=\"batch\"} 2"))
+    }
+
+    @Test func metricsNeedATokenUnlessOpen() throws {
+        let (kvod, base) = try Self.start()
+        defer { withExtendedLifetime(kvod) {} }
+        #expect(try Self.call("GET", base + "/metrics", token: nil).status == 401)
+        #expect(try Self.call("GET", base + "/metrics").body.contains("# HELP"))
+    }
 }

@@ -49,6 +49,12 @@ public struct HTTPAnswer: Equatable, Sendable {
             self.init(status: 200, body: JSONValue.object(members).jsonBytes + [0x0A])
         case .reply:
             self.init(status: 200, body: JSONValue.object(members).jsonBytes + [0x0A])
+        case .metricsText:
+            guard case .string(let text)? = members[Field.text] else {
+                self.init(HTTPRefusal(.badRequest, "kvod's metrics reply had no text", status: 500))
+                return
+            }
+            self.init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         }
     }
 

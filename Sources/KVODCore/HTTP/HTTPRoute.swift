@@ -10,6 +10,8 @@ import KVOProtocol
 public enum HTTPRoute: Equatable, Sendable {
     case health
     case readiness
+    /// `/metrics`: the `metrics` op, its text as the body (a token unless `--http-metrics-open`).
+    case metrics(line: [UInt8])
     /// `line` (with its newline) for the engine; `answer`: how its reply becomes the response.
     case request(line: [UInt8], answer: HTTPAnswerShape)
     /// `/v1/watch`: an `observe` line whose reply starts a stream of Server-Sent
@@ -52,6 +54,15 @@ public enum HTTPRoute: Equatable, Sendable {
         case "v1" where segments.count == 2 && segments[1] == "info":
             try allow(head.method, ["GET"])
             return .request(line: RequestEncoder(op: .info, id: requestID).line, answer: .reply)
+        case "metrics" where segments.count == 1:
+            try allow(head.method, ["GET"])
+            return .metrics(line: RequestEncoder(op: .metrics, id: requestID).line)
+        case "v1" where segments.count == 2 && segments[1] == "objects":
+            try allow(head.method, ["GET"])
+            return try listRoute(target)
+        case "v1" where segments.count == 2 && segments[1] == "batch":
+            try allow(head.method, ["POST"])
+            return try batchRoute(body)
         case "v1" where segments.count == 2 && segments[1] == "watch":
             try allow(head.method, ["GET"])
             return try watchRoute(head, target: target)
@@ -96,6 +107,34 @@ public enum HTTPRoute: Equatable, Sendable {
             throw HTTPRefusal(.badRequest, "\(head.method) is not served on an object; use GET, HEAD, PUT or DELETE",
                               status: 405, headers: [HTTPHeader("allow", "GET, HEAD, PUT, DELETE")])
         }
+    }
+
+    /// `/v1/objects?prefix=&after=&limit=`: `list`, a page of names.
+    private static func listRoute(_ target: HTTPTarget) throws(HTTPRefusal) -> HTTPRoute {
+        var request = RequestEncoder(op: .list, id: requestID)
+        if let prefix = target.parameter("prefix") { request.string(.prefix, prefix) }
+        if let after = target.parameter("after") { request.string(.after, after) }
+        if let limit = target.parameter("limit") {
+            guard let count = Int(limit) else { throw HTTPRefusal(.badRequest, "limit must be an integer: \(limit)") }
+            request.integer(.limit, count)
+        }
+        return .request(line: request.line, answer: .reply)
+    }
+
+    /// `POST /v1/batch` with `{"ops":[…]}`: `batch`, the ops as the socket's.
+    private static func batchRoute(_ body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> HTTPRoute {
+        let value: JSONValue
+        do {
+            value = try JSONReader.parse(body)
+        } catch {
+            throw HTTPRefusal(.badJSON, "the body is not one JSON value: \(error)")
+        }
+        guard case .object(let members) = value, members.count == 1, let ops = members[Field.ops] else {
+            throw HTTPRefusal(.badRequest, "a batch's body is {\"ops\":[…]}, the change requests of the socket's batch")
+        }
+        var request = RequestEncoder(op: .batch, id: requestID)
+        request.json(.ops, ops.jsonBytes)
+        return .request(line: request.line, answer: .reply)
     }
 
     /// `/v1/watch?object=…` (or `prefix=…`), `keyPath=…` (repeated for several),
@@ -169,6 +208,8 @@ public enum HTTPAnswerShape: Equatable, Sendable {
     case written
     /// A `delete`: `{"seq":N}`.
     case deleted
-    /// The reply's members but `id` and `ok` (`info`).
+    /// The reply's members but `id` and `ok` (`info`, `list`, `batch`).
     case reply
+    /// `metrics`: its `text`, in Prometheus's text format.
+    case metricsText
 }

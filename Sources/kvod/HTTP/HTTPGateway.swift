@@ -22,9 +22,13 @@ final class HTTPGateway {
     private let heartbeat: UVTimer
     static let heartbeatMilliseconds: UInt64 = 15_000
 
-    init(daemon: Daemon, tokens: HTTPTokens?) {
+    /// `/metrics` without a token (`--http-metrics-open`).
+    private let metricsAreOpen: Bool
+
+    init(daemon: Daemon, tokens: HTTPTokens?, metricsAreOpen: Bool) {
         self.daemon = daemon
         self.tokens = tokens
+        self.metricsAreOpen = metricsAreOpen
         // A body is one value of a request line: no longer than a line may be. HTTP's
         // sockets take at most a quarter of --max-connections' descriptors, so that
         // HTTP clients cannot take the socket's.
@@ -78,6 +82,10 @@ final class HTTPGateway {
         case .request(let line, let shape):
             guard let credentials = authenticate(request) else { return }
             serve(line, shape: shape, credentials: credentials, request: request)
+        case .metrics(let line):
+            let open = PeerCredentials(pid: 0, uid: HTTPTokens.noUser, gid: HTTPTokens.noUser)
+            guard let credentials = metricsAreOpen ? open : authenticate(request) else { return }
+            serve(line, shape: .metricsText, credentials: credentials, request: request)
         case .watch(let line, let resumed):
             guard let credentials = authenticate(request) else { return }
             watch(line, resumed: resumed, credentials: credentials, request: request)
