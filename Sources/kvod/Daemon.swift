@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KVOBuildInfo
+import KVOCluster
 import KVODCore
 import KVOEngine
 import KVOProtocol
@@ -107,6 +108,11 @@ final class Daemon {
     var holdingOutput: [ClientConnection] = []
     /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.
     var cluster: EtcdReplica?
+    /// How long each of its proposals took to its outcome, by outcome (metrics: failures are the outcomes but `applied`).
+    var clusterCommitDurations = LoopHistogram(
+        name: "kvod_cluster_commit_duration_seconds",
+        help: "Over --etcd: how long each proposal took from kvod's Txn to its outcome told to the client (applied here, or the failure), by outcome.",
+        labelName: "outcome", labels: ProposalOutcome.metricNames)
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
     /// The data directory's room to write, as the daemon last heard of it (Daemon+StorageSpace.swift).
