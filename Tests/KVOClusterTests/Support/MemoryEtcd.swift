@@ -147,7 +147,10 @@ final class MemoryEtcd: ClusterBackend {
             return watch
         }
         deliver(to: watch, .created(header))
-        let past = history.filter { $0.kv.modRevision >= request.startRevision && Self.contains(request.range, $0.kv.key) }
+        // From revision 0: from now on, nothing past.
+        let past = request.startRevision == 0 ? [] : history.filter {
+            $0.kv.modRevision >= request.startRevision && Self.contains(request.range, $0.kv.key)
+        }
         if !past.isEmpty { deliver(to: watch, .events(header, past)) }
         return watch
     }
