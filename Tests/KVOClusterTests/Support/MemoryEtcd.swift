@@ -81,6 +81,16 @@ final class MemoryEtcd: ClusterBackend {
 
     func value(_ key: String) -> String? { keys[Array(key.utf8)]?.valueText }
 
+    /// The leases granted and not ended yet.
+    var liveLeases: Set<Int64> { Set(leases.keys) }
+
+    /// Ends `lease` as its ttl passing would: its keys deleted in one revision.
+    func expire(_ lease: Int64) {
+        let leased = leases.removeValue(forKey: lease) ?? []
+        guard !leased.isEmpty else { return }
+        _ = apply(leased.sorted { $0.lexicographicallyPrecedes($1) }.map { .delete(EtcdDeleteRequest(EtcdKeyRange(key: $0))) })
+    }
+
     var hasAnswers: Bool { !answers.isEmpty }
 
     /// Runs the answers due, in order, until none is.
@@ -169,8 +179,7 @@ final class MemoryEtcd: ClusterBackend {
 
     func revokeLease(_ lease: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
         answer(done) {
-            let leased = self.leases.removeValue(forKey: lease) ?? []
-            if !leased.isEmpty { _ = self.apply(leased.sorted { $0.lexicographicallyPrecedes($1) }.map { .delete(EtcdDeleteRequest(EtcdKeyRange(key: $0))) }) }
+            self.expire(lease)
             return self.header
         }
     }

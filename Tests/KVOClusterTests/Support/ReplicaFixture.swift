@@ -60,6 +60,14 @@ final class ReplicaFixture {
         return client
     }
 
+    /// Closes `client` as its connection's end does (ClientConnection): the engine, then its lease.
+    func close(_ client: ClientController) {
+        engine.closeClient(client)
+        clients.removeAll { $0 === client }
+        replica.clientClosed(client.id)
+        loop.settle()
+    }
+
     /// Sends `line` from `client`, then runs the loop's turn: answers and fires what is due now.
     func send(_ line: String, from client: ClientController) {
         Array(line.utf8).withUnsafeBytes { engine.handle(line: $0, from: client) }
