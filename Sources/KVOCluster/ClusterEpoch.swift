@@ -9,19 +9,21 @@ import KVOEtcd
 public struct ClusterEpoch: Equatable, Sendable {
     /// The value of the epoch key.
     public var uuid: String
+    /// etcd's cluster id, which the epoch mixes in: the same prefix on another cluster is another epoch.
     public var clusterID: UInt64
     /// The revision the key last changed at, as this kvod knows it: an older
     /// read of it is not taken over a newer one.
     public var revision: Int64
 
-    /// As `observe` and `info` tell it: FNV-1a (64 bits) of the UUID and the
-    /// cluster id, 16 hex digits, the length of a local-mode epoch.
+    /// The epoch of the key `uuid` of cluster `clusterID`, as read at `revision`.
     public init(uuid: String, clusterID: UInt64, revision: Int64) {
         self.uuid = uuid
         self.clusterID = clusterID
         self.revision = revision
     }
 
+    /// As `observe` and `info` tell it: FNV-1a (64 bits) of the UUID and the
+    /// cluster id, 16 hex digits, the length of a local-mode epoch.
     public var text: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }

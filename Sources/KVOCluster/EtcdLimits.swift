@@ -13,9 +13,12 @@ public struct EtcdLimits: Equatable, Sendable {
     /// A deletion's `Txn` deletes a document and puts its record: fewer operations allow nothing.
     public static let leastTxnOps = 2
 
+    /// The largest `Txn` in bytes (`--etcd-max-request-bytes`).
     public var maxRequestBytes = Self.defaultMaxRequestBytes
+    /// The most operations of one `Txn` (`--etcd-max-txn-ops`).
     public var maxTxnOps = Self.defaultMaxTxnOps
 
+    /// The limits of a cluster set so; etcd's defaults unless told.
     public init(maxRequestBytes: Int = Self.defaultMaxRequestBytes, maxTxnOps: Int = Self.defaultMaxTxnOps) {
         self.maxRequestBytes = maxRequestBytes
         self.maxTxnOps = maxTxnOps

@@ -88,6 +88,8 @@ public final class EtcdReplica: ChangeReplicator {
     /// Pause before watching again after the watch ended.
     static let resumeDelayMilliseconds: UInt64 = 250
 
+    /// Whether reads may be behind etcd: not following, not caught up since the watch attached
+    /// again, or behind where etcd was when kvod started.
     public var isStale: Bool { !isFollowing || !isCaughtUp || appliedRevision < startRevision }
 
     /// Why the replica is stale, for `unavailable` and `info`.
@@ -119,6 +121,8 @@ public final class EtcdReplica: ChangeReplicator {
 
     // MARK: Proposing
 
+    /// Sends `proposal` as one `Txn` guarded by its object's `mod_revision`, its leased keys
+    /// beside once their leases are granted (``EtcdLeases``); `done` once its outcome is known here.
     public func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
         // The revision the proposal was computed at, read now: a change applied while a lease is
         // granted must make the Txn's compare fail, not pass it (two leaders otherwise).

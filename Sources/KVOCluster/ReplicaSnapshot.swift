@@ -4,6 +4,7 @@ import KVOEtcd
 /// The documents under the prefix as one etcd range read them: what a kvod
 /// starts from, and what it resyncs to after a compaction.
 public struct ReplicaSnapshot {
+    /// Each object's document and the revision it last changed at.
     public var documents: [String: (document: JSONObject, modRevision: UInt64)] = [:]
     /// Each document's modSeqs: those its record, put with it, stored
     /// (``ReplicatedModSeqs``), which every kvod that followed its changes
@@ -11,6 +12,7 @@ public struct ReplicaSnapshot {
     public var modSeqs: [String: ModSeqTree] = [:]
     /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
     public var leasedKeys: [EtcdKeyValue] = []
+    /// The revision the snapshot is at: the watch goes on from the one after.
     public var revision: Int64
     /// The raft term of the answer: a linearizable read's, so one with a leader.
     public var raftTerm: UInt64

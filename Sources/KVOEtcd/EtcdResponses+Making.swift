@@ -1,6 +1,7 @@
 /// Answers made without etcd, by a backend that answers in its place
 /// (KVOCluster's tests keep one in memory).
 extension EtcdResponseHeader {
+    /// A header at `revision`, from member `memberID` of cluster `clusterID`, in raft term `raftTerm`.
     public init(clusterID: UInt64 = 0, memberID: UInt64 = 0, revision: Int64, raftTerm: UInt64 = 0) {
         self.clusterID = clusterID
         self.memberID = memberID
@@ -10,6 +11,7 @@ extension EtcdResponseHeader {
 }
 
 extension EtcdRangeResponse {
+    /// The keys a range found; `count` the keys matched (by default as many as `kvs`).
     public init(header: EtcdResponseHeader, kvs: [EtcdKeyValue], more: Bool = false, count: Int64? = nil) {
         self.header = header
         self.kvs = kvs
@@ -19,6 +21,7 @@ extension EtcdRangeResponse {
 }
 
 extension EtcdPutResponse {
+    /// A put's answer, with the key before when asked for.
     public init(header: EtcdResponseHeader, prevKV: EtcdKeyValue? = nil) {
         self.header = header
         self.prevKV = prevKV
@@ -26,6 +29,7 @@ extension EtcdPutResponse {
 }
 
 extension EtcdDeleteResponse {
+    /// A deletion's answer: how many keys went, and which when asked for.
     public init(header: EtcdResponseHeader, deleted: Int64, prevKVs: [EtcdKeyValue] = []) {
         self.header = header
         self.deleted = deleted
@@ -34,6 +38,7 @@ extension EtcdDeleteResponse {
 }
 
 extension EtcdTxnResponse {
+    /// A `Txn`'s answer: whether its compares held, and one answer per operation of the branch that ran.
     public init(header: EtcdResponseHeader, succeeded: Bool, responses: [EtcdResponseOp]) {
         self.header = header
         self.succeeded = succeeded
@@ -42,6 +47,7 @@ extension EtcdTxnResponse {
 }
 
 extension EtcdWatchEvent {
+    /// One change of a key, as a watch tells it.
     public init(kind: Kind, kv: EtcdKeyValue, prevKV: EtcdKeyValue? = nil) {
         self.kind = kind
         self.kv = kv
@@ -50,6 +56,7 @@ extension EtcdWatchEvent {
 }
 
 extension EtcdLease {
+    /// A lease granted or renewed, with the seconds it has left.
     public init(header: EtcdResponseHeader, id: Int64, ttl: Int64) {
         self.header = header
         self.id = id
@@ -58,6 +65,7 @@ extension EtcdLease {
 }
 
 extension EtcdStatus {
+    /// What a member says of itself: the leader it knows (0: none) and the raft term.
     public init(header: EtcdResponseHeader, version: String = "", leader: UInt64, raftTerm: UInt64) {
         self.header = header
         self.version = version

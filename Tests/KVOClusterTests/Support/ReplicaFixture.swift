@@ -122,9 +122,6 @@ final class LogRecorder: LogHandler, @unchecked Sendable {
         lock.withLock { lines.append("\(event.message)") }
     }
 
-    /// Every line so far, for a failure's message.
-    var text: String { lock.withLock { lines.joined(separator: "\n") } }
-
     /// Whether a line so far holds `text`.
     func contains(_ text: String) -> Bool {
         lock.withLock { lines.contains { $0.contains(text) } }
