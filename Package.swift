@@ -90,6 +90,7 @@ let package = Package(
                 "KVODCore",
                 "KVOStorage",
                 "KVOEtcd",
+                "KVOCluster",
                 "CLibUV",
                 "CH2O",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -119,6 +120,13 @@ let package = Package(
         // An etcd v3 client (the JSON gateway over libcurl's multi interface, driven by
         // the caller's event loop): kvod's `--etcd` mode (docs/CLUSTER.md).
         .target(name: "KVOEtcd", dependencies: ["KVOEngine", "CCurl"]),
+        // The cluster's rules (replication, leases, epochs, lease ends turned into deletions): the
+        // engine's ChangeReplicator over etcd, which it reaches through a ClusterBackend and whose time
+        // a ClusterLoop keeps, both the daemon's (docs/CLUSTER.md). KVOEtcd for its requests and answers only.
+        .target(
+            name: "KVOCluster",
+            dependencies: ["KVOEngine", "KVOProtocol", "KVOEtcd", .product(name: "Logging", package: "swift-log")]
+        ),
         // The Swift client: KVOController's interface and async/await over one
         // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
         .target(
@@ -179,6 +187,11 @@ let package = Package(
         .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
         // KVOEtcd against a real 3-member etcd cluster; skipped when etcd is not installed.
         .testTarget(name: "KVOEtcdTests", dependencies: ["KVOEtcd", "KVOTestSupport"]),
+        // KVOCluster's rules against an etcd in memory that loses answers, compacts and stalls on demand.
+        .testTarget(
+            name: "KVOClusterTests",
+            dependencies: ["KVOCluster", "KVOEngine", "KVOEtcd", "KVOProtocol", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -322,7 +322,7 @@ final class ClientConnection: ClientOutputDelegate {
         if flush { self.flush() }
         guard let ending = state.close(flush: flush, holdsOutput: !held.isEmpty) else { return }
         daemon.timed("a client closed") { daemon.engine.closeClient(controller) }
-        daemon.cluster?.leases.clientClosed(controller.id)
+        daemon.cluster?.clientClosed(controller.id)
         daemon.backups?.clientClosed(controller)
         daemon.logger.debug("\(logName) disconnected")
         switch ending {

@@ -1,3 +1,4 @@
+import KVOCluster
 import KVOEngine
 import KVOEtcd
 
@@ -17,8 +18,12 @@ extension Daemon {
         let snapshot = start.snapshot
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text,
                            modSeqs: snapshot.modSeqs)
-        let replica = try EtcdReplica(configuration: etcd, keys: keys, snapshot: snapshot, epoch: epoch,
-                                      engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop, logger: logger)
+        let replica = try EtcdReplica(backend: EtcdBackend(etcd, loop: loop), keys: keys, snapshot: snapshot,
+                                      epoch: epoch, engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop,
+                                      logger: logger)
+        replica.commitTimed = { [unowned self] outcome, nanoseconds in
+            clusterCommitDurations.record(labelIndex: outcome.metricIndex, nanoseconds: nanoseconds)
+        }
         replica.limits = configuration.etcdLimits
         replica.watchBufferBytes = configuration.etcdWatchBufferBytes
         replica.startRevision = start.target

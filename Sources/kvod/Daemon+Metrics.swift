@@ -18,7 +18,7 @@ extension Daemon {
         }
         // Histograms kept as plain counts on the loop (LoopHistogram), after the registry's families.
         return metrics.render(engine: engine, daemon: figures) + requestDurations.text()
-            + (cluster?.commitDurations.text() ?? "")
+            + (cluster == nil ? "" : clusterCommitDurations.text())
     }
 
     /// kvod.db and its -wal file in `directory`, in bytes.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KVOBuildInfo
+import KVOCluster
 import KVODCore
 import KVOEngine
 import KVOProtocol
@@ -109,6 +110,11 @@ final class Daemon {
     var cluster: EtcdReplica?
     /// With `--http`: the HTTP door.
     private var http: HTTPGateway?
+    /// How long each of its proposals took to its outcome, by outcome (metrics: failures are the outcomes but `applied`).
+    var clusterCommitDurations = LoopHistogram(
+        name: "kvod_cluster_commit_duration_seconds",
+        help: "Over --etcd: how long each proposal took from kvod's Txn to its outcome told to the client (applied here, or the failure), by outcome.",
+        labelName: "outcome", labels: ProposalOutcome.metricNames)
     /// Set when a commit failed: the daemon stops and exits non-zero.
     var storageFailure: String?
     /// The data directory's room to write, as the daemon last heard of it (Daemon+StorageSpace.swift).

@@ -1,3 +1,4 @@
+import KVOCluster
 import KVOEngine
 import KVOStorage
 import Logging

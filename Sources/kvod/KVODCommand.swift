@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KVOBuildInfo
+import KVOCluster
 import KVODCore
 import KVOEngine
 import KVOStorage

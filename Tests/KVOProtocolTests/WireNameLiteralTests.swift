@@ -38,7 +38,7 @@ import Testing
         "Sources/KVOEngine/Replication/ReplicatedChange.swift": "a change as kvod stores it in etcd",
         "Sources/KVOEngine/Replication/ReplicatedBatch.swift": "a batch as kvod stores it in etcd",
         "Sources/KVOEngine/Replication/ChangeContext.swift": "who made a change and its lifetime, as stored in etcd",
-        "Sources/kvod/Cluster/ClusterKeys+Lifetimes.swift": "a lease release as kvod stores it in etcd",
+        "Sources/KVOCluster/ClusterKeys+Lifetimes.swift": "a lease release as kvod stores it in etcd",
     ]
 
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

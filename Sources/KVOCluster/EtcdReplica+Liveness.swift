@@ -46,8 +46,8 @@ struct WatchLiveness {
 
 extension EtcdReplica {
     /// Starts asking once a second (``WatchLiveness``).
-    func startLivenessChecks() {
-        livenessTimer = UVTimer(loop: loop)
+    public func startLivenessChecks() {
+        livenessTimer = loop.makeTimer()
         livenessTimer?.start(afterMilliseconds: WatchLiveness.intervalMilliseconds,
                              repeatMilliseconds: WatchLiveness.intervalMilliseconds) { [weak self] in self?.probe() }
     }

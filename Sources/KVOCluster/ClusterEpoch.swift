@@ -6,17 +6,25 @@ import KVOEtcd
 /// together with etcd's cluster id. The UUID is made once per prefix, so a
 /// prefix started afresh, or whose key was deleted (as after a restore from
 /// backup), gets another epoch, and resume points of the old one are `compacted`.
-struct ClusterEpoch: Equatable {
+public struct ClusterEpoch: Equatable, Sendable {
     /// The value of the epoch key.
-    var uuid: String
-    var clusterID: UInt64
+    public var uuid: String
+    /// etcd's cluster id, which the epoch mixes in: the same prefix on another cluster is another epoch.
+    public var clusterID: UInt64
     /// The revision the key last changed at, as this kvod knows it: an older
     /// read of it is not taken over a newer one.
-    var revision: Int64
+    public var revision: Int64
+
+    /// The epoch of the key `uuid` of cluster `clusterID`, as read at `revision`.
+    public init(uuid: String, clusterID: UInt64, revision: Int64) {
+        self.uuid = uuid
+        self.clusterID = clusterID
+        self.revision = revision
+    }
 
     /// As `observe` and `info` tell it: FNV-1a (64 bits) of the UUID and the
     /// cluster id, 16 hex digits, the length of a local-mode epoch.
-    var text: String {
+    public var text: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         for byte in uuid.utf8 { mix(byte) }
@@ -26,7 +34,7 @@ struct ClusterEpoch: Equatable {
     }
 
     /// A random (version 4) UUID, in its usual text form.
-    static func newUUID() -> String {
+    public static func newUUID() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = (generator.next() as UInt64) & ~0xf000 | 0x4000
         let low = (generator.next() as UInt64) & ~(0xc << 60) | (0x8 << 60)
@@ -42,7 +50,7 @@ struct ClusterEpoch: Equatable {
     /// Writes `uuid` at the epoch key only if the key does not exist (its
     /// version is 0), and reads the key otherwise: one `Txn`, so of kvods
     /// racing to make it one wins and the others read the winner's.
-    static func creation(_ keys: ClusterKeys, uuid: String) -> EtcdTxnRequest {
+    public static func creation(_ keys: ClusterKeys, uuid: String) -> EtcdTxnRequest {
         EtcdTxnRequest(compare: [EtcdCompare(.key(keys.epoch), .version(0))],
                        success: [.put(EtcdPutRequest(key: Array(keys.epoch.utf8), value: Array(uuid.utf8)))],
                        failure: [.range(EtcdRangeRequest(.key(keys.epoch)))])
@@ -50,7 +58,7 @@ struct ClusterEpoch: Equatable {
 
     /// The epoch a ``creation(_:uuid:)`` settled on: `proposed` if it won, the
     /// key's value otherwise; nil when the answer holds neither.
-    init?(_ response: EtcdTxnResponse, proposed: String) {
+    public init?(_ response: EtcdTxnResponse, proposed: String) {
         clusterID = response.header.clusterID
         if response.succeeded {
             uuid = proposed
@@ -63,27 +71,10 @@ struct ClusterEpoch: Equatable {
         uuid = kv.valueText
         revision = kv.modRevision
     }
-
-    /// Reads the cluster's epoch before the daemon's loop runs, making the
-    /// epoch key if this is the first kvod of the prefix.
-    static func readAtStart(_ configuration: EtcdClient.Configuration, keys: ClusterKeys) throws(DaemonError) -> Self {
-        let proposed = newUUID()
-        let endpoints = configuration.endpoints.joined(separator: ",")
-        // Made again on the next endpoint if one hangs: a second creation reads the first's key.
-        switch try EtcdStartupCall.run(configuration, { $0.txn(creation(keys, uuid: proposed), idempotent: true, $1) }) {
-        case .success(let response):
-            guard let epoch = Self(response, proposed: proposed) else {
-                throw .cannotReachEtcd("etcd (\(endpoints)) holds no value at \(keys.epoch) although it exists")
-            }
-            return epoch
-        case .failure(let error):
-            throw .cannotReachEtcd("cannot read \(keys.epoch) from etcd (\(endpoints)): \(error)")
-        }
-    }
 }
 
 extension ClusterKeys {
     /// Where the cluster's epoch UUID lies: outside the objects' and records' keys, so its
     /// changes are never taken for an object's.
-    var epoch: String { prefix + "meta/epoch" }
+    public var epoch: String { prefix + "meta/epoch" }
 }

@@ -29,7 +29,7 @@ final class TxnSending {
     /// The newest leader's term known when it was sent (``LeaderTerm``).
     let term: UInt64
     let sentAt = ContinuousClock.now
-    var request: EtcdRequest?
+    var request: (any ClusterRequest)?
     /// Whether kvod stopped waiting for it because a newer leader is known.
     private(set) var isAbandoned = false
 
@@ -58,7 +58,7 @@ extension EtcdReplica {
         guard !sending.isFinished else { return }
         sendings.append(sending)
         guard leaderTimer == nil else { return }
-        let timer = UVTimer(loop: loop)
+        let timer = loop.makeTimer()
         leaderTimer = timer
         timer.start(afterMilliseconds: Self.slowTxnMilliseconds, repeatMilliseconds: Self.slowTxnMilliseconds) { [weak self] in
             self?.askAboutSlowTxns()

@@ -6,14 +6,14 @@ import KVOEtcd
 extension EtcdReplica {
     /// A changed object is one of the `Txn`'s operations, its document with its record inside (a deleted
     /// one two: a group with deletions over the limit goes as each connection's own `Txn`).
-    var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps) }
+    public var maxObjectsPerProposal: Int { max(1, limits.maxTxnOps) }
 
     /// Sends `batch` as one `Txn`: each object it read or changed compared by
     /// its `mod_revision`; each object it changed put (or deleted) once,
     /// whatever number of its ops changed it (etcd allows one write per key in
     /// a `Txn`), with a record of those ops' steps beside it; and the leased
     /// keys its ops end or make (``BatchLeasePlan``), once their leases are granted.
-    func propose(_ batch: BatchProposal, _ done: @escaping (ProposalOutcome) -> Void) {
+    public func propose(_ batch: BatchProposal, _ done: @escaping (ProposalOutcome) -> Void) {
         let proposal = newProposalID()
         var compared: [String: Int64] = [:]
         var compare: [EtcdCompare] = []

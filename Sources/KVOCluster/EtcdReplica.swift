@@ -5,29 +5,30 @@ import Logging
 /// The engine's ``ChangeReplicator`` over etcd (docs/CLUSTER.md): proposes each
 /// change as one `Txn` guarded by the object key's `mod_revision`, and follows
 /// the prefix with one watch, applying every change it delivers to the engine
-/// at its revision, this kvod's own changes included. Loop-confined.
-final class EtcdReplica: ChangeReplicator {
-    let client: EtcdClient
-    private let driver: UVEtcdDriver
+/// at its revision, this kvod's own changes included. It talks to etcd
+/// through a ``ClusterBackend`` and keeps time with a ``ClusterLoop``, both
+/// the daemon's. Loop-confined.
+public final class EtcdReplica: ChangeReplicator {
+    let client: any ClusterBackend
     let keys: ClusterKeys
     unowned let engine: Engine
     let logger: Logger
-    let loop: UVLoop
+    let loop: any ClusterLoop
     /// The leases of values with a lifetime, and the deletions their ends make.
     let leases: EtcdLeases
     let releases: LeaseReleases
-    private(set) var watch: EtcdWatch?
+    private(set) var watch: (any ClusterWatch)?
     /// The probes that tell a stalled watch (``WatchLiveness``).
     var liveness = WatchLiveness()
-    var livenessTimer: UVTimer?
+    var livenessTimer: (any ClusterTimer)?
     /// The revision of the last change applied to the engine.
-    private(set) var appliedRevision: Int64
+    public private(set) var appliedRevision: Int64
     /// Each object's key's `mod_revision` as the replica holds it: what a `Txn` compares.
     var modRevisions: [String: Int64]
     /// Whether the replica follows etcd: from the snapshot read at start (the
     /// first watch starts at its revision, so it delivers what is committed
     /// before it is in place), then while a watch is in place.
-    var isFollowing = true
+    public internal(set) var isFollowing = true
     /// Whether a linearizable read since the watch attached showed the replica
     /// caught up (EtcdReplica+Freshness): until then reads say `stale`.
     var isCaughtUp = true
@@ -43,7 +44,7 @@ final class EtcdReplica: ChangeReplicator {
     /// applied it, it is behind where etcd was then and says so (stale), also
     /// once a watch lost during the start's replay is in place again
     /// (docs/CLUSTER.md, "A kvod just started").
-    var startRevision: Int64 = 0
+    public var startRevision: Int64 = 0
     /// How far behind etcd the replica may be, for `info`.
     var progress = WatchProgress()
     /// The cluster's epoch, followed while it runs.
@@ -52,18 +53,18 @@ final class EtcdReplica: ChangeReplicator {
     /// where their outcome can be told: a commit's revision applied, or a
     /// lost compare's object changed.
     private var waiting: [(isDue: () -> Bool, outcome: ProposalOutcome, done: (ProposalOutcome) -> Void)] = []
-    private var resumeTimer: UVTimer?
+    private var resumeTimer: (any ClusterTimer)?
     /// Watch events delivered and not applied yet, from ``unappliedStart`` on
     /// (EtcdReplica+ApplySlices), and the timer that applies the next slice.
     var unapplied: [EtcdWatchEvent] = []
     var unappliedStart = 0
     /// Their keys' and values' bytes (EtcdReplica+ApplySlices).
     var unappliedBytes = 0
-    var sliceTimer: UVTimer?
+    var sliceTimer: (any ClusterTimer)?
     /// The most watch events applied in one turn since start (`info`'s `largestWatchSlice`).
     var largestSlice = 0
     /// How many bytes of unapplied events stop the watch from being read (`--etcd-watch-buffer`).
-    var watchBufferBytes = EtcdReplica.defaultWatchBufferBytes
+    public var watchBufferBytes = EtcdReplica.defaultWatchBufferBytes
     /// How often the watch was paused for its slices to catch up (`info`'s `watchPauses`).
     var watchPauses = 0
     /// This kvod's proposals whose outcome is not told yet, by id
@@ -71,42 +72,37 @@ final class EtcdReplica: ChangeReplicator {
     /// (0: not seen yet), which tells whether a `Txn` whose answer was lost
     /// was applied (EtcdReplica+Txn).
     var unsettled: [UInt64: Int64] = [:]
-    /// How long each proposal took from ``commit(_:comparing:_:proposal:answered:_:)``
-    /// to its outcome, by outcome (metrics: failures are the outcomes but `applied`).
-    var commitDurations = LoopHistogram(
-        name: "kvod_cluster_commit_duration_seconds",
-        help: "Over --etcd: how long each proposal took from kvod's Txn to its outcome told to the client (applied here, or the failure), by outcome.",
-        labelName: "outcome", labels: ProposalOutcome.metricNames)
+    /// Told how long each proposal took from ``commit(_:comparing:_:proposal:answered:_:)``
+    /// to its outcome, in nanoseconds (the daemon's `kvod_cluster_commit_duration_seconds`).
+    public var commitTimed: ((ProposalOutcome, _ nanoseconds: UInt64) -> Void)?
     /// One-shot timers running (``pause(_:then:)``), closed with the replica.
-    private var pauses: [ObjectIdentifier: UVTimer] = [:]
+    private var pauses: [ObjectIdentifier: any ClusterTimer] = [:]
     /// etcd's request limits, as the cluster is set (``EtcdLimits``).
-    var limits = EtcdLimits()
+    public var limits = EtcdLimits()
     /// The newest raft term with a leader known, and the `Txn`s in flight (EtcdReplica+LeaderChange).
     var leaderTerm = LeaderTerm()
     var sendings: [TxnSending] = []
-    var leaderTimer: UVTimer?
+    var leaderTimer: (any ClusterTimer)?
     /// Members asked for their status, not answered yet.
     var statusAsked: Set<String> = []
     /// Pause before watching again after the watch ended.
     static let resumeDelayMilliseconds: UInt64 = 250
 
-    var isStale: Bool { !isFollowing || !isCaughtUp || appliedRevision < startRevision }
+    /// Whether reads may be behind etcd: not following, not caught up since the watch attached
+    /// again, or behind where etcd was when kvod started.
+    public var isStale: Bool { !isFollowing || !isCaughtUp || appliedRevision < startRevision }
 
     /// Why the replica is stale, for `unavailable` and `info`.
-    var staleness: String {
+    public var staleness: String {
         guard isFollowing, isCaughtUp, appliedRevision < startRevision else { return lastFailure }
         return "catching up with revision \(startRevision), etcd's when kvod started (applied \(appliedRevision))"
     }
 
-    init(configuration: EtcdClient.Configuration, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
-         engine: Engine, leaseTTL: Int64, loop: UVLoop, logger: Logger) throws(DaemonError) {
-        driver = UVEtcdDriver(loop: loop)
-        do {
-            client = try EtcdClient(configuration, driver: driver)
-        } catch {
-            throw .cannotReachEtcd("\(error)")
-        }
-        driver.client = client
+    /// A replica of `engine` at `snapshot`, over `backend`; it starts following with ``start()``.
+    /// `leaseTTL`: the seconds a connection's lease lives without renewal (`--etcd-lease-ttl`).
+    public init(backend: any ClusterBackend, keys: ClusterKeys, snapshot: ReplicaSnapshot, epoch: ClusterEpoch,
+                engine: Engine, leaseTTL: Int64, loop: any ClusterLoop, logger: Logger) {
+        client = backend
         self.keys = keys
         self.engine = engine
         self.loop = loop
@@ -115,17 +111,19 @@ final class EtcdReplica: ChangeReplicator {
         appliedRevision = snapshot.revision
         modRevisions = snapshot.documents.mapValues { Int64($0.modRevision) }
         _ = leaderTerm.heard(leaderAt: snapshot.raftTerm)
-        resumeTimer = UVTimer(loop: loop)
+        resumeTimer = loop.makeTimer()
         leases = EtcdLeases(client: client, keys: keys, connectionTTL: leaseTTL, loop: loop, logger: logger)
         releases = LeaseReleases(engine: engine, loop: loop, logger: logger)
         releases.replicator = self
     }
 
-    var endpoints: String { client.configuration.endpoints.joined(separator: ",") }
+    var endpoints: String { client.endpoints.joined(separator: ",") }
 
     // MARK: Proposing
 
-    func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
+    /// Sends `proposal` as one `Txn` guarded by its object's `mod_revision`, its leased keys
+    /// beside once their leases are granted (``EtcdLeases``); `done` once its outcome is known here.
+    public func propose(_ proposal: ChangeProposal, _ done: @escaping (ProposalOutcome) -> Void) {
         // The revision the proposal was computed at, read now: a change applied while a lease is
         // granted must make the Txn's compare fail, not pass it (two leaders otherwise).
         let object = proposal.change.object
@@ -150,6 +148,11 @@ final class EtcdReplica: ChangeReplicator {
         }
     }
 
+    /// The connection `owner` closed: its lease is revoked, and every kvod deletes its ephemeral values.
+    public func clientClosed(_ owner: Int) {
+        leases.clientClosed(owner)
+    }
+
     /// A new id for a proposal's records, unique among this kvod's unsettled ones.
     func newProposalID() -> UInt64 {
         var id = UInt64.random(in: 1...UInt64.max)
@@ -171,7 +174,7 @@ final class EtcdReplica: ChangeReplicator {
 
     /// Runs `body` on the loop after `milliseconds`, unless the replica is closed first.
     func pause(_ milliseconds: UInt64, then body: @escaping () -> Void) {
-        let timer = UVTimer(loop: loop)
+        let timer = loop.makeTimer()
         let key = ObjectIdentifier(timer)
         pauses[key] = timer
         timer.start(afterMilliseconds: milliseconds) { [weak self] in
@@ -197,7 +200,7 @@ final class EtcdReplica: ChangeReplicator {
     // MARK: Following
 
     /// Watches the prefix from the revision after the last one applied.
-    func start() {
+    public func start() {
         // Cancelled first, so that dropping what waits does not unpause a transfer about to go.
         watch?.cancel()
         // The new watch delivers again whatever was not applied yet.
@@ -317,7 +320,7 @@ final class EtcdReplica: ChangeReplicator {
     }
 
     /// Stops following and closes the loop handles: the daemon is stopping.
-    func close() {
+    public func close() {
         watch?.cancel()
         watch = nil
         livenessTimer?.close()
@@ -332,6 +335,6 @@ final class EtcdReplica: ChangeReplicator {
         pauses = [:]
         leases.close()
         releases.close()
-        driver.close()
+        client.close()
     }
 }

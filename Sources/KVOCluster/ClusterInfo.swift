@@ -67,9 +67,9 @@ extension EtcdReplica {
     /// watch is in place (and so the member has a leader: the watch asks
     /// `hasleader`), the revisions applied and known, the lag between them,
     /// and how long ago the watch last spoke.
-    var info: JSONObject {
+    public var info: JSONObject {
         var members = JSONObject([
-            InfoFigure.Cluster.endpoints: .array(client.configuration.endpoints.map(JSONValue.string)),
+            InfoFigure.Cluster.endpoints: .array(client.endpoints.map(JSONValue.string)),
             .endpoint: .string(watchEndpoint ?? client.currentEndpoint),
             .leader: .bool(isFollowing),
             .stale: .bool(isStale),

@@ -22,9 +22,9 @@ extension EtcdReplica {
     /// id, which the watch finds in the revision that applied the first.
     func commit(_ txn: EtcdTxnRequest, comparing compared: [String: Int64], _ what: String, proposal: UInt64? = nil,
                 answered: @escaping (EtcdTxnResponse?) -> Void = { _ in }, _ reportOutcome: @escaping (ProposalOutcome) -> Void) {
-        let started = UVLoop.hrtime
+        let started = loop.nanoseconds
         let done = { [weak self] (outcome: ProposalOutcome) in
-            self?.commitDurations.record(labelIndex: outcome.metricIndex, nanoseconds: UVLoop.hrtime &- started)
+            if let self { commitTimed?(outcome, loop.nanoseconds &- started) }
             reportOutcome(outcome)
         }
         guard !isStale else {
@@ -54,7 +54,7 @@ extension EtcdReplica {
                       resends: Int, answered: @escaping (EtcdTxnResponse?) -> Void,
                       _ done: @escaping (ProposalOutcome) -> Void) {
         let sending = TxnSending(term: leaderTerm.term)
-        sending.request = client.txn(txn) { [weak self] result in
+        sending.request = client.txn(txn, idempotent: false) { [weak self] result in
             guard let self else { return }
             if case .success(let response) = result { heardLeader(at: response.header.raftTerm) }
             switch result {

@@ -3,20 +3,22 @@ import KVOEtcd
 
 /// The documents under the prefix as one etcd range read them: what a kvod
 /// starts from, and what it resyncs to after a compaction.
-struct ReplicaSnapshot {
-    var documents: [String: (document: JSONObject, modRevision: UInt64)] = [:]
+public struct ReplicaSnapshot {
+    /// Each object's document and the revision it last changed at.
+    public var documents: [String: (document: JSONObject, modRevision: UInt64)] = [:]
     /// Each document's modSeqs: those its record, put with it, stored
     /// (``ReplicatedModSeqs``), which every kvod that followed its changes
     /// holds; without them, the whole document at its `mod_revision`.
-    var modSeqs: [String: ModSeqTree] = [:]
+    public var modSeqs: [String: ModSeqTree] = [:]
     /// The leased keys and notes of values with a lifetime (``ClusterKeys/leased(_:_:_:)``).
-    var leasedKeys: [EtcdKeyValue] = []
-    var revision: Int64
+    public var leasedKeys: [EtcdKeyValue] = []
+    /// The revision the snapshot is at: the watch goes on from the one after.
+    public var revision: Int64
     /// The raft term of the answer: a linearizable read's, so one with a leader.
-    var raftTerm: UInt64
+    public var raftTerm: UInt64
 
     /// `revision`: the one the range read at (0: the newest, the response's).
-    init(_ response: EtcdRangeResponse, keys: ClusterKeys, revision: Int64 = 0) {
+    public init(_ response: EtcdRangeResponse, keys: ClusterKeys, revision: Int64 = 0) {
         self.revision = revision != 0 ? revision : response.header.revision
         raftTerm = response.header.raftTerm
         var records: [String: EtcdKeyValue] = [:]
@@ -49,17 +51,7 @@ struct ReplicaSnapshot {
 
     /// The whole prefix: the documents, their records and the leased keys, at
     /// one revision (0: the newest).
-    static func request(_ keys: ClusterKeys, revision: Int64 = 0) -> EtcdRangeRequest {
+    public static func request(_ keys: ClusterKeys, revision: Int64 = 0) -> EtcdRangeRequest {
         EtcdRangeRequest(.prefix(keys.prefix), revision: revision)
-    }
-
-    /// Reads the snapshot before the daemon's loop runs, on a poll(2) loop of
-    /// its own: no client may see the store before it is loaded.
-    static func readAtStart(_ configuration: EtcdClient.Configuration, keys: ClusterKeys) throws(DaemonError) -> Self {
-        switch try EtcdStartupCall.run(configuration, { $0.range(request(keys), $1) }) {
-        case .success(let response): return Self(response, keys: keys)
-        case .failure(let error):
-            throw .cannotReachEtcd("cannot read \(keys.prefix) from etcd (\(configuration.endpoints.joined(separator: ","))): \(error)")
-        }
     }
 }

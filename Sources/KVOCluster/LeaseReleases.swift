@@ -33,13 +33,13 @@ final class LeaseReleases {
     private var inFlight: Set<String> = []
     /// Objects whose next deletion waits for etcd to be reachable again.
     private var retrying: Set<String> = []
-    private var retryTimer: UVTimer?
+    private var retryTimer: (any ClusterTimer)?
     static let retryMilliseconds: UInt64 = 1_000
 
-    init(engine: Engine, loop: UVLoop, logger: Logger) {
+    init(engine: Engine, loop: any ClusterLoop, logger: Logger) {
         self.engine = engine
         self.logger = logger
-        retryTimer = UVTimer(loop: loop)
+        retryTimer = loop.makeTimer()
     }
 
     /// Follows the leased keys one revision put and deleted. A key deleted
@@ -138,7 +138,7 @@ final class LeaseReleases {
 extension EtcdReplica {
     /// Tells the engine which values of `snapshot` are leased, and deletes
     /// those whose leases ended while no kvod followed etcd.
-    func restoreLeases(_ snapshot: ReplicaSnapshot, engine: Engine, keys: ClusterKeys) {
+    public func restoreLeases(_ snapshot: ReplicaSnapshot, engine: Engine, keys: ClusterKeys) {
         releases.restart(from: snapshot, keys: keys)
         for (leased, grantedAt) in snapshot.restoreLeases(in: engine, keys: keys) {
             releases.release(leased, grantedAt: grantedAt)

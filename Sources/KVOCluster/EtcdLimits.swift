@@ -5,16 +5,24 @@ import KVOEtcd
 /// (`--etcd-max-request-bytes`, `--etcd-max-txn-ops`): a change whose `Txn`
 /// would pass them is refused by kvod before it is sent, naming the limit,
 /// rather than by etcd after (docs/CLUSTER.md, "etcd's limits").
-struct EtcdLimits: Equatable {
+public struct EtcdLimits: Equatable, Sendable {
     /// etcd's `--max-request-bytes` default: 1.5 MiB.
-    static let defaultMaxRequestBytes = 1_572_864
+    public static let defaultMaxRequestBytes = 1_572_864
     /// etcd's `--max-txn-ops` default.
-    static let defaultMaxTxnOps = 128
+    public static let defaultMaxTxnOps = 128
     /// A deletion's `Txn` deletes a document and puts its record: fewer operations allow nothing.
-    static let leastTxnOps = 2
+    public static let leastTxnOps = 2
 
-    var maxRequestBytes = Self.defaultMaxRequestBytes
-    var maxTxnOps = Self.defaultMaxTxnOps
+    /// The largest `Txn` in bytes (`--etcd-max-request-bytes`).
+    public var maxRequestBytes = Self.defaultMaxRequestBytes
+    /// The most operations of one `Txn` (`--etcd-max-txn-ops`).
+    public var maxTxnOps = Self.defaultMaxTxnOps
+
+    /// The limits of a cluster set so; etcd's defaults unless told.
+    public init(maxRequestBytes: Int = Self.defaultMaxRequestBytes, maxTxnOps: Int = Self.defaultMaxTxnOps) {
+        self.maxRequestBytes = maxRequestBytes
+        self.maxTxnOps = maxTxnOps
+    }
 
     /// Why etcd would refuse `txn`, `what` being the request it carries (`this
     /// set`, `this batch`); nil when it is within both limits.

@@ -23,7 +23,7 @@ extension EtcdReplica {
     static let eventsPerSlice = 512
 
     /// Keys' and values' bytes (and 64 an event) waiting before the watch is paused.
-    static let defaultWatchBufferBytes = 16 << 20
+    public static let defaultWatchBufferBytes = 16 << 20
 
     /// Queues a watch response's events and applies a first slice now.
     func applyInSlices(_ events: [EtcdWatchEvent]) {
@@ -95,7 +95,7 @@ extension EtcdReplica {
     /// callback again before polling, which would serve no other client
     /// between two slices.
     private func armNextSlice() {
-        let timer = sliceTimer ?? UVTimer(loop: loop)
+        let timer = sliceTimer ?? loop.makeTimer()
         sliceTimer = timer
         timer.start(afterMilliseconds: 1) { [weak self] in self?.applySlice() }
     }

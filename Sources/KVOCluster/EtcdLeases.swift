@@ -12,7 +12,7 @@ import Logging
 /// to a change's `Txn` the puts and deletes of the leased keys
 /// (``ClusterKeys/leased(_:_:_:)``). Loop-confined.
 final class EtcdLeases {
-    let client: EtcdClient
+    let client: any ClusterBackend
     let keys: ClusterKeys
     /// Seconds a connection's lease lives without renewal: how long the
     /// ephemeral values of a kvod that died outlive it.
@@ -32,7 +32,7 @@ final class EtcdLeases {
     private var closedWhileGranting: Set<Int> = []
     /// Leases whose revoke is on its way: sent again, and waited for, if kvod stops meanwhile.
     private var revoking: Set<Int64> = []
-    private var renewal: UVTimer?
+    private var renewal: (any ClusterTimer)?
 
     /// The leased keys' operations of one change (or batch), with the `ttl`
     /// leases granted for it: one per set with a `ttl`.
@@ -65,14 +65,14 @@ final class EtcdLeases {
         static let placeholder = TTLLease(id: .max, expires: 9_999_999_999.999)
     }
 
-    init(client: EtcdClient, keys: ClusterKeys, connectionTTL: Int64, loop: UVLoop, logger: Logger) {
+    init(client: any ClusterBackend, keys: ClusterKeys, connectionTTL: Int64, loop: any ClusterLoop, logger: Logger) {
         self.client = client
         self.keys = keys
         self.connectionTTL = connectionTTL
         self.logger = logger
         // Renewed three times per ttl: one lost renewal does not end the lease.
         let period = UInt64(connectionTTL) * 1000 / 3
-        renewal = UVTimer(loop: loop)
+        renewal = loop.makeTimer()
         renewal?.start(afterMilliseconds: period, repeatMilliseconds: period) { [weak self] in self?.renew() }
     }
 
@@ -227,22 +227,14 @@ final class EtcdLeases {
     }
 
     /// kvod stops: the revokes of the connections it closed are on their way
-    /// through the loop's client, which stops with it. They are sent again on
-    /// a client of their own and waited for, a second at most, so that those
-    /// values go now on every host rather than when their leases expire.
+    /// through the loop's client, which stops with it. The backend sends them
+    /// again and waits for them (``ClusterBackend/revokeWhileClosing(_:)``), so
+    /// that those values go now on every host rather than when their leases expire.
     func close() {
         renewal?.close()
         renewal = nil
         guard !revoking.isEmpty else { return }
-        var configuration = client.configuration
-        configuration.requestTimeoutMilliseconds = 1_000
-        let driver = EtcdPollLoop()
-        guard let stopping = try? EtcdClient(configuration, driver: driver) else { return }
-        driver.client = stopping
-        var left = revoking.count
-        for lease in revoking { stopping.revokeLease(lease) { _ in left -= 1 } }
-        let deadline = ContinuousClock.now + .seconds(1)
-        while left > 0, ContinuousClock.now < deadline { driver.turn(maxWaitMilliseconds: 50) }
+        client.revokeWhileClosing(revoking)
         revoking = []
     }
 
