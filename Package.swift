@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "CH2O",
             cSettings: [.define("H2O_USE_LIBUV", to: "1")],
-            linkerSettings: [.linkedLibrary("h2o"), .linkedLibrary("uv"), .linkedLibrary("crypto")]
+            linkerSettings: [.linkedLibrary("h2o"), .linkedLibrary("uv"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
         // encoder of KVOClient, kvoctl and kvod-bench. No dependencies, no Foundation.

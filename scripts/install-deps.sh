@@ -7,7 +7,7 @@
 #            -dev packages and pkg-config (scripts/run.sh, scripts/install.sh)
 #   --test   (the default) what the tests and benchmarks use besides: socat,
 #            netcat-openbsd, jq, redis-server, systemd, python3-prometheus-client,
-#            etcd-server, etcd-client, iproute2 and curl (scripts/test.sh, CI)
+#            etcd-server, etcd-client, iproute2, curl and openssl (scripts/test.sh, CI)
 # Usage: scripts/install-deps.sh [--run|--build|--test] [extra-package[=version] ...]
 # A package given as name=version is installed at that version if it is missing.
 set -euo pipefail
@@ -24,9 +24,9 @@ build=("${run[@]}" libuv1-dev libsqlite3-dev libcurl4-openssl-dev libh2o-dev lib
 # (etcd, etcdctl) on loopback ports of their own. (libcurl, in --run and --build: kvod's etcd
 # client, for --etcd; docs/CLUSTER.md.)
 # iproute2: ClusterPartitionTests put a kvod in a network namespace of its own (ip netns, a veth pair).
-# curl: HTTPTests and docs/HTTP.md call kvod's --http with it.
+# curl: HTTPTests and docs/HTTP.md call kvod's --http with it; openssl: HTTPTests make a certificate.
 test=("${build[@]}" socat netcat-openbsd jq redis-server systemd python3-prometheus-client
-  etcd-server etcd-client iproute2 curl)
+  etcd-server etcd-client iproute2 curl openssl)
 case "$set_name" in
   run) packages=("${run[@]}") ;;
   build) packages=("${build[@]}") ;;

@@ -2,7 +2,10 @@
 #include "kvod_http.h"
 
 #include <h2o.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -107,6 +110,22 @@ int kvod_http_server_listen(kvod_http_server *server, const char *host, uint16_t
     *bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
                                                     : ((struct sockaddr_in *)&bound)->sin_port);
     return 0;
+}
+
+int kvod_http_server_use_tls(kvod_http_server *server, const char *certificate_file, const char *key_file,
+                             char *error, size_t error_size) {
+    SSL_CTX *context = SSL_CTX_new(TLS_server_method());
+    if (context == NULL) goto failed;
+    SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(context, certificate_file) != 1) goto failed;
+    if (SSL_CTX_use_PrivateKey_file(context, key_file, SSL_FILETYPE_PEM) != 1) goto failed;
+    if (SSL_CTX_check_private_key(context) != 1) goto failed;
+    server->accept.ssl_ctx = context;
+    return 0;
+failed:
+    ERR_error_string_n(ERR_get_error(), error, error_size);
+    if (context != NULL) SSL_CTX_free(context);
+    return -1;
 }
 
 void kvod_http_server_stop(kvod_http_server *server) {

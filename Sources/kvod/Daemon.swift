@@ -305,15 +305,26 @@ final class Daemon {
         guard let endpoint = configuration.httpEndpoint else { return }
         let gateway = HTTPGateway(daemon: self, tokens: configuration.httpTokens,
                                   metricsAreOpen: configuration.httpMetricsOpen)
-        do {
-            try gateway.listen(endpoint)
+        do throws(DaemonError) {
+            if let tls = configuration.httpTLS {
+                do {
+                    try gateway.useTLS(certificateFile: tls.certificateFile, keyFile: tls.keyFile)
+                } catch {
+                    throw DaemonError.cannotListen("--http-cert \(tls.certificateFile), --http-key \(tls.keyFile): \(error)")
+                }
+            }
+            do {
+                try gateway.listen(endpoint)
+            } catch {
+                throw DaemonError.cannotListen("cannot serve HTTP on \(endpoint.host):\(endpoint.port): \(error)")
+            }
         } catch {
             server?.close()
             server = nil
-            throw .cannotListen("cannot serve HTTP on \(endpoint.host):\(endpoint.port): \(error)")
+            throw error
         }
         http = gateway
-        logger.info("serving HTTP on http://\(gateway.address)")
+        logger.info("serving HTTP on \(gateway.scheme)://\(gateway.address)")
     }
 
     /// Why kvod is not ready to serve its data (`/readyz`), or nil.

@@ -82,6 +82,8 @@ struct DaemonConfiguration: Sendable {
     var httpEndpoint: HTTPEndpoint?
     /// Who each `--http-tokens` token acts as; nil: no token is valid.
     var httpTokens: HTTPTokens?
+    /// `--http-cert` and `--http-key`: HTTP over TLS.
+    var httpTLS: (certificateFile: String, keyFile: String)?
     /// `/metrics` without a token (`--http-metrics-open`).
     var httpMetricsOpen = false
     /// How many etcd revisions back a starting kvod reads the changes (`--etcd-history-revisions`).

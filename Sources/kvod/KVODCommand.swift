@@ -217,6 +217,12 @@ struct KVODCommand: ParsableCommand {
         valueName: "file"))
     var httpTokens: String?
 
+    @Option(help: ArgumentHelp("With --http: serve TLS with this PEM certificate chain (and --http-key).", valueName: "file"))
+    var httpCert: String?
+
+    @Option(help: ArgumentHelp("With --http-cert: the certificate's PEM private key.", valueName: "file"))
+    var httpKey: String?
+
     @Flag(help: "With --http-tokens: accept a token that acts as root (uid 0).")
     var httpAllowRootToken = false
 
@@ -224,8 +230,8 @@ struct KVODCommand: ParsableCommand {
     var httpMetricsOpen = false
 
     @Flag(help: ArgumentHelp(
-        "Let --http listen beyond loopback, where kvod's HTTP has no TLS yet.",
-        discussion: "Anyone on the path between a client and kvod can then read its tokens and data."))
+        "Let --http listen beyond loopback without TLS or without tokens.",
+        discussion: "Anyone on the path between a client and kvod can then read its tokens and data, or anyone may use it."))
     var httpInsecure = false
 
     /// Parses the options set in the environment, then the command line's
@@ -321,10 +327,14 @@ struct KVODCommand: ParsableCommand {
         if let http {
             let endpoint: HTTPEndpoint
             do { endpoint = try HTTPEndpoint(parsing: http) } catch { throw ValidationError(error.description) }
-            if !endpoint.isLoopback, !httpInsecure {
-                throw ValidationError("--http \(http) listens beyond loopback: that needs --http-insecure (kvod's HTTP has no TLS or tokens yet)")
+            if !endpoint.isLoopback, !httpInsecure, httpCert == nil || httpTokens == nil {
+                throw ValidationError("""
+                    --http \(http) listens beyond loopback: that needs TLS (--http-cert, --http-key) and tokens \
+                    (--http-tokens), or --http-insecure
+                    """)
             }
         }
+        if (httpCert == nil) != (httpKey == nil) { throw ValidationError("--http-cert and --http-key go together") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -379,6 +389,7 @@ struct KVODCommand: ParsableCommand {
         configuration.etcdWatchBufferBytes = OutputLimits.parseSize(etcdWatchBuffer) ?? EtcdReplica.defaultWatchBufferBytes
         configuration.httpEndpoint = http.flatMap { try? HTTPEndpoint(parsing: $0) }
         configuration.httpMetricsOpen = httpMetricsOpen
+        if let httpCert, let httpKey { configuration.httpTLS = (httpCert, httpKey) }
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain

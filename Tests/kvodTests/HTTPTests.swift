@@ -19,8 +19,8 @@ import Testing
         chmod(tokens, 0o600)
         let kvod = try KVODProcess(arguments: ["--http", "127.0.0.1:0", "--http-tokens", tokens,
                                                "--http-allow-root-token"] + arguments)
-        let line = try kvod.waitForLog(containing: "serving HTTP on http://")
-        guard let range = line.range(of: "http://") else { throw TestFailure("no URL in \(line)") }
+        let line = try kvod.waitForLog(containing: "serving HTTP on ")
+        guard let range = line.range(of: "http://") ?? line.range(of: "https://") else { throw TestFailure("no URL in \(line)") }
         return (kvod, String(line[range.lowerBound...]).trimmingCharacters(in: .whitespaces))
     }
 
@@ -374,5 +374,31 @@ import Testing
         defer { withExtendedLifetime(kvod) {} }
         #expect(try Self.call("GET", base + "/metrics", token: nil).status == 401)
         #expect(try Self.call("GET", base + "/metrics").body.contains("# HELP"))
+    }
+
+    @Test func withACertificateItServesTLSAndRefusesAKeyThatIsNotItsOwn() throws {
+        let folder = try TemporaryDirectory.make()
+        let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
+        for name in ["a", "b"] {
+            let made = try CommandRun.run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                                    "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                                    "-addext", "subjectAltName=IP:127.0.0.1",
+                                                    "-keyout", "\(folder)/\(name).key", "-out", "\(folder)/\(name).pem"])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let (kvod, base) = try Self.start(arguments: ["--http-cert", folder + "/a.pem", "--http-key", folder + "/a.key"])
+        #expect(base.hasPrefix("https://"))
+        let secure = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                        ["-s", "--cacert", folder + "/a.pem", "-H", "Authorization: Bearer \(Self.token)",
+                                         "-X", "PUT", "--data", "1", base + "/v1/objects/t/v"])
+        #expect(secure.status == 0 && secure.stdout == #"{"seq":1}"# + "\n", "\(secure.stderr)")
+        let plain = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                       ["-s", "--max-time", "5", base.replacingOccurrences(of: "https://", with: "http://") + "/healthz"])
+        #expect(plain.stdout != "ok\n")
+        withExtendedLifetime(kvod) {}
+        let mismatched = try KVODProcess(arguments: ["--http", ":0", "--http-cert", folder + "/a.pem", "--http-key", folder + "/b.key"],
+                                         waitForSocket: false)
+        #expect(try mismatched.waitForExit() == 1)
+        #expect(mismatched.stderrText().contains("--http-key"))
     }
 }

@@ -31,6 +31,11 @@ kvod_http_server *kvod_http_server_create(void *uv_loop, void *context, kvod_htt
 /// Binds and listens on `host` (an IPv4 or IPv6 address) and `port` (0: any);
 /// `bound_port` gets the port. Returns 0 or a negative libuv error code.
 int kvod_http_server_listen(kvod_http_server *server, const char *host, uint16_t port, uint16_t *bound_port);
+/// Serves TLS (1.2 and later) with the certificate chain and key of these PEM
+/// files, from the next connection on. Returns 0, or -1 with OpenSSL's reason in
+/// `error`.
+int kvod_http_server_use_tls(kvod_http_server *server, const char *certificate_file, const char *key_file,
+                             char *error, size_t error_size);
 /// Stops accepting and asks idle keep-alive connections to close.
 void kvod_http_server_stop(kvod_http_server *server);
 

@@ -48,6 +48,15 @@ final class HTTPGateway {
     /// How many HTTP connections may be open at once.
     static func maxSockets(maxConnections: Int) -> Int { max(1, maxConnections / 4) }
 
+    /// Serves TLS with these PEM files (`--http-cert`, `--http-key`).
+    func useTLS(certificateFile: String, keyFile: String) throws(H2OTLSError) {
+        try server.useTLS(certificateFile: certificateFile, keyFile: keyFile)
+        scheme = "https"
+    }
+
+    /// `http`, or `https` with TLS.
+    private(set) var scheme = "http"
+
     /// Listens on `endpoint`; throws what binding says.
     func listen(_ endpoint: HTTPEndpoint) throws(UVError) {
         let port = try server.listen(host: endpoint.host, port: endpoint.port)

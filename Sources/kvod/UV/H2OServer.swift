@@ -37,6 +37,16 @@ final class H2OServer {
         return bound
     }
 
+    /// Serves TLS with the PEM certificate chain and key of these files;
+    /// throws OpenSSL's reason.
+    func useTLS(certificateFile: String, keyFile: String) throws(H2OTLSError) {
+        guard let server else { throw H2OTLSError(description: "the HTTP server could not be made") }
+        var error = [CChar](repeating: 0, count: 256)
+        guard kvod_http_server_use_tls(server, certificateFile, keyFile, &error, error.count) == 0 else {
+            throw H2OTLSError(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
     /// Stops accepting; idle keep-alive connections close, open ones finish
     /// their request. The loop closes what is left at shutdown.
     func stop() {
@@ -116,4 +126,9 @@ struct H2ORequest {
         guard let base = text.base else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: base, count: text.len), as: UTF8.self)
     }
+}
+
+/// Why TLS could not be set up (OpenSSL's reason).
+struct H2OTLSError: Error, CustomStringConvertible {
+    let description: String
 }
