@@ -68,7 +68,7 @@ private func decode(_ line: String) -> RequestDecoder.Outcome {
             #expect(spec.batchable == (spec.keyPathUse == .write), "\(spec.op)")
             #expect(spec.batchable == spec.members.contains(.ifModSeq), "\(spec.op)")
             if spec.depth == .elements { #expect(spec.members.contains(.values), "\(spec.op)") }
-            for group in spec.required.all { #expect(!group.isEmpty && group.fields.allSatisfy(spec.members.contains)) }
+            for group in spec.required.all { #expect(!group.isEmpty && group.members.allSatisfy(spec.members.contains)) }
         }
     }
 
@@ -85,9 +85,9 @@ private func decode(_ line: String) -> RequestDecoder.Outcome {
                 #expect(error.message == "unknown field \"\(field.name)\" for op \"\(spec.op.rawValue)\"")
             }
             for group in spec.required.all {
-                let without = sample.filter { member in !group.fields.contains { $0.name == member.0 } }
+                let without = sample.filter { member in !group.members.contains { $0.name == member.0 } }
                 guard case .failure(_, let error) = decode(line(spec.op, without)) else {
-                    Issue.record("\(spec.op) went without \(group.fields.map(\.name))")
+                    Issue.record("\(spec.op) went without \(group.members.map(\.name))")
                     continue
                 }
                 #expect(error.code == .badRequest && error.message.hasPrefix("missing field"), "\(spec.op): \(error)")

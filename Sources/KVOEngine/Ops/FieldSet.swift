@@ -1,4 +1,4 @@
-/// Request members, a bit per ``Field``: which an op takes, which it needs.
+/// Request members, a bit per ``RequestMember``: which an op takes, which it needs.
 struct FieldSet: Sendable, Equatable, ExpressibleByArrayLiteral {
     var bits: UInt64
 
@@ -6,28 +6,28 @@ struct FieldSet: Sendable, Equatable, ExpressibleByArrayLiteral {
         self.bits = bits
     }
 
-    init(arrayLiteral fields: Field...) {
-        bits = fields.reduce(0) { $0 | Self.bit($1) }
+    init(arrayLiteral members: RequestMember...) {
+        bits = members.reduce(0) { $0 | Self.bit($1) }
     }
 
     var isEmpty: Bool { bits == 0 }
 
-    /// The members, in ``Field``'s order.
-    var fields: [Field] { Field.allCases.filter(contains) }
+    /// The members, in ``RequestMember``'s order.
+    var members: [RequestMember] { RequestMember.allCases.filter(contains) }
 
-    func contains(_ field: Field) -> Bool { bits & Self.bit(field) != 0 }
+    func contains(_ member: RequestMember) -> Bool { bits & Self.bit(member) != 0 }
 
     static func + (lhs: FieldSet, rhs: FieldSet) -> FieldSet { FieldSet(bits: lhs.bits | rhs.bits) }
 
     @inline(__always)
-    static func bit(_ field: Field) -> UInt64 { 1 << UInt64(field.rawValue) }
+    static func bit(_ member: RequestMember) -> UInt64 { 1 << UInt64(member.rawValue) }
 
     /// The members an op refuses (`unknown field`) when it does not take them,
     /// in the order a request with several is told of the first. The rest
     /// (`object`, `keyPath`, `keyPaths`, `value`, `values`, `index`,
     /// `indexes`, `options`, `context`, `policy`) an op that does not take
     /// them ignores, as kvod always did; `epoch` goes with `since`.
-    static let refusedWhereNotTaken: [Field] = [
+    static let refusedWhereNotTaken: [RequestMember] = [
         .prefix, .after, .limit, .ifModSeq, .ifValue, .ephemeral, .ttl, .distinct, .kinds, .throttle, .ack, .compact,
         .update, .seq, .by, .awaiting, .awaitTimeout, .ops, .offset, .since,
     ]

@@ -14,7 +14,7 @@ struct Fields {
     var value: JSONValue?
     /// `options` already checked and parsed, by the fast path.
     var parsedOptions: ObservationOptions?
-    /// A bit per ``Field`` read so far (by either reader).
+    /// A bit per ``RequestMember`` read so far (by either reader).
     var seen: UInt64 = 0
     /// The members a `set` never has, boxed: creating and destroying a dozen
     /// optional values for every request cost more than a box for the few
@@ -196,7 +196,7 @@ struct Fields {
     /// Reads one member's value, refusing a name that repeats (which would
     /// make a request ambiguous) as the reader's own check would.
     mutating func read(_ name: JSONText, at nameOffset: Int, from reader: inout JSONReader) throws(JSONError) {
-        guard let field = Field(name) else {
+        guard let member = RequestMember(name) else {
             let text = name.string
             if unknownNames.contains(text) { throw .duplicateMember(text, at: nameOffset) }
             unknownNames.append(text)
@@ -204,17 +204,23 @@ struct Fields {
             try reader.skipValue()
             return
         }
-        let bit = UInt64(1) << field.rawValue
-        guard seen & bit == 0 else { throw .duplicateMember(field.name, at: nameOffset) }
+        let bit = UInt64(1) << member.rawValue
+        guard seen & bit == 0 else { throw .duplicateMember(member.name, at: nameOffset) }
         seen |= bit
-        if field == .op, reader.peekKind() == .string {
+        if member == .op, reader.peekKind() == .string {
             let text = try reader.readStringText()
             opCode = Op(text)
             if opCode == nil { op = .string(text.string) }
             return
         }
-        let value = try reader.readValue()
-        switch field {
+        assign(member, try reader.readValue())
+    }
+
+    /// Keeps a member's value as read: the one place, for both readers
+    /// (``RequestScanner`` and ``read(_:at:from:)``), that says where each member goes.
+    @inline(__always)
+    mutating func assign(_ member: RequestMember, _ value: JSONValue) {
+        switch member {
         case .id: id = RequestID(value)
         case .op: op = value
         case .object: object = value
@@ -286,8 +292,8 @@ struct Fields {
     private func checkMembers(of spec: OpSpec) throws(KVOEngineError) {
         if let unknown { throw .badRequest("unknown field \"\(unknown)\" for op \"\(spec.op.rawValue)\"") }
         let refused = FieldSet(bits: seen & FieldSet.refusable.bits & ~spec.members.bits)
-        if !refused.isEmpty, let field = FieldSet.refusedWhereNotTaken.first(where: refused.contains) {
-            throw .badRequest("unknown field \"\(field.name)\" for op \"\(spec.op.rawValue)\"")
+        if !refused.isEmpty, let member = FieldSet.refusedWhereNotTaken.first(where: refused.contains) {
+            throw .badRequest("unknown field \"\(member.name)\" for op \"\(spec.op.rawValue)\"")
         }
         if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }

@@ -35,16 +35,16 @@ struct RequestScanner {
         skipWhitespace()
         if !consume(UInt8(ascii: "}")) {
             repeat {
-                guard let field = memberName() else { return false }
-                let bit = UInt64(1) << field.rawValue
+                guard let member = memberName() else { return false }
+                let bit = UInt64(1) << member.rawValue
                 guard seen & bit == 0 else { return false }
                 seen |= bit
                 guard nameSeparator() else { return false }
-                // `id` and `op` are the first two fields: one comparison sends
+                // `id` and `op` are the first two members: one comparison sends
                 // every other member on.
-                if field.rawValue > Field.op.rawValue {
-                    guard read(field, into: &fields) else { return false }
-                } else if field == .op {
+                if member.rawValue > RequestMember.op.rawValue {
+                    guard read(member, into: &fields) else { return false }
+                } else if member == .op {
                     if let code = commonOp() {
                         fields.opCode = code
                     } else {
@@ -119,15 +119,15 @@ struct RequestScanner {
         return true
     }
 
-    /// A member name, as a field; nil for a name that is none (or bad JSON).
+    /// A member name, as a member; nil for a name that is none (or bad JSON).
     @inline(__always)
-    private mutating func memberName() -> Field? {
-        if let field = commonMemberName() { return field }
-        if let field = lastMemberName() { return field }
+    private mutating func memberName() -> RequestMember? {
+        if let member = commonMemberName() { return member }
+        if let member = lastMemberName() { return member }
         let start = position
-        if let name = plainString() { return Field(plain: name) }
+        if let name = plainString() { return RequestMember(plain: name) }
         guard let name = nonPlainString(from: start, resumingAt: position) else { return nil }
-        return Field(.decoded(name))
+        return RequestMember(.decoded(name))
     }
 
     /// The names every set has, told by the eight bytes after the opening
@@ -135,12 +135,12 @@ struct RequestScanner {
     /// finding the string's end and comparing it cost more than the rest of
     /// the member. Nil, position unchanged, for any other name.
     @inline(__always)
-    private mutating func commonMemberName() -> Field? {
+    private mutating func commonMemberName() -> RequestMember? {
         guard position + 9 <= bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt64.self))
-        guard let (field, length) = Self.commonName(word) else { return nil }
+        guard let (member, length) = Self.commonName(word) else { return nil }
         position += 1 + length
-        return field
+        return member
     }
 
     /// ``commonMemberName()`` where fewer than eight bytes follow the quote
@@ -148,36 +148,36 @@ struct RequestScanner {
     /// down, zeros above its end. Kept out of line: in ``commonMemberName()``
     /// the branch cost every member more than it saved.
     @inline(never)
-    private mutating func lastMemberName() -> Field? {
+    private mutating func lastMemberName() -> RequestMember? {
         guard position + 9 > bytes.count, position + 1 < bytes.count, bytes.count >= 8,
               bytes[position] == UInt8(ascii: "\"") else { return nil }
         let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
             >> (UInt64(position + 9 - bytes.count) << 3)
-        guard let (field, length) = Self.commonName(word) else { return nil }
+        guard let (member, length) = Self.commonName(word) else { return nil }
         position += 1 + length
-        return field
+        return member
     }
 
     /// The common name and its length with the closing quote, when `word`
     /// (the bytes after the opening quote, first lowest) starts with one.
     @inline(__always)
-    private static func commonName(_ word: UInt64) -> (Field, Int)? {
-        let field: Field
+    private static func commonName(_ word: UInt64) -> (RequestMember, Int)? {
+        let member: RequestMember
         let length: Int
         if word & 0xFF_FFFF == 0x22_706F {  // op"
-            (field, length) = (.op, 3)
+            (member, length) = (.op, 3)
         } else if word & 0xFF_FFFF_FFFF_FFFF == 0x22_7463_656A_626F {  // object"
-            (field, length) = (.object, 7)
+            (member, length) = (.object, 7)
         } else if word == 0x2268_7461_5079_656B {  // keyPath"
-            (field, length) = (.keyPath, 8)
+            (member, length) = (.keyPath, 8)
         } else if word & 0xFFFF_FFFF_FFFF == 0x2265_756C_6176 {  // value"
-            (field, length) = (.value, 6)
+            (member, length) = (.value, 6)
         } else if word & 0xFF_FFFF == 0x22_6469 {  // id"
-            (field, length) = (.id, 3)
+            (member, length) = (.id, 3)
         } else {
             return nil
         }
-        return (field, length)
+        return (member, length)
     }
 
     /// `"set"` and `"observe"`, told as ``commonMemberName()`` tells names;
@@ -209,9 +209,9 @@ struct RequestScanner {
         return UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self)))
     }
 
-    /// The value of any field but `op`; false to give up.
-    private mutating func read(_ field: Field, into fields: inout Fields) -> Bool {
-        if field == .keyPath, position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+    /// The value of any member but `op`; false to give up.
+    private mutating func read(_ member: RequestMember, into fields: inout Fields) -> Bool {
+        if member == .keyPath, position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
             let start = position
             if let text = plainString() {
                 fields.keyPathText = text
@@ -219,7 +219,7 @@ struct RequestScanner {
             }
             position = start
         }
-        if field == .options {
+        if member == .options {
             let start = position
             if let options = optionList() {
                 fields.parsedOptions = options
@@ -229,41 +229,7 @@ struct RequestScanner {
             position = start
         }
         guard let value = anyValue() else { return false }
-        switch field {
-        case .id: fields.id = RequestID(value)
-        case .object: fields.object = value
-        case .keyPath: fields.keyPath = value
-        case .value: fields.value = value
-        case .keyPaths: fields.keyPaths = value
-        case .values: fields.values = value
-        case .index: fields.index = value
-        case .indexes: fields.indexes = value
-        case .options: fields.options = value
-        case .context: fields.context = value
-        case .since: fields.since = value
-        case .epoch: fields.epoch = value
-        case .policy: fields.policy = value
-        case .prefix: fields.prefix = value
-        case .after: fields.after = value
-        case .limit: fields.limit = value
-        case .ifModSeq: fields.ifModSeq = value
-        case .ifValue: fields.ifValue = value
-        case .ops: fields.ops = value
-        case .ephemeral: fields.ephemeral = value
-        case .ttl: fields.ttl = value
-        case .distinct: fields.distinct = value
-        case .kinds: fields.kinds = value
-        case .throttle: fields.throttle = value
-        case .ack: fields.ack = value
-        case .awaiting: fields.awaiting = value
-        case .awaitTimeout: fields.awaitTimeout = value
-        case .seq: fields.seq = value
-        case .compact: fields.compact = value
-        case .update: fields.update = value
-        case .by: fields.by = value
-        case .offset: fields.offset = value
-        case .op: return false
-        }
+        fields.assign(member, value)
         return true
     }
 
