@@ -304,7 +304,8 @@ final class Daemon {
     private func listenHTTP() throws(DaemonError) {
         guard let endpoint = configuration.httpEndpoint else { return }
         let gateway = HTTPGateway(daemon: self, tokens: configuration.httpTokens,
-                                  metricsAreOpen: configuration.httpMetricsOpen)
+                                  metricsAreOpen: configuration.httpMetricsOpen,
+                                  crossOrigin: configuration.httpCORSOrigin.map(HTTPCrossOrigin.init))
         do throws(DaemonError) {
             if let tls = configuration.httpTLS {
                 do {

@@ -84,6 +84,8 @@ struct DaemonConfiguration: Sendable {
     var httpTokens: HTTPTokens?
     /// `--http-cert` and `--http-key`: HTTP over TLS.
     var httpTLS: (certificateFile: String, keyFile: String)?
+    /// The web origin whose pages may call the API (`--http-cors-origin`).
+    var httpCORSOrigin: String?
     /// `/metrics` without a token (`--http-metrics-open`).
     var httpMetricsOpen = false
     /// How many etcd revisions back a starting kvod reads the changes (`--etcd-history-revisions`).

@@ -223,6 +223,12 @@ struct KVODCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --http-cert: the certificate's PEM private key.", valueName: "file"))
     var httpKey: String?
 
+    @Option(help: ArgumentHelp(
+        "With --http: the one web origin whose pages may call the API from a browser (CORS), e.g. https://console.example.com.",
+        discussion: "Without it kvod sends no CORS header, and browsers keep other origins' pages from reading its answers.",
+        valueName: "origin"))
+    var httpCorsOrigin: String?
+
     @Flag(help: "With --http-tokens: accept a token that acts as root (uid 0).")
     var httpAllowRootToken = false
 
@@ -335,6 +341,10 @@ struct KVODCommand: ParsableCommand {
             }
         }
         if (httpCert == nil) != (httpKey == nil) { throw ValidationError("--http-cert and --http-key go together") }
+        if let httpCorsOrigin, !(httpCorsOrigin.hasPrefix("http://") || httpCorsOrigin.hasPrefix("https://"))
+            || httpCorsOrigin.hasSuffix("/") || httpCorsOrigin == "*" {
+            throw ValidationError("--http-cors-origin is one origin, scheme://host[:port] with no path: \(httpCorsOrigin)")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -389,6 +399,7 @@ struct KVODCommand: ParsableCommand {
         configuration.etcdWatchBufferBytes = OutputLimits.parseSize(etcdWatchBuffer) ?? EtcdReplica.defaultWatchBufferBytes
         configuration.httpEndpoint = http.flatMap { try? HTTPEndpoint(parsing: $0) }
         configuration.httpMetricsOpen = httpMetricsOpen
+        configuration.httpCORSOrigin = httpCorsOrigin
         if let httpCert, let httpKey { configuration.httpTLS = (httpCert, httpKey) }
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =

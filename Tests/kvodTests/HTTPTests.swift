@@ -401,4 +401,22 @@ import Testing
         #expect(try mismatched.waitForExit() == 1)
         #expect(mismatched.stderrText().contains("--http-key"))
     }
+
+    @Test func onlyTheNamedOriginGetsCORSHeaders() throws {
+        let origin = "https://console.example.com"
+        let (kvod, base) = try Self.start(arguments: ["--http-cors-origin", origin])
+        defer { withExtendedLifetime(kvod) {} }
+        let preflight = try Self.call("OPTIONS", base + "/v1/objects/a/b", token: nil,
+                                      headers: ["Origin: \(origin)", "Access-Control-Request-Method: PUT"])
+        #expect(preflight.status == 204 && preflight.headers["access-control-allow-origin"] == origin)
+        #expect(preflight.headers["access-control-allow-headers"]?.contains("Authorization") == true)
+        let put = try Self.call("PUT", base + "/v1/objects/a/b", body: "1", headers: ["Origin: \(origin)"])
+        #expect(put.status == 200 && put.headers["access-control-allow-origin"] == origin)
+        #expect(put.headers["access-control-expose-headers"]?.contains("ETag") == true)
+        let other = try Self.call("GET", base + "/v1/objects/a/b", headers: ["Origin: https://evil.example"])
+        #expect(other.status == 200 && other.headers["access-control-allow-origin"] == nil)
+        let otherPreflight = try Self.call("OPTIONS", base + "/v1/objects/a/b", token: nil,
+                                           headers: ["Origin: https://evil.example", "Access-Control-Request-Method: PUT"])
+        #expect(otherPreflight.status == 405 && otherPreflight.headers["access-control-allow-origin"] == nil)
+    }
 }

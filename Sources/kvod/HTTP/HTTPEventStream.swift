@@ -33,8 +33,13 @@ final class HTTPEventStream: ClientStream {
     var onWritten: (() -> Void)?
     var onWriteError: ((UVError) -> Void)?
 
-    init(key: UInt64, request: H2ORequest, server: H2OServer, requestLine: [UInt8], resumed: HTTPEventID?) {
+    /// Headers of the stream's answer besides its own (CORS).
+    private let headers: [(String, String)]
+
+    init(key: UInt64, request: H2ORequest, server: H2OServer, requestLine: [UInt8], resumed: HTTPEventID?,
+         headers: [(String, String)]) {
         self.key = key
+        self.headers = headers
         self.request = request
         self.server = server
         self.requestLine = requestLine
@@ -84,14 +89,14 @@ final class HTTPEventStream: ClientStream {
             case .stream(let prelude)?:
                 phase = .streaming
                 request.startStream(status: 200, contentType: "text/event-stream",
-                                    headers: [("cache-control", "no-cache")], on: server, key: key)
+                                    headers: [("cache-control", "no-cache")] + headers, on: server, key: key)
                 pending += prelude
                 for event in early { framer.frame(event: event, into: &pending) }
                 early = []
             case .refused(let answer)?:
                 phase = .ended
                 request.respond(status: answer.status, contentType: answer.contentType,
-                                headers: answer.headers.map { ($0.name, $0.value) }, body: answer.body)
+                                headers: answer.headers.map { ($0.name, $0.value) } + headers, body: answer.body)
             }
         case .streaming:
             framer.frame(event: line, into: &pending)
@@ -145,7 +150,7 @@ final class HTTPEventStream: ClientStream {
             case .awaitingReply:
                 phase = .ended
                 let answer = HTTPAnswer(HTTPRefusal(.unavailable, "kvod closed the watch before it began"))
-                request.respond(status: answer.status, contentType: answer.contentType, body: answer.body)
+                request.respond(status: answer.status, contentType: answer.contentType, headers: headers, body: answer.body)
             case .streaming:
                 if inFlight == 0 { endStream() } else { endsAfterInFlight = true }
             case .ended:

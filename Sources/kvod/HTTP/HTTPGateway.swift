@@ -24,11 +24,14 @@ final class HTTPGateway {
 
     /// `/metrics` without a token (`--http-metrics-open`).
     private let metricsAreOpen: Bool
+    /// The web origin whose pages may call the API (`--http-cors-origin`).
+    private let crossOrigin: HTTPCrossOrigin?
 
-    init(daemon: Daemon, tokens: HTTPTokens?, metricsAreOpen: Bool) {
+    init(daemon: Daemon, tokens: HTTPTokens?, metricsAreOpen: Bool, crossOrigin: HTTPCrossOrigin?) {
         self.daemon = daemon
         self.tokens = tokens
         self.metricsAreOpen = metricsAreOpen
+        self.crossOrigin = crossOrigin
         // A body is one value of a request line: no longer than a line may be. HTTP's
         // sockets take at most a quarter of --max-connections' descriptors, so that
         // HTTP clients cannot take the socket's.
@@ -70,6 +73,10 @@ final class HTTPGateway {
     }
 
     private func handle(_ request: H2ORequest) {
+        if request.method == "OPTIONS", request.header("access-control-request-method") != nil,
+           let preflight = crossOrigin?.preflight(requestOrigin: request.header("origin")) {
+            return send(preflight, to: request)
+        }
         let head = HTTPRoute.Head(method: request.method, target: request.target,
                                   ifMatch: request.header("if-match"), ifNoneMatch: request.header("if-none-match"),
                                   lastEventID: request.header("last-event-id"))
@@ -157,7 +164,8 @@ final class HTTPGateway {
         guard admit(credentials, request) != nil else { return }
         nextKey &+= 1
         let key = nextKey
-        let stream = HTTPEventStream(key: key, request: request, server: server, requestLine: line, resumed: resumed)
+        let stream = HTTPEventStream(key: key, request: request, server: server, requestLine: line, resumed: resumed,
+                                     headers: crossOriginHeaders(request))
         let connection = ClientConnection(stream: stream, credentials: credentials, daemon: daemon)
         exchanges[key] = (request, connection)
         watches[key] = stream
@@ -184,7 +192,12 @@ final class HTTPGateway {
     }
 
     private func send(_ answer: HTTPAnswer, to request: H2ORequest) {
-        request.respond(status: answer.status, contentType: answer.contentType,
-                        headers: answer.headers.map { ($0.name, $0.value) }, body: answer.body)
+        let headers = answer.headers.map { ($0.name, $0.value) } + crossOriginHeaders(request)
+        request.respond(status: answer.status, contentType: answer.contentType, headers: headers, body: answer.body)
+    }
+
+    private func crossOriginHeaders(_ request: H2ORequest) -> [(String, String)] {
+        guard let crossOrigin else { return [] }
+        return crossOrigin.headers(requestOrigin: request.header("origin")).map { ($0.name, $0.value) }
     }
 }
