@@ -231,11 +231,27 @@ final class Daemon {
     /// Closes what is still open (a connection past its grace period) once the loop has stopped.
     private func closeLoop() throws(DaemonError) {
         loop.closeAllHandles()
-        loop.run()
+        if http == nil {
+            loop.run()
+        } else {
+            // A write H2O has in flight to a client that does not read would keep
+            // the loop running for ever: turn it only until this layer's handles
+            // are closed.
+            var turns = 0
+            while !loop.ownHandles.isEmpty, turns < 1_000 {
+                loop.run(.noWait)
+                turns += 1
+            }
+        }
         do {
             try loop.close()
         } catch {
-            logger.warning("event loop did not close cleanly: \(error)")
+            // With --http, H2O's connections still open at the end stay open: the process ends with them.
+            if http == nil {
+                logger.warning("event loop did not close cleanly: \(error)")
+            } else {
+                logger.debug("event loop closed with HTTP connections still open: \(error)")
+            }
         }
         if let storageFailure { throw .storageFailed(storageFailure) }
         logger.info("kvod stopped")

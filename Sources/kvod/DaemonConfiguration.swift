@@ -84,6 +84,8 @@ struct DaemonConfiguration: Sendable {
     var httpTokens: HTTPTokens?
     /// `--http-cert` and `--http-key`: HTTP over TLS.
     var httpTLS: (certificateFile: String, keyFile: String)?
+    /// How long an HTTP request may take to arrive (`--http-request-timeout`).
+    var httpRequestTimeoutMilliseconds: UInt64 = 10_000
     /// The web origin whose pages may call the API (`--http-cors-origin`).
     var httpCORSOrigin: String?
     /// `/metrics` without a token (`--http-metrics-open`).

@@ -15,7 +15,7 @@ struct EnvironmentOptions {
         "output-hard-limit", "output-soft-limit", "output-soft-seconds", "max-connections",
         "max-connections-per-uid", "max-observations-per-connection", "max-memory", "max-client-memory", "policy",
         "fanout-pause-microseconds", "etcd", "etcd-prefix", "etcd-max-request-bytes", "etcd-max-txn-ops",
-        "etcd-lease-ttl", "etcd-history-revisions", "etcd-watch-buffer", "http", "http-tokens", "http-cert", "http-key", "http-cors-origin",
+        "etcd-lease-ttl", "etcd-history-revisions", "etcd-watch-buffer", "http", "http-tokens", "http-cert", "http-key", "http-cors-origin", "http-request-timeout",
         "http-allow-root-token", "http-metrics-open", "http-insecure",
     ]
 

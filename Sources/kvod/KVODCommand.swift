@@ -229,6 +229,11 @@ struct KVODCommand: ParsableCommand {
         valueName: "origin"))
     var httpCorsOrigin: String?
 
+    @Option(help: ArgumentHelp(
+        "With --http: how long a request may take to arrive, and an idle keep-alive connection may wait, in seconds.",
+        discussion: "A slower sender (a slow-loris) is closed. 1 to 3600."))
+    var httpRequestTimeout: Int = 10
+
     @Flag(help: "With --http-tokens: accept a token that acts as root (uid 0).")
     var httpAllowRootToken = false
 
@@ -340,6 +345,7 @@ struct KVODCommand: ParsableCommand {
                     """)
             }
         }
+        guard (1...3600).contains(httpRequestTimeout) else { throw ValidationError("--http-request-timeout must be 1 to 3600 seconds") }
         if (httpCert == nil) != (httpKey == nil) { throw ValidationError("--http-cert and --http-key go together") }
         if let httpCorsOrigin, !(httpCorsOrigin.hasPrefix("http://") || httpCorsOrigin.hasPrefix("https://"))
             || httpCorsOrigin.hasSuffix("/") || httpCorsOrigin == "*" {
@@ -400,6 +406,7 @@ struct KVODCommand: ParsableCommand {
         configuration.httpEndpoint = http.flatMap { try? HTTPEndpoint(parsing: $0) }
         configuration.httpMetricsOpen = httpMetricsOpen
         configuration.httpCORSOrigin = httpCorsOrigin
+        configuration.httpRequestTimeoutMilliseconds = UInt64(httpRequestTimeout) * 1_000
         if let httpCert, let httpKey { configuration.httpTLS = (httpCert, httpKey) }
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =

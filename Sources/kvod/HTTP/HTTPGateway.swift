@@ -34,8 +34,9 @@ final class HTTPGateway {
         self.crossOrigin = crossOrigin
         // A body is one value of a request line: no longer than a line may be. HTTP's
         // sockets take at most a quarter of --max-connections' descriptors, so that
-        // HTTP clients cannot take the socket's.
-        server = H2OServer(loop: daemon.loop, requestTimeoutMilliseconds: 10_000,
+        // HTTP clients cannot take the socket's, and at most 1,024: H2O holds up to
+        // about 417 KB of headers for each while they arrive (docs/HTTP.md).
+        server = H2OServer(loop: daemon.loop, requestTimeoutMilliseconds: daemon.configuration.httpRequestTimeoutMilliseconds,
                            maxBodyBytes: daemon.configuration.maxLineBytes,
                            maxConnections: Self.maxSockets(maxConnections: daemon.maxConnections))
         heartbeat = UVTimer(loop: daemon.loop)
@@ -49,7 +50,7 @@ final class HTTPGateway {
     }
 
     /// How many HTTP connections may be open at once.
-    static func maxSockets(maxConnections: Int) -> Int { max(1, maxConnections / 4) }
+    static func maxSockets(maxConnections: Int) -> Int { min(1_024, max(1, maxConnections / 4)) }
 
     /// Serves TLS with these PEM files (`--http-cert`, `--http-key`).
     func useTLS(certificateFile: String, keyFile: String) throws(H2OTLSError) {

@@ -105,11 +105,12 @@ final class UVLoop {
     /// A monotonic clock, in nanoseconds (not cached, unlike `now`).
     static var hrtime: UInt64 { uv_hrtime() }
 
-    /// Starts closing every handle of the loop that is not already closing.
-    /// Handles created by this layer close through their wrapper, so their
-    /// `onClosed` callbacks run and their memory is freed; streams are closed
-    /// immediately (queued writes are dropped: shut them down first for a
-    /// graceful exit). Run the loop afterwards so the close callbacks fire.
+    /// Starts closing every handle of this layer that is not already closing,
+    /// through its wrapper, so its `onClosed` callbacks run and its memory is
+    /// freed; streams are closed immediately (queued writes are dropped: shut
+    /// them down first for a graceful exit). Run the loop afterwards so the
+    /// close callbacks fire. Other handles (H2O's) are only unreferenced:
+    /// ``close()`` then finds them open.
     func closeAllHandles() {
         assertOnLoopThread()
         uv_walk(uvLoop, closeWalkedHandle, Unmanaged.passUnretained(self).toOpaque())
@@ -140,7 +141,9 @@ private func closeWalkedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?, _ l
     if isOwn, let owner = UVHandle.owner(of: handle) {
         owner.close()
     } else {
-        // Not created by this layer: nothing of ours to release.
-        uv_close(handle, nil)
+        // H2O's (`--http`): closing them under H2O would make it close them
+        // again later, which libuv asserts against. Unreferenced, they no
+        // longer keep the loop running; the process ends with them.
+        uv_unref(handle)
     }
 }
