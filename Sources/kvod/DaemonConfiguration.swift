@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOStorage
+import KVOValues
 import Logging
 
 /// Everything the daemon needs to start, read from the command line and the

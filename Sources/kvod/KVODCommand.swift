@@ -4,6 +4,7 @@ import KVOBuildInfo
 import KVODCore
 import KVOEngine
 import KVOStorage
+import KVOValues
 import Logging
 
 /// `kvod`: the change-notification daemon.

@@ -3,6 +3,7 @@ import Glibc
 #else
 import Darwin
 #endif
+import KVOValues
 
 /// The members a request may have. Names are matched on their bytes, and a
 /// bit per field (of a `UInt64`: at most 64 fields) catches repeats, so the
