@@ -12,6 +12,7 @@ public enum JSONWriter {
     /// Recursive: fine for values from ``JSONReader``, whose depth is bounded by
     /// its `maxDepth`; a value built in code thousands of levels deep could
     /// exhaust the stack.
+    @inlinable
     public static func write(_ value: JSONValue, into buffer: inout [UInt8]) {
         write(value, to: &buffer)
     }
@@ -63,6 +64,7 @@ public enum JSONWriter {
     /// U+0020 (as `\n`, `\r`, `\t`, `\b`, `\f`, or `\u00XX`). Everything else,
     /// non-ASCII included, is copied as UTF-8: shorter than `\u` escapes, and a
     /// Swift `String` is always valid UTF-8.
+    @inlinable
     public static func writeString(_ string: String, into buffer: inout [UInt8]) {
         writeString(string, to: &buffer)
     }
