@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "kvod", targets: ["kvod"]),
         .executable(name: "kvod-bench", targets: ["kvod-bench"]),
         .library(name: "KVOEngine", targets: ["KVOEngine"]),
+        .library(name: "KVOValues", targets: ["KVOValues"]),
         .library(name: "KVOClient", targets: ["KVOClient"]),
         .executable(name: "kvoctl", targets: ["kvoctl"]),
     ],
@@ -58,11 +59,18 @@ let package = Package(
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
         // encoder of KVOClient, kvoctl and kvod-bench. No dependencies, no Foundation.
         .target(name: "KVOProtocol"),
+        // The values client and server share: JSONValue with its reader and writer, ResumePoint,
+        // the default socket path and its directory's rule. What KVOClient, kvoctl and KVOEtcd
+        // take of kvod's own code besides KVOProtocol, without the engine.
+        .target(
+            name: "KVOValues",
+            dependencies: ["KVOProtocol", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
         // The KVO engine: store, controllers, change model and wire codec. No I/O.
         .target(
             name: "KVOEngine",
             dependencies: [
-                "KVOProtocol",
+                "KVOProtocol", "KVOValues",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -75,16 +83,17 @@ let package = Package(
         // Durable state: the SQLite data directory and the thread that commits to it.
         .target(
             name: "KVOStorage",
-            dependencies: ["KVOEngine", "KVOBuildInfo", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["KVOEngine", "KVOValues", "KVOBuildInfo", "CSQLite", "CSQLiteGather", .product(name: "DequeModule", package: "swift-collections")]
         ),
         // kvod's connection logic without libuv (reading, pausing, closing as a
         // pure state machine), a library so that its unit tests can import it.
-        .target(name: "KVODCore", dependencies: ["KVOEngine", "KVOProtocol"], swiftSettings: releaseSpeed),
+        .target(name: "KVODCore", dependencies: ["KVOEngine", "KVOProtocol", "KVOValues"], swiftSettings: releaseSpeed),
         // The daemon: libuv event loop, listener, connections, glue.
         .executableTarget(
             name: "kvod",
             dependencies: [
                 "KVOEngine",
+                "KVOValues",
                 "KVOBuildInfo",
                 "CMktemp",
                 "KVODCore",
@@ -119,20 +128,20 @@ let package = Package(
         ),
         // An etcd v3 client (the JSON gateway over libcurl's multi interface, driven by
         // the caller's event loop): kvod's `--etcd` mode (docs/CLUSTER.md).
-        .target(name: "KVOEtcd", dependencies: ["KVOEngine", "CCurl"]),
+        .target(name: "KVOEtcd", dependencies: ["KVOValues", "CCurl"]),
         // The cluster's rules (replication, leases, epochs, lease ends turned into deletions): the
         // engine's ChangeReplicator over etcd, which it reaches through a ClusterBackend and whose time
         // a ClusterLoop keeps, both the daemon's (docs/CLUSTER.md). KVOEtcd for its requests and answers only.
         .target(
             name: "KVOCluster",
-            dependencies: ["KVOEngine", "KVOProtocol", "KVOEtcd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["KVOEngine", "KVOValues", "KVOProtocol", "KVOEtcd", .product(name: "Logging", package: "swift-log")]
         ),
         // The Swift client: KVOController's interface and async/await over one
-        // connection. Foundation, Dispatch and the engine's JSON/wire types; no libuv.
+        // connection. Foundation, Dispatch, KVOProtocol's names and KVOValues' JSON; no engine, no libuv.
         .target(
             name: "KVOClient",
             dependencies: [
-                "KVOEngine", "KVOProtocol",
+                "KVOValues", "KVOProtocol",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -147,7 +156,7 @@ let package = Package(
             name: "kvoctl",
             dependencies: [
                 // KVOStorage: `backup` checks the file it wrote as kvod checks a backup it restores.
-                "KVOClient", "KVOEngine", "KVOProtocol", "KVOStorage", "KVOBuildInfo", "CMktemp",
+                "KVOClient", "KVOValues", "KVOProtocol", "KVOStorage", "KVOBuildInfo", "CMktemp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -162,12 +171,12 @@ let package = Package(
         .executableTarget(name: "ClientSnippets", dependencies: ["KVOClient"], path: "Examples/ClientSnippets"),
         // Fuzzing: the harness (framing + decoding + engine, with invariant
         // checks) and its executable. See scripts/ci/fuzz.sh.
-        .target(name: "KVOFuzzing", dependencies: ["KVOEngine"]),
+        .target(name: "KVOFuzzing", dependencies: ["KVOEngine", "KVOValues"]),
         .executableTarget(name: "kvod-fuzz", dependencies: ["KVOFuzzing"]),
         // What every test target shares: the real kvod started on a temporary
         // socket, a blocking line client, waiting with deadlines (blocking or
         // async), command runs, a seeded random generator.
-        .target(name: "KVOTestSupport", dependencies: ["KVOEngine"], path: "Tests/KVOTestSupport"),
+        .target(name: "KVOTestSupport", dependencies: ["KVOValues"], path: "Tests/KVOTestSupport"),
         // A linearizability checker on Porcupine's algorithm and kvod's per-object model, for
         // the tests that check recorded histories (issue 35; docs/RELIABILITY.md). Plain Swift.
         // Optimized in debug builds too: a history's search runs a hundred times faster so.
@@ -175,22 +184,22 @@ let package = Package(
         .testTarget(name: "LinearizabilityTests", dependencies: ["Linearizability"]),
         .testTarget(name: "KVOProtocolTests", dependencies: ["KVOProtocol"]),
         .testTarget(
-            name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOProtocol", "KVOFuzzing", "KVOTestSupport"]
+            name: "KVOEngineTests", dependencies: ["KVOEngine", "KVOValues", "KVOProtocol", "KVOFuzzing", "KVOTestSupport"]
         ),
-        .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOTestSupport"]),
-        .testTarget(name: "KVODCoreTests", dependencies: ["KVODCore", "KVOEngine"]),
-        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOStorage", "KVOTestSupport", "Linearizability", "CMktemp"]),
+        .testTarget(name: "KVOStorageTests", dependencies: ["KVOStorage", "KVOEngine", "KVOValues", "KVOTestSupport"]),
+        .testTarget(name: "KVODCoreTests", dependencies: ["KVODCore", "KVOEngine", "KVOValues"]),
+        .testTarget(name: "kvodTests", dependencies: ["KVOEngine", "KVOValues", "KVOStorage", "KVOTestSupport", "Linearizability", "CMktemp"]),
         // Holds thousands of observing connections for kvodTests, in a process
         // of its own (see its header for why).
         .executableTarget(name: "kvod-crowd", dependencies: ["KVOTestSupport"], path: "Tests/Tools/kvod-crowd"),
-        .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOTestSupport"]),
-        .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOTestSupport"]),
+        .testTarget(name: "KVOClientTests", dependencies: ["KVOClient", "KVOValues", "KVOTestSupport"]),
+        .testTarget(name: "kvoctlTests", dependencies: ["KVOClient", "KVOValues", "KVOTestSupport"]),
         // KVOEtcd against a real 3-member etcd cluster; skipped when etcd is not installed.
-        .testTarget(name: "KVOEtcdTests", dependencies: ["KVOEtcd", "KVOTestSupport"]),
+        .testTarget(name: "KVOEtcdTests", dependencies: ["KVOEtcd", "KVOValues", "KVOTestSupport"]),
         // KVOCluster's rules against an etcd in memory that loses answers, compacts and stalls on demand.
         .testTarget(
             name: "KVOClusterTests",
-            dependencies: ["KVOCluster", "KVOEngine", "KVOEtcd", "KVOProtocol", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["KVOCluster", "KVOEngine", "KVOValues", "KVOEtcd", "KVOProtocol", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

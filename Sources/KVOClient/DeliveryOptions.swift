@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Which of an observation's changes kvod sends (docs/PROTOCOL.md, "Quiet

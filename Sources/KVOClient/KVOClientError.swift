@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Why a KVOClient call failed: the daemon's error, with the protocol's code

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Writes that wait for their observers (docs/PROTOCOL.md,

@@ -1,5 +1,5 @@
 import Foundation
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// A snapshot kvod made for this connection (`backup`, docs/PROTOCOL.md, "Backups").

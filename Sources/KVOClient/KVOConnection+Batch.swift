@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Several change ops as one (`batch`, docs/PROTOCOL.md).

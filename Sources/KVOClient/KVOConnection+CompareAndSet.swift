@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// Conditional writes whose failed condition is a result, not an error.
 extension KVOConnection {

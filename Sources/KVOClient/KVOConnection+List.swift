@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Listing the objects under a prefix (`list`, docs/PROTOCOL.md).

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// The protocol's operations as async calls (docs/PROTOCOL.md, "Operations").

@@ -1,5 +1,5 @@
 import Foundation
-import KVOEngine
+import KVOValues
 
 extension KVOConnection {
     /// How to reach kvod, how long to wait for it, and what to do when the connection breaks.

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// One page of a `list`: object names in ascending UTF-8 byte order.

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// One page of an `observations` reply: observations in the order they were made.

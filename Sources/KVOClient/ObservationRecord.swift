@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// One of this connection's observations as the daemon holds it (the reply to `observations`).

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// A value as `get` returns it with what kvod knows about it: its modSeq,

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// One change op: what ``KVOConnection``'s write calls send, and what a

@@ -1,6 +1,7 @@
 import KVOEngine
 import KVOEtcd
 import KVOProtocol
+import KVOValues
 
 /// What a kvod knows of how far behind etcd its replica may be, from its
 /// watch: `info`'s `cluster` (docs/PROTOCOL.md).

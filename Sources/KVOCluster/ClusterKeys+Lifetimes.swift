@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 
 /// What a leased key holds: the value it leases and what its end means.
 /// Read leniently (unknown members ignored), like the change records.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import KVOEngine
 import KVOEtcd
+import KVOValues
 import Logging
 
 /// The etcd leases behind values with a lifetime (docs/CLUSTER.md): one per

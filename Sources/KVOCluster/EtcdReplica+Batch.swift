@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 
 /// `batch` over etcd (docs/CLUSTER.md): one `Txn` over every object the batch
 /// touches, and the revision it makes replayed op by op by every kvod.

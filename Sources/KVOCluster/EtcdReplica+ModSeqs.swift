@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 
 /// modSeqs over etcd (docs/CLUSTER.md, "modSeqs over etcd"): each record
 /// carries its object's tree after the change, within the room etcd's

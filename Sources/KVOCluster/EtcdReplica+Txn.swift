@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 
 /// Sending a proposal's `Txn`, a single change's or a batch's: checked
 /// against etcd's limits first, then told once the replica can tell its

@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 import Logging
 
 /// The engine's ``ChangeReplicator`` over etcd (docs/CLUSTER.md): proposes each

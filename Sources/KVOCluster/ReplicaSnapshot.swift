@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 
 /// The documents under the prefix as one etcd range read them: what a kvod
 /// starts from, and what it resyncs to after a compaction.

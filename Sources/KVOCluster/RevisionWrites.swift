@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOEtcd
+import KVOValues
 
 /// What one revision wrote to the objects' keys, each key read once: the
 /// documents put or deleted, in event order, and each object's change

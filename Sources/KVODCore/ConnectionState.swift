@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 /// One client connection's reading, flow control and closing as a pure value:
 /// the daemon's ``ClientConnection`` (the shell around libuv) feeds it what

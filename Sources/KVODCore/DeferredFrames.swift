@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// The lines of a read that were not handled yet because reading paused
 /// (``ConnectionState``: replies pile up, a change awaits its observers, or

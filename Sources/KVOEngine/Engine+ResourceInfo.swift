@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// The part of `info` about resources: the memory account and its limit,
 /// the history's size, refusals by limit, the data directory's room to

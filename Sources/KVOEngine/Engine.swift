@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// The whole of kvod that is not I/O: the store, the shared controller and
 /// the clients, and the one function that answers a request line.
@@ -370,7 +371,7 @@ extension Engine {
             bytes.append(UInt8(ascii: "["))
             for (position, info) in observed.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                EventEncoder.appendDecimal(info.number, to: &bytes)
+                bytes.append(decimal: info.number)
             }
             bytes.append(UInt8(ascii: "]"))
         }

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 import OrderedCollections
 
 /// An error that kvod reports to a client: a stable code and a message for people.

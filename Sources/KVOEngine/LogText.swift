@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Text from clients, made safe for a log line.
 ///
 /// Object names and key paths are any strings: one holding a newline and a

@@ -1,5 +1,5 @@
 import CCurl
-import KVOEngine
+import KVOValues
 
 /// An etcd v3 client over etcd's JSON gateway (HTTP/1.1, `/v3/…`), through
 /// libcurl's multi interface, driven by an event loop the caller owns (see

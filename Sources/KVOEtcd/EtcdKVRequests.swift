@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// A read of a key or range: etcd's `RangeRequest`.
 public struct EtcdRangeRequest: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// The answer to a range: etcd's `RangeResponse`.
 public struct EtcdRangeResponse: Sendable, Equatable {

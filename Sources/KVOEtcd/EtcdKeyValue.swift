@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// The header of every etcd response: which cluster and member answered, and
 /// the store's revision when it did.

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// A lease etcd granted, or renewed: its id and the seconds it has left.
 public struct EtcdLease: Sendable, Equatable {

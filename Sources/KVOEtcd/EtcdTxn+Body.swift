@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// A transaction's JSON body written straight into bytes, keys and values
 /// base64-encoded in place: what `json.jsonBytes` writes, byte for byte,

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// One condition of a transaction: etcd's `Compare`.
 public struct EtcdCompare: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import CCurl
-import KVOEngine
+import KVOValues
 
 /// One watch stream: the gateway's `/v3/watch` response, read as it arrives,
 /// cut into messages, fragments joined, and reported as ``EtcdWatchUpdate``s.

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// One change a watch saw: etcd's `Event`.
 public struct EtcdWatchEvent: Sendable, Equatable {

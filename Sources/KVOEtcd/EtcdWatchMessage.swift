@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// One message of a watch stream, read with the pull reader: the events'
 /// keys and values are decoded from base64 straight out of the message's

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// Reading etcd's JSON gateway: proto3's JSON mapping, where int64 fields are
 /// strings, bytes are base64, and fields at their default (0, false, empty)

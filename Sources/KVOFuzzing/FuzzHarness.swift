@@ -1,4 +1,5 @@
 @_spi(Fuzzing) import KVOEngine
+import KVOValues
 
 /// One fuzz input run through everything a client's bytes reach: the line
 /// framer, the request decoder and the engine, with a second client watching

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 /// The changes of one event-loop iteration, handed from the loop to the
 /// storage writer and committed in one transaction (group commit).

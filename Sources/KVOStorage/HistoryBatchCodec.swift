@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 /// The encoding of a `history_batches` row's `changes`: consecutive changes
 /// in one blob, so that a commit writes one row for a run of changes instead

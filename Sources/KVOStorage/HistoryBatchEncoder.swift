@@ -1,5 +1,6 @@
 import Glibc
 import KVOEngine
+import KVOValues
 
 /// Writes changes into a `history_batches` row's blob in ``HistoryBatchCodec``'s
 /// format. One encoder serves every row of a commit, and keeps its buffer

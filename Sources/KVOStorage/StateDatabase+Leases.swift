@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 /// Ephemeral values and deadlines on disk (a `leases` table), and the
 /// `cause` of kvod's own deletions in the history: both added beside schema

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 extension StateDatabase {
     /// Reads everything back: every document, the last seq, and the newest

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 /// The documents' modSeqs on disk since schema version 5: the root's in the
 /// object's row (`objects.mod_seqs`, its own two seqs, no children) and each

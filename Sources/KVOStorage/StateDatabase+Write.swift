@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 
 /// The write path: one transaction per group of batches.
 extension StateDatabase {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import KVOClient
-import KVOEngine
 import KVOProtocol
+import KVOValues
 
 /// `--await written|acknowledged` and `--timeout D`, shared by the write
 /// commands (docs/PROTOCOL.md, "Acknowledgements and `await`"): the change

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import KVOClient
-import KVOEngine
 import KVOProtocol
 import KVOStorage
+import KVOValues
 
 /// `kvoctl backup FILE`: a consistent copy of kvod's data directory, made
 /// while kvod runs, streamed over the socket into FILE and checked.

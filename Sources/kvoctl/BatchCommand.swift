@@ -1,6 +1,6 @@
 import ArgumentParser
 import KVOClient
-import KVOEngine
+import KVOValues
 
 /// `kvoctl batch`: change ops from standard input, one JSON object a line,
 /// applied all or none; prints the seq of the batch's last change.

@@ -1,6 +1,6 @@
 import KVOClient
-import KVOEngine
 import KVOProtocol
+import KVOValues
 
 /// A change as the JSON line `kvoctl observe` prints: the shape of kvod's
 /// own event (docs/PROTOCOL.md), members in the order of its examples, so

@@ -1,5 +1,6 @@
 import ArgumentParser
 import KVOClient
+import KVOValues
 
 /// `--if-mod-seq N` and `--if-value JSON`, shared by the write commands
 /// (docs/PROTOCOL.md, "Conditional writes"). A condition that does not hold

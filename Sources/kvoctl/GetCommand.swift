@@ -1,5 +1,6 @@
 import ArgumentParser
 import KVOClient
+import KVOValues
 
 /// `kvoctl get OBJECT [KEYPATH] [--mod-seq] [--raw]`: prints the value as compact JSON
 /// (with `--raw`, a string as its bare text).

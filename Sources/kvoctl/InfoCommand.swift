@@ -1,6 +1,6 @@
 import ArgumentParser
 import KVOClient
-import KVOEngine
+import KVOValues
 
 /// `kvoctl info`: the daemon's counters as one JSON object.
 struct InfoCommand: AsyncParsableCommand, ConnectingCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import KVOBuildInfo
-import KVOEngine
 
 /// `kvoctl`: kvod from a shell, built on KVOClient.
 @main

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import KVOClient
-import KVOEngine
+import KVOValues
 
 /// `kvoctl observe OBJECT [KEYPATH…]` or `kvoctl observe --prefix PREFIX [KEYPATH…]`
 /// `[--new --old --initial --prior] [--since EPOCH:SEQ | --resume-file PATH [--resync]]`
@@ -130,7 +130,7 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
                 delivery.kinds = chosen
             }
             if let throttle {
-                let limit = Int64(ObservationFilter.maxThrottle)
+                let limit = Int64(ThrottleLimit.milliseconds)
                 guard (1...limit).contains(throttle.milliseconds) else {
                     throw ValidationError("--throttle must be from 1ms to 1h (\(limit) ms, kvod's throttle limit), "
                                               + "not \(throttle)")

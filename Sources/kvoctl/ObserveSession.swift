@@ -1,4 +1,5 @@
 import KVOClient
+import KVOValues
 
 /// One run of `kvoctl observe`, from its options: events printed until the
 /// count, the timeout or a failure; the resume file kept after each one; and

@@ -1,7 +1,7 @@
 import ArgumentParser
 import KVOClient
-import KVOEngine
 import KVOProtocol
+import KVOValues
 
 /// `kvoctl raw`: protocol lines from standard input, kvod's lines to standard output.
 struct RawCommand: AsyncParsableCommand, ConnectingCommand {

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 extension JSONValue {
     /// The value as `--raw` prints it: a string as its text, without quotes

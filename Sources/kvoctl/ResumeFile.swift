@@ -1,5 +1,6 @@
 import Foundation
 import KVOClient
+import KVOValues
 
 /// `observe --resume-file PATH`: the point after the last event printed, as
 /// one line `EPOCH:SEQ`, so that a script that runs kvoctl again (after kvod

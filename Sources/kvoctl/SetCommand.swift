@@ -1,6 +1,6 @@
 import ArgumentParser
 import KVOClient
-import KVOEngine
+import KVOValues
 
 /// `kvoctl set OBJECT [KEYPATH] VALUE`: prints the change's seq. Without
 /// KEYPATH, VALUE (a JSON object) replaces the whole document.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import KVOClient
-import KVOEngine
+import KVOValues
 
 /// A VALUE argument: JSON, or a bare word taken as a string.
 enum ValueArgument {

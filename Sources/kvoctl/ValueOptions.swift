@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import KVOClient
-import KVOEngine
+import KVOValues
 
 /// `--string` and `--json-file`, for the commands that take values (set,
 /// insert, replace): where a value comes from when it is not JSON on the

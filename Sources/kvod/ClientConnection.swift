@@ -1,6 +1,7 @@
 import KVODCore
 import KVOEngine
 import KVOProtocol
+import KVOValues
 import Logging
 
 /// One connected client: its socket, its line framer and its engine-side

@@ -1,6 +1,7 @@
 import KVOCluster
 import KVOEngine
 import KVOStorage
+import KVOValues
 import Logging
 
 /// Everything the daemon needs to start, read from the command line and the

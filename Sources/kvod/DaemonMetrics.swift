@@ -1,6 +1,7 @@
 import Glibc
 import KVOEngine
 import KVOProtocol
+import KVOValues
 import Prometheus
 
 /// kvod's metrics, in a Prometheus registry of the daemon's own, which the

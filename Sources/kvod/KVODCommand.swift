@@ -5,6 +5,7 @@ import KVOCluster
 import KVODCore
 import KVOEngine
 import KVOStorage
+import KVOValues
 import Logging
 
 /// `kvod`: the change-notification daemon.

@@ -1,8 +1,7 @@
-import KVOEngine
-
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOValues
 
 extension SocketFile {
     /// The default socket's directory (`/tmp/kvod-<uid>`, `$XDG_RUNTIME_DIR`,

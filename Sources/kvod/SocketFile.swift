@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOValues
 
 /// The socket's place in the file system: made ready before bind, removed
 /// at shutdown.

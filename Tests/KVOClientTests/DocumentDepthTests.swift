@@ -1,6 +1,6 @@
 import KVOClient
-import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// KVOClient reads whatever kvod accepts: the deepest object kvod stores is a

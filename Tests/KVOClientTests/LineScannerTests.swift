@@ -1,6 +1,6 @@
 @testable import KVOClient
-import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The scanner the reader thread tries first (``LineScanner``) against the

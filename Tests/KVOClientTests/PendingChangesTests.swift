@@ -1,5 +1,5 @@
 @testable import KVOClient
-import KVOEngine
+import KVOValues
 import Testing
 
 /// The fold of a slow subscriber's waiting changes (``PendingChanges``), as kvod folds a slow reader's events.

@@ -1,7 +1,7 @@
 import Foundation
 import KVOClient
-import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 @testable import KVOCluster
 import KVOEngine
+import KVOValues
 import KVOProtocol
 import Testing
 

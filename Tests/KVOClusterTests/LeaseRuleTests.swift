@@ -1,5 +1,6 @@
 @testable import KVOCluster
 import KVOEngine
+import KVOValues
 import Testing
 
 /// Values with a lifetime over etcd (docs/CLUSTER.md): each is leased in

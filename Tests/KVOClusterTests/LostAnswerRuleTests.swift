@@ -1,5 +1,6 @@
 @testable import KVOCluster
 import KVOEngine
+import KVOValues
 import Testing
 
 /// Exactly once when etcd's answer is lost (docs/CLUSTER.md, "When etcd's

@@ -1,5 +1,6 @@
 import KVODCore
 import KVOEngine
+import KVOValues
 import KVOProtocol
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// What a replay walks: an object's document at a resume point, found by

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import Testing
 
 /// The one default-socket rule shared by kvod, KVOClient and kvoctl.

@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// What a client gets beyond its output allowance, as it drains: held events

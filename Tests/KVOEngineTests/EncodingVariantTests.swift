@@ -1,4 +1,5 @@
 @testable import KVOEngine
+import KVOValues
 import Testing
 
 /// The encoding variants' constants and set agree with the rule an

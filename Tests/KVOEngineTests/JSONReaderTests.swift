@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import Testing
 
 /// The error `JSONReader.parse` throws for `text`, or nil if it accepts it.

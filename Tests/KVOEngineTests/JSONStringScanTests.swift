@@ -1,5 +1,6 @@
 @testable import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The word-at-a-time scan against the byte-by-byte definition, on random

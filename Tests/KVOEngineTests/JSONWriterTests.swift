@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import Testing
 
 private func written(_ value: JSONValue) -> String { value.jsonString }

@@ -1,4 +1,5 @@
 import KVOTestSupport
+import KVOValues
 import Testing
 @testable import KVOEngine
 

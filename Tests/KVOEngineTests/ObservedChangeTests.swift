@@ -1,3 +1,4 @@
+import KVOValues
 import Testing
 @_spi(Benchmarks) @testable import KVOEngine
 

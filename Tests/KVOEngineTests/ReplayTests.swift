@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `observe` with `since`: what is replayed must be what a live observer got.

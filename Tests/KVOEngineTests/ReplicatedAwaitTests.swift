@@ -1,3 +1,4 @@
+import KVOValues
 import Testing
 @testable import KVOEngine
 

@@ -1,6 +1,7 @@
 import KVOEngine
 import KVOProtocol
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// KVOProtocol's request encoder writes strings and integers with the bytes

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Fuzzing) @testable import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The decoder's one pass against the ways clients spell requests (issue 16):

@@ -1,4 +1,5 @@
 @testable import KVOEngine
+import KVOValues
 import Testing
 
 /// Issue 33 row 11: work that one request asks for and that held kvod's

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 @testable import KVOEngine
+import KVOValues
 import Testing
 
 /// Writes on a full disk (docs/DURABILITY.md, "A full disk"): the engine

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 @testable import KVOEtcd
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 @testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The storage side of `backup`: the writer's snapshot, the check of a

@@ -2,6 +2,7 @@ import Foundation
 @testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Whether a change made its object (``ChangeRecord/createdObject``) comes

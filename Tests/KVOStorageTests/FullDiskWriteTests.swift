@@ -2,6 +2,7 @@ import Foundation
 @testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// A commit that finds the disk full writes nothing and leaves the database

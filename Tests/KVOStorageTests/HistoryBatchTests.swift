@@ -2,6 +2,7 @@ import Foundation
 @testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The history as a row per commit (`history_batches`, schema version 3; format 2 since 4, 3 since 6),

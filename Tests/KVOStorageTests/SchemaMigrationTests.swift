@@ -2,6 +2,7 @@ import Foundation
 import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Opening an older data directory brings it to the current version.

@@ -2,6 +2,7 @@ import Foundation
 @testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The data directory against real SQLite files in a temporary folder.

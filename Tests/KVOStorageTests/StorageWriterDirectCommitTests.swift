@@ -2,6 +2,7 @@ import Foundation
 @testable import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// ``StorageWriter/commitHere(_:)``: a batch committed on the caller's

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import KVOEngine
+import KVOValues
 
 /// What a member says of itself through its JSON gateway (`/v3/maintenance/status`).
 public struct EtcdMemberStatus: Sendable {

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// Terse reading of kvod's JSON lines in assertions: `reply["error"]?["code"] == "not_found"`.
 extension JSONValue {

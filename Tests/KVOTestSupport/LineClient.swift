@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import KVOEngine
+import KVOValues
 
 /// A blocking Unix-socket client that speaks kvod's line protocol: what a
 /// script using `nc -U` would do, with deadlines instead of hope. For

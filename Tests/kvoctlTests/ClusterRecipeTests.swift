@@ -1,7 +1,7 @@
 import Foundation
 import KVOClient
-import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// docs/RECIPES.md over etcd (docs/CLUSTER.md): each recipe's shell block, run by `sh` as

@@ -1,7 +1,7 @@
 import Foundation
 import KVOClient
-import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The batch recipe's run, shared by RecipeTests (one kvod) and ClusterRecipeTests (two over etcd).

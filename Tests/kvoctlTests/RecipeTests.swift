@@ -1,7 +1,7 @@
 import Foundation
 import KVOClient
-import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// docs/RECIPES.md: each recipe's shell block, taken from the page and run by `sh` as written,

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Issue 15, point 3, against the real kvod: ack observations, the `ack` op,

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `await` over etcd (docs/CLUSTER.md, "await over etcd"): the reply waits

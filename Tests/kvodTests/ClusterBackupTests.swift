@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `backup` over etcd: etcd holds the state, and etcd backs it up.

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `batch` over etcd and etcd's limits (docs/CLUSTER.md): a batch is one

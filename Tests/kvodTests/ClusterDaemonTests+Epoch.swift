@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// The cluster's epoch (docs/CLUSTER.md): one UUID per prefix at

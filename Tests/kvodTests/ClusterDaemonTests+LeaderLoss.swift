@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `kvod --etcd` when the etcd leader dies (docs/CLUSTER.md, "When etcd is out of reach").

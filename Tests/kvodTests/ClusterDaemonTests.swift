@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `kvod --etcd` (docs/CLUSTER.md): three kvods over a real 3-member etcd

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Issue 35 item 5: reads say `stale` within a second of etcd's own verdict

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Exactly once when etcd's answer is lost (issue 35, item 1; docs/CLUSTER.md,

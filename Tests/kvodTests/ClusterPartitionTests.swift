@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// A kvod cut off etcd by a real network failure (issue 18, docs/CLUSTER.md):

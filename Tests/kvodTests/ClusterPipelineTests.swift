@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Pipelined change ops over etcd (docs/CLUSTER.md, "Pipelined changes"): a

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `since` on a kvod that started after the changes (docs/CLUSTER.md, "A kvod

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Issue 35 item 2: never silently stale. A member under SIGSTOP (a hung

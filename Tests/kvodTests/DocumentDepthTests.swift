@@ -2,6 +2,7 @@ import Foundation
 import KVOEngine
 @testable import KVOStorage
 import KVOTestSupport
+import KVOValues
 import Testing
 #if canImport(Glibc)
 import Glibc

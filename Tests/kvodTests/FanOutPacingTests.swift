@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// After writing one change to many observers kvod pauses a moment

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// A full disk under `--data-dir` (docs/DURABILITY.md, "A full disk"), on a

@@ -1,5 +1,6 @@
 import Foundation
 import KVOEngine
+import KVOValues
 import KVOTestSupport
 import Testing
 

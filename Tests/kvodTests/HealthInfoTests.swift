@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Issue 15, point 4, against the real kvod: `info`'s event totals and the

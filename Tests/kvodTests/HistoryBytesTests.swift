@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `--history-bytes` with `--data-dir`: large values do not make the history

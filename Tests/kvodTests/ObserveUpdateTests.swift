@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// `"update": true` on `observe` (issue 30 item 1) against the real kvod: a

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Issue 15, point 2, against the real kvod: `throttle` over the socket.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 import Testing
 
 /// Issue 16, item 4: one connection's burst may hold the loop for one turn's

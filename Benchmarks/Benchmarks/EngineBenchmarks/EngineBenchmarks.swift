@@ -1,5 +1,6 @@
 import Benchmark
 @_spi(Benchmarks) import KVOEngine
+import KVOValues
 
 // The engine's hot paths, in process, with malloc counts (docs/PERFORMANCE.md):
 // decode a request, encode an event, and dispatch one change to 1, 100 and

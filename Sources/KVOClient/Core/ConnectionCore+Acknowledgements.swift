@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// A change of an observation that acknowledges, in a sink's hands: the

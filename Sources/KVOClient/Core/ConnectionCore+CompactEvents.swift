@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Compact events (``DeliveryOptions/compact``): each names its observation

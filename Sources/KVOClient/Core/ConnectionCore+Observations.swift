@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Observing: many local subscriptions per daemon observation, events routed

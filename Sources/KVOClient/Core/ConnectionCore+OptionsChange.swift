@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Registering more options on an observation kvod already holds (kvod keeps

@@ -1,5 +1,5 @@
 import Dispatch
-import KVOEngine
+import KVOValues
 
 /// What happens when a socket ends: without a reconnect policy everything
 /// fails with the reason; with one, requests in flight fail, and the

@@ -1,7 +1,7 @@
 import DequeModule
 import Dispatch
 import Foundation
-import KVOEngine
+import KVOValues
 
 /// The machinery behind a ``KVOConnection``: the socket, a reader thread, a
 /// serial write queue, the FIFO of replies awaited (with the callers'

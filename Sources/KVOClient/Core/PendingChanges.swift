@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// A change on its way to a subscriber, with its ticket if it is to be
 /// acknowledged, and about what holding it costs.

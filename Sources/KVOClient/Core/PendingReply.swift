@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 
 /// What to do with the reply to a request in flight. Replies come in request
 /// order, so the connection keeps these in a FIFO and pops one per reply.

@@ -1,5 +1,5 @@
 import Dispatch
-import KVOEngine
+import KVOValues
 import Synchronization
 
 /// A caller waiting for the reply to one request. It is told exactly once:

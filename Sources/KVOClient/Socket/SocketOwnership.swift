@@ -1,5 +1,5 @@
 import Glibc
-import KVOEngine
+import KVOValues
 
 /// The check a client makes before it connects to a default socket path:
 /// the directory and the socket belong to whom they should

@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// One line from kvod, read: an event or a reply (docs/PROTOCOL.md).

@@ -1,5 +1,5 @@
 import Foundation
-import KVOEngine
+import KVOValues
 
 /// The bridge between Codable and kvod's JSON: Foundation's encoder and
 /// decoder at the edges, the engine's writer for ``JSONValue``s, so that a

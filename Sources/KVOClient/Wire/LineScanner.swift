@@ -1,4 +1,4 @@
-import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Reads the lines kvod sends most, change events (full and compact) and

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// An HTTP response made from an op's reply line (docs/HTTP.md): the status from

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// A request body as a value of a request line.

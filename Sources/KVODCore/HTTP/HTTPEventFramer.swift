@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// Turns a watch's lines, the `observe` reply and then its events, into

@@ -1,4 +1,5 @@
 import KVOEngine
+import KVOValues
 import KVOProtocol
 
 /// What a request of kvod's HTTP API asks for, decided from its method, path,

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The policy file format (docs/SECURITY.md):
 ///
 ///     {"grants": [

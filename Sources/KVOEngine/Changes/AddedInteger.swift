@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What `add` makes of a JSON number (docs/PROTOCOL.md, "Counters"): it adds
 /// integers only, written without fraction or exponent, and at most 2^53
 /// either way, where every integer is still exact in a double (a JavaScript

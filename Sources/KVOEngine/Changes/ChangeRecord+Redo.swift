@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Applying a change again to a document: how a replay walks the history
 /// forwards, from the document as it was at the resume point (found by
 /// undoing, ``valueBefore(at:after:)``) through each change, keeping one

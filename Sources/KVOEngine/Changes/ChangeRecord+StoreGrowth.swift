@@ -1,3 +1,5 @@
+import KVOValues
+
 /// How a change moves the store's size estimate (``Store/sizeEstimate``):
 /// worked out from the record alone, so that the total follows every change
 /// without walking a document. The sum of these growths over a store's

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Undoing a change on a value: how a replay finds what an observer of an
 /// ancestor path saw, without the history keeping whole documents.
 ///

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The four kinds of change KVO knows (`NSKeyValueChange`).
 public enum ChangeKind: String, Sendable {
     case setting

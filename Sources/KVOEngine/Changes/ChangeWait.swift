@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// One writer's reply that waits (`await` on a change): for its change's
 /// events to reach the kernel on every observer's connection (`written`),

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// `add`: a counter without a compare-and-set loop (docs/PROTOCOL.md,
 /// "Counters"). The sum is computed from the value there now and written as
 /// a `set` of it: one change of kind `setting`, with the old and new values,

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// Conditional writes (`ifModSeq`, `ifValue`) and batches: what makes a
 /// counter, a lock or a move between two objects correct with many writers.

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The limits on what clients may make kvod hold: observations per
 /// connection (`--max-observations-per-connection`) and, over everything,
 /// the memory account (`--max-memory`). Each refusal is `limit_exceeded`

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The operations that change the store. Each one checks everything first,
 /// then reports the change to the shared controller around applying it:
 /// prior events, the change itself, the change events.

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// Writes while the data directory's disk is full (docs/DURABILITY.md, "A
 /// full disk"). The daemon says which writes the disk lets through

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What a change op asks of the value at its key path before it applies
 /// (`ifModSeq`, `ifValue`): a compare-and-set. When it does not hold, the op
 /// fails with `precondition_failed` and changes nothing.

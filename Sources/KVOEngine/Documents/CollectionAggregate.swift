@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What one collection operator needs to know of an array, gathered in one
 /// pass and then kept up to date by a change's inserted and removed elements
 /// instead of another pass (``update(removing:adding:)``).

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// A KVC collection operator, the one computed key in a key path:
 /// `tags.@count`, `orders.@sum.amount`. What precedes it names an array;
 /// what follows `@sum`, `@avg`, `@min` and `@max` selects the number in each

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// A key path that ends in a collection operator (`orders.@sum.amount`),
 /// split into the array's path, the operator and the element path; and the
 /// rules for where such a path may appear: it may be read (`get`) and

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What a node of a computed key path (`orders.@sum.amount`) keeps for its
 /// observations: the split path; the aggregates of the arrays it has seen,
 /// kept up to date from change to change while the node is observed (every

@@ -1,3 +1,5 @@
+import KVOValues
+
 extension JSONValue {
     /// The value at `keys` under this one, following object members only; nil
     /// when a key is missing or runs into a value that is not an object. A
@@ -47,16 +49,5 @@ extension JSONValue {
         self = .null
         defer { self = .array(elements) }
         return body(&elements)
-    }
-}
-
-extension JSONValue {
-    /// The member `name` of this object; nil when it has none or is not an
-    /// object. ``value(at:)`` of one plain name (no collection operator),
-    /// without the array of keys: the replicated records and etcd's answers
-    /// are read so.
-    public func member(_ name: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[name]
     }
 }

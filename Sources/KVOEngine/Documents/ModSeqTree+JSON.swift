@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The modSeqs as JSON, for the data directory: a node is its seq when it was
 /// replaced and not modified since and has no children (the usual case),
 /// else `{"r":replacedAt,"m":modifiedAt,"c":{key: node, …}}`. Readers take

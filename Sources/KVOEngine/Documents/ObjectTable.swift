@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Every object name that has a document, observations, or both, with what
 /// the store and the shared controller keep for it.
 ///

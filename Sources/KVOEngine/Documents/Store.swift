@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The documents kvod holds, by object name, and the daemon-wide change
 /// counter.
 ///

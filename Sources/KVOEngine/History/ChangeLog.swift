@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Where the engine records its changes so that they outlive the process.
 ///
 /// The engine does no I/O: it calls ``record(_:)`` once per change, in seq

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What `observe` with `since` delivers before it goes live: the changes
 /// after the resume point that the request's new observations match, each
 /// exactly as live dispatch sent it, in the order it sent them.

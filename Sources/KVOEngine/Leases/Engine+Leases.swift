@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Values that live as long as their owner or until a deadline: the
 /// bookkeeping a change does for them, and the deletions kvod makes itself.
 extension Engine {

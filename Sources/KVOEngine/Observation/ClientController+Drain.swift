@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What a client is sent beyond live events: held events when it drains,
 /// initial events, replayed events. Each is encoded only when it goes out,
 /// straight into the output, and only while the output has room (its
@@ -75,7 +77,7 @@ extension ClientController {
         output.removeLast(EventEncoder.eventTerminator.count)
         if coalesced > 0 {
             output.append(contentsOf: EventEncoder.coalescedLabel)
-            EventEncoder.appendDecimal(coalesced, to: &output)
+            output.append(decimal: coalesced)
         }
         if let fragment { output.append(contentsOf: fragment) }
         output.append(contentsOf: EventEncoder.eventTerminator)

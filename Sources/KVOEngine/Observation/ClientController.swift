@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Receives what a ``ClientController`` produces; the daemon's connection.
 ///
 /// The engine knows nothing of sockets: it appends events and replies to the

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Which encoding of a change's event an observation reads: its `new` and
 /// `old` option bits (0 to 3), plus 4 for the compact form. Eight in all, so
 /// a node keeps the ones its observations read as one byte

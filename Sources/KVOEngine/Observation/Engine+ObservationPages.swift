@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// The reply to `observations`: one page of the client's observations,
 /// bounded in entries (`limit`) and in bytes.
@@ -57,7 +58,7 @@ extension Engine {
         if info.isCompact {
             appendMember(.compact, to: &bytes, true)
             appendMember(.observation, to: &bytes)
-            EventEncoder.appendDecimal(info.number, to: &bytes)
+            bytes.append(decimal: info.number)
         }
         if let context = info.contextFragment { bytes.append(contentsOf: context) }
         for (name, value) in [(KVOProtocol.Field.eventsSent, info.eventsSent), (.eventsCoalesced, info.eventsCoalesced),

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Which events of an observation are sent (issue 15's quiet observers):
 /// `distinct` drops events whose value did not change, `kinds` keeps only
 /// the listed kinds, `throttle` sends at most one event per interval (the
@@ -13,9 +15,6 @@ public struct ObservationFilter: Sendable, Hashable {
     /// Whether its client acknowledges its events (`ack` in `observe`):
     /// drops nothing, but a writer's `await acknowledged` waits for it.
     public var acknowledges = false
-
-    /// The longest `throttle` accepted: one hour, in milliseconds.
-    public static let maxThrottle: UInt32 = 3_600_000
 
     public init(distinct: Bool = false, kinds: [ChangeKind]? = nil, throttle: UInt32? = nil,
                 acknowledges: Bool = false) {

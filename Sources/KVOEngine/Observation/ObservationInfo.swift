@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// One observation: a key path (or the whole document) of an object, or of
 /// every object under a prefix, observed by one client, with its options and

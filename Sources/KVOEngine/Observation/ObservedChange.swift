@@ -1,3 +1,5 @@
+import KVOValues
+
 /// One event to one observation, as the fields that go on the wire: the one
 /// place that decides what an event says. Its kind, whether it carries
 /// `new`, `old`, `indexes`, `changedKeyPath`, `cause`, `resync`, `prior` or `initial`,

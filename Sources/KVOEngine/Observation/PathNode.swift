@@ -1,3 +1,5 @@
+import KVOValues
+
 /// A node of the shared controller's index: one key path of one object, the
 /// observations made on exactly that path, and the nodes for longer paths.
 ///

@@ -1,4 +1,5 @@
 import DequeModule
+import KVOValues
 
 /// The one registry of observations (KVOController's `_FBKVOSharedController`,
 /// "a receptionist, receiving and forwarding notifications").

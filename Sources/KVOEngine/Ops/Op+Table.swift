@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 extension Op {
     /// The op's position in `Op.allCases`: its row in ``OpSpec/table``, its

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// One op's row: what every check of a request reads about its op, so that a
 /// new op is one row and one handler (xenstored's `wire_funcs`, Redis's

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 extension Operation {
     /// The op this operation is.

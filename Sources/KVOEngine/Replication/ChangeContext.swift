@@ -1,3 +1,5 @@
+import KVOValues
+
 /// What a replicated change record tells beside the change itself: who made
 /// it (the client's uid, the kvod's host), why (`cause`, for kvod's own
 /// deletions: etcd cannot tell a lease's expiry from a delete, its issue

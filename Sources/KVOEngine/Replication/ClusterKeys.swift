@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Where kvod's state lies in etcd, under `--etcd-prefix`: each object's
 /// document at `<prefix>o/<name>`, and at `<prefix>c/<name>` the record of the
 /// object's last change, put in the same `Txn` (docs/CLUSTER.md). A name is

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// `batch` over a replicated store (etcd, docs/CLUSTER.md): the whole batch is
 /// one proposal, decided as one transaction at one revision. It is tried on a

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// modSeqs over a replicated store (docs/CLUSTER.md, "modSeqs over etcd"):
 /// each change's record carries its object's tree after it, and every kvod
 /// takes that tree for the object, whether it applied the change or loaded

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// Change ops over a replicated store (etcd, docs/CLUSTER.md): the engine
 /// decides nothing itself. A change is computed against the local replica

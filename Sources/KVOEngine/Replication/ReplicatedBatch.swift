@@ -1,3 +1,5 @@
+import KVOValues
+
 /// One op of a `batch` as it travels through a replicated store (etcd,
 /// docs/CLUSTER.md): the op's compact record, its position among the batch's
 /// ops, and, when a later op of the same batch changes the same object, what

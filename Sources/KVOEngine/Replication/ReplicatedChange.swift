@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The compact record of a change that travels with the object's new document
 /// through a replicated store (etcd, docs/CLUSTER.md): enough for every kvod to
 /// derive the same ``ChangeRecord`` from its own replica, and the same events.

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// The modSeqs of an object as a proposed change leaves them, for its record
 /// in the replicated store (docs/CLUSTER.md, "modSeqs over etcd"): the tree
 /// every kvod then takes for the object, whether it follows the change or

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Requests of one client that wait, over etcd, behind its changes in
 /// flight (``ClientController/pipelined``, ``ClientController/parked``), in
 /// order, with the bytes they hold: decoded requests are memory kvod keeps

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// Writes the wire form of events, straight into bytes.
 ///
@@ -116,7 +117,7 @@ import KVOProtocol
             bytes.append(literal: LineFragment.indexesStart)
             for (position, index) in indexes.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                appendDecimal(index, to: &bytes)
+                bytes.append(decimal: index)
             }
             bytes.append(UInt8(ascii: "]"))
         }
@@ -200,29 +201,5 @@ import KVOProtocol
                             as: UInt8.self)
         }
         return position
-    }
-
-    /// Appends an integer's decimal digits without going through `String`.
-    static func appendDecimal<T: BinaryInteger, Sink: ByteSink>(_ value: T, to bytes: inout Sink) {
-        if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            appendDecimal(UInt64(value.magnitude), to: &bytes)
-            return
-        }
-        var remaining = UInt64(value)
-        if remaining < 10 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = 24
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            } while remaining > 0
-            bytes.append(bytes: UnsafeRawBufferPointer(rebasing: buffer[position...]))
-        }
     }
 }

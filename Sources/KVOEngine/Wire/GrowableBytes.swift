@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Growable bytes whose append costs its copy and little more: a client's
 /// output, and the events being encoded for it.
 ///
@@ -69,7 +71,7 @@ public struct GrowableBytes: RandomAccessCollection {
     /// One capacity check for the three parts; all 24 bytes of the words
     /// stored (no `memcpy`), `count` of them kept.
     @inline(__always)
-    mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count added: Int,
+    @usableFromInline package mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count added: Int,
                          _ trail: StaticString) {
         makeRoom(for: lead.utf8CodeUnitCount + 24 + trail.utf8CodeUnitCount)
         var target = storage.base!.advanced(by: count)
@@ -135,47 +137,4 @@ extension GrowableBytes: Equatable {
     }
 }
 
-/// What the encoders write into: a `GrowableBytes` on the hot paths, a
-/// `[UInt8]` elsewhere. Generic code is specialized for each in the module.
-protocol ByteSink {
-    mutating func append(_ byte: UInt8)
-    mutating func append(bytes: UnsafeRawBufferPointer)
-    /// Appends `lead`, the first `count` bytes (at most 24) of three words,
-    /// the first byte in the low byte of the first word (``RequestID``'s
-    /// text), then `trail`: a reply's start around its id.
-    mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count: Int, _ trail: StaticString)
-}
-
 extension GrowableBytes: ByteSink {}
-
-extension Array: ByteSink where Element == UInt8 {
-    @inline(__always)
-    mutating func append(bytes: UnsafeRawBufferPointer) {
-        append(contentsOf: bytes)
-    }
-}
-
-extension ByteSink {
-    mutating func append(_ lead: StaticString, words: (UInt64, UInt64, UInt64), count: Int, _ trail: StaticString) {
-        append(literal: lead)
-        withUnsafeBytes(of: (words.0.littleEndian, words.1.littleEndian, words.2.littleEndian)) { bytes in
-            append(bytes: UnsafeRawBufferPointer(rebasing: bytes[..<count]))
-        }
-        append(literal: trail)
-    }
-
-    /// Appends a literal's UTF-8 bytes with one copy. `append(contentsOf: "…".utf8)`
-    /// walks the string's UTF-8 view instead: on the event path that was a
-    /// tenth of the cost of a change (docs/PERFORMANCE.md).
-    @inline(__always)
-    mutating func append(literal: StaticString) {
-        append(bytes: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    /// Appends the UTF-8 bytes of `string` with one copy.
-    @inline(__always)
-    mutating func append(utf8 string: String) {
-        var string = string
-        string.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
-    }
-}

@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// Writes replies: `{"id":…,"ok":true,…}` or
 /// `{"id":…,"ok":false,"error":{"code":…,"message":…}}`, one line each.
@@ -54,7 +55,7 @@ struct ReplyEncoder {
 
     mutating func field(_ name: KVOProtocol.Field, integer: some BinaryInteger) {
         begin(name)
-        EventEncoder.appendDecimal(integer, to: &fields)
+        fields.append(decimal: integer)
     }
 
     /// Starts a field after those written (a kept `seq` first, in its place).
@@ -65,7 +66,7 @@ struct ReplyEncoder {
         if let seq = onlySeq {
             onlySeq = nil
             fields.append(literal: LineFragment.seqMember)
-            EventEncoder.appendDecimal(seq, to: &fields)
+            fields.append(decimal: seq)
             if let members = membersAfterSeq {
                 membersAfterSeq = nil
                 fields.append(contentsOf: members)
@@ -111,7 +112,7 @@ struct ReplyEncoder {
 
     /// `seq`'s digits, `members`, and the line's end.
     private static func write<Sink: ByteSink>(_ seq: UInt64, followedBy members: [UInt8], to output: inout Sink) {
-        EventEncoder.appendDecimal(seq, to: &output)
+        output.append(decimal: seq)
         members.withUnsafeBytes { output.append(bytes: $0) }
         output.append(literal: "}\n")
     }

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// One decoded request: what a client asked for, with its `id` to echo.
 /// (Made by the synthesized initializer: with one written out, every
 /// ``Request`` the decoder made was copied once more, a twentieth of a set.)

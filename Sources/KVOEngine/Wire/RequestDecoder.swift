@@ -1,3 +1,5 @@
+import KVOValues
+
 /// Turns one line into a ``Request``, reading the bytes straight into its
 /// fields (no intermediate dictionary, no Foundation: this is the hot path).
 /// Every request of every op, whatever its spelling, takes the same one pass.

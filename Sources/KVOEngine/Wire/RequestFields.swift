@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// The members of a request object as read, before they are checked.
 struct Fields {
@@ -680,7 +681,7 @@ struct Fields {
     }
 
     /// `distinct` (a boolean), `kinds` (a non-empty list of kind names) and
-    /// `throttle` (milliseconds, 1 to ``ObservationFilter/maxThrottle``).
+    /// `throttle` (milliseconds, 1 to ``ThrottleLimit/milliseconds``).
     private func observationFilter() throws(KVOEngineError) -> ObservationFilter {
         var distinctFlag = false
         switch distinct {
@@ -707,10 +708,10 @@ struct Fields {
         return ObservationFilter(distinct: distinctFlag, kinds: chosen, throttle: interval, acknowledges: acknowledges)
     }
 
-    /// `throttle`: a whole number of milliseconds, at least 1, at most ``ObservationFilter/maxThrottle``.
+    /// `throttle`: a whole number of milliseconds, at least 1, at most ``ThrottleLimit/milliseconds``.
     private func throttleInterval() throws(KVOEngineError) -> UInt32? {
         guard let throttle else { return nil }
-        let limit = ObservationFilter.maxThrottle
+        let limit = ThrottleLimit.milliseconds
         guard case .number(let number) = throttle, let milliseconds = number.intValue, milliseconds >= 1, milliseconds <= Int(limit) else {
             throw .badRequest("field \"throttle\" must be an integer of milliseconds from 1 to \(limit) (the throttle limit)")
         }

@@ -1,3 +1,5 @@
+import KVOValues
+
 /// A request's `id`, any JSON value, kept until its reply echoes it.
 ///
 /// The ids clients usually send, an integer or a printable-ASCII string

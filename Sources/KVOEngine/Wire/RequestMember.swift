@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// The members a request may have, as the decoder reads them. A member's
 /// case position is its bit in ``FieldSet`` and ``Fields/seen`` (of a

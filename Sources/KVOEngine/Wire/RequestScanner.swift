@@ -1,4 +1,5 @@
 import KVOProtocol
+import KVOValues
 
 /// The request decoder's one pass: any request, in whatever spelling its
 /// client writes it (members in any order, an `id` anywhere, whitespace

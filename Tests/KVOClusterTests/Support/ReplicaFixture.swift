@@ -1,6 +1,7 @@
 import Foundation
 import KVOCluster
 import KVOEngine
+import KVOValues
 import KVOEtcd
 import Logging
 

@@ -1,3 +1,4 @@
+import KVOValues
 import Synchronization
 import Testing
 @testable import KVOEngine

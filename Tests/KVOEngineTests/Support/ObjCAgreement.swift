@@ -1,5 +1,6 @@
 import Foundation
 @testable import KVOEngine
+import KVOValues
 
 /// Whether a ``JSONValue`` and what JSONSerialization read have the same
 /// structure and content (numbers by value, strings by scalars, byte order

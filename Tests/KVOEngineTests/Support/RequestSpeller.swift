@@ -1,5 +1,6 @@
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 
 /// Writes one request the many ways real clients do: members in any order,
 /// whitespace between tokens (`json.dumps` puts a space after every `:` and

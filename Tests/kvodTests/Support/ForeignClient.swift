@@ -4,6 +4,7 @@ import KVOTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+import KVOValues
 
 /// A client run as another user: `setpriv` drops to that user and group (with
 /// only the supplementary groups given), then `socat` connects to kvod. Lines go through

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 
 /// What the history run runs on: a 3-member etcd cluster and three kvods,
 /// one per "host". kvod 0 is given every member, its own first; kvod 1 runs

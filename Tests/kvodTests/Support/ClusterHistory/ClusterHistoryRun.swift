@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 
 /// The history run of issue 35 item 7, in rounds over one ``ClusterHistoryRig``.
 /// A round: nine ``HistoryClient``s (three per kvod: mixed, pipelining, reading) run

@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 
 /// A client of the history run, on a thread of its own, on one kvod: until
 /// the log says stop, it sets, gets, compares-and-sets and batches the key

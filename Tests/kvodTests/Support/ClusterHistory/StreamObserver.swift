@@ -1,6 +1,7 @@
 import Foundation
 import KVOEngine
 import KVOTestSupport
+import KVOValues
 
 /// An observer of every object's `a` and `b` (prefix `""`) on one kvod, on
 /// a thread of its own, keeping each event line it reads. When its

@@ -4,11 +4,12 @@
 /// Shared by ``JSONReader`` and the request scanner, which reads a string with
 /// escapes or non-ASCII text in place rather than through a second reader (a
 /// reader's set-up and its value dispatch were a fifth of such a string's cost).
-enum JSONStringBody {
+@usableFromInline
+package enum JSONStringBody {
     /// Checks the string from `position` (past its opening quote, or anywhere
     /// inside it) up to its closing quote, and leaves `position` just past
     /// that quote. Returns where its first escape is, nil when it has none.
-    static func validate(_ bytes: UnsafeRawBufferPointer, from position: inout Int) throws(JSONError) -> Int? {
+    package static func validate(_ bytes: UnsafeRawBufferPointer, from position: inout Int) throws(JSONError) -> Int? {
         var firstEscape: Int?
         while true {
             position = JSONStringScan.endOfPlainRun(in: bytes, from: position, asciiOnly: true)
@@ -32,7 +33,7 @@ enum JSONStringBody {
     /// copied as it is up to `firstEscape` (all of it when nil), its escapes
     /// decoded from there. Escapes only shorten text, so the escaped length
     /// is room enough, and up to 15 bytes make a small string with no allocation.
-    static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, firstEscape: Int?) -> String {
+    package static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, firstEscape: Int?) -> String {
         String(unsafeUninitializedCapacity: range.count) { buffer in
             let plainEnd = firstEscape ?? range.upperBound
             UnsafeMutableRawBufferPointer(buffer).copyMemory(
@@ -113,8 +114,8 @@ enum JSONStringBody {
     }
 
     /// The byte a two-character escape stands for (`\\n`: LF); nil for `u` and anything else.
-    @inline(__always)
-    static func simpleEscape(_ kind: UInt8) -> UInt8? {
+    @inlinable @inline(__always)
+    package static func simpleEscape(_ kind: UInt8) -> UInt8? {
         switch kind {
         case UInt8(ascii: "\""): 0x22
         case UInt8(ascii: "\\"): 0x5C

@@ -63,7 +63,7 @@ extension JSONError {
         JSONError("nesting deeper than \(maxDepth)", at: offset)
     }
 
-    static func duplicateMember(_ name: String, at offset: Int) -> JSONError {
+    package static func duplicateMember(_ name: String, at offset: Int) -> JSONError {
         JSONError("duplicate member \"\(name)\"", at: offset)
     }
 

@@ -2,7 +2,7 @@
 /// epoch that seq belongs to (`observe`'s `since` and `epoch`).
 public struct ResumePoint: Sendable, Hashable {
     public var seq: UInt64
-    /// The history the seq was counted in (``Engine/epoch``); nil trusts the
+    /// The history the seq was counted in (the engine's `epoch`); nil trusts the
     /// seq alone.
     public var epoch: String?
 

@@ -1,3 +1,5 @@
+import OrderedCollections
+
 /// Writes ``JSONValue``s as compact JSON text (UTF-8, no insignificant whitespace).
 ///
 /// Output goes straight into a caller's `[UInt8]`, so a reply or event can be
@@ -10,12 +12,14 @@ public enum JSONWriter {
     /// Recursive: fine for values from ``JSONReader``, whose depth is bounded by
     /// its `maxDepth`; a value built in code thousands of levels deep could
     /// exhaust the stack.
+    @inlinable
     public static func write(_ value: JSONValue, into buffer: inout [UInt8]) {
         write(value, to: &buffer)
     }
 
-    /// ``write(_:into:)`` into any byte sink (specialized for each in the module).
-    static func write<Sink: ByteSink>(_ value: JSONValue, to buffer: inout Sink) {
+    /// ``write(_:into:)`` into any byte sink (inlinable: specialized for each in the engine).
+    @inlinable
+    package static func write<Sink: ByteSink>(_ value: JSONValue, to buffer: inout Sink) {
         switch value {
         case .null:
             buffer.append(literal: "null")
@@ -51,7 +55,7 @@ public enum JSONWriter {
 
     /// Appends the decimal form of `number`.
     public static func writeNumber(_ number: Int, into buffer: inout [UInt8]) {
-        EventEncoder.appendDecimal(number, to: &buffer)
+        buffer.append(decimal: number)
     }
 
     /// Appends `string` as a quoted JSON string.
@@ -60,6 +64,7 @@ public enum JSONWriter {
     /// U+0020 (as `\n`, `\r`, `\t`, `\b`, `\f`, or `\u00XX`). Everything else,
     /// non-ASCII included, is copied as UTF-8: shorter than `\u` escapes, and a
     /// Swift `String` is always valid UTF-8.
+    @inlinable
     public static func writeString(_ string: String, into buffer: inout [UInt8]) {
         writeString(string, to: &buffer)
     }
@@ -73,7 +78,8 @@ public enum JSONWriter {
     }
 
     /// ``writeString(_:into:)`` into any byte sink.
-    static func writeString<Sink: ByteSink>(_ string: String, to buffer: inout Sink) {
+    @inlinable
+    package static func writeString<Sink: ByteSink>(_ string: String, to buffer: inout Sink) {
         buffer.append(UInt8(ascii: "\""))
         // The native storage, borrowed: `withUTF8` is mutating, and the copy
         // it needs retained and released the string's storage every time.
@@ -86,7 +92,8 @@ public enum JSONWriter {
 
     /// The body of a JSON string: runs of bytes that need no escaping are
     /// appended in bulk rather than byte by byte.
-    private static func appendEscaped<Sink: ByteSink>(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout Sink) {
+    @inlinable
+    static func appendEscaped<Sink: ByteSink>(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout Sink) {
         // Most strings need no escape: find the first byte that does a
         // word at a time, and copy the whole string at once if there is none.
         let clean = JSONStringScan.endOfPlainRun(in: UnsafeRawBufferPointer(utf8), from: 0, asciiOnly: false)
@@ -105,7 +112,8 @@ public enum JSONWriter {
         buffer.append(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart...]))
     }
 
-    private static func appendEscape<Sink: ByteSink>(for byte: UInt8, into buffer: inout Sink) {
+    @inlinable
+    static func appendEscape<Sink: ByteSink>(for byte: UInt8, into buffer: inout Sink) {
         let short: UInt8
         switch byte {
         case UInt8(ascii: "\""): short = UInt8(ascii: "\"")

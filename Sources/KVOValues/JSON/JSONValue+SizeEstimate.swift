@@ -21,5 +21,5 @@ extension JSONValue {
 
     /// What a member adds to its object's ``sizeEstimate`` besides its value:
     /// the quoted key, the colon and the separator.
-    static func memberOverhead(_ key: String) -> Int { key.utf8.count + 4 }
+    package static func memberOverhead(_ key: String) -> Int { key.utf8.count + 4 }
 }

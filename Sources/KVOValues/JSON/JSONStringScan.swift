@@ -8,14 +8,17 @@
 /// zero byte" trick) look at eight bytes in about as many instructions, and
 /// the byte loop only runs over the last few bytes and the word that holds
 /// the byte found.
-enum JSONStringScan {
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
+///
+/// `@inlinable`: the engine's request scanner and encoders inline it across the module boundary.
+@usableFromInline
+package enum JSONStringScan {
+    @inlinable static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @inlinable static var highs: UInt64 { 0x8080_8080_8080_8080 }
 
     /// The offset of the first byte at or after `start` that ends a plain
     /// run, or `bytes.count` when there is none.
-    @inline(__always)
-    static func endOfPlainRun(in bytes: UnsafeRawBufferPointer, from start: Int, asciiOnly: Bool) -> Int {
+    @inlinable @inline(__always)
+    package static func endOfPlainRun(in bytes: UnsafeRawBufferPointer, from start: Int, asciiOnly: Bool) -> Int {
         var cursor = start
         let count = bytes.count
         if let base = bytes.baseAddress {
@@ -41,8 +44,8 @@ enum JSONStringScan {
     /// above the lowest special one, never below it: a borrow only spreads
     /// upwards from a byte that is itself flagged. So the result is zero
     /// exactly when no byte is special, and its lowest bit marks the first.
-    @inline(__always)
-    private static func specialBytes(_ word: UInt64, asciiOnly: Bool) -> UInt64 {
+    @inlinable @inline(__always)
+    static func specialBytes(_ word: UInt64, asciiOnly: Bool) -> UInt64 {
         let quote = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
         let backslash = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
         // Bytes below 0x20: subtracting 0x20 borrows into the high bit only
@@ -53,8 +56,8 @@ enum JSONStringScan {
     }
 
     /// Non-zero exactly when some byte of `word` is zero.
-    @inline(__always)
-    private static func hasZeroByte(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func hasZeroByte(_ word: UInt64) -> UInt64 {
         (word &- ones) & ~word & highs
     }
 }
