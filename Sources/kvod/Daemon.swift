@@ -259,13 +259,15 @@ final class Daemon {
 
     private func watchSignals() throws(DaemonError) {
         var watched = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")]
-        if configuration.ignoresHangUp { watched.append((SIGHUP, "SIGHUP")) }
+        if configuration.ignoresHangUp || configuration.httpTokensFile != nil { watched.append((SIGHUP, "SIGHUP")) }
         UVSignal.unblock(watched.map(\.0))
         for (number, name) in watched {
             let signal = UVSignal(loop: loop)
             do {
                 try signal.start(signal: number) { [unowned self] in
-                    if number == SIGHUP {
+                    if number == SIGHUP, self.configuration.httpTokensFile != nil {
+                        self.reloadHTTPTokens()
+                    } else if number == SIGHUP {
                         self.logger.notice("SIGHUP ignored: kvod has nothing to reload (its options are read at start; restart to change them)")
                     } else {
                         self.receivedShutdownSignal(name)
@@ -342,6 +344,19 @@ final class Daemon {
         }
         http = gateway
         logger.info("serving HTTP on \(gateway.scheme)://\(gateway.address)")
+    }
+
+    /// SIGHUP with `--http-tokens`: reads the file again; a file that cannot be
+    /// used leaves the tokens as they were.
+    private func reloadHTTPTokens() {
+        guard let file = configuration.httpTokensFile else { return }
+        do {
+            let tokens = try HTTPTokens(path: file.path, allowRoot: file.allowRoot)
+            http?.replaceTokens(tokens)
+            logger.notice("SIGHUP: read \(tokens.count) HTTP token(s) from \(file.path)")
+        } catch {
+            logger.error("SIGHUP: --http-tokens \(file.path) not reloaded, the tokens stay as they were: \(error)")
+        }
     }
 
     /// Why kvod is not ready to serve its data (`/readyz`), or nil.

@@ -83,6 +83,8 @@ struct DaemonConfiguration: Sendable {
     var httpEndpoint: HTTPEndpoint?
     /// Who each `--http-tokens` token acts as; nil: no token is valid.
     var httpTokens: HTTPTokens?
+    /// Where they were read from, read again on SIGHUP.
+    var httpTokensFile: (path: String, allowRoot: Bool)?
     /// `--http-cert` and `--http-key`: HTTP over TLS.
     var httpTLS: (certificateFile: String, keyFile: String)?
     /// How long an HTTP request may take to arrive (`--http-request-timeout`).

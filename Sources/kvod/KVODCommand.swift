@@ -213,7 +213,8 @@ struct KVODCommand: ParsableCommand {
         discussion: """
             SUBJECT is uid:N, gid:N, user:NAME or group:NAME, whom a request with that token acts as \
             (the --policy grants and the per-uid limits are its); SHA256HEX is the token's SHA-256, so \
-            the file holds no secret. The file must be mode 0600. Without it every /v1 request gets 401.
+            the file holds no secret. The file must be mode 0600; SIGHUP reads it again. Without it every \
+            /v1 request gets 401.
             """,
         valueName: "file"))
     var httpTokens: String?
@@ -427,6 +428,7 @@ struct KVODCommand: ParsableCommand {
             if let httpTokens {
                 do {
                     configuration.httpTokens = try HTTPTokens(path: httpTokens, allowRoot: httpAllowRootToken)
+                    configuration.httpTokensFile = (httpTokens, httpAllowRootToken)
                 } catch {
                     throw DaemonError.badTokens(error.description)
                 }

@@ -420,4 +420,27 @@ import Testing
                                            headers: ["Origin: https://evil.example", "Access-Control-Request-Method: PUT"])
         #expect(otherPreflight.status == 405 && otherPreflight.headers["access-control-allow-origin"] == nil)
     }
+
+    @Test func sighupReadsTheTokensAgainAndABrokenFileLeavesThemAsTheyWere() throws {
+        let (kvod, base) = try Self.start()
+        let tokens = try #require(Self.tokensPath(of: kvod))
+        #expect(try Self.call("GET", base + "/v1/info").status == 200)
+        try "uid:\(getuid()) \(Self.sha256Hex("second"))\n".write(toFile: tokens, atomically: false, encoding: .utf8)
+        kvod.signal(SIGHUP)
+        _ = try kvod.waitForLog(containing: "SIGHUP: read 1 HTTP token(s)")
+        #expect(try Self.call("GET", base + "/v1/info").status == 401)
+        #expect(try Self.call("GET", base + "/v1/info", token: "second").status == 200)
+        chmod(tokens, 0o644)
+        kvod.signal(SIGHUP)
+        _ = try kvod.waitForLog(containing: "not reloaded, the tokens stay as they were")
+        #expect(try Self.call("GET", base + "/v1/info", token: "second").status == 200)
+        #expect(try kvod.terminate() == 0)
+    }
+
+    /// The tokens file `start` made for `kvod`, from its command line.
+    static func tokensPath(of kvod: KVODProcess) -> String? {
+        let arguments = kvod.process.arguments
+        guard let index = arguments.firstIndex(of: "--http-tokens"), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
 }

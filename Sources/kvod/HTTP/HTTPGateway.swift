@@ -10,7 +10,7 @@ import KVOEngine
 final class HTTPGateway {
     private unowned let daemon: Daemon
     private let server: H2OServer
-    private let tokens: HTTPTokens?
+    private var tokens: HTTPTokens?
     /// Where it listens, as `host:port` with the port bound.
     private(set) var address = ""
     /// Requests handed to a connection and not gone yet, by key.
@@ -47,6 +47,11 @@ final class HTTPGateway {
             [unowned self] in
             for watch in self.watches.values { watch.sendHeartbeat() }
         }
+    }
+
+    /// Takes the tokens of a reloaded `--http-tokens` file (SIGHUP), for the requests that come next.
+    func replaceTokens(_ tokens: HTTPTokens) {
+        self.tokens = tokens
     }
 
     /// How many HTTP connections may be open at once.
