@@ -56,6 +56,9 @@ let package = Package(
             cSettings: [.define("H2O_USE_LIBUV", to: "1")],
             linkerSettings: [.linkedLibrary("h2o"), .linkedLibrary("uv"), .linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
+        // SHA-256 from OpenSSL's libcrypto: kvod's HTTP tokens are compared, and kvoctl's
+        // `token new` stored, by their digest.
+        .target(name: "CSHA256", linkerSettings: [.linkedLibrary("crypto")]),
         // The protocol's names (ops, fields, error codes, event kinds) and the one request
         // encoder of KVOClient, kvoctl and kvod-bench. No dependencies, no Foundation.
         .target(name: "KVOProtocol"),
@@ -102,6 +105,7 @@ let package = Package(
                 "KVOCluster",
                 "CLibUV",
                 "CH2O",
+                "CSHA256",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -156,7 +160,8 @@ let package = Package(
             name: "kvoctl",
             dependencies: [
                 // KVOStorage: `backup` checks the file it wrote as kvod checks a backup it restores.
-                "KVOClient", "KVOValues", "KVOProtocol", "KVOStorage", "KVOBuildInfo", "CMktemp",
+                // CSHA256: `token new` prints the digest of the token it makes.
+                "KVOClient", "KVOValues", "KVOProtocol", "KVOStorage", "KVOBuildInfo", "CMktemp", "CSHA256",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

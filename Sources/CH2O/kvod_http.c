@@ -3,7 +3,6 @@
 
 #include <h2o.h>
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,11 +190,6 @@ void kvod_http_on_gone(kvod_http_request *request, kvod_http_gone_cb gone, void 
     watch->gone = gone;
     watch->context = context;
     watch->key = key;
-}
-
-void kvod_http_sha256(const void *bytes, size_t length, uint8_t *digest) {
-    unsigned int size = 32;
-    EVP_Digest(bytes, length, digest, &size, EVP_sha256(), NULL);
 }
 
 /// A streamed response's generator, with the bytes H2O is writing (it keeps

@@ -46,7 +46,7 @@ struct KVOCtl: AsyncParsableCommand, ConnectingCommand {
             SetCommand.self, GetCommand.self, DeleteCommand.self, InsertCommand.self, RemoveCommand.self,
             ReplaceCommand.self, IncrCommand.self, BatchCommand.self, ObserveCommand.self, ListCommand.self,
             InfoCommand.self, PingCommand.self,
-            MetricsCommand.self, BackupCommand.self, RawCommand.self,
+            MetricsCommand.self, BackupCommand.self, TokenCommand.self, RawCommand.self,
         ])
 
     @OptionGroup var connection: ConnectionOptions

@@ -443,4 +443,23 @@ import Testing
         guard let index = arguments.firstIndex(of: "--http-tokens"), index + 1 < arguments.count else { return nil }
         return arguments[index + 1]
     }
+
+    @Test func kvoctlMakesATokenAndTheLineThatLetsItIn() throws {
+        let kvoctl = KVODProcess.productsDirectory.appendingPathComponent("kvoctl")
+        let made = try CommandRun.run(kvoctl, ["token", "new", "uid:\(getuid())"])
+        #expect(made.status == 0 && made.lines.count == 2, "\(made.stderr)")
+        let token = made.lines[0], line = made.lines[1]
+        #expect(token.count == 43 && token.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        #expect(line == "uid:\(getuid()) \(try Self.sha256Hex(token))")
+        let other = try CommandRun.run(kvoctl, ["token", "new", "uid:\(getuid())"])
+        #expect(other.lines.first != token)
+        let folder = try TemporaryDirectory.make()
+        try (line + "\n").write(toFile: folder + "/tokens", atomically: true, encoding: .utf8)
+        chmod(folder + "/tokens", 0o600)
+        let kvod = try KVODProcess(arguments: ["--http", "127.0.0.1:0", "--http-tokens", folder + "/tokens", "--http-allow-root-token"])
+        let logged = try kvod.waitForLog(containing: "serving HTTP on ")
+        let base = String(logged[logged.range(of: "http://")!.lowerBound...])
+        #expect(try Self.call("GET", base + "/v1/info", token: token).status == 200)
+        #expect(try CommandRun.run(kvoctl, ["token", "new", "someone"]).status == 2)
+    }
 }

@@ -65,8 +65,4 @@ void kvod_http_stream_start(kvod_http_request *request, int status, const char *
 /// Sends a part of a streamed response (copied); `final` ends it.
 void kvod_http_stream_send(kvod_http_request *request, const void *bytes, size_t length, int final);
 
-/// SHA-256 of `length` bytes into `digest` (32 bytes), with OpenSSL's libcrypto:
-/// a token is compared by its digest, as `--http-tokens` holds it.
-void kvod_http_sha256(const void *bytes, size_t length, uint8_t *digest);
-
 #endif

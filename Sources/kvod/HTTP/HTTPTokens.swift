@@ -37,7 +37,7 @@ struct HTTPTokens {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].drop { $0 == " " }
-        return credentialsByDigest[SHA256.hex(of: Array(token.utf8))]
+        return credentialsByDigest[TokenDigest.hex(of: token.utf8)]
     }
 
     private static func readPrivateFile(_ path: String) throws(HTTPTokenFile.Problem) -> String {
