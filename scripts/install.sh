@@ -87,7 +87,8 @@ EOF
 fi
 PATH="$(dirname "$swift"):$PATH"
 # The Swift runtime and Foundation are linked in, so the installed binaries
-# need only glibc, libstdc++, libuv and libsqlite3, not this machine's toolchain.
+# need only glibc, libstdc++ and the libraries install-deps.sh --run names (libuv, libsqlite3,
+# libcurl, libh2o and its OpenSSL), not this machine's toolchain.
 swift_build=("$swift" build -c release --static-swift-stdlib --scratch-path "$build_dir")
 if [ "$build" -eq 1 ]; then
   echo "install.sh: building ${products[*]} in $build_dir as $builder with $swift"
