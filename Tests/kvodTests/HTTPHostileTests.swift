@@ -7,61 +7,34 @@ import Testing
 /// Issue 31 item 8: what a hostile or broken HTTP client gets (a clear status
 /// or a close) and that the socket's clients do not notice it.
 @Suite struct HTTPHostileTests {
-    /// A raw TCP connection to kvod's HTTP port: bytes in, whatever comes back until kvod closes it.
-    final class RawConnection {
-        let fd: Int32
-
-        init(port: UInt16) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw TestFailure("cannot connect: errno \(errno)") }
-        }
-
-        deinit { close(fd) }
-
-        func send(_ text: String) { send(Array(text.utf8)) }
-
-        func send(_ bytes: [UInt8]) {
-            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        }
-
-        /// Everything kvod sends until it closes the connection; throws after `timeout` seconds without the close.
-        func readUntilClosed(timeout: Double) throws -> String {
-            var received: [UInt8] = []
-            let deadline = Date().addingTimeInterval(timeout)
-            while true {
-                let left = deadline.timeIntervalSinceNow
-                guard left > 0 else { throw TestFailure("kvod kept the connection open; had \(String(decoding: received, as: UTF8.self))") }
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if count <= 0 { return String(decoding: received, as: UTF8.self) }
-                received += chunk[..<count]
-            }
+    /// What kvod sends on `connection` until it closes it; throws after `timeout` seconds without the close.
+    static func readUntilClosed(_ connection: LoopbackTCPConnection, timeout: Double) throws -> String {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { throw TestFailure("kvod kept the connection open; had \(String(decoding: received, as: UTF8.self))") }
+            var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            guard let chunk = connection.receive() else { return String(decoding: received, as: UTF8.self) }
+            received += chunk
         }
     }
 
     @Test func malformedAndOversizedRequestsGetAStatusOrACloseAndOthersGoOn() throws {
         let (kvod, base) = try HTTPTests.start(arguments: ["--max-line-bytes", "1024"])
         let port = try HTTPTests.port(of: base)
-        let garbage = try RawConnection(port: port)
+        let garbage = try LoopbackTCPConnection(port: port)
         garbage.send("NOT HTTP AT ALL\r\n\r\n")
-        #expect(try garbage.readUntilClosed(timeout: 10).hasPrefix("HTTP/1.1 400"))
+        #expect(try Self.readUntilClosed(garbage, timeout: 10).hasPrefix("HTTP/1.1 400"))
         // 64 KB of headers is within H2O's bound: answered.
-        let big = try RawConnection(port: port)
+        let big = try LoopbackTCPConnection(port: port)
         big.send("GET /healthz HTTP/1.1\r\nConnection: close\r\nX-Big: " + String(repeating: "a", count: 65_536) + "\r\n\r\n")
-        #expect(try big.readUntilClosed(timeout: 10).hasPrefix("HTTP/1.1 200"))
+        #expect(try Self.readUntilClosed(big, timeout: 10).hasPrefix("HTTP/1.1 200"))
         // Past it (about 417 KB): a 4xx, or a close.
-        let huge = try RawConnection(port: port)
+        let huge = try LoopbackTCPConnection(port: port)
         huge.send("GET /healthz HTTP/1.1\r\nX-Huge: " + String(repeating: "a", count: 600_000) + "\r\n\r\n")
-        let hugeAnswer = try huge.readUntilClosed(timeout: 10)
+        let hugeAnswer = try Self.readUntilClosed(huge, timeout: 10)
         #expect(hugeAnswer.isEmpty || hugeAnswer.hasPrefix("HTTP/1.1 4"), "\(hugeAnswer.prefix(80))")
         let large = try HTTPTests.call("PUT", base + "/v1/objects/a/b", body: "\"" + String(repeating: "x", count: 2_000) + "\"")
         #expect(large.status == 413)
@@ -73,22 +46,22 @@ import Testing
     @Test func aSenderTooSlowIsClosedAtTheRequestTimeout() throws {
         let (kvod, base) = try HTTPTests.start(arguments: ["--http-request-timeout", "1"])
         defer { withExtendedLifetime(kvod) {} }
-        let slow = try RawConnection(port: try HTTPTests.port(of: base))
+        let slow = try LoopbackTCPConnection(port: try HTTPTests.port(of: base))
         slow.send("GET /healthz HTTP/1.1\r\nHost: kv")
         let started = Date()
-        _ = try slow.readUntilClosed(timeout: 10)
+        _ = try Self.readUntilClosed(slow, timeout: 10)
         #expect(Date().timeIntervalSince(started) >= 0.5)
         // An idle keep-alive connection goes the same way.
-        let idle = try RawConnection(port: try HTTPTests.port(of: base))
+        let idle = try LoopbackTCPConnection(port: try HTTPTests.port(of: base))
         idle.send("GET /healthz HTTP/1.1\r\nHost: kvod\r\n\r\n")
-        #expect(try idle.readUntilClosed(timeout: 10).hasPrefix("HTTP/1.1 200"))
+        #expect(try Self.readUntilClosed(idle, timeout: 10).hasPrefix("HTTP/1.1 200"))
     }
 
     @Test func aWatchThatNeverReadsHasItsEventsCoalescedAndTheWriterGoesOn() throws {
         let (kvod, base) = try HTTPTests.start(arguments: ["--output-hard-limit", "256k", "--output-soft-limit", "128k"])
         let port = try HTTPTests.port(of: base)
         // A receive buffer as small as Linux allows, never read.
-        let stuck = try RawConnection(port: port)
+        let stuck = try LoopbackTCPConnection(port: port)
         var small: Int32 = 4096
         setsockopt(stuck.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         stuck.send("GET /v1/watch?object=big&keyPath=v HTTP/1.0\r\nAuthorization: Bearer \(HTTPTests.token)\r\n\r\n")

@@ -188,31 +188,16 @@ import Testing
     /// A keep-alive connection that asks for /healthz once: the status line's
     /// answer, or nil when kvod closed it without one.
     final class HealthConnection {
-        let fd: Int32
+        let connection: LoopbackTCPConnection
 
         init(port: UInt16) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var limit = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw TestFailure("cannot connect: errno \(errno)") }
+            connection = try LoopbackTCPConnection(port: port)
         }
 
-        deinit { close(fd) }
-
         func askHealth() -> String? {
-            let request = Array("GET /healthz HTTP/1.1\r\nHost: kvod\r\n\r\n".utf8)
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return nil }
-            return String(decoding: buffer[..<count], as: UTF8.self).components(separatedBy: "\r\n").first
+            connection.send("GET /healthz HTTP/1.1\r\nHost: kvod\r\n\r\n")
+            guard let answer = connection.receive() else { return nil }
+            return String(decoding: answer, as: UTF8.self).components(separatedBy: "\r\n").first
         }
     }
 
@@ -235,30 +220,16 @@ import Testing
 
     /// A watch read over HTTP/1.0 (its body not chunked): the status line, then one Server-Sent Event at a time.
     final class EventReader {
-        let fd: Int32
+        let connection: LoopbackTCPConnection
         private var buffer: [UInt8] = []
         private(set) var statusLine = ""
 
         init(port: UInt16, target: String, headers: [String]) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var limit = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw TestFailure("cannot connect: errno \(errno)") }
-            let request = Array((["GET \(target) HTTP/1.0", "Host: kvod"] + headers).joined(separator: "\r\n").utf8)
-                + Array("\r\n\r\n".utf8)
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            connection = try LoopbackTCPConnection(port: port)
+            connection.send((["GET \(target) HTTP/1.0", "Host: kvod"] + headers).joined(separator: "\r\n") + "\r\n\r\n")
             let head = try read(until: Array("\r\n\r\n".utf8))
             statusLine = head.components(separatedBy: "\r\n").first ?? ""
         }
-
-        deinit { close(fd) }
 
         /// The text up to `separator`, waiting for it (10 s at most).
         private func read(until separator: [UInt8]) throws -> String {
@@ -268,10 +239,10 @@ import Testing
                     buffer.removeSubrange(..<range.upperBound)
                     return text
                 }
-                var chunk = [UInt8](repeating: 0, count: 4096)
-                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { throw TestFailure("the stream ended or said nothing for 10 s; had \(String(decoding: buffer, as: UTF8.self))") }
-                buffer += chunk[..<count]
+                guard let chunk = connection.receive() else {
+                    throw TestFailure("the stream ended or said nothing for 10 s; had \(String(decoding: buffer, as: UTF8.self))")
+                }
+                buffer += chunk
             }
         }
 

@@ -10,9 +10,8 @@ final class HTTPEventStream: ClientStream {
     let key: UInt64
     private let request: H2ORequest
     private unowned let server: H2OServer
-    private var requestLine: [UInt8]
+    private var input: HTTPRequestLine
     private var framer: HTTPEventFramer
-    private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
     private enum Phase { case awaitingReply, streaming, ended }
     private var phase = Phase.awaitingReply
     /// Output up to the next newline.
@@ -42,21 +41,17 @@ final class HTTPEventStream: ClientStream {
         self.headers = headers
         self.request = request
         self.server = server
-        self.requestLine = requestLine
+        input = HTTPRequestLine(requestLine)
         framer = HTTPEventFramer(resumed: resumed)
     }
 
     func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
                       onEnd: @escaping (UVError?) -> Void) throws(UVError) {
-        self.onBytes = onBytes
+        input.connectionReads(onBytes)
     }
 
     /// Hands the `observe` line to the connection.
-    func sendRequest() {
-        let line = requestLine
-        requestLine = []
-        line.withUnsafeBytes { onBytes?($0) }
-    }
+    func sendRequest() { input.send() }
 
     func stopReading() {}
     func resumeReading() throws(UVError) {}
@@ -144,7 +139,7 @@ final class HTTPEventStream: ClientStream {
     func shutdownThenClose(onClosed: (() -> Void)?) { close(onClosed: onClosed) }
 
     func close(onClosed: (() -> Void)?) {
-        onBytes = nil
+        input.end()
         if isRequestAlive {
             switch phase {
             case .awaitingReply:

@@ -7,8 +7,7 @@
 final class HTTPExchange: ClientStream {
     /// Names the exchange in ``HTTPGateway``'s table and H2O's gone callback.
     let key: UInt64
-    private var requestLine: [UInt8]
-    private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
+    private var input: HTTPRequestLine
     /// Output up to the reply's newline.
     private var output: [UInt8] = []
     private var isAnswered = false
@@ -23,21 +22,17 @@ final class HTTPExchange: ClientStream {
 
     init(key: UInt64, requestLine: [UInt8], answer: @escaping ([UInt8]?) -> Void) {
         self.key = key
-        self.requestLine = requestLine
+        input = HTTPRequestLine(requestLine)
         self.answer = answer
     }
 
     func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
                       onEnd: @escaping (UVError?) -> Void) throws(UVError) {
-        self.onBytes = onBytes
+        input.connectionReads(onBytes)
     }
 
     /// Hands the request line to the connection (once it has started reading).
-    func sendRequest() {
-        let line = requestLine
-        requestLine = []
-        line.withUnsafeBytes { onBytes?($0) }
-    }
+    func sendRequest() { input.send() }
 
     func stopReading() {}
     func resumeReading() throws(UVError) {}
@@ -56,7 +51,7 @@ final class HTTPExchange: ClientStream {
     func shutdownThenClose(onClosed: (() -> Void)?) { close(onClosed: onClosed) }
 
     func close(onClosed: (() -> Void)?) {
-        onBytes = nil
+        input.end()
         if !isAnswered {
             isAnswered = true
             answer(nil)

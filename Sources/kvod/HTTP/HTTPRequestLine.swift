@@ -1,0 +1,27 @@
+/// The input side of an HTTP request's ``ClientStream``: the one request line
+/// it becomes, handed to its connection once that reads.
+struct HTTPRequestLine {
+    private var line: [UInt8]
+    private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
+
+    init(_ line: [UInt8]) {
+        self.line = line
+    }
+
+    /// The connection started reading (``ClientStream/startReading(onBytes:onEnd:)``).
+    mutating func connectionReads(_ onBytes: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.onBytes = onBytes
+    }
+
+    /// Hands the line over, once.
+    mutating func send() {
+        let sent = line
+        line = []
+        sent.withUnsafeBytes { onBytes?($0) }
+    }
+
+    /// The connection closed: nothing more goes to it.
+    mutating func end() {
+        onBytes = nil
+    }
+}
