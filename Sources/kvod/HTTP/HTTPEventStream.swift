@@ -6,11 +6,11 @@ import KVODCore
 /// (``HTTPEventFramer``). What H2O has not yet written counts as the
 /// connection's queued output, so a stream that does not keep up meets the
 /// socket's slow-reader policy and output limits. Loop-confined.
-final class HTTPEventStream: ClientStream {
+final class HTTPEventStream: HTTPRequestStream {
     let key: UInt64
     private let request: H2ORequest
     private unowned let server: H2OServer
-    private var input: HTTPRequestLine
+    var input: HTTPRequestLine
     private var framer: HTTPEventFramer
     private enum Phase { case awaitingReply, streaming, ended }
     private var phase = Phase.awaitingReply
@@ -44,17 +44,6 @@ final class HTTPEventStream: ClientStream {
         input = HTTPRequestLine(requestLine)
         framer = HTTPEventFramer(resumed: resumed)
     }
-
-    func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
-                      onEnd: @escaping (UVError?) -> Void) throws(UVError) {
-        input.connectionReads(onBytes)
-    }
-
-    /// Hands the `observe` line to the connection.
-    func sendRequest() { input.send() }
-
-    func stopReading() {}
-    func resumeReading() throws(UVError) {}
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard phase != .ended, isRequestAlive else { return }

@@ -4,10 +4,10 @@
 /// through what a socket client's does: decoding, the op table, the policy,
 /// output held until its change is committed, replies that wait for etcd.
 /// Loop-confined.
-final class HTTPExchange: ClientStream {
+final class HTTPExchange: HTTPRequestStream {
     /// Names the exchange in ``HTTPGateway``'s table and H2O's gone callback.
     let key: UInt64
-    private var input: HTTPRequestLine
+    var input: HTTPRequestLine
     /// Output up to the reply's newline.
     private var output: [UInt8] = []
     private var isAnswered = false
@@ -25,17 +25,6 @@ final class HTTPExchange: ClientStream {
         input = HTTPRequestLine(requestLine)
         self.answer = answer
     }
-
-    func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
-                      onEnd: @escaping (UVError?) -> Void) throws(UVError) {
-        input.connectionReads(onBytes)
-    }
-
-    /// Hands the request line to the connection (once it has started reading).
-    func sendRequest() { input.send() }
-
-    func stopReading() {}
-    func resumeReading() throws(UVError) {}
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard !isAnswered else { return }

@@ -25,3 +25,22 @@ struct HTTPRequestLine {
         onBytes = nil
     }
 }
+
+/// A ``ClientStream`` whose input is one request line: an HTTP request's
+/// (``HTTPExchange``, ``HTTPEventStream``).
+protocol HTTPRequestStream: ClientStream {
+    var input: HTTPRequestLine { get set }
+}
+
+extension HTTPRequestStream {
+    func startReading(onBytes: @escaping (UnsafeRawBufferPointer) -> Void,
+                      onEnd: @escaping (UVError?) -> Void) throws(UVError) {
+        input.connectionReads(onBytes)
+    }
+
+    /// Hands the request line to the connection, once it reads.
+    func sendRequest() { input.send() }
+
+    func stopReading() {}
+    func resumeReading() throws(UVError) {}
+}
