@@ -433,4 +433,22 @@ import Testing
         #expect(try Self.call("GET", base + "/v1/info", token: token).status == 200)
         #expect(try CommandRun.run(kvoctl, ["token", "new", "someone"]).status == 2)
     }
+
+    @Test func eachGroupTokenHasAConnectionLimitOfItsOwn() throws {
+        let folder = try TemporaryDirectory.make()
+        try "gid:100 \(try Self.sha256Hex("staff"))\ngid:200 \(try Self.sha256Hex("ops"))\n"
+            .write(toFile: folder + "/tokens", atomically: true, encoding: .utf8)
+        chmod(folder + "/tokens", 0o600)
+        let kvod = try KVODProcess(arguments: ["--http", "127.0.0.1:0", "--http-tokens", folder + "/tokens",
+                                               "--max-connections-per-uid", "1"])
+        let logged = try kvod.waitForLog(containing: "serving HTTP on ")
+        let base = String(logged[logged.range(of: "http://")!.lowerBound...])
+        // A watch holds the one connection gid 100 may have.
+        let watch = try EventReader(port: try Self.port(of: base), target: "/v1/watch?object=o",
+                                    headers: ["Authorization: Bearer staff"])
+        #expect(watch.statusLine == "HTTP/1.1 200 OK")
+        #expect(try Self.call("GET", base + "/v1/info", token: "staff").status == 429)
+        #expect(try Self.call("GET", base + "/v1/info", token: "ops").status == 200)
+        withExtendedLifetime(watch) {}
+    }
 }

@@ -12,8 +12,13 @@ struct HTTPTokens {
     /// A token's SHA-256 (lower-case hex) to who it acts as.
     private var credentialsByDigest: [String: (subject: String, credentials: PeerCredentials)] = [:]
 
-    /// The uid a `gid:`/`group:` token acts with: no user's.
+    /// The uid of no user (`/metrics` without a token).
     static let noUser = UInt32.max
+
+    /// The uid a `gid:`/`group:` token acts with: no user's (uids of users stay
+    /// below 2^31), one per group, so that each group subject has a
+    /// `--max-connections-per-uid` of its own.
+    static func groupSubjectUID(_ gid: UInt32) -> UInt32 { 0x8000_0000 | (gid & 0x7FFF_FFFF) }
 
     /// Reads `path`: it must be a regular file that only its owner may read or
     /// write (0600 or stricter), every subject known to this machine, and a
@@ -81,13 +86,13 @@ struct HTTPTokens {
             }
             return user.credentials
         case .gid(let gid):
-            return PeerCredentials(pid: 0, uid: noUser, gid: gid, groups: [gid])
+            return PeerCredentials(pid: 0, uid: groupSubjectUID(gid), gid: gid, groups: [gid])
         case .group(let name):
             guard let group = getgrnam(name) else {
                 throw HTTPTokenFile.Problem(description: "\(subject): no such group on this machine")
             }
             let gid = group.pointee.gr_gid
-            return PeerCredentials(pid: 0, uid: noUser, gid: gid, groups: [gid])
+            return PeerCredentials(pid: 0, uid: groupSubjectUID(gid), gid: gid, groups: [gid])
         }
     }
 }
