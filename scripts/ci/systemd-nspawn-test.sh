@@ -2,7 +2,8 @@
 # kvod under a real systemd: boots a minimal Debian in systemd-nspawn, installs
 # kvod there with scripts/install.sh, and checks the service end to end:
 # socket activation, a set/observe round trip, its own user, who may connect,
-# a log level set in /etc/default/kvod, data kept across a restart, a clean journal, a hung kvod restarted by the watchdog, and a stop that
+# a log level set in /etc/default/kvod, data kept across a restart, a clean journal, a hung kvod restarted by the watchdog,
+# HTTP with the drop-in kvod-http.conf (and none without it), and a stop that
 # leaves nothing behind. Any failed check fails the script, loudly.
 #
 # The container's root comes from scripts/ci/nspawn-rootfs.sh (debootstrap,
@@ -197,6 +198,47 @@ expect "kvod removed the socket it bound" "" "$(inside find /run/kvod -mindepth 
 inside systemctl start kvod.socket
 grep -q '"ok":true' <<<"$(round_trip root)" || fail "socket activation after running alone"
 ok "socket activation works again after kvod ran alone"
+
+# ---------------------------------------------------------------- HTTP with the drop-in
+say "HTTP with the drop-in kvod-http.conf"
+# http_get PATH: the body of GET PATH from kvod's HTTP inside the container,
+# through bash's /dev/tcp (the container has no curl); HTTP/1.0, so that the
+# body is not chunked and the connection ends with it.
+http_get() {
+  inside timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/8080 &&
+    printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" "$1" >&3 &&
+    sed "1,/^\r\$/d" <&3 | tr -d "\r"' http_get "$1"
+}
+expect "as installed, kvod.service has no network" "yes AF_UNIX" \
+  "$(show PrivateNetwork kvod.service) $(show RestrictAddressFamilies kvod.service)"
+[ -s "$machine/usr/local/share/kvod/kvod-http.conf" ] || fail "install.sh did not install /usr/local/share/kvod/kvod-http.conf"
+if body=$(http_get /healthz 2>&1); then fail "something answers HTTP on 127.0.0.1:8080 without the drop-in: $body"; fi
+ok "without the drop-in nothing listens on 127.0.0.1:8080"
+# As OPERATIONS.md says: copy it into kvod.service.d and restart kvod.
+inside install -D -m 0644 /usr/local/share/kvod/kvod-http.conf /etc/systemd/system/kvod.service.d/http.conf
+inside systemctl daemon-reload
+since=$(inside date '+%Y-%m-%d %H:%M:%S')
+inside systemctl restart kvod.service
+expect "with the drop-in: the host's network, IP families, loopback only" "no AF_INET AF_INET6 AF_UNIX" \
+  "$(show PrivateNetwork kvod.service) $(show RestrictAddressFamilies kvod.service | tr ' ' '\n' | sort | xargs)"
+expect "IPAddressDeny=any stays, IPAddressAllow=localhost" "0.0.0.0/0 ::/0 | 127.0.0.0/8 ::1/128" \
+  "$(show IPAddressDeny kvod.service) | $(show IPAddressAllow kvod.service)"
+expect "the rest of the hardening stays (ProtectSystem=strict, User=kvod)" "strict kvod" \
+  "$(show ProtectSystem kvod.service) $(show User kvod.service)"
+answers_healthz() { [ "$(http_get /healthz)" == ok ]; }
+wait_for "GET http://127.0.0.1:8080/healthz answers ok" 20 answers_healthz
+expect "GET /readyz answers ready" ready "$(http_get /readyz)"
+inside journalctl -b --no-pager -o cat -u kvod.service --since "$since" | grep -q 'serving HTTP on http://127.0.0.1:8080' ||
+  fail "kvod does not log that it serves HTTP on 127.0.0.1:8080"
+ok "kvod logs: $(inside journalctl -b --no-pager -o cat -u kvod.service --since "$since" | grep -m1 'serving HTTP on')"
+grep -q '"ok":true' <<<"$(round_trip root)" || fail "with HTTP on, the Unix socket does not serve"
+ok "the Unix socket serves as before"
+warnings=$(inside journalctl -b --no-pager -o cat -p warning --since "$since" | grep -i kvod || true)
+expect "no warning in the journal mentions kvod since the restart with the drop-in" "" "$warnings"
+inside rm -r /etc/systemd/system/kvod.service.d
+inside systemctl daemon-reload
+inside systemctl restart kvod.service
+expect "without the drop-in again, kvod.service has no network" yes "$(show PrivateNetwork kvod.service)"
 
 # ---------------------------------------------------------------- stop
 say "systemctl stop"

@@ -10,7 +10,8 @@
 # - both again with the HTTP drop-in systemd/kvod-http.conf in
 #   /etc/systemd/system/kvod.service.d/, as an admin enables it: verify prints
 #   nothing, the drop-in is loaded (AF_INET, PrivateNetwork=no, KVOD_HTTP), and
-#   the score is at most the one OPERATIONS.md states for it.
+#   the score is at most the one OPERATIONS.md states for it; and the drop-in
+#   OPERATIONS.md shows ("HTTP under systemd") is the file's settings.
 # Usage: scripts/ci/systemd-units.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -83,3 +84,13 @@ for lifted in 'PrivateNetwork=' 'RestrictAddressFamilies=~AF_(INET|INET6)' 'IPAd
     echo "systemd-units: FAIL: the report with the drop-in does not show $lifted lifted" >&2; exit 1; }
 done
 echo "  ok  the drop-in is read: PrivateNetwork=no, AF_INET and AF_INET6, IP addresses of localhost only"
+
+# OPERATIONS.md shows the drop-in's settings (its Environment= examples too): they must be the file's.
+shown=$(awk '/^## HTTP under systemd/ { h = 1 } h && /^```ini/ { b = 1; next } b && /^```/ { exit } b' docs/OPERATIONS.md)
+settings=$(grep -E '^(\[|[A-Za-z]|#Environment=)' systemd/kvod-http.conf)
+if [ "$shown" != "$settings" ]; then
+  diff <(echo "$shown") <(echo "$settings") >&2 || true
+  echo "systemd-units: FAIL: docs/OPERATIONS.md's drop-in (<) differs from systemd/kvod-http.conf (>)" >&2
+  exit 1
+fi
+echo "  ok  docs/OPERATIONS.md shows systemd/kvod-http.conf's settings"
