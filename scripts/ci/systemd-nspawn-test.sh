@@ -218,11 +218,13 @@ ok "without the drop-in nothing listens on 127.0.0.1:8080"
 inside install -D -m 0644 /usr/local/share/kvod/kvod-http.conf /etc/systemd/system/kvod.service.d/http.conf
 inside systemctl daemon-reload
 since=$(inside date '+%Y-%m-%d %H:%M:%S')
-inside systemctl restart kvod.service
+inside systemctl restart kvod.service || fail "kvod.service does not start with the drop-in"
+# words PROPERTY: a unit property's list, sorted (systemd's order varies between boots).
+words() { show "$1" kvod.service | tr ' ' '\n' | LC_ALL=C sort | xargs; }
 expect "with the drop-in: the host's network, IP families, loopback only" "no AF_INET AF_INET6 AF_UNIX" \
-  "$(show PrivateNetwork kvod.service) $(show RestrictAddressFamilies kvod.service | tr ' ' '\n' | sort | xargs)"
+  "$(show PrivateNetwork kvod.service) $(words RestrictAddressFamilies)"
 expect "IPAddressDeny=any stays, IPAddressAllow=localhost" "0.0.0.0/0 ::/0 | 127.0.0.0/8 ::1/128" \
-  "$(show IPAddressDeny kvod.service) | $(show IPAddressAllow kvod.service)"
+  "$(words IPAddressDeny) | $(words IPAddressAllow)"
 expect "the rest of the hardening stays (ProtectSystem=strict, User=kvod)" "strict kvod" \
   "$(show ProtectSystem kvod.service) $(show User kvod.service)"
 answers_healthz() { [ "$(http_get /healthz)" == ok ]; }
