@@ -13,6 +13,8 @@
 # look up by the binaries' build id; the package puts them in kvod-dbgsym);
 # the man pages gzipped; kvoctl's completions; the four systemd units
 # (kvod-metrics.{service,timer} not enabled: docs/OPERATIONS.md, "Metrics");
+# the HTTP drop-in kvod-http.conf, inactive, in share/kvod (an admin copies it
+# into kvod.service.d: docs/OPERATIONS.md, "HTTP under systemd");
 # systemd-sysusers' kvod.conf; /etc/default/kvod; README.md, CHANGELOG.md and
 # every user's document of docs/ (all but ARCHITECTURE.md, which is for
 # changing kvod): the ones --help and the man pages name among them.
@@ -74,6 +76,10 @@ install_files() {
     sed "s|/usr/local/|$usr/|g" "systemd/$unit" >"$scratch/$unit"
     put "$scratch/$unit" "$unit_dir/$unit" 0644
   done
+  # The HTTP drop-in, where systemd does not read it: the admin opts in by copying it
+  # to /etc/systemd/system/kvod.service.d/ (docs/OPERATIONS.md, "HTTP under systemd").
+  sed "s|/usr/local/|$usr/|g" systemd/kvod-http.conf >"$scratch/kvod-http.conf"
+  put "$scratch/kvod-http.conf" "$usr/share/kvod/kvod-http.conf" 0644
   put systemd/kvod.sysusers "$usr/lib/sysusers.d/kvod.conf" 0644
   put README.md "$usr/share/doc/kvod/README.md" 0644
   put CHANGELOG.md "$usr/share/doc/kvod/CHANGELOG.md" 0644

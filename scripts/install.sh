@@ -7,6 +7,7 @@
 #   kvoctl's completions (bash, zsh, fish)        -> $PREFIX/share/{bash-completion/completions,zsh/site-functions,fish/vendor_completions.d}
 #   systemd/kvod.service, kvod.socket             -> $PREFIX/lib/systemd/system
 #   systemd/kvod-metrics.service, .timer (not enabled: docs/OPERATIONS.md, "Metrics") -> the same
+#   systemd/kvod-http.conf (HTTP drop-in, inactive: docs/OPERATIONS.md, "HTTP under systemd") -> $PREFIX/share/kvod
 #   systemd/kvod.sysusers (user and group kvod)   -> $PREFIX/lib/sysusers.d/kvod.conf
 #   systemd/kvod.default, where none exists yet   -> /etc/default/kvod
 #   README.md, CHANGELOG.md, LICENSE, NOTICE and docs/*.md but ARCHITECTURE.md -> $PREFIX/share/doc/kvod

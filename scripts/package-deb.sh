@@ -8,6 +8,7 @@
 #   kvoctl's completions                                 -> /usr/share/bash-completion/completions/kvoctl,
 #                                                           zsh/vendor-completions/_kvoctl, fish/vendor_completions.d
 #   systemd/kvod.service, kvod.socket, kvod-metrics.{service,timer} -> /lib/systemd/system
+#   systemd/kvod-http.conf (the HTTP drop-in, inactive)  -> /usr/share/kvod
 #   systemd/kvod.sysusers                                -> /usr/lib/sysusers.d/kvod.conf
 #   systemd/kvod.default (a conffile)                    -> /etc/default/kvod
 #   README, CHANGELOG, NOTICE, docs/*.md but ARCHITECTURE, copyright -> /usr/share/doc/kvod

@@ -2,7 +2,8 @@
 # kvod under a real systemd: boots a minimal Debian in systemd-nspawn, installs
 # kvod there with scripts/install.sh, and checks the service end to end:
 # socket activation, a set/observe round trip, its own user, who may connect,
-# a log level set in /etc/default/kvod, data kept across a restart, a clean journal, a hung kvod restarted by the watchdog, and a stop that
+# a log level set in /etc/default/kvod, data kept across a restart, a clean journal, a hung kvod restarted by the watchdog,
+# HTTP with the drop-in kvod-http.conf and a tokens file (and none without it), and a stop that
 # leaves nothing behind. Any failed check fails the script, loudly.
 #
 # The container's root comes from scripts/ci/nspawn-rootfs.sh (debootstrap,
@@ -197,6 +198,64 @@ expect "kvod removed the socket it bound" "" "$(inside find /run/kvod -mindepth 
 inside systemctl start kvod.socket
 grep -q '"ok":true' <<<"$(round_trip root)" || fail "socket activation after running alone"
 ok "socket activation works again after kvod ran alone"
+
+# ---------------------------------------------------------------- HTTP with the drop-in
+say "HTTP with the drop-in kvod-http.conf"
+# http_get PATH [TOKEN]: the body of GET PATH (with the bearer TOKEN) from
+# kvod's HTTP inside the container, through bash's /dev/tcp (the container has
+# no curl); HTTP/1.0, so that the body is not chunked and the connection ends with it.
+# http_status PATH [TOKEN]: the status line's code instead.
+http_exchange() {
+  inside timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/8080 &&
+    printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%b\r\n" "$1" "${2:+Authorization: Bearer $2\r\n}" >&3 &&
+    tr -d "\r" <&3' http_exchange "$@"
+}
+http_get() { http_exchange "$@" | sed '1,/^$/d'; }
+http_status() { http_exchange "$@" | awk 'NR == 1 { print $2 }'; }
+expect "as installed, kvod.service has no network" "yes AF_UNIX" \
+  "$(show PrivateNetwork kvod.service) $(show RestrictAddressFamilies kvod.service)"
+[ -s "$machine/usr/local/share/kvod/kvod-http.conf" ] || fail "install.sh did not install /usr/local/share/kvod/kvod-http.conf"
+if body=$(http_get /healthz 2>&1); then fail "something answers HTTP on 127.0.0.1:8080 without the drop-in: $body"; fi
+ok "without the drop-in nothing listens on 127.0.0.1:8080"
+# As OPERATIONS.md says: copy it into kvod.service.d and restart kvod.
+inside install -D -m 0644 /usr/local/share/kvod/kvod-http.conf /etc/systemd/system/kvod.service.d/http.conf
+inside systemctl daemon-reload
+since=$(inside date '+%Y-%m-%d %H:%M:%S')
+inside systemctl restart kvod.service || fail "kvod.service does not start with the drop-in"
+# words PROPERTY: a unit property's list, sorted (systemd's order varies between boots).
+words() { show "$1" kvod.service | tr ' ' '\n' | LC_ALL=C sort | xargs; }
+expect "with the drop-in: the host's network, IP families, loopback only" "no AF_INET AF_INET6 AF_UNIX" \
+  "$(show PrivateNetwork kvod.service) $(words RestrictAddressFamilies)"
+expect "IPAddressDeny=any stays, IPAddressAllow=localhost" "0.0.0.0/0 ::/0 | 127.0.0.0/8 ::1/128" \
+  "$(words IPAddressDeny) | $(words IPAddressAllow)"
+expect "the rest of the hardening stays (ProtectSystem=strict, User=kvod)" "strict kvod" \
+  "$(show ProtectSystem kvod.service) $(show User kvod.service)"
+answers_healthz() { [ "$(http_get /healthz)" == ok ]; }
+wait_for "GET http://127.0.0.1:8080/healthz answers ok" 20 answers_healthz
+expect "GET /readyz answers ready" ready "$(http_get /readyz)"
+inside journalctl -b --no-pager -o cat -u kvod.service --since "$since" | grep -q 'serving HTTP on http://127.0.0.1:8080' ||
+  fail "kvod does not log that it serves HTTP on 127.0.0.1:8080"
+ok "kvod logs: $(inside journalctl -b --no-pager -o cat -u kvod.service --since "$since" | grep -m1 'serving HTTP on')"
+grep -q '"ok":true' <<<"$(round_trip root)" || fail "with HTTP on, the Unix socket does not serve"
+ok "the Unix socket serves as before"
+# Tokens as OPERATIONS.md sets them up: a file owned by kvod, mode 0600, named by the drop-in.
+token=nspawn-test-token
+inside install -d -m 0755 /etc/kvod
+inside install -m 0600 -o kvod -g kvod /dev/null /etc/kvod/http-tokens
+inside sh -c "printf 'user:nobody %s\n' $(printf %s "$token" | sha256sum | cut -d' ' -f1) >>/etc/kvod/http-tokens"
+inside sed -i 's|^#\(Environment=KVOD_HTTP_TOKENS=\)|\1|' /etc/systemd/system/kvod.service.d/http.conf
+inside systemctl daemon-reload
+inside systemctl restart kvod.service || fail "kvod.service does not start with KVOD_HTTP_TOKENS"
+wait_for "with KVOD_HTTP_TOKENS, /healthz answers ok again" 20 answers_healthz
+expect "GET /v1/info without a token is refused" 401 "$(http_status /v1/info)"
+expect "GET /v1/info with the token of /etc/kvod/http-tokens" 200 "$(http_status /v1/info "$token")"
+warnings=$(inside journalctl -b --no-pager -o cat -p warning --since "$since" | grep -i kvod || true)
+expect "no warning in the journal mentions kvod since the restart with the drop-in" "" "$warnings"
+inside rm -r /etc/kvod
+inside rm -r /etc/systemd/system/kvod.service.d
+inside systemctl daemon-reload
+inside systemctl restart kvod.service
+expect "without the drop-in again, kvod.service has no network" yes "$(show PrivateNetwork kvod.service)"
 
 # ---------------------------------------------------------------- stop
 say "systemctl stop"
