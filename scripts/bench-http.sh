@@ -118,13 +118,24 @@ start_etcd() {
 
 record() { echo "round=$round label=$1 load=$load $2" | tee -a "$work/results" >&2; }
 
+# The server's CPU time (user + system, all threads) in clock ticks, and the wall clock.
+ticks=$(getconf CLK_TCK)
+server_cpu() { awk '{ print $14 + $15 }' "/proc/$server_pid/stat"; }
+# The server's CPU µs per request over a run that began at $cpu0, $wall0 and answered $1 requests/s.
+cpu_per_request() {
+  awk -v c0="$cpu0" -v c1="$(server_cpu)" -v w0="$wall0" -v w1="$(date +%s.%N)" -v rate="$1" -v hz="$ticks" \
+    'BEGIN { printf "server_us_per_request=%.2f server_cpu_pct=%.0f", (c1 - c0) / hz * 1e6 / (rate * (w1 - w0)), (c1 - c0) / hz * 100 / (w1 - w0) }'
+}
+
 # wrk against the running server; records requests/s, or fails on any error.
 run_wrk() {
   local label=$1 output
   shift
+  cpu0=$(server_cpu) wall0=$(date +%s.%N)
   output=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" "$@")
   if grep -q 'Non-2xx\|Socket errors' <<<"$output"; then echo "$label: $output" >&2; exit 1; fi
-  record "$label" "requests_per_s=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$output")"
+  rate=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$output")
+  record "$label" "requests_per_s=$rate $(cpu_per_request "$rate")"
 }
 
 run() {
@@ -139,8 +150,10 @@ run() {
       run_wrk "$label" -s "$work/etcd-range.lua" "http://$http/v3/kv/range" ;;
     socket-get)
       start_kvod
-      output=$("$work/httpload" get --socket "$socket" --threads "$threads" --connections "$connections" --seconds "$seconds")
-      record "$label" "requests_per_s=$(sed 's/.*gets_per_s=//' <<<"$output")" ;;
+      cpu0=$(server_cpu) wall0=$(date +%s.%N)
+      output=$("$work/httpload" get --socket "$socket" --threads "$threads" --connections "$connections" --seconds "$seconds" --warmup 0)
+      rate=$(sed 's/.*gets_per_s=//' <<<"$output")
+      record "$label" "requests_per_s=$rate $(cpu_per_request "$rate")" ;;
     sse-*|socket-fanout-*)
       start_kvod
       local transport=${label%%-*}
@@ -172,7 +185,14 @@ rows="GET x.k, HTTP (wrk, keep-alive)|requests/s|http-get|requests_per_s|
 GET x/k, etcd 3.4's JSON gateway (wrk, POST /v3/kv/range)|requests/s|etcd-get|requests_per_s|
 get x.k, kvod's socket (httpload, 1 in flight per connection)|requests/s|socket-get|requests_per_s|
 kvod HTTP ÷ etcd's gateway|×|http-get|requests_per_s|etcd-get
-kvod HTTP ÷ kvod's socket|×|http-get|requests_per_s|socket-get"
+kvod HTTP ÷ kvod's socket|×|http-get|requests_per_s|socket-get
+kvod's CPU per GET over HTTP|µs|http-get|server_us_per_request|
+etcd's CPU per range over its gateway (all its threads)|µs|etcd-get|server_us_per_request|
+kvod's CPU per get over its socket|µs|socket-get|server_us_per_request|
+kvod's CPU per request, HTTP ÷ socket|×|http-get|server_us_per_request|socket-get
+kvod's CPU during the HTTP run (100 % = one core)|%|http-get|server_cpu_pct|
+etcd's CPU during its run|%|etcd-get|server_cpu_pct|
+kvod's CPU during the socket run|%|socket-get|server_cpu_pct|"
 for n in $observers; do
   rows="$rows
 fan-out, $n SSE watches, events delivered|events/s|sse-$n|events_per_s|
