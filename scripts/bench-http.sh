@@ -16,7 +16,7 @@
 # Any non-2xx answer, socket error, error reply or dropped connection fails it.
 # Usage: scripts/bench-http.sh [--rounds N] [--seconds S] [--threads T] [--connections C] [--observers "100 1000"] [--kvod PATH] [--raw FILE]
 #   --rounds       rounds (default 3)
-#   --seconds      each run's measured window (default 5; httpload adds 0.5 s of warm-up)
+#   --seconds      each run's measured window (default 5; the fan-out runs add 0.5 s of warm-up)
 #   --threads      wrk's and httpload's threads (default 2)
 #   --connections  wrk's and httpload's connections (default 32)
 #   --observers    fan-out sizes, "" for none (default "100 1000")

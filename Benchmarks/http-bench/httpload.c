@@ -12,7 +12,7 @@
  *       lines) or socket observes (counting event lines), all read by one epoll
  *       thread, while one socket writer sets f.v flat out (64 sets unanswered).
  *
- * 0.5 s of warm-up, then the window. An error reply or a dropped connection exits 1.
+ * --warmup S (default 0.5) of warm-up, then the window of --seconds. An error reply or a dropped connection exits 1.
  * Prints one line "result key=value ...".
  */
 #define _GNU_SOURCE
