@@ -109,4 +109,20 @@ import Testing
         }
         #expect(answer.status == 410)
     }
+
+    @Test func theFramerReadsOnlyTheLinesOwnSeqAndEvent() {
+        var framer = HTTPEventFramer(resumed: nil)
+        _ = framer.start(reply: Array(#"{"id":1,"ok":true,"seq":0,"epoch":"e2"}"#.utf8))
+        var output: [UInt8] = []
+        for line in [#"{"event":"change","new":{"seq":99,"event":"x"},"seq":5}"#,
+                     #"{"o":2,"new":"a\"seq\":7","seq":6}"#,
+                     #"{"ok":false,"error":{"code":"limit_exceeded","seq":3}}"#] {
+            framer.frame(event: Array(line.utf8), into: &output)
+        }
+        let frames = String(decoding: output, as: UTF8.self).split(separator: "\n\n").map(String.init)
+        #expect(frames.count == 3)
+        #expect(frames[0].hasPrefix("id: e2:5:1\nevent: change\n"))
+        #expect(frames[1].hasPrefix("id: e2:6:1\nevent: change\n"))
+        #expect(frames[2].hasPrefix("event: error\ndata: {"))
+    }
 }

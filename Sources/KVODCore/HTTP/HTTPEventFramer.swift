@@ -53,21 +53,44 @@ public struct HTTPEventFramer: Sendable {
 
     /// Appends the frame of one event line (without its newline) to `output`,
     /// unless a resumed stream had it already.
-    public mutating func frame(event line: some Collection<UInt8>, into output: inout [UInt8]) {
-        guard case .object(let members)? = try? JSONReader.parse(line) else { return }
-        var name = "change"
-        if case .string(let event)? = members[Field.event] { name = event }
-        if members[Field.ok] == .bool(false) { name = "error" }
-        if case .number(let number)? = members[Field.seq], let seq = number.intValue {
+    public mutating func frame(event line: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        let members = EventLineMembers(line)
+        if let seq = members.seq {
             if seq == self.seq { count += 1 } else { (self.seq, count) = (seq, 1) }
             if let had {
                 if seq == had.seq, count <= had.count { return }
                 if seq >= had.seq { self.had = nil }
             }
-            output += Array("id: \(HTTPEventID(epoch: epoch, seq: seq, count: count))\n".utf8)
+            output.append(contentsOf: Self.idField)
+            output.append(contentsOf: epoch.utf8)
+            output.append(UInt8(ascii: ":"))
+            RequestEncoder.appendDecimal(seq, to: &output)
+            output.append(UInt8(ascii: ":"))
+            RequestEncoder.appendDecimal(count, to: &output)
+            output.append(0x0A)
         }
-        output += Array("event: \(name)\ndata: ".utf8)
-        output += line
-        output += Array("\n\n".utf8)
+        output.append(contentsOf: Self.eventField)
+        if members.failed {
+            output.append(contentsOf: Self.errorName)
+        } else if let name = members.event {
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[name]))
+        } else {
+            output.append(contentsOf: Self.changeName)
+        }
+        output.append(contentsOf: Self.dataField)
+        output.append(contentsOf: line)
+        output.append(contentsOf: Self.frameEnd)
     }
+
+    /// ``frame(event:into:)`` of bytes in an array.
+    public mutating func frame(event line: [UInt8], into output: inout [UInt8]) {
+        line.withUnsafeBytes { frame(event: $0, into: &output) }
+    }
+
+    private static let idField = Array("id: ".utf8)
+    private static let eventField = Array("event: ".utf8)
+    private static let dataField = Array("\ndata: ".utf8)
+    private static let frameEnd = Array("\n\n".utf8)
+    private static let changeName = Array("change".utf8)
+    private static let errorName = Array("error".utf8)
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KVODCore
 
 /// A watch (`/v1/watch`) served as a client connection: the ``ClientStream`` of
@@ -47,24 +50,27 @@ final class HTTPEventStream: HTTPRequestStream {
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard phase != .ended, isRequestAlive else { return }
-        var start = bytes.startIndex
-        while let newline = bytes[start...].firstIndex(of: 0x0A) {
+        guard let base = bytes.baseAddress else { return }
+        var start = 0
+        while start < bytes.count, let found = memchr(base + start, 0x0A, bytes.count - start) {
+            let newline = base.distance(to: UnsafeRawPointer(found))
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
             if partialLine.isEmpty {
-                take(line: bytes[start..<newline])
+                take(line: line)
             } else {
-                partialLine += bytes[start..<newline]
-                take(line: partialLine)
+                partialLine.append(contentsOf: line)
+                partialLine.withUnsafeBytes { take(line: $0) }
                 partialLine.removeAll(keepingCapacity: true)
             }
             start = newline + 1
         }
-        partialLine += bytes[start...]
+        partialLine.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start...]))
         sendPending()
     }
 
     func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
 
-    private func take(line: some Collection<UInt8>) {
+    private func take(line: UnsafeRawBufferPointer) {
         switch phase {
         case .awaitingReply:
             switch framer.start(reply: line) {
