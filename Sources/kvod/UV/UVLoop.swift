@@ -57,12 +57,18 @@ final class UVLoop {
     }
 
     /// A loop that was not closed is leaked rather than freed: handles may
-    /// still point into it. Closing an idle one is the best we can do here.
+    /// still point into it (H2O's, at the end of a kvod with `--http`). Closing
+    /// an idle one is the best we can do here. The read buffer goes either way:
+    /// nothing runs the loop once its owner is gone.
     deinit {
-        if !isClosed, uv_loop_close(uvLoop) == 0 {
+        guard !isClosed else { return }
+        if uv_loop_close(uvLoop) == 0 {
             UnsafeMutableRawPointer(uvLoop).deallocate()
-            readBuffer.deallocate()
+        } else {
+            // Kept where a leak checker sees it still held, with what it holds.
+            loopsLeftOpen.append(UnsafeMutableRawPointer(uvLoop))
         }
+        readBuffer.deallocate()
     }
 
     /// Runs the loop. Returns `true` if handles are still active (the loop was
@@ -133,6 +139,10 @@ final class UVLoop {
                "UVLoop used off its thread", file: file, line: line)
     }
 }
+
+/// The loops that could not be closed, kept to the end of the process: their
+/// handles' owners (H2O) still point into them. Loop-confined (one loop thread).
+nonisolated(unsafe) private var loopsLeftOpen: [UnsafeMutableRawPointer] = []
 
 /// uv_walk callback for `closeAllHandles`.
 private func closeWalkedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?, _ loop: UnsafeMutableRawPointer?) {
