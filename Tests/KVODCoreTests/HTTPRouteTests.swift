@@ -89,6 +89,8 @@ import Testing
         #expect(String(decoding: line, as: UTF8.self) == #"{"id":1,"op":"observe","object":"cfg","keyPaths":["a","b.c"],"options":["new"],"compact":true,"since":4,"epoch":"0a1b"}"# + "\n")
         #expect(resumed == HTTPEventID(epoch: "0a1b", seq: 5, count: 2))
         #expect(HTTPEventID("0a1b:0:1") == nil && HTTPEventID("x:1:1") == nil && HTTPEventID("0a1b:1") == nil)
+        #expect(HTTPEventID("0a1b:+5:1") == nil && HTTPEventID("0a1b:5:+1") == nil && HTTPEventID("5:1") == nil)
+        #expect(HTTPEventID("0a1b:5:2")?.description == "0a1b:5:2")
     }
 
     @Test func theFramerGivesEachEventOfASeqItsNumberAndLeavesOutWhatWasHad() {

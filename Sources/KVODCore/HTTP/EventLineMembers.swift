@@ -1,10 +1,9 @@
 import KVOProtocol
 
 /// The top-level `seq`, `event` and `ok` of an event line kvod wrote, found
-/// in one pass over its bytes without building a value: a watch frames every
-/// event of every stream, and parsing each line whole cost most of the loop's
-/// time in an SSE fan-out (docs/PERFORMANCE.md). Members of nested objects (a
-/// value's own `seq`) are passed over; so are strings, escapes and all.
+/// in one pass over its bytes without building a value, since a watch frames
+/// every event of every stream (docs/PERFORMANCE.md). Members of nested
+/// objects (a value's own `seq`) are passed over; so are strings, escapes and all.
 struct EventLineMembers {
     var seq: Int?
     /// The `event` member's name (a plain string, unescaped as kvod writes it).

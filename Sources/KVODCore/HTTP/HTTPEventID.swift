@@ -1,3 +1,5 @@
+import KVOValues
+
 /// A Server-Sent Event's id, `EPOCH:SEQ:N`: the kvod history (epoch) and the
 /// seq of the change it tells of, and how many events of that seq this stream
 /// had sent with it (one seq can carry several: several key paths, a prefix, a
@@ -14,12 +16,16 @@ public struct HTTPEventID: Equatable, Sendable, CustomStringConvertible {
         self.count = count
     }
 
-    /// Reads `EPOCH:SEQ:N`; nil for anything else.
+    /// Reads `EPOCH:SEQ:N`; nil for anything else. `EPOCH:SEQ` is a
+    /// ``ResumePoint``'s text, read by its rules.
     public init?(_ text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy({ $0.isHexDigit }),
-              let seq = Int(parts[1]), seq >= 1, let count = Int(parts[2]), count >= 1 else { return nil }
-        self.init(epoch: String(parts[0]), seq: seq, count: count)
+        guard let colon = text.lastIndex(of: ":"),
+              let point = ResumePoint(String(text[..<colon])), let epoch = point.epoch,
+              let seq = Int(exactly: point.seq), seq >= 1 else { return nil }
+        let countText = text[text.index(after: colon)...]
+        guard !countText.isEmpty, countText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let count = Int(countText), count >= 1 else { return nil }
+        self.init(epoch: epoch, seq: seq, count: count)
     }
 
     public var description: String { "\(epoch):\(seq):\(count)" }
