@@ -110,6 +110,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The console's page, built into the binary (docs/HTTP.md, "The console").
+            resources: [.embedInCode("Console/index.html"), .embedInCode("Console/console.js"),
+                        .embedInCode("Console/console.css")],
             swiftSettings: releaseSpeed
         ),
         // <sys/epoll.h>, which Glibc's Swift module leaves out; for kvod-bench only.

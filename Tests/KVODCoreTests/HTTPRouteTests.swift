@@ -85,12 +85,49 @@ import Testing
             try HTTPRoute.route(HTTPRoute.Head(method: "GET", target: "/v1/watch?object=cfg&keyPath=a&keyPath=b.c&compact=true",
                                                lastEventID: "0a1b:5:2"), body: body)
         }
-        guard case .watch(let line, let resumed) = route else { Issue.record("\(route)"); return }
+        guard case .watch(let line, let resumed, let queryToken) = route else { Issue.record("\(route)"); return }
         #expect(String(decoding: line, as: UTF8.self) == #"{"id":1,"op":"observe","object":"cfg","keyPaths":["a","b.c"],"options":["new"],"compact":true,"since":4,"epoch":"0a1b"}"# + "\n")
         #expect(resumed == HTTPEventID(epoch: "0a1b", seq: 5, count: 2))
-        #expect(HTTPEventID("0a1b:0:1") == nil && HTTPEventID("x:1:1") == nil && HTTPEventID("0a1b:1") == nil)
+        #expect(queryToken == nil)
+        // An initial event before any change has seq 0: resuming after it replays from the start.
+        #expect(HTTPEventID("0a1b:0:1") == HTTPEventID(epoch: "0a1b", seq: 0, count: 1))
+        #expect(HTTPEventID("0a1b:1:0") == nil && HTTPEventID("x:1:1") == nil && HTTPEventID("0a1b:1") == nil)
         #expect(HTTPEventID("0a1b:+5:1") == nil && HTTPEventID("0a1b:5:+1") == nil && HTTPEventID("5:1") == nil)
         #expect(HTTPEventID("0a1b:5:2")?.description == "0a1b:5:2")
+    }
+
+    /// What a new `EventSource` cannot send as headers comes as parameters: the
+    /// resume point (the browser's header wins, being newer) and the token.
+    @Test func aWatchTakesItsResumePointAndTokenFromTheQueryForEventSource() throws {
+        func watch(_ target: String, lastEventID: String? = nil) throws -> (line: String, resumed: HTTPEventID?, token: String?) {
+            let route = try [UInt8]().withUnsafeBytes { body in
+                try HTTPRoute.route(HTTPRoute.Head(method: "GET", target: target, lastEventID: lastEventID), body: body)
+            }
+            guard case .watch(let line, let resumed, let token) = route else { throw HTTPRefusal(.badRequest, "\(route)") }
+            return (String(decoding: line, as: UTF8.self), resumed, token)
+        }
+        let fromQuery = try watch("/v1/watch?object=cfg&lastEventId=e1%3A7%3A3&access_token=t%2Bk")
+        #expect(fromQuery.line == #"{"id":1,"op":"observe","object":"cfg","options":["new"],"since":6,"epoch":"e1"}"# + "\n")
+        #expect(fromQuery.resumed == HTTPEventID(epoch: "e1", seq: 7, count: 3))
+        #expect(fromQuery.token == "t+k")
+        let headerWins = try watch("/v1/watch?object=cfg&lastEventId=e1:7:3", lastEventID: "e1:9:1")
+        #expect(headerWins.resumed == HTTPEventID(epoch: "e1", seq: 9, count: 1))
+        let afterSeqZero = try watch("/v1/watch?object=cfg&lastEventId=e1:0:1")
+        #expect(afterSeqZero.line.contains(#""since":0,"#))
+        #expect(throws: HTTPRefusal.self) { try watch("/v1/watch?object=cfg&lastEventId=nonsense") }
+    }
+
+    /// The console's files need no token and go out only to GET and HEAD.
+    @Test func theConsoleIsServedAtTheRoot() throws {
+        func route(_ method: String, _ target: String) throws -> HTTPRoute {
+            try [UInt8]().withUnsafeBytes { body in try HTTPRoute.route(HTTPRoute.Head(method: method, target: target), body: body) }
+        }
+        #expect(try route("GET", "/") == .console(.page))
+        #expect(try route("HEAD", "/console.js") == .console(.script))
+        #expect(try route("GET", "/console.css") == .console(.style))
+        #expect(throws: HTTPRefusal.self) { try route("PUT", "/") }
+        #expect(throws: HTTPRefusal.self) { try route("GET", "/console.txt") }
+        #expect(ConsoleFile.headers.contains { $0.name == "content-security-policy" && $0.value.contains("script-src 'self'") })
     }
 
     @Test func theFramerGivesEachEventOfASeqItsNumberAndLeavesOutWhatWasHad() {

@@ -296,6 +296,36 @@ import Testing
         #expect(both.status == 400)
     }
 
+    /// The console's files come from the binary without a token, each with its
+    /// type and a policy that runs only kvod's own scripts; a watch (and only a
+    /// watch) takes the token and resume point as parameters, for `EventSource`.
+    @Test func theConsoleIsServedAndAWatchTakesItsTokenFromTheQuery() throws {
+        let (kvod, base) = try Self.start()
+        let page = try Self.call("GET", base + "/", token: nil)
+        #expect(page.status == 200 && page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.body.contains("<script src=\"/console.js\""))
+        #expect(page.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+        #expect(page.headers["referrer-policy"] == "no-referrer")
+        let script = try Self.call("GET", base + "/console.js", token: nil)
+        #expect(script.status == 200 && script.headers["content-type"] == "text/javascript; charset=utf-8")
+        #expect(script.body.contains("new EventSource("))
+        #expect(try Self.call("GET", base + "/console.css", token: nil).status == 200)
+
+        let socket = try LineClient(path: kvod.socketPath)
+        _ = try socket.request(#"{"op":"set","object":"cfg","keyPath":"port","value":1}"#)
+        let epoch = try #require(try socket.request(#"{"op":"info"}"#).reply["epoch"]?.stringValue)
+        _ = try socket.request(#"{"op":"set","object":"cfg","keyPath":"port","value":2}"#)
+        let watch = try EventReader(port: try Self.port(of: base),
+                                    target: "/v1/watch?object=cfg&keyPath=port&access_token=\(Self.token)&lastEventId=\(epoch):1:1",
+                                    headers: [])
+        #expect(watch.statusLine == "HTTP/1.1 200 OK")
+        #expect(try watch.next()["id"] == "\(epoch):2:1")
+        let wrong = try Self.call("GET", base + "/v1/watch?object=cfg&access_token=wrong", token: nil)
+        #expect(wrong.status == 401)
+        let notAWatch = try Self.call("GET", base + "/v1/objects/cfg?access_token=\(Self.token)", token: nil)
+        #expect(notAWatch.status == 401)
+    }
+
     @Test func aCompactWatchBeginsWithItsObservationAndEndsWithItsConnection() throws {
         let (kvod, base) = try Self.start()
         let watch = try EventReader(port: try Self.port(of: base), target: "/v1/watch?object=c&keyPath=n&compact=true",

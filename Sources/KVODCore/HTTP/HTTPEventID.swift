@@ -21,7 +21,7 @@ public struct HTTPEventID: Equatable, Sendable, CustomStringConvertible {
     public init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":"),
               let point = ResumePoint(String(text[..<colon])), let epoch = point.epoch,
-              let seq = Int(exactly: point.seq), seq >= 1 else { return nil }
+              let seq = Int(exactly: point.seq), seq >= 0 else { return nil }
         let countText = text[text.index(after: colon)...]
         guard !countText.isEmpty, countText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let count = Int(countText), count >= 1 else { return nil }

@@ -16,8 +16,12 @@ public enum HTTPRoute: Equatable, Sendable {
     /// `line` (with its newline) for the engine; `answer`: how its reply becomes the response.
     case request(line: [UInt8], answer: HTTPAnswerShape)
     /// `/v1/watch`: an `observe` line whose reply starts a stream of Server-Sent
-    /// Events; `resumed`: the `Last-Event-ID` it goes on after, if any.
-    case watch(line: [UInt8], resumed: HTTPEventID?)
+    /// Events; `resumed`: the `Last-Event-ID` it goes on after, if any;
+    /// `queryToken`: its `access_token` parameter (an `EventSource` cannot send
+    /// `Authorization`).
+    case watch(line: [UInt8], resumed: HTTPEventID?, queryToken: String?)
+    /// A file of the console, the page at `/` (no token: it holds no data).
+    case console(ConsoleFile)
 
     /// What HTTP tells of a request, as H2O parsed it.
     public struct Head: Sendable {
@@ -45,6 +49,9 @@ public enum HTTPRoute: Equatable, Sendable {
     public static func route(_ head: Head, body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> HTTPRoute {
         let target = try HTTPTarget(head.target)
         let segments = target.segments
+        if head.method == "GET" || head.method == "HEAD", let file = ConsoleFile(path: target.path) {
+            return .console(file)
+        }
         switch segments.first {
         case "healthz" where segments.count == 1:
             try allow(head.method, ["GET", "HEAD"])
@@ -140,11 +147,13 @@ public enum HTTPRoute: Equatable, Sendable {
 
     /// `/v1/watch?object=…` (or `prefix=…`), `keyPath=…` (repeated for several),
     /// `options=new,old,initial,prior` (default `new`: a browser wants the values),
-    /// `compact=true`; `Last-Event-ID` resumes (`since`, `epoch`).
+    /// `compact=true`; `Last-Event-ID` resumes (`since`, `epoch`), or `lastEventId=`
+    /// when the header is not there (a new `EventSource` cannot send it); the
+    /// token may come as `access_token=` (RFC 6750's query form).
     private static func watchRoute(_ head: Head, target: HTTPTarget) throws(HTTPRefusal) -> HTTPRoute {
-        let known: Set<String> = ["object", "prefix", "keyPath", "options", "compact"]
+        let known: Set<String> = ["object", "prefix", "keyPath", "options", "compact", "lastEventId", "access_token"]
         if let unknown = target.parameters.first(where: { !known.contains($0.name) }) {
-            throw HTTPRefusal(.badRequest, "/v1/watch takes object or prefix, keyPath, options and compact, not \(unknown.name)")
+            throw HTTPRefusal(.badRequest, "/v1/watch takes object or prefix, keyPath, options, compact, lastEventId and access_token, not \(unknown.name)")
         }
         var request = RequestEncoder(op: .observe, id: requestID)
         switch (target.parameter("object"), target.parameter("prefix")) {
@@ -163,15 +172,17 @@ public enum HTTPRoute: Equatable, Sendable {
         case let other?: throw HTTPRefusal(.badRequest, "compact is true or false, not \(other)")
         }
         var resumed: HTTPEventID?
-        if let lastEventID = head.lastEventID {
+        // The browser's header is newer than the parameter of the URL it reconnects to.
+        if let lastEventID = head.lastEventID ?? target.parameter("lastEventId") {
             guard let id = HTTPEventID(lastEventID) else {
                 throw HTTPRefusal(.badRequest, "Last-Event-ID must be an id this stream sent (EPOCH:SEQ:N): \(lastEventID)")
             }
-            request.integer(.since, id.seq - 1)
+            // Seq 0 is an initial event's before any change: nothing precedes it.
+            request.integer(.since, max(id.seq - 1, 0))
             request.string(.epoch, id.epoch)
             resumed = id
         }
-        return .watch(line: request.line, resumed: resumed)
+        return .watch(line: request.line, resumed: resumed, queryToken: target.parameter("access_token"))
     }
 
     /// `If-Match: "N"` is `ifModSeq: N`; `If-None-Match: *` (create only) is `ifModSeq: 0`.

@@ -108,21 +108,25 @@ final class HTTPGateway {
             let open = PeerCredentials(pid: 0, uid: HTTPTokens.noUser, gid: HTTPTokens.noUser)
             guard let credentials = metricsAreOpen ? open : authenticate(request) else { return }
             serve(line, shape: .metricsText, credentials: credentials, request: request)
-        case .watch(let line, let resumed):
-            guard let credentials = authenticate(request) else { return }
+        case .watch(let line, let resumed, let queryToken):
+            guard let credentials = authenticate(request, queryToken: queryToken) else { return }
             watch(line, resumed: resumed, credentials: credentials, request: request)
+        case .console(let file):
+            send(HTTPAnswer(status: 200, headers: ConsoleFile.headers, contentType: file.contentType, body: file.bytes),
+                 to: request)
         }
     }
 
-    /// The token's credentials, or nil once the request was answered 401.
-    private func authenticate(_ request: H2ORequest) -> PeerCredentials? {
+    /// The token's credentials, or nil once the request was answered 401. The
+    /// `Authorization` header wins over a watch's `access_token` parameter.
+    private func authenticate(_ request: H2ORequest, queryToken: String? = nil) -> PeerCredentials? {
         let challenge = [HTTPHeader("www-authenticate", "Bearer realm=\"kvod\"")]
         guard let tokens else {
             send(HTTPAnswer(HTTPRefusal(.forbidden, "kvod was started without --http-tokens: no token is valid", status: 401,
                                         headers: challenge)), to: request)
             return nil
         }
-        guard let authorization = request.header("authorization") else {
+        guard let authorization = request.header("authorization") ?? queryToken.map({ "Bearer \($0)" }) else {
             send(HTTPAnswer(HTTPRefusal(.forbidden, "this request needs Authorization: Bearer TOKEN", status: 401,
                                         headers: challenge)), to: request)
             return nil
