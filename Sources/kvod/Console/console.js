@@ -237,7 +237,8 @@ function editResult(text, kind) {
 $("edit-load").addEventListener("click", loadValue);
 $("edit-form").addEventListener("submit", (event) => { event.preventDefault(); saveValue(); });
 
-// The log: every change under a prefix, newest first, the last 500 kept.
+// The log: every change under a prefix, newest first, the last 500 kept. It asks
+// for no values (options empty): a row tells what changed, the document pane how.
 
 let logWatch = null;
 function watchLog() {
@@ -248,7 +249,7 @@ function watchLog() {
     onChange: (change) => {
       const row = document.createElement("tr");
       const cells = [change.seq, change.object, change.changedKeyPath ?? "(whole document)", change.kind,
-                     change.cause ?? "", change.new === undefined ? "" : JSON.stringify(change.new)];
+                     change.cause ?? "", new Date().toLocaleTimeString()];
       for (const value of cells) {
         const cell = document.createElement("td");
         cell.textContent = value;
