@@ -130,9 +130,13 @@ func recordedEvents(_ count: Int) -> [UInt8] {
     var events: [UInt8] = []
     events.reserveCapacity(count * 80)
     let objects = ProcessInfo.processInfo.environment["KVOD_CLIENT_RATE_VALUE"] == "object"
+    // What kvod sends KVOClient's observation (compact, its default), or the full form.
+    let fullEvents = ProcessInfo.processInfo.environment["KVOD_CLIENT_RATE_EVENTS"] == "full"
     for index in 0..<count {
         let value = objects ? #"{"i":\#(index),"name":"bench value","tags":["red","green","blue"]}"# : "\(index)"
-        let line = #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(value),"seq":\#(index + 1)}"#
+        let line = fullEvents
+            ? #"{"event":"change","object":"bench/0","keyPath":"v","kind":"setting","new":\#(value),"seq":\#(index + 1)}"#
+            : #"{"o":1,"new":\#(value),"seq":\#(index + 1)}"#
         events += Array(line.utf8)
         events.append(10)
     }

@@ -100,7 +100,14 @@ import Testing
         case .event(let event): .event(event)
         case .compactEvent(let number, let members): .compact(number, keys.map { WireEvent(compact: members, of: $0) })
         case .compactChange(let number, let event, let object):
-            .compact(number, keys.map { event.placed(in: $0, object: object) })
+            .compact(number, keys.map { key in
+                // place(in:) fills the event in: each key gets a copy of its own.
+                let copy = WireEvent(object: event.object, keyPath: event.keyPath, kind: event.kind, new: event.new,
+                                     old: event.old, indexes: event.indexes, isPrior: event.isPrior,
+                                     isInitial: event.isInitial, seq: event.seq, changedKeyPath: event.changedKeyPath,
+                                     prefix: event.prefix, cause: event.cause, coalesced: event.coalesced)
+                return copy.place(in: key, object: object) ? copy : nil
+            })
         case .reply(let result, let seq):
             switch result {
             case .success(let fields): .reply("ok \(JSONValue.object(fields).jsonString)", seq)

@@ -14,25 +14,36 @@ extension ConnectionCore {
         route(event, line, into: &batch)
     }
 
-    /// A compact event the scanner read (``LineScanner``): routed as ``routeCompact(_:_:_:)`` routes it.
+    /// A compact event the scanner read (``LineScanner``): routed as
+    /// ``routeCompact(_:_:_:into:)`` routes it, under one lock.
     func routeCompact(_ number: UInt64, _ scanned: WireEvent, object: String?, _ line: UnsafeRawBufferPointer,
                       into batch: inout DeliveryBatch) throws(KVOClientError) {
-        guard let key = compactKey(number, line) else { return }
-        guard let event = scanned.placed(in: key, object: object) else { throw malformed(line) }
-        route(event, line, into: &batch)
+        var isPlaced = true
+        let isRouted = state.withLock { state -> Bool in
+            guard let key = Self.compactKey(number, in: &state) else { return false }
+            guard scanned.place(in: key, object: object) else {
+                isPlaced = false
+                return true
+            }
+            return route(scanned, of: key, line, into: &batch, in: &state)
+        }
+        guard isPlaced else { throw malformed(line) }
+        if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
     }
 
     /// The observation numbered `number`; nil (and the line handed to
     /// ``KVOConnection/Configuration/onUnroutedEvent``) when there is none.
     private func compactKey(_ number: UInt64, _ line: UnsafeRawBufferPointer) -> ObservationKey? {
-        let key = state.withLock { state -> ObservationKey? in
-            if let key = state.compactKeys[number] { return key }
-            guard case .registration(let entry, _)? = state.awaiting.first, entry.delivery.compact else { return nil }
-            state.compactKeys[number] = entry.key
-            return entry.key
-        }
+        let key = state.withLock { state in Self.compactKey(number, in: &state) }
         if key == nil { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
         return key
+    }
+
+    private static func compactKey(_ number: UInt64, in state: inout State) -> ObservationKey? {
+        if let key = state.compactKeys[number] { return key }
+        guard case .registration(let entry, _)? = state.awaiting.first, entry.delivery.compact else { return nil }
+        state.compactKeys[number] = entry.key
+        return entry.key
     }
 
     private func malformed(_ line: UnsafeRawBufferPointer) -> KVOClientError {

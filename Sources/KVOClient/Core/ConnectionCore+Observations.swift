@@ -130,32 +130,37 @@ extension ConnectionCore {
     func route(_ event: WireEvent, _ line: UnsafeRawBufferPointer, into batch: inout DeliveryBatch) {
         let key = event.key
         // Added to the batch under the lock (no callout happens there), so no array is made per event.
-        let isRouted = state.withLock { state -> Bool in
-            state.latestSeq = max(state.latestSeq, event.seq)
-            if event.isInitial {
-                guard let initial = Self.initialEvent(event, key, in: &state) else { return false }
-                for (sink, change) in initial { batch.add(change, ticket: nil, bytes: line.count, for: sink) }
-                return true
-            }
-            guard let entry = state.entries[key] else { return false }
-            // A replay from before a seq read in part repeats its first events: they were delivered.
-            guard entry.cursor.route(seq: event.seq, isPrior: event.isPrior) else { return true }
-            // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
-            let epoch = entry.epoch ?? state.epoch
-            for subscription in entry.subscriptions
-            where subscription.phase == .live && (!event.isPrior || subscription.options.contains(.prior)) {
-                var ticket: AckTicket?
-                if entry.delivery.acknowledges {
-                    // In the books before the lock goes, so no ack can pass this change unhandled.
-                    state.acks.delivered(event.seq, to: subscription)
-                    ticket = AckTicket(core: self, subscription: subscription)
-                }
-                batch.add(event.change(options: subscription.options, context: subscription.context, epoch: epoch),
-                          ticket: ticket, bytes: line.count, for: subscription.sink)
-            }
+        let isRouted = state.withLock { state in route(event, of: key, line, into: &batch, in: &state) }
+        if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
+    }
+
+    /// ``route(_:_:into:)`` with the lock held and the event's observation known;
+    /// false when no observation of this connection asked for it.
+    func route(_ event: WireEvent, of key: ObservationKey, _ line: UnsafeRawBufferPointer,
+               into batch: inout DeliveryBatch, in state: inout State) -> Bool {
+        state.latestSeq = max(state.latestSeq, event.seq)
+        if event.isInitial {
+            guard let initial = Self.initialEvent(event, key, in: &state) else { return false }
+            for (sink, change) in initial { batch.add(change, ticket: nil, bytes: line.count, for: sink) }
             return true
         }
-        if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
+        guard let entry = state.routedEntry(key) else { return false }
+        // A replay from before a seq read in part repeats its first events: they were delivered.
+        guard entry.cursor.route(seq: event.seq, isPrior: event.isPrior) else { return true }
+        // Replayed before the reply, a change counts in the epoch resumed from; live, in the registration's.
+        let epoch = entry.epoch ?? state.epoch
+        for subscription in entry.subscriptions
+        where subscription.phase == .live && (!event.isPrior || subscription.options.contains(.prior)) {
+            var ticket: AckTicket?
+            if entry.delivery.acknowledges {
+                // In the books before the lock goes, so no ack can pass this change unhandled.
+                state.acks.delivered(event.seq, to: subscription)
+                ticket = AckTicket(core: self, subscription: subscription)
+            }
+            batch.add(event.change(options: subscription.options, context: subscription.context, epoch: epoch),
+                      ticket: ticket, bytes: line.count, for: subscription.sink)
+        }
+        return true
     }
 
     /// An initial event comes just before the reply to the `observe` that

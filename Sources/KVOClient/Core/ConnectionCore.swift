@@ -32,7 +32,21 @@ final class ConnectionCore: Sendable {
         /// Requests made while reconnecting, sent once the observations are registered again.
         var backlog: [(line: [UInt8], reply: PendingReply)] = []
         /// The daemon observations of this connection, by (object, key path).
-        var entries: [ObservationKey: ObservationEntry] = [:]
+        var entries: [ObservationKey: ObservationEntry] = [:] {
+            didSet { lastRouted = nil }
+        }
+        /// The entry the last event was routed to, while ``entries`` has not
+        /// changed: most events of a read are one observation's, and comparing
+        /// its key costs less than hashing it.
+        var lastRouted: (key: ObservationKey, entry: ObservationEntry)?
+
+        /// `entries[key]`, for routing an event.
+        mutating func routedEntry(_ key: ObservationKey) -> ObservationEntry? {
+            if let lastRouted, lastRouted.key == key { return lastRouted.entry }
+            guard let entry = entries[key] else { return nil }
+            lastRouted = (key, entry)
+            return entry
+        }
         /// The compact observations on the current socket, by the number
         /// their events carry (ConnectionCore+CompactEvents.swift).
         var compactKeys: [UInt64: ObservationKey] = [:]

@@ -8,7 +8,7 @@ enum InboundLine {
     /// neither the object (but for a prefix's) nor the key path.
     case compactEvent(UInt64, JSONObject)
     /// A compact event read by ``LineScanner``: its observation's number, the
-    /// event with no object, key path or prefix yet (``WireEvent/placed(in:object:)``
+    /// event with no object, key path or prefix yet (``WireEvent/place(in:object:)``
     /// fills them in), and the `object` member, which a prefix's events have.
     case compactChange(UInt64, WireEvent, object: String?)
     /// A reply's members other than `ok` and `id`, or its error; and the
@@ -78,8 +78,11 @@ enum InboundLine {
     }
 }
 
-/// A `change` event as it came off the wire.
-struct WireEvent: Equatable {
+/// A `change` event as it came off the wire. A class: an event passes from
+/// the scanner through routing as one reference, where a struct of thirteen
+/// fields was copied member by member at each step (a third of the reader's
+/// instructions per event, callgrind: docs/PERFORMANCE.md).
+final class WireEvent: Equatable {
     var object: String
     /// nil for an observation of the whole document.
     var keyPath: String?
@@ -123,23 +126,28 @@ struct WireEvent: Equatable {
         self.coalesced = coalesced
     }
 
-    /// A scanned compact event as an event of the observation `key`, as
-    /// ``init(compact:of:)`` reads it: nil for a prefix's event without its object.
-    func placed(in key: ObservationKey, object: String?) -> WireEvent? {
-        var event = self
-        event.keyPath = key.keyPath
+    /// Makes a scanned compact event an event of the observation `key`, as
+    /// ``init(compact:of:)`` reads it; false for a prefix's event without its object.
+    func place(in key: ObservationKey, object: String?) -> Bool {
+        keyPath = key.keyPath
         if key.isPrefix {
-            guard let object else { return nil }
-            event.object = object
-            event.prefix = key.object
+            guard let object else { return false }
+            self.object = object
+            prefix = key.object
         } else {
-            event.object = key.object
-            event.prefix = nil
+            self.object = key.object
+            prefix = nil
         }
-        return event
+        return true
     }
 
-    init?(_ members: JSONObject) {
+    static func == (a: WireEvent, b: WireEvent) -> Bool {
+        (a.object, a.keyPath, a.kind, a.new, a.old, a.indexes) == (b.object, b.keyPath, b.kind, b.new, b.old, b.indexes)
+            && (a.isPrior, a.isInitial, a.seq, a.changedKeyPath, a.prefix) == (b.isPrior, b.isInitial, b.seq, b.changedKeyPath, b.prefix)
+            && (a.cause, a.coalesced) == (b.cause, b.coalesced)
+    }
+
+    convenience init?(_ members: JSONObject) {
         guard case .string(let object)? = members[.object],
               case .string(let kindName)? = members[.kind], let kind = ChangeKind(rawValue: kindName)
         else { return nil }
@@ -157,7 +165,7 @@ struct WireEvent: Equatable {
     /// A compact event of the observation `key` (docs/PROTOCOL.md, "Compact
     /// events"): the key stands for the object (a prefix observation's events
     /// name it), the key path and the prefix; no kind means `setting`.
-    init?(compact members: JSONObject, of key: ObservationKey) {
+    convenience init?(compact members: JSONObject, of key: ObservationKey) {
         var kind = ChangeKind.setting
         if let kindName = members[.kind] {
             guard case .string(let name) = kindName, let named = ChangeKind(rawValue: name) else { return nil }
