@@ -42,6 +42,15 @@ import Testing
         #"{"o":4,"new":9,"seq":90,"coalesced":80}"#,
         #"{"o":5,"new":null,"cause":"disconnect","seq":91}"#,
         #"{"o":6,"new":{"a":1},"changedKeyPath":"a","seq":92}"#,
+        // kvod's order, which the scanner reads without its member loop: new, old, both, neither.
+        #"{"o":7,"new":"x","old":{"y":[1,2]},"seq":93}"#,
+        #"{"o":7,"old":-0.5,"seq":94}"#,
+        #"{"o":7,"seq":95}"#,
+        #"{"o":18446744073709551615,"new":0,"seq":18446744073709551615}"#,
+        // And in other orders, which the loop reads.
+        #"{"o":7,"old":1,"new":2,"seq":96}"#,
+        #"{"seq":97,"new":2,"o":7}"#,
+        #"{ "o": 7, "new": 2, "seq": 98 }"#,
         // Replies the scanner reads itself.
         #"{"ok":true,"seq":48211}"#,
         #"{"ok":true}"#,
@@ -72,6 +81,15 @@ import Testing
         #"{"o":"1","new":1,"seq":2}"#,
         #"{"o":1,"event":"change","new":1,"seq":2}"#,
         #"{"o":1,"new":1}"#,
+        #"{"o":01,"new":1,"seq":2}"#,
+        #"{"o":1,"new":1,"seq":02}"#,
+        #"{"o":18446744073709551616,"new":1,"seq":2}"#,
+        #"{"o":1,"new":1,"new":2,"seq":2}"#,
+        #"{"o":1,"new":01,"seq":2}"#,
+        #"{"o":1,"new":1,"seq":2} x"#,
+        #"{"o":1,"new":1,"seq":2"#,
+        #"{"o":1,"new":1,"seq":2,}"#,
+        #"{"o":1,"new":[1,"seq":2}"#,
         #"{"ok":true,"o":1,"seq":2}"#,
         #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2,"ok":true}"#,
         #"{"event":"change","object":"o","keyPath":"k","kind":"setting","new":1,"seq":2} x"#,
@@ -157,6 +175,22 @@ import Testing
             #expect(scanned == Self.full(line))
         }
         if case .refused = Self.full(line) { #expect(Self.scanned(line, &scanner) == nil) }
+    }
+
+    /// A value nested as deep as readers allow, and one level deeper, reads the same
+    /// through kvod's-order path as through the full reader (which refuses the deeper).
+    @Test func aCompactValueAtTheDepthLimitReadsAsTheFullReaderReadsIt() {
+        for depth in [DocumentDepth.readerLimit - 2, DocumentDepth.readerLimit - 1, DocumentDepth.readerLimit] {
+            let value = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            let line = #"{"o":1,"new":"# + value + #","seq":2}"#
+            var scanner = LineScanner()
+            let full = Self.full(line)
+            if case .refused = full {
+                #expect(Self.scanned(line, &scanner) == nil, "depth \(depth)")
+            } else {
+                #expect(Self.scanned(line, &scanner) == full, "depth \(depth)")
+            }
+        }
     }
 
     @Test func anyMemberOrderAndSpacingReadsTheSame() throws {

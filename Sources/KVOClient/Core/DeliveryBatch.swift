@@ -14,8 +14,9 @@ struct DeliveryBatch {
     var isEmpty: Bool { sinks.isEmpty }
 
     /// `bytes`: the length of the line the change came from.
-    mutating func add(_ change: Change, ticket: AckTicket?, bytes: Int, for sink: any ChangeSink) {
-        let delivered = Delivered(change: change, ticket: ticket, bytes: bytes + Delivered.overhead)
+    /// `change` is consumed: moved into the batch, not copied field by field.
+    mutating func add(_ change: consuming Change, ticket: AckTicket?, bytes: Int, for sink: any ChangeSink) {
+        let delivered = Delivered(moving: change, ticket: ticket, bytes: bytes + Delivered.overhead)
         // Most reads feed one or a few sinks: a scan beats hashing until there are many.
         if sinks.count <= 8 {
             if let position = sinks.firstIndex(where: { $0 === sink }) {

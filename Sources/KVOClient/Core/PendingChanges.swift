@@ -16,6 +16,13 @@ struct Delivered: Sendable {
             + change.object.utf8.count + (change.keyPath?.utf8.count ?? 0)
     }
 
+    /// `change` moved in, with what holding it costs.
+    init(moving change: consuming Change, ticket: AckTicket?, bytes: Int) {
+        self.change = change
+        self.ticket = ticket
+        self.bytes = bytes
+    }
+
     /// A ``Change``'s fields, an array slot and the allocations behind them, about.
     static let overhead = 200
 }

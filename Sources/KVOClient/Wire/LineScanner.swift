@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import KVOValues
 import KVOProtocol
 
@@ -19,6 +24,7 @@ struct LineScanner {
 
     /// The line as ``InboundLine/parse(_:)`` would read it, or nil when the full reader must.
     mutating func scan(_ line: UnsafeRawBufferPointer) -> InboundLine? {
+        if let compact = Self.compactSetting(line) { return compact }
         var reader = JSONReader(line, maxDepth: DocumentDepth.readerLimit)
         do throws(JSONError) {
             var seen = ScannedMembers()
@@ -35,6 +41,58 @@ struct LineScanner {
         } catch {
             return nil
         }
+    }
+
+    /// The compact event kvod sends most, in the order kvod writes its members:
+    /// `{"o":N,"new":V,"old":W,"seq":S}` with `new` and `old` each optional (a
+    /// `setting` of a plain observation); nil for any other line, which the member
+    /// loop of ``scan(_:)`` reads. The values are read by the same strict reader,
+    /// nested as deep as the loop allows them.
+    private static func compactSetting(_ line: UnsafeRawBufferPointer) -> InboundLine? {
+        var at = 0
+        func skip(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard line.count - at >= count,
+                  memcmp(line.baseAddress! + at, text.utf8Start, count) == 0 else { return false }
+            at += count
+            return true
+        }
+        func digits() -> UInt64? {
+            let start = at
+            var value: UInt64 = 0
+            while at < line.count, line[at] >= UInt8(ascii: "0"), line[at] <= UInt8(ascii: "9") {
+                let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times10.addingReportingOverflow(UInt64(line[at] - UInt8(ascii: "0")))
+                guard !overflow, !carry else { return nil }
+                value = sum
+                at += 1
+            }
+            // JSON has no leading zeros: "01" is the full reader's to refuse.
+            guard at > start, line[start] != UInt8(ascii: "0") || at == start + 1 else { return nil }
+            return value
+        }
+        func value() -> JSONValue? {
+            var reader = JSONReader(UnsafeRawBufferPointer(rebasing: line[at...]), maxDepth: DocumentDepth.readerLimit - 1)
+            guard let value = try? reader.readValue() else { return nil }
+            at += reader.offset
+            return value
+        }
+        guard line.baseAddress != nil, skip(#"{"o":"#), let observation = digits(), skip(#",""#) else { return nil }
+        var new: JSONValue?
+        var old: JSONValue?
+        if skip(#"new":"#) {
+            guard let read = value(), skip(#",""#) else { return nil }
+            new = read
+        }
+        if skip(#"old":"#) {
+            guard let read = value(), skip(#",""#) else { return nil }
+            old = read
+        }
+        guard skip(#"seq":"#), let seq = digits(), skip("}"), at == line.count else { return nil }
+        let event = WireEvent(object: "", keyPath: nil, kind: .setting, new: new, old: old, indexes: nil,
+                              isPrior: false, isInitial: false, seq: seq, changedKeyPath: nil, prefix: nil, cause: nil,
+                              coalesced: nil)
+        return .compactChange(observation, event, object: nil)
     }
 
     /// Reads `member`'s value into `fields`; false when it is not of the type the scanner takes.
