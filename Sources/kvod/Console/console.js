@@ -47,7 +47,10 @@ $("token-form").addEventListener("submit", async (event) => {
   sessionStorage.setItem(tokenKey, token);
   $("token-input").value = "";
   $("token-dialog").close();
-  start();
+  if (!started) return start();
+  // A token refused mid-session (a reloaded --http-tokens): the watches start again with the new one.
+  watchLog();
+  if (documentName !== null) openDocument(documentName);
 });
 
 $("forget-token").addEventListener("click", () => {
