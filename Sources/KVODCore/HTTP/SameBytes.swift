@@ -1,18 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension UnsafeRawBufferPointer {
-    /// Whether `other` holds the same bytes, compared eight at a time: the
-    /// frame caches compare every stream's lines with the ones they kept.
+    /// Whether `other` holds the same bytes: the frame cache compares every
+    /// stream's write with the one it kept (libc's `memcmp`, many bytes a step).
     func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }
-        var index = 0
-        while index + 8 <= count {
-            if loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                != other.loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
-            index += 8
-        }
-        while index < count {
-            if self[index] != other[index] { return false }
-            index += 1
-        }
-        return true
+        guard count > 0, let base = baseAddress, let otherBase = other.baseAddress else { return true }
+        return memcmp(base, otherBase, count) == 0
     }
 }
