@@ -193,20 +193,28 @@ void kvod_http_on_gone(kvod_http_request *request, kvod_http_gone_cb gone, void 
 }
 
 /// A streamed response's generator, with the bytes H2O is writing (it keeps
-/// pointers to them until it asks to proceed).
+/// pointers to them until it asks to proceed): one buffer, kept from send to
+/// send while small, since a watch sends after every write.
 typedef struct {
     h2o_generator_t super;
     kvod_http_proceed_cb proceed;
     void *context;
     uint64_t key;
     void *in_flight;
+    size_t capacity;
 } kvod_stream;
+
+/// Buffers up to this size are kept for the next send; larger ones are freed.
+#define KVOD_STREAM_KEPT_BYTES 65536
 
 static void on_stream_proceed(h2o_generator_t *generator, h2o_req_t *request) {
     (void)request;
     kvod_stream *stream = (kvod_stream *)generator;
-    free(stream->in_flight);
-    stream->in_flight = NULL;
+    if (stream->capacity > KVOD_STREAM_KEPT_BYTES) {
+        free(stream->in_flight);
+        stream->in_flight = NULL;
+        stream->capacity = 0;
+    }
     stream->proceed(stream->context, stream->key);
 }
 
@@ -231,6 +239,7 @@ void kvod_http_stream_start(kvod_http_request *request, int status, const char *
     stream->context = context;
     stream->key = key;
     stream->in_flight = NULL;
+    stream->capacity = 0;
     request->res.status = status;
     request->res.reason = h2o_strdup(&request->pool, reason, SIZE_MAX).base;
     h2o_iovec_t type = h2o_strdup(&request->pool, content_type, SIZE_MAX);
@@ -242,9 +251,18 @@ void kvod_http_stream_send(kvod_http_request *request, const void *bytes, size_t
     kvod_stream *stream = (kvod_stream *)request->_generator;
     h2o_iovec_t buffer = h2o_iovec_init(NULL, 0);
     if (length > 0) {
-        stream->in_flight = malloc(length);
+        if (length > stream->capacity) {
+            free(stream->in_flight);
+            stream->in_flight = malloc(length);
+            stream->capacity = length;
+        }
         memcpy(stream->in_flight, bytes, length);
         buffer = h2o_iovec_init(stream->in_flight, length);
     }
     h2o_send(request, &buffer, length > 0 ? 1 : 0, final ? H2O_SEND_STATE_FINAL : H2O_SEND_STATE_IN_PROGRESS);
+}
+
+void kvod_http_stream_send_unowned(kvod_http_request *request, const void *bytes, size_t length) {
+    h2o_iovec_t buffer = h2o_iovec_init(bytes, length);
+    h2o_send(request, &buffer, length > 0 ? 1 : 0, H2O_SEND_STATE_IN_PROGRESS);
 }

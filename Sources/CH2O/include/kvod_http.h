@@ -64,5 +64,8 @@ void kvod_http_stream_start(kvod_http_request *request, int status, const char *
                             kvod_http_proceed_cb proceed, void *context, uint64_t key);
 /// Sends a part of a streamed response (copied); `final` ends it.
 void kvod_http_stream_send(kvod_http_request *request, const void *bytes, size_t length, int final);
+/// Sends a part of a streamed response without copying it: the bytes must stay
+/// valid and unchanged until the next `proceed` (or the request is gone).
+void kvod_http_stream_send_unowned(kvod_http_request *request, const void *bytes, size_t length);
 
 #endif

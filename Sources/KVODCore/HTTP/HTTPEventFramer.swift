@@ -7,7 +7,7 @@ import KVOProtocol
 /// `event:` (its `event` member: `change`), `id:` (``HTTPEventID``) and
 /// `data:` (the event's JSON line as the socket sends it), and a stream that
 /// resumes leaves out what its `Last-Event-ID` says was had.
-public struct HTTPEventFramer: Sendable {
+public struct HTTPEventFramer: Equatable, Sendable {
     /// How the reply to `observe` starts the stream.
     public enum Start: Equatable, Sendable {
         /// Stream, beginning with `prelude` (a compact watch's `event: observed`).
@@ -16,7 +16,8 @@ public struct HTTPEventFramer: Sendable {
         case refused(HTTPAnswer)
     }
 
-    private var epoch = ""
+    /// The daemon's epoch, as the reply gave it (the `id:` lines' first part).
+    private var epoch: [UInt8] = []
     private var seq = 0
     /// Events of `seq` framed so far, skipped ones included.
     private var count = 0
@@ -38,7 +39,7 @@ public struct HTTPEventFramer: Sendable {
         }
         guard members[Field.ok] != nil else { return nil }
         guard members[Field.ok] == .bool(true) else { return .refused(HTTPAnswer(reply: reply, shape: .reply)) }
-        if case .string(let epoch)? = members[Field.epoch] { self.epoch = epoch }
+        if case .string(let epoch)? = members[Field.epoch] { self.epoch = Array(epoch.utf8) }
         // Headers go with the first part: a stream says something at once. A
         // browser that loses it tries again after a second, not three.
         var prelude = Array("retry: 1000\n\n".utf8)
@@ -52,45 +53,42 @@ public struct HTTPEventFramer: Sendable {
     }
 
     /// Appends the frame of one event line (without its newline) to `output`,
+    /// unless a resumed stream had it already. `cache` may have its frame: the
+    /// line is the `slot`th of a write, and other streams' writes of the same
+    /// events came before (``HTTPFrameCache``).
+    public mutating func frame(event line: UnsafeRawBufferPointer, into output: inout [UInt8],
+                               sharing cache: HTTPFrameCache, slot: Int) {
+        switch cache.frame(of: line, slot: slot) {
+        case .cached(let slot):
+            guard admits(seq: cache.seq(inSlot: slot)) else { return }
+            cache.appendFrame(inSlot: slot, epoch: epoch, count: count, to: &output)
+        case .own(var frame):
+            guard admits(seq: frame.seq) else { return }
+            frame.append(epoch: epoch, count: count, to: &output)
+        }
+    }
+
+    /// Appends the frame of one event line (without its newline) to `output`,
     /// unless a resumed stream had it already.
     public mutating func frame(event line: UnsafeRawBufferPointer, into output: inout [UInt8]) {
-        let members = EventLineMembers(line)
-        if let seq = members.seq {
-            if seq == self.seq { count += 1 } else { (self.seq, count) = (seq, 1) }
-            if let had {
-                if seq == had.seq, count <= had.count { return }
-                if seq >= had.seq { self.had = nil }
-            }
-            output.append(contentsOf: Self.idField)
-            output.append(contentsOf: epoch.utf8)
-            output.append(UInt8(ascii: ":"))
-            RequestEncoder.appendDecimal(seq, to: &output)
-            output.append(UInt8(ascii: ":"))
-            RequestEncoder.appendDecimal(count, to: &output)
-            output.append(0x0A)
+        var frame = HTTPFrame(line)
+        guard admits(seq: frame.seq) else { return }
+        frame.append(epoch: epoch, count: count, to: &output)
+    }
+
+    /// Counts an event of `seq` (if it has one); false when a resumed stream had it.
+    private mutating func admits(seq: Int?) -> Bool {
+        guard let seq else { return true }
+        if seq == self.seq { count += 1 } else { (self.seq, count) = (seq, 1) }
+        if let had {
+            if seq == had.seq, count <= had.count { return false }
+            if seq >= had.seq { self.had = nil }
         }
-        output.append(contentsOf: Self.eventField)
-        if members.failed {
-            output.append(contentsOf: Self.errorName)
-        } else if let name = members.event {
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[name]))
-        } else {
-            output.append(contentsOf: Self.changeName)
-        }
-        output.append(contentsOf: Self.dataField)
-        output.append(contentsOf: line)
-        output.append(contentsOf: Self.frameEnd)
+        return true
     }
 
     /// ``frame(event:into:)`` of bytes in an array.
     public mutating func frame(event line: [UInt8], into output: inout [UInt8]) {
         line.withUnsafeBytes { frame(event: $0, into: &output) }
     }
-
-    private static let idField = Array("id: ".utf8)
-    private static let eventField = Array("event: ".utf8)
-    private static let dataField = Array("\ndata: ".utf8)
-    private static let frameEnd = Array("\n\n".utf8)
-    private static let changeName = Array("change".utf8)
-    private static let errorName = Array("error".utf8)
 }

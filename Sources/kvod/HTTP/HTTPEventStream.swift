@@ -15,6 +15,10 @@ final class HTTPEventStream: HTTPRequestStream {
     private unowned let server: H2OServer
     var input: HTTPRequestLine
     private var framer: HTTPEventFramer
+    /// The server's frames of the last write's lines, shared by its streams.
+    private let frames: HTTPFrameCache
+    /// The next line's place in the write being framed.
+    private var slot = 0
     private enum Phase { case awaitingReply, streaming, ended }
     private var phase = Phase.awaitingReply
     /// Output up to the next newline.
@@ -25,6 +29,8 @@ final class HTTPEventStream: HTTPRequestStream {
     private var pending: [UInt8] = []
     /// Bytes handed to H2O that it has not said it wrote.
     private var inFlight = 0
+    /// The shared frames in flight, if they are (H2O reads them until it proceeds).
+    private var sharedInFlight: HTTPFrozenBytes?
     /// The stream ends once what is in flight is written.
     private var endsAfterInFlight = false
     /// Whether the request is still H2O's (not gone).
@@ -39,19 +45,45 @@ final class HTTPEventStream: HTTPRequestStream {
     private let headers: [(String, String)]
 
     init(key: UInt64, request: H2ORequest, server: H2OServer, requestLine: [UInt8], resumed: HTTPEventID?,
-         headers: [(String, String)]) {
+         frames: HTTPFrameCache, headers: [(String, String)]) {
         self.key = key
         self.headers = headers
         self.request = request
         self.server = server
         input = HTTPRequestLine(requestLine)
         framer = HTTPEventFramer(resumed: resumed)
+        self.frames = frames
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard phase != .ended, isRequestAlive else { return }
         guard let base = bytes.baseAddress else { return }
+        // Whole lines, as a turn's events usually come: framed by another
+        // stream already, or kept for the next ones.
+        if phase == .streaming, partialLine.isEmpty, bytes.last == 0x0A {
+            if let framed = frames.replay(bytes, framer: &framer) {
+                if pending.isEmpty, inFlight == 0 {
+                    send(shared: framed)
+                    return
+                }
+                pending.append(contentsOf: framed.bytes)
+            } else {
+                let (before, start) = (framer, pending.count)
+                takeLines(bytes, base: base)
+                frames.remember(bytes, frames: pending[start...], before: before, after: framer)
+            }
+            sendPending()
+            return
+        }
+        takeLines(bytes, base: base)
+        sendPending()
+    }
+
+    /// Takes each whole line of `bytes`, and keeps the rest for the next write.
+    private func takeLines(_ bytes: UnsafeRawBufferPointer, base: UnsafeRawPointer) {
         var start = 0
+        // Each line's place in this write, where the shared cache may have its frame.
+        slot = 0
         while start < bytes.count, let found = memchr(base + start, 0x0A, bytes.count - start) {
             let newline = base.distance(to: UnsafeRawPointer(found))
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
@@ -65,7 +97,6 @@ final class HTTPEventStream: HTTPRequestStream {
             start = newline + 1
         }
         partialLine.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start...]))
-        sendPending()
     }
 
     func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
@@ -89,7 +120,8 @@ final class HTTPEventStream: HTTPRequestStream {
                                 headers: answer.headers.map { ($0.name, $0.value) } + headers, body: answer.body)
             }
         case .streaming:
-            framer.frame(event: line, into: &pending)
+            framer.frame(event: line, into: &pending, sharing: frames, slot: slot)
+            slot += 1
         case .ended:
             break
         }
@@ -110,9 +142,19 @@ final class HTTPEventStream: HTTPRequestStream {
         pending.removeAll(keepingCapacity: true)
     }
 
+    /// Hands H2O frames other streams send too, without copying them: they
+    /// are held until H2O has written them.
+    private func send(shared framed: HTTPFrozenBytes) {
+        guard phase == .streaming, isRequestAlive else { return }
+        inFlight = framed.bytes.count
+        sharedInFlight = framed
+        request.send(borrowing: framed.bytes)
+    }
+
     /// H2O wrote the part in flight.
     func proceeded() {
         inFlight = 0
+        sharedInFlight = nil
         guard isRequestAlive else { return }
         if endsAfterInFlight {
             endStream()

@@ -17,6 +17,8 @@ final class HTTPGateway {
     private var exchanges: [UInt64: (request: H2ORequest, connection: ClientConnection)] = [:]
     /// The watches among them.
     private var watches: [UInt64: HTTPEventStream] = [:]
+    /// The frames of the event lines written last, which the watches share.
+    private let frames = HTTPFrameCache()
     private var nextKey: UInt64 = 0
     /// Sends the watches that said nothing a comment every ``heartbeatMilliseconds``.
     private let heartbeat: UVTimer
@@ -175,7 +177,7 @@ final class HTTPGateway {
         nextKey &+= 1
         let key = nextKey
         let stream = HTTPEventStream(key: key, request: request, server: server, requestLine: line, resumed: resumed,
-                                     headers: crossOriginHeaders(request))
+                                     frames: frames, headers: crossOriginHeaders(request))
         let connection = ClientConnection(stream: stream, credentials: credentials, daemon: daemon)
         exchanges[key] = (request, connection)
         watches[key] = stream

@@ -117,6 +117,12 @@ struct H2ORequest {
         bytes.withUnsafeBytes { kvod_http_stream_send(raw, $0.baseAddress, $0.count, final ? 1 : 0) }
     }
 
+    /// Sends a part of a streamed response without copying it: `bytes` must
+    /// stay as they are until the ``H2OServer/onProceed`` that follows.
+    func send(borrowing bytes: UnsafeRawBufferPointer) {
+        kvod_http_stream_send_unowned(raw, bytes.baseAddress, bytes.count)
+    }
+
     /// Asks `server` to call its ``H2OServer/onGone`` with `key` when this request's memory goes.
     func watchGone(on server: H2OServer, key: UInt64) {
         kvod_http_on_gone(raw, H2OServer.goneCallback, server.context, key)

@@ -1,0 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension UnsafeRawBufferPointer {
+    /// Whether `other` holds the same bytes: the frame cache compares every
+    /// stream's write with the one it kept (libc's `memcmp`, many bytes a step).
+    func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count else { return false }
+        guard count > 0, let base = baseAddress, let otherBase = other.baseAddress else { return true }
+        return memcmp(base, otherBase, count) == 0
+    }
+}
