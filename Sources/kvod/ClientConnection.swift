@@ -36,17 +36,14 @@ final class ClientConnection: ClientOutputDelegate {
     private var lastFlushWasLarge = false
     /// Output buffers up to this size are always kept for the next flush.
     private static let smallOutput = 4096
-    /// Output waiting for its batch to be committed: (batch id, bytes), oldest first.
-    /// `since`: when (loop ms) the first of a batch's output was held.
-    private var held: [(batch: UInt64, bytes: [UInt8], since: UInt64)] = []
-    /// How many bytes `held` holds: output waiting like the socket's queue.
-    private var heldBytes = 0
+    /// Output waiting for its batch to be committed.
+    private var held = HeldOutput()
     /// What this connection last told the daemon's ``ClientMemoryBudget``.
     var clientMemoryReport = ClientMemoryBudget.Report()
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
     /// When (loop ms) the oldest output held now was held (`info`'s `storage.heldOutputOldestMs`).
-    var heldSince: UInt64? { held.first?.since }
+    var heldSince: UInt64? { held.oldestSince }
     /// `pid=… uid=… gid=…`, for log lines.
     let peer: String
 
@@ -145,7 +142,7 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     /// Output written or held for a commit, not yet taken by the client.
-    private var queuedOutputBytes: Int { stream.queuedBytes + heldBytes }
+    private var queuedOutputBytes: Int { stream.queuedBytes + held.byteCount }
     /// Output waiting for this client: in the engine, held for a commit, in the socket's queue.
     var pendingOutputBytes: Int { controller.output.count + queuedOutputBytes }
     /// Whether no further request is read now: replies pile up, or the last
@@ -281,22 +278,12 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
-        if held.isEmpty { daemon.connectionHoldsOutput(self) }
-        heldBytes += bytes.count
-        if held.last?.batch == batch {
-            held[held.count - 1].bytes.append(contentsOf: bytes)
-        } else {
-            held.append((batch, Array(bytes), daemon.loopNow))
-        }
+        if held.hold(bytes, until: batch, now: daemon.loopNow) { daemon.connectionHoldsOutput(self) }
     }
 
     /// Writes the output held for batches up to `committed`, in one write.
     func releaseOutput(upTo committed: UInt64) {
-        let ready = held.prefix { $0.batch <= committed }
-        guard !ready.isEmpty else { return }
-        held.removeFirst(ready.count)
-        let bytes = ready.count == 1 ? ready.first!.bytes : ready.flatMap(\.bytes)
-        heldBytes -= bytes.count
+        guard let bytes = held.release(upTo: committed) else { return }
         stream.write(bytes)
         reportWritten()
         if state.outputReleased(holdsMore: !held.isEmpty) {
@@ -332,8 +319,7 @@ final class ClientConnection: ClientOutputDelegate {
         case .shutdownThenClose:
             stream.shutdownThenClose(onClosed: closedCallback)
         case .closeNow:
-            held = []
-            heldBytes = 0
+            held.discard()
             stream.close(onClosed: closedCallback)
         }
     }
