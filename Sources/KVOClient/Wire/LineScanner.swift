@@ -43,8 +43,8 @@ struct LineScanner {
         }
     }
 
-    /// The compact event kvod sends most, in the order kvod writes its members:
-    /// `{"o":N,"new":V,"old":W,"seq":S}` with `new` and `old` each optional (a
+    /// The compact event kvod sends most, in the order kvod writes its members
+    /// (`o`, `new`, `old`, `seq`; `new` and `old` each optional: a
     /// `setting` of a plain observation); nil for any other line, which the member
     /// loop of ``scan(_:)`` reads. The values are read by the same strict reader,
     /// nested as deep as the loop allows them.
@@ -77,18 +77,19 @@ struct LineScanner {
             at += reader.offset
             return value
         }
-        guard line.baseAddress != nil, skip(#"{"o":"#), let observation = digits(), skip(#",""#) else { return nil }
+        // The pieces kvod's encoder writes these events with (KVOProtocol's LineFragment).
+        guard line.baseAddress != nil, skip(LineFragment.compactEventStart), let observation = digits() else { return nil }
         var new: JSONValue?
         var old: JSONValue?
-        if skip(#"new":"#) {
-            guard let read = value(), skip(#",""#) else { return nil }
+        if skip(LineFragment.newMember) {
+            guard let read = value() else { return nil }
             new = read
         }
-        if skip(#"old":"#) {
-            guard let read = value(), skip(#",""#) else { return nil }
+        if skip(LineFragment.oldMember) {
+            guard let read = value() else { return nil }
             old = read
         }
-        guard skip(#"seq":"#), let seq = digits(), skip("}"), at == line.count else { return nil }
+        guard skip(LineFragment.seqMember), let seq = digits(), skip("}"), at == line.count else { return nil }
         let event = WireEvent(object: "", keyPath: nil, kind: .setting, new: new, old: old, indexes: nil,
                               isPrior: false, isInitial: false, seq: seq, changedKeyPath: nil, prefix: nil, cause: nil,
                               coalesced: nil)
