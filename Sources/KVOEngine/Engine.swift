@@ -28,7 +28,7 @@ public final class Engine {
     @exclusivity(unchecked) public private(set) var clientCount = 0
     private var nextClientID = 1
     /// Ephemeral values and deadlines.
-    let leaseTable = LeaseTable()
+    let leaseTable: LeaseTable
     private let startedAt = ContinuousClock.now
     /// What the daemon reports about itself through `info` (loop lag,
     /// refused connections); the daemon keeps it up to date.
@@ -73,6 +73,7 @@ public final class Engine {
         // observers with one hash of the name.
         let objects = ObjectTable()
         store = Store(objects: objects)
+        leaseTable = LeaseTable(objects: objects)
         shared = SharedController(objects: objects)
         shared.accessPolicy = configuration.accessPolicy
         shared.throttleSchedule.clock = configuration.throttleClock
@@ -93,7 +94,7 @@ public final class Engine {
         store.restore(documents: state.documents, seq: state.seq, modSeqs: state.modSeqs)
         history.restore(state.history)
         epoch = state.epoch
-        restoreLeases(state.leases)
+        leaseTable.restore(state.leases)
     }
 
     // MARK: Clients
@@ -112,7 +113,7 @@ public final class Engine {
         guard !client.isClosed else { return }
         client.close()
         clientCount -= 1
-        releaseValues(ownedBy: client)
+        leaseTable.ownerLeft(client.id)
     }
 
     // MARK: Requests
@@ -221,7 +222,7 @@ public final class Engine {
             }
             // A computed value changes with its array.
             reply.field(.modSeq, integer: store.modSeq(object, at: keyPath?.readPath ?? []))
-            if let lease = lease(of: object, at: keyPath) {
+            if let lease = leaseTable.lease(of: object, at: keyPath?.description ?? "") {
                 if lease.ephemeral { reply.field(.ephemeral, .bool(true)) }
                 if let deadline = lease.deadline {
                     let left = (deadline - configuration.wallClock()).rounded(.up)
