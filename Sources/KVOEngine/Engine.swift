@@ -33,8 +33,8 @@ public final class Engine {
     /// What the daemon reports about itself through `info` (loop lag,
     /// refused connections); the daemon keeps it up to date.
     public var daemonStatistics = DaemonStatistics()
-    /// Requests refused for a limit on resources, for `info`.
-    @exclusivity(unchecked) public internal(set) var refusals = EngineRefusals()
+    /// The memory account and the limits on what clients may make kvod hold.
+    let resources: ResourceAccount
     /// Requests answered, by op, for `metrics`.
     @exclusivity(unchecked) public private(set) var requestCounts = RequestCounts()
     /// Writes the `metrics` op's text: the daemon's, which keeps the metrics
@@ -43,9 +43,6 @@ public final class Engine {
     /// Takes and reads the snapshots of `backup`: the daemon's, which keeps
     /// the data directory. Nil: the op fails (no data directory).
     public weak var backupSource: (any BackupSource)?
-    /// Set while a batch that passed the memory check as a whole is applied
-    /// op by op: one of its ops alone may grow what the others shrink.
-    @exclusivity(unchecked) var admitsEveryChange = false
     /// Which writes the data directory's disk has room for (the daemon says;
     /// ``checkStorage(for:)`` refuses the others with `storage_full`).
     public var storageAdmission = StorageAdmission.everything
@@ -73,8 +70,10 @@ public final class Engine {
         // observers with one hash of the name.
         let objects = ObjectTable()
         store = Store(objects: objects)
-        leaseTable = LeaseTable(objects: objects)
         shared = SharedController(objects: objects)
+        leaseTable = LeaseTable(objects: objects)
+        resources = ResourceAccount(store: store, shared: shared, history: history, leases: leaseTable,
+                                    configuration: configuration)
         shared.accessPolicy = configuration.accessPolicy
         shared.throttleSchedule.clock = configuration.throttleClock
         epochMember = Self.epochMember(epoch)
@@ -311,12 +310,12 @@ extension Engine {
         // No lookup of the observations already there (a walk and a set of
         // the new ones) unless all of them being new would be refused:
         // observing a key path again is not.
-        let added = admitsObservations(keyPaths.count, context: context, for: client)
+        let added = resources.admitsObservations(keyPaths.count, context: context, for: client)
             ? keyPaths.count
             : keyPaths.count == 1
                 ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
                 : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
-        try checkObservationLimits(adding: added, context: context, for: client)
+        try resources.checkObservationLimits(adding: added, context: context, for: client)
         if let since { try checkResumable(since) }
         // Kept only for what reads them (replay, initial events): the usual
         // observe allocates no array.

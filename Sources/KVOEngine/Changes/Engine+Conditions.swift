@@ -48,9 +48,9 @@ extension Engine {
         let trial = try self.trial(operations).engine
         // The trial's documents count only what its changes added (copies
         // are taken as they are): that is the batch's growth.
-        try checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
-        admitsEveryChange = true
-        defer { admitsEveryChange = false }
+        try resources.checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
+        resources.admitsEveryChange = true
+        defer { resources.admitsEveryChange = false }
         var seqs: [UInt64?] = []
         seqs.reserveCapacity(operations.count)
         var sums: [Int?] = []
