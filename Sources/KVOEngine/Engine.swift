@@ -56,12 +56,8 @@ public final class Engine {
     /// read) and go as one proposal, with other clients' read in the same loop
     /// turn (``proposeQueuedPipelines()``); false: each is proposed at once.
     @exclusivity(unchecked) public var pipelinesChanges = false
-    /// Over a replicator: the clients whose pipelines wait for the loop turn's
-    /// end, in the order they were queued (``proposeQueuedPipelines()``).
-    @exclusivity(unchecked) var queuedPipelines: [ClientController] = []
-    /// Over a replicator: this kvod's changes with `await` not decided yet, by
-    /// the token their records carry (``registerAwait(of:from:reply:)``).
-    @exclusivity(unchecked) var awaitedProposals: [UInt64: AwaitedProposal] = [:]
+    /// Over a replicator: the pipelines queued for the turn's end, and the changes with `await` in flight.
+    let proposals = PendingProposals()
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
