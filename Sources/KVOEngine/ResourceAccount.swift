@@ -96,6 +96,8 @@ final class ResourceAccount {
 
     /// Refuses `change` when it grows the documents past the memory limit.
     /// Changes that shrink them (a `delete`, a smaller value) always pass.
+    /// Inlined: every change asks, and without `--max-memory` the answer is one load.
+    @inline(__always)
     func admit(_ change: ChangeRecord) throws(KVOEngineError) {
         guard maxMemory > 0, !admitsEveryChange else { return }
         try checkMemory(growth: change.storeGrowth, of: "this change")
