@@ -14,7 +14,7 @@ extension Engine {
     }
 
     private func proposeQueued() {
-        guard let replicator else { return proposals.dropQueuedPipelines() }
+        guard let replicator else { return _ = proposals.takeQueuedPipelines() }
         let maxObjects = max(1, replicator.maxObjectsPerProposal)
         // A proposal that fails at once may queue pipelines again (the ops behind it): they go in the next round.
         while proposals.hasQueuedPipelines {

@@ -52,9 +52,7 @@ extension Engine {
         proposal.lifetimes.endsLeases = true
         return proposal
     }
-}
 
-extension Engine {
     /// Marks `path` of `object` leased since the set at `revision`, as the
     /// store's leased keys say when a kvod starts or resyncs (the records of
     /// those sets may be long overwritten), with the deadline they tell

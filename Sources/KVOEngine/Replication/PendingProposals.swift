@@ -23,9 +23,6 @@ final class PendingProposals {
         return queued
     }
 
-    /// Forgets the queued pipelines (no replicator to propose them to).
-    func dropQueuedPipelines() { queued.removeAll() }
-
     /// Registers `proposal` under a token no other holds, and returns it.
     func register(_ proposal: AwaitedProposal) -> UInt64 {
         var token = UInt64.random(in: 1...UInt64.max)
