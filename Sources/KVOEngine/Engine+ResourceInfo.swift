@@ -5,22 +5,19 @@ import KVOValues
 /// the history's size, refusals by limit, the data directory's room to
 /// write, and the event loop's lag (the daemon's figures, printed as given).
 extension Engine {
+    /// What one observation counts in the memory account (``ResourceAccount``).
+    public static let observationBytes = ResourceAccount.observationBytes
+
+    /// kvod's memory account, in bytes: what `--max-memory` bounds (``ResourceAccount/memoryEstimate``).
+    public var memoryEstimate: Int { resources.memoryEstimate }
+
+    /// Requests refused for a limit on resources, for `info`.
+    public var refusals: EngineRefusals { resources.refusals }
+
     /// `tellsSizes`: whether the client may read every value; a client that
     /// may not is told no figure that follows values' sizes (docs/SECURITY.md).
     func writeResourceInfo(tellsSizes: Bool, into reply: inout ReplyEncoder) {
-        reply.field(.memory, .object(tellsSizes ? JSONObject([
-            InfoFigure.Memory.total: Self.number(memoryEstimate),
-            .documents: Self.number(store.sizeEstimate),
-            .observations: Self.number(observationsBytes),
-            .history: Self.number(history.bytes),
-            .leases: Self.number(leaseTable.bytes),
-            .throttles: Self.number(shared.throttleSchedule.bytes),
-            .aggregates: Self.number(shared.aggregateBytes),
-            .requests: Self.number(shared.waitingRequestBytes),
-            .limit: Self.number(configuration.maxMemory),
-        ]) : JSONObject([
-            InfoFigure.Memory.limit: Self.number(configuration.maxMemory),
-        ])))
+        reply.field(.memory, .object(resources.memoryFigures(tellsSizes: tellsSizes)))
         let daemon = daemonStatistics
         if tellsSizes { reply.field(.clientMemory, .object(JSONObject([
             InfoFigure.Memory.total: Self.number(daemon.clientMemoryBytes),
@@ -35,9 +32,9 @@ extension Engine {
         reply.field(.refused, .object(JSONObject([
             InfoFigure.Refused.connections: Self.number(daemon.refusedConnections),
             .connectionsPerUid: Self.number(daemon.refusedConnectionsPerUID),
-            .observations: Self.number(refusals.observations),
-            .memory: Self.number(refusals.memory),
-            .storage: Self.number(refusals.storage),
+            .observations: Self.number(resources.refusals.observations),
+            .memory: Self.number(resources.refusals.memory),
+            .storage: Self.number(resources.refusals.storage),
         ])))
         writeStorageInfo(tellsSizes: tellsSizes, into: &reply)
         reply.field(.loopLagLastMs, Self.milliseconds(daemon.loopLagLastMicroseconds))

@@ -28,13 +28,13 @@ public final class Engine {
     @exclusivity(unchecked) public private(set) var clientCount = 0
     private var nextClientID = 1
     /// Ephemeral values and deadlines.
-    let leaseTable = LeaseTable()
+    let leaseTable: LeaseTable
     private let startedAt = ContinuousClock.now
     /// What the daemon reports about itself through `info` (loop lag,
     /// refused connections); the daemon keeps it up to date.
     public var daemonStatistics = DaemonStatistics()
-    /// Requests refused for a limit on resources, for `info`.
-    @exclusivity(unchecked) public internal(set) var refusals = EngineRefusals()
+    /// The memory account and the limits on what clients may make kvod hold.
+    let resources: ResourceAccount
     /// Requests answered, by op, for `metrics`.
     @exclusivity(unchecked) public private(set) var requestCounts = RequestCounts()
     /// Writes the `metrics` op's text: the daemon's, which keeps the metrics
@@ -43,9 +43,6 @@ public final class Engine {
     /// Takes and reads the snapshots of `backup`: the daemon's, which keeps
     /// the data directory. Nil: the op fails (no data directory).
     public weak var backupSource: (any BackupSource)?
-    /// Set while a batch that passed the memory check as a whole is applied
-    /// op by op: one of its ops alone may grow what the others shrink.
-    @exclusivity(unchecked) var admitsEveryChange = false
     /// Which writes the data directory's disk has room for (the daemon says;
     /// ``checkStorage(for:)`` refuses the others with `storage_full`).
     public var storageAdmission = StorageAdmission.everything
@@ -59,12 +56,8 @@ public final class Engine {
     /// read) and go as one proposal, with other clients' read in the same loop
     /// turn (``proposeQueuedPipelines()``); false: each is proposed at once.
     @exclusivity(unchecked) public var pipelinesChanges = false
-    /// Over a replicator: the clients whose pipelines wait for the loop turn's
-    /// end, in the order they were queued (``proposeQueuedPipelines()``).
-    @exclusivity(unchecked) var queuedPipelines: [ClientController] = []
-    /// Over a replicator: this kvod's changes with `await` not decided yet, by
-    /// the token their records carry (``registerAwait(of:from:reply:)``).
-    @exclusivity(unchecked) var awaitedProposals: [UInt64: AwaitedProposal] = [:]
+    /// Over a replicator: the pipelines queued for the turn's end, and the changes with `await` in flight.
+    let proposals = PendingProposals()
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
@@ -74,6 +67,9 @@ public final class Engine {
         let objects = ObjectTable()
         store = Store(objects: objects)
         shared = SharedController(objects: objects)
+        leaseTable = LeaseTable(objects: objects)
+        resources = ResourceAccount(store: store, shared: shared, history: history, leases: leaseTable,
+                                    configuration: configuration)
         shared.accessPolicy = configuration.accessPolicy
         shared.throttleSchedule.clock = configuration.throttleClock
         epochMember = Self.epochMember(epoch)
@@ -93,7 +89,7 @@ public final class Engine {
         store.restore(documents: state.documents, seq: state.seq, modSeqs: state.modSeqs)
         history.restore(state.history)
         epoch = state.epoch
-        restoreLeases(state.leases)
+        leaseTable.restore(state.leases)
     }
 
     // MARK: Clients
@@ -112,7 +108,7 @@ public final class Engine {
         guard !client.isClosed else { return }
         client.close()
         clientCount -= 1
-        releaseValues(ownedBy: client)
+        leaseTable.ownerLeft(client.id)
     }
 
     // MARK: Requests
@@ -221,7 +217,7 @@ public final class Engine {
             }
             // A computed value changes with its array.
             reply.field(.modSeq, integer: store.modSeq(object, at: keyPath?.readPath ?? []))
-            if let lease = lease(of: object, at: keyPath) {
+            if let lease = leaseTable.lease(of: object, at: keyPath?.description ?? "") {
                 if lease.ephemeral { reply.field(.ephemeral, .bool(true)) }
                 if let deadline = lease.deadline {
                     let left = (deadline - configuration.wallClock()).rounded(.up)
@@ -310,12 +306,12 @@ extension Engine {
         // No lookup of the observations already there (a walk and a set of
         // the new ones) unless all of them being new would be refused:
         // observing a key path again is not.
-        let added = admitsObservations(keyPaths.count, context: context, for: client)
+        let added = resources.admitsObservations(keyPaths.count, context: context, for: client)
             ? keyPaths.count
             : keyPaths.count == 1
                 ? (client.isObserving(scope, keyPath: keyPaths[0]) ? 0 : 1)
                 : Set(keyPaths.filter { !client.isObserving(scope, keyPath: $0) }).count
-        try checkObservationLimits(adding: added, context: context, for: client)
+        try resources.checkObservationLimits(adding: added, context: context, for: client)
         if let since { try checkResumable(since) }
         // Kept only for what reads them (replay, initial events): the usual
         // observe allocates no array.

@@ -10,9 +10,9 @@ extension Engine {
     func concealing(_ error: KVOEngineError, of operation: Operation,
                     for client: ClientController) -> KVOEngineError {
         guard configuration.accessPolicy != nil else { return error }
-        if error.code == .limitExceeded, error.message.hasPrefix(Self.memoryRefusalStart), !readsEverything(client) {
+        if error.code == .limitExceeded, error.message.hasPrefix(ResourceAccount.memoryRefusalStart), !readsEverything(client) {
             // How much kvod holds, and how much a write adds over the value it replaces, tell sizes of values.
-            return KVOEngineError(.limitExceeded, "\(Self.memoryRefusalStart)\(configuration.maxMemory) bytes "
+            return KVOEngineError(.limitExceeded, "\(ResourceAccount.memoryRefusalStart)\(configuration.maxMemory) bytes "
                 + "(--max-memory), and this request would bring it over; delete something first")
         }
         guard Self.stateRevealingCodes.contains(error.code) else { return error }

@@ -4,26 +4,11 @@ import KVOValues
 /// Conditional writes (`ifModSeq`, `ifValue`) and batches: what makes a
 /// counter, a lock or a move between two objects correct with many writers.
 extension Engine {
-    /// Throws `precondition_failed` (with the value's current `modSeq`) when
-    /// `condition` does not hold for the value a change op would change.
+    /// Throws `precondition_failed` when `condition` does not hold for the
+    /// value a change op would change (``WriteCondition/check(in:_:_:)``).
     func check(_ condition: WriteCondition, of operation: Operation) throws(KVOEngineError) {
         guard let (object, keyPath) = Self.target(of: operation) else { return }
-        let keys = keyPath?.components ?? []
-        let current = store.value(object, at: keys)
-        let modSeq = current == nil ? 0 : store.modSeq(object, at: keys)
-        let place = keyPath.map { "\(object) \($0)" } ?? object
-        let details = JSONObject([KVOProtocol.Field.modSeq: .number(JSONNumber(validatedLiteral: String(modSeq)))])
-        if let expected = condition.ifModSeq, expected != modSeq {
-            throw KVOEngineError(.preconditionFailed, "\(place) has modSeq \(modSeq), not \(expected)", details: details)
-        }
-        if let expected = condition.ifValue {
-            guard let current else {
-                throw KVOEngineError(.preconditionFailed, "\(place) has no value", details: details)
-            }
-            guard current.isEquivalent(to: expected) else {
-                throw KVOEngineError(.preconditionFailed, "\(place) holds another value", details: details)
-            }
-        }
+        try condition.check(in: store, object, keyPath)
     }
 
     /// The object and key path a single change writes (nil key path: the
@@ -48,9 +33,9 @@ extension Engine {
         let trial = try self.trial(operations).engine
         // The trial's documents count only what its changes added (copies
         // are taken as they are): that is the batch's growth.
-        try checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
-        admitsEveryChange = true
-        defer { admitsEveryChange = false }
+        try resources.checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
+        resources.admitsEveryChange = true
+        defer { resources.admitsEveryChange = false }
         var seqs: [UInt64?] = []
         seqs.reserveCapacity(operations.count)
         var sums: [Int?] = []

@@ -15,7 +15,7 @@ extension Engine {
         let change = ChangeRecord(object: consume object, path: (consume keyPath).components, kind: .setting,
                                   old: consume old, new: consume value, seq: store.seq + 1, existingKeys: existing,
                                   createdObject: entry?.members == nil, lease: lease)
-        try admit(change)
+        try resources.admit(change)
         switch shared.route(of: change, in: entry) {
         case .unobserved:
             store.write(setting: change, to: target)
@@ -39,7 +39,7 @@ extension Engine {
         }
         let change = ChangeRecord(object: object, path: [], kind: .setting, old: store.value(object, at: []),
                                   new: value, seq: store.seq + 1, existingKeys: 0, lease: lease)
-        try admit(change)
+        try resources.admit(change)
         return commit(change) { store.replaceDocument(object, with: members) }
     }
 
@@ -89,7 +89,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .insertion,
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
                             seq: store.seq + 1, existingKeys: existing, createdObject: store.document(object) == nil)
-        try admit(change)
+        try resources.admit(change)
         return (change, position)
     }
 
@@ -126,7 +126,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .replacement, indexes: indexes,
                             old: .array(replaced), new: .array(values), seq: store.seq + 1,
                             existingKeys: keyPath.components.count)
-        try admit(change)
+        try resources.admit(change)
         return change
     }
 

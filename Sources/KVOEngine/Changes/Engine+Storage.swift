@@ -28,7 +28,7 @@ extension Engine {
         case .nothing:
             guard operation.spec.changesState else { return }
         }
-        refusals.storage += 1
+        resources.refusals.storage += 1
         throw KVOEngineError(.storageFull, storageAdmission == .nothing ? """
             the data directory's disk is full and changes already wait for room there: no change is taken \
             until space is freed; nothing changed (reads and observations go on)

@@ -1,3 +1,4 @@
+import KVOProtocol
 import KVOValues
 
 /// What a change op asks of the value at its key path before it applies
@@ -13,6 +14,24 @@ public struct WriteCondition: Sendable, Equatable {
     public init(ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) {
         self.ifModSeq = ifModSeq
         self.ifValue = ifValue
+    }
+
+    /// Throws `precondition_failed` (with the value's current `modSeq`) when
+    /// the condition does not hold for `keyPath` of `object` in `store`.
+    func check(in store: Store, _ object: String, _ keyPath: ObservedPath?) throws(KVOEngineError) {
+        let keys = keyPath?.components ?? []
+        let current = store.value(object, at: keys)
+        let modSeq = current == nil ? 0 : store.modSeq(object, at: keys)
+        let place = keyPath.map { "\(object) \($0)" } ?? object
+        let details = JSONObject([KVOProtocol.Field.modSeq: .number(JSONNumber(validatedLiteral: String(modSeq)))])
+        if let expected = ifModSeq, expected != modSeq {
+            throw KVOEngineError(.preconditionFailed, "\(place) has modSeq \(modSeq), not \(expected)", details: details)
+        }
+        guard let expected = ifValue else { return }
+        guard let current else { throw KVOEngineError(.preconditionFailed, "\(place) has no value", details: details) }
+        guard current.isEquivalent(to: expected) else {
+            throw KVOEngineError(.preconditionFailed, "\(place) holds another value", details: details)
+        }
     }
 }
 

@@ -18,53 +18,7 @@ extension Engine {
     func updateLeases(for change: ChangeRecord, in entry: ObjectTable.Entry?) {
         // Most changes carry no lease to an object that holds none: no call.
         if let entry, entry.leases == nil, change.lease == nil { return }
-        updateLeasesOfEntry(for: change, in: entry)
-    }
-
-    private func updateLeasesOfEntry(for change: ChangeRecord, in entry: ObjectTable.Entry?) {
-        guard change.kind == .setting else { return }
-        guard let entry = entry ?? store.objects.entry(change.object) else { return }
-        guard entry.leases != nil || change.lease != nil else { return }
-        // Taken out of the entry and not iterated while changed, so that
-        // the dictionary is never copied (with 100 leases in an object, the
-        // copies were most of a deletion's cost).
-        var leases = entry.leases ?? [:]
-        entry.leases = nil
-        let path = change.path.joined(separator: ".")
-        var ended: [String] = []
-        if path.isEmpty || Self.isObject(change.old) {
-            for keyPath in leases.keys where CanonicalName.keyPath(keyPath, isAtOrUnder: path) { ended.append(keyPath) }
-        } else if leases[path] != nil {
-            // Leases under a key path are on members of the object it held: a scalar or an array
-            // there has none, so the object's other leases need no look (an object with 100,000
-            // leased members made each deletion a pass over all of them).
-            ended.append(path)
-        }
-        for keyPath in ended {
-            guard let held = leases.removeValue(forKey: keyPath) else { continue }
-            leaseTable.removed(held.lease, at: LeaseTable.Place(object: change.object, keyPath: keyPath),
-                               generation: held.generation)
-        }
-        if let lease = change.lease, change.new != nil {
-            let generation = leaseTable.makeGeneration()
-            leases[path] = (lease, generation)
-            leaseTable.added(lease, at: LeaseTable.Place(object: change.object, keyPath: path), generation: generation)
-        }
-        store.objects.setLeases(leases.isEmpty ? nil : leases, of: entry, named: change.object)
-    }
-
-    private static func isObject(_ value: JSONValue?) -> Bool {
-        if case .object? = value { true } else { false }
-    }
-
-    /// The lease on exactly `keyPath` of `object`, if any.
-    func lease(of object: String, at keyPath: ObservedPath?) -> Lease? {
-        store.objects.entry(object)?.leases?[keyPath?.description ?? ""]?.lease
-    }
-
-    /// Queues the deletion of the values `client` owned (its connection closed).
-    func releaseValues(ownedBy client: ClientController) {
-        leaseTable.ownerLeft(client.id)
+        leaseTable.update(for: change, in: entry)
     }
 
     /// Makes up to `budget` of the deletions that are due: values whose
@@ -81,20 +35,8 @@ extension Engine {
         var popped = 0
         while made < budget, popped < 4 * budget, let release = leaseTable.popPending() {
             popped += 1
-            let (place, cause): (LeaseTable.Place, ChangeCause)
-            let stillHeld: Bool
-            switch release {
-            case .ownerLeft(let at, let owner):
-                (place, cause) = (at, .disconnect)
-                stillHeld = store.objects.entry(at.object)?.leases?[at.keyPath]?.lease.owner == owner
-            case .expired(let at, let generation):
-                (place, cause) = (at, .ttl)
-                stillHeld = store.objects.entry(at.object)?.leases?[at.keyPath]?.generation == generation
-            }
-            guard stillHeld else { continue }
-            let path = place.keyPath.isEmpty ? [] : place.keyPath.split(separator: ".", omittingEmptySubsequences: false)
-                .map(String.init)
-            _ = delete(place.object, releaseTarget(of: place.object, at: path), cause: cause)
+            guard let (place, cause) = leaseTable.due(release) else { continue }
+            _ = delete(place.object, releaseTarget(of: place.object, at: place.components), cause: cause)
             made += 1
         }
         return leaseTable.hasPending || leaseTable.hasExpired(now: now)
@@ -124,24 +66,6 @@ extension Engine {
 
     /// How many leased values there are.
     public var leaseCount: Int { leaseTable.count }
-
-    /// Restores saved leases: deadlines go on; ephemeral values, whose owners
-    /// were connections of a previous run, are queued for deletion.
-    func restoreLeases(_ saved: [SavedLease]) {
-        for saved in saved {
-            guard let entry = store.objects.entry(saved.object), entry.members != nil else { continue }
-            let lease = Lease(owner: saved.ephemeral ? LeaseTable.previousRun : nil, ephemeral: saved.ephemeral,
-                              deadline: saved.deadline)
-            let generation = leaseTable.makeGeneration()
-            var leases = entry.leases ?? [:]
-            leases[saved.keyPath] = (lease, generation)
-            entry.leases = leases
-            let place = LeaseTable.Place(object: saved.object, keyPath: saved.keyPath)
-            leaseTable.added(lease, at: place, generation: generation)
-        }
-        // The previous run's connections are gone: their values go now.
-        leaseTable.ownerLeft(LeaseTable.previousRun)
-    }
 }
 
 /// A lease as the data directory keeps it (its owner is not kept: after a

@@ -1,10 +1,12 @@
 import DequeModule
 import HeapModule
+import KVOValues
 
 /// Every lease in the engine, found three ways: by value (in its object's
 /// entry, so a change finds the leases it ends with the hash of the name it
 /// already did), by owner (a closing connection finds its values without a
 /// scan), and by deadline (a heap: the next value to expire is at its top).
+/// The table keeps the three in step: the engine only tells it of changes.
 ///
 /// Releasing is sliced: a closing connection that owns 100,000 values, or
 /// 100,000 deadlines passing at once, become a queue of deletions that the
@@ -15,6 +17,11 @@ final class LeaseTable {
     struct Place: Hashable {
         let object: String
         let keyPath: String
+
+        /// The key path's components.
+        var components: [String] {
+            keyPath.isEmpty ? [] : keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     /// A deadline in the heap. Stale ones (the lease was renewed or ended
@@ -39,6 +46,8 @@ final class LeaseTable {
     /// connections were of a previous run (clients are numbered from 1).
     static let previousRun = 0
 
+    /// The table whose entries hold each object's leases by key path.
+    private let objects: ObjectTable
     @exclusivity(unchecked) private(set) var byOwner: [Int: Set<Place>] = [:]
     @exclusivity(unchecked) private var deadlines = Heap<Deadline>()
     /// The generations of the grants whose deadline is in the heap and
@@ -69,12 +78,94 @@ final class LeaseTable {
     /// How many leases are held.
     @exclusivity(unchecked) private(set) var count = 0
 
-    func makeGeneration() -> UInt64 {
-        defer { nextGeneration += 1 }
-        return nextGeneration
+    init(objects: ObjectTable) {
+        self.objects = objects
     }
 
-    func added(_ lease: Lease, at place: Place, generation: UInt64) {
+    /// The lease on exactly `keyPath` (components joined by `.`) of `object`, if any.
+    func lease(of object: String, at keyPath: String) -> Lease? {
+        objects.entry(object)?.leases?[keyPath]?.lease
+    }
+
+    /// Whether some value of `object` is leased.
+    func holdsLeases(in object: String) -> Bool { objects.entry(object)?.leases != nil }
+
+    /// After `change` was applied: a setting (set, delete) ends the leases at
+    /// or under its key path; one with a lease starts that one. `entry` is
+    /// the object's, when the caller has it at hand.
+    func update(for change: ChangeRecord, in entry: ObjectTable.Entry?) {
+        guard change.kind == .setting else { return }
+        guard let entry = entry ?? objects.entry(change.object) else { return }
+        guard entry.leases != nil || change.lease != nil else { return }
+        // Taken out of the entry and not iterated while changed, so that
+        // the dictionary is never copied (with 100 leases in an object, the
+        // copies were most of a deletion's cost).
+        var leases = entry.leases ?? [:]
+        entry.leases = nil
+        let path = change.path.joined(separator: ".")
+        var ended: [String] = []
+        if path.isEmpty || Self.isObject(change.old) {
+            for keyPath in leases.keys where CanonicalName.keyPath(keyPath, isAtOrUnder: path) { ended.append(keyPath) }
+        } else if leases[path] != nil {
+            // Leases under a key path are on members of the object it held: a scalar or an array
+            // there has none, so the object's other leases need no look (an object with 100,000
+            // leased members made each deletion a pass over all of them).
+            ended.append(path)
+        }
+        for keyPath in ended {
+            guard let held = leases.removeValue(forKey: keyPath) else { continue }
+            removed(held.lease, at: Place(object: change.object, keyPath: keyPath), generation: held.generation)
+        }
+        if let lease = change.lease, change.new != nil {
+            grant(lease, at: Place(object: change.object, keyPath: path), in: &leases)
+        }
+        objects.setLeases(leases.isEmpty ? nil : leases, of: entry, named: change.object)
+    }
+
+    private static func isObject(_ value: JSONValue?) -> Bool {
+        if case .object? = value { true } else { false }
+    }
+
+    /// Restores saved leases: deadlines go on; ephemeral values, whose owners
+    /// were connections of a previous run, are queued for deletion.
+    func restore(_ saved: [SavedLease]) {
+        for saved in saved {
+            guard let entry = objects.entry(saved.object), entry.members != nil else { continue }
+            let lease = Lease(owner: saved.ephemeral ? Self.previousRun : nil, ephemeral: saved.ephemeral,
+                              deadline: saved.deadline)
+            var leases = entry.leases ?? [:]
+            grant(lease, at: Place(object: saved.object, keyPath: saved.keyPath), in: &leases)
+            entry.leases = leases
+        }
+        // The previous run's connections are gone: their values go now.
+        ownerLeft(Self.previousRun)
+    }
+
+    /// Marks the value at `place` (in `entry`, its object's) leased by the
+    /// replicated store since the set at `revision`, with the deadline it
+    /// tells (`expires`).
+    func restoreReplicated(_ place: Place, in entry: ObjectTable.Entry, ephemeral: Bool, at revision: UInt64,
+                           expires: Double?) {
+        var leases = entry.leases ?? [:]
+        var lease = Lease(owner: nil, ephemeral: ephemeral, deadline: expires, replicatedAt: revision)
+        if let held = leases[place.keyPath] {
+            // Both families' keys of one set: one lease, ephemeral if either says so.
+            lease.ephemeral = lease.ephemeral || (held.lease.replicatedAt == revision && held.lease.ephemeral)
+            removed(held.lease, at: place, generation: held.generation)
+        }
+        grant(lease, at: place, in: &leases)
+        objects.setLeases(leases, of: entry, named: place.object)
+    }
+
+    /// Puts `lease` on the value at `place`, in its object's `leases`, under a new generation.
+    private func grant(_ lease: Lease, at place: Place, in leases: inout [String: (lease: Lease, generation: UInt64)]) {
+        let generation = nextGeneration
+        nextGeneration += 1
+        leases[place.keyPath] = (lease, generation)
+        added(lease, at: place, generation: generation)
+    }
+
+    private func added(_ lease: Lease, at place: Place, generation: UInt64) {
         count += 1
         if let owner = lease.owner { byOwner[owner, default: []].insert(place) }
         // Over etcd the store's lease ends the value; its deadline is only told (`expiresIn`).
@@ -84,7 +175,7 @@ final class LeaseTable {
         }
     }
 
-    func removed(_ lease: Lease, at place: Place, generation: UInt64) {
+    private func removed(_ lease: Lease, at place: Place, generation: UInt64) {
         count -= 1
         if let owner = lease.owner {
             byOwner[owner]?.remove(place)
@@ -145,6 +236,17 @@ final class LeaseTable {
             leftOwners.removeFirst()
         }
         return expired.popFirst()
+    }
+
+    /// The deletion `release` asks for, and its cause; nil when the value is
+    /// no longer the one it was queued for (renewed, taken over, ended).
+    func due(_ release: Release) -> (Place, ChangeCause)? {
+        switch release {
+        case .ownerLeft(let place, let owner):
+            lease(of: place.object, at: place.keyPath)?.owner == owner ? (place, .disconnect) : nil
+        case .expired(let place, let generation):
+            objects.entry(place.object)?.leases?[place.keyPath]?.generation == generation ? (place, .ttl) : nil
+        }
     }
 
     /// Whether releases are queued.

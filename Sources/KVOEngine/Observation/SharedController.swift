@@ -50,13 +50,12 @@ public final class SharedController {
     /// Passes over an array the last change made for computed key paths
     /// (`@sum` and the like): what tests hold to one per change.
     @exclusivity(unchecked) private(set) var lastChangeArrayPasses = 0
-    /// Bytes of events encoded since start: what tests hold to nothing when
-    /// no observation takes them.
-    @exclusivity(unchecked) private(set) var encodedEventBytes = 0
+    /// Bytes of events encoded since start (``EventVariantEncoder/encodedBytes``).
+    var encodedEventBytes: Int { encoder.encodedBytes }
     /// Change events made, coalesced and dropped, for `metrics`.
     @exclusivity(unchecked) public internal(set) var eventCounts = EventCounts()
-    /// ``send``'s encodings of one node's events, reused from change to change.
-    @exclusivity(unchecked) private var eventBytes = GrowableBytes()
+    /// ``send``'s encodings of one node's events, in a buffer reused from change to change.
+    @exclusivity(unchecked) private var encoder = EventVariantEncoder()
     /// The ends of throttled observations' intervals.
     let throttleSchedule = ThrottleSchedule()
     /// The writers' waits (`await`) not finished yet.
@@ -413,8 +412,8 @@ public final class SharedController {
         }
     }
 
-    /// Sends one node's events. First the encodings its observations need,
-    /// one per combination of the new/old options, into one reused buffer;
+    /// Sends one node's events. First the encodings its observations need
+    /// (``EventVariantEncoder``, one per variant, into one reused buffer);
     /// then the per-event loop, which only copies bytes: no reference
     /// counting (the node's array and the controllers outlive it; see
     /// ``ObservationInfo/owner``), no allocation. The change and its group
@@ -455,28 +454,7 @@ public final class SharedController {
             guard !variants.isEmpty else { return }
             if coalescingClients > 0, !Self.anyTakesBytes(node) { variants = .none }
         }
-        eventBytes.removeAll(keepingCapacity: true)
-        defer { encodedEventBytes &+= eventBytes.count }
-        var ends = VariantEnds()
-        if variants.isEmpty {
-            // Only held events: no bytes.
-        } else if variants.isSubset(of: .newOnly),
-                  ObservedChange.isPlainSetting(change, group.pointee.relation, options: .new, prior: prior) {
-            // The usual group: its encodings (full, compact) read the change's value in place.
-            if variants.contains(EncodingVariant.newFull) {
-                // The group's head lives as long as the group, the node's as the node.
-                let head = group.pointee.scopedHead?.withUnsafeBytes { $0 } ?? node.eventHeadBytes
-                EventEncoder.setting(into: &eventBytes, head: head, new: change.new, seq: change.seq)
-            }
-            for variant in EncodingVariant.newFull..<EncodingVariant.newCompact { ends[variant] = eventBytes.count }
-            if variants.contains(EncodingVariant.newCompact) {
-                EventEncoder.setting(into: &eventBytes, head: compactHead(of: change, at: node), new: change.new,
-                                     seq: change.seq, compact: true)
-            }
-            for variant in EncodingVariant.newCompact..<8 { ends[variant] = eventBytes.count }
-        } else {
-            encodeVariants(variants, of: change, group, prior: prior, into: &ends)
-        }
+        let ends = encoder.encode(variants, of: change, group, at: node, prior: prior)
         var visits = 0
         // Whether the value here changed, for `distinct`: found once per group.
         var changed: Bool?
@@ -489,7 +467,7 @@ public final class SharedController {
         // Found once per group: whether any client's observations wait to leave the index.
         let skipsLeaving = !leaving.isEmpty
         // The buffer is neither changed nor released until the loop ends.
-        let all = eventBytes.unsafeBytes
+        let all = encoder.bytes
         do {
             var lineVariant = -1
             var line = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -498,7 +476,7 @@ public final class SharedController {
             let oneVariant = variants.isSingle
             if oneVariant {
                 lineVariant = variants.first
-                line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: lineVariant)..<ends[lineVariant]])
+                line = ends.line(lineVariant, in: all)
             }
             node.forEachObservation { info in
                 visits &+= 1
@@ -519,7 +497,7 @@ public final class SharedController {
                     let variant = info.encodingVariant
                     // Runs of observations read the same encoding: find its bytes once per run.
                     if variant != lineVariant {
-                        line = UnsafeRawBufferPointer(rebasing: all[ends.start(of: variant)..<ends[variant]])
+                        line = ends.line(variant, in: all)
                         lineVariant = variant
                     }
                 }
@@ -583,36 +561,6 @@ public final class SharedController {
         }
     }
 
-    /// What a compact event says before its fields, after the `{"o":N` each
-    /// observation writes: the changed object for a prefix's tree, else nothing.
-    private func compactHead(of change: ChangeRecord, at node: PathNode) -> [UInt8] {
-        guard node.isPrefixScope else { return [] }
-        var head: [UInt8] = []
-        EventEncoder.appendObjectMember(change.object, to: &head)
-        return head
-    }
-
-    /// The encodings of one group's event, one per combination of the new/old
-    /// options and the form (``ObservationInfo/encodingVariant``) that its
-    /// observations ask for, one after the other in ``eventBytes``.
-    private func encodeVariants(_ variants: EncodingVariants, of change: ChangeRecord, _ group: UnsafePointer<MatchGroup>,
-                                prior: Bool, into ends: inout VariantEnds) {
-        let relation = group.pointee.relation
-        let isExact = relation.isExact
-        let head = group.pointee.scopedHead ?? group.pointee.node.eventHead
-        let compactHead = variants.containsCompact ? compactHead(of: change, at: group.pointee.node) : []
-        for variant in 0..<8 {
-            if variants.contains(variant) {
-                let event = ObservedChange(change, relation, old: isExact ? change.old : group.pointee.old,
-                                           new: isExact ? change.new : group.pointee.new,
-                                           options: EncodingVariant.options(of: variant), prior: prior)
-                let compact = EncodingVariant.isCompact(variant)
-                EventEncoder.write(event, head: compact ? compactHead : head, compact: compact, to: &eventBytes)
-            }
-            ends[variant] = eventBytes.count
-        }
-    }
-
     // MARK: Inspection
 
     /// Every registered observation, for tests and debugging (a full walk).
@@ -649,43 +597,4 @@ extension SharedController.MatchGroup {
         if case .ancestor = relation { return true }
         return false
     }
-}
-
-/// Where each encoding of one node's event ends in the shared controller's
-/// buffer, by variant (the new/old option bits, plus 4 for the compact form);
-/// each starts where the one before ends. Eight fixed slots: no allocation
-/// per change.
-private struct VariantEnds {
-    private var slots: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-
-    /// `variant` is 0 to 7 (a switch over the slots: reading them through a
-    /// pointer copied the eight of them per event).
-    subscript(variant: Int) -> Int {
-        get {
-            switch variant {
-            case 0: slots.0
-            case 1: slots.1
-            case 2: slots.2
-            case 3: slots.3
-            case 4: slots.4
-            case 5: slots.5
-            case 6: slots.6
-            default: slots.7
-            }
-        }
-        set {
-            switch variant {
-            case 0: slots.0 = newValue
-            case 1: slots.1 = newValue
-            case 2: slots.2 = newValue
-            case 3: slots.3 = newValue
-            case 4: slots.4 = newValue
-            case 5: slots.5 = newValue
-            case 6: slots.6 = newValue
-            default: slots.7 = newValue
-            }
-        }
-    }
-
-    func start(of variant: Int) -> Int { variant == 0 ? 0 : self[variant - 1] }
 }

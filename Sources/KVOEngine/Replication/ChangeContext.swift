@@ -23,7 +23,7 @@ public struct ChangeContext: Sendable, Equatable {
     public var expires: Double?
     /// The token of a change whose writer awaits its observers (`await`): the
     /// kvod that proposed it knows it by this when its watch delivers it
-    /// (``Engine/awaitedProposals``); other kvods ignore it.
+    /// (``PendingProposals/awaited``); other kvods ignore it.
     public var awaitID: UInt64?
     /// The proposal that wrote it, unique among the proposals of the kvod
     /// that sent it: when etcd's answer to a `Txn` is lost, that kvod learns

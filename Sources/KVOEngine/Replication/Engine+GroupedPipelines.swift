@@ -9,25 +9,16 @@ extension Engine {
     /// it at the end of each loop turn), several clients' in one transaction
     /// while they fit (``PipelineGroup``). Returns at once when none waits.
     public func proposeQueuedPipelines() {
-        guard !queuedPipelines.isEmpty else { return }
+        guard proposals.hasQueuedPipelines else { return }
         proposeQueued()
     }
 
-    /// Queues `client`'s pipeline for the turn's end; nothing more of it is
-    /// read meanwhile (``ClientController/isAwaiting``).
-    func queuePipeline(of client: ClientController) {
-        guard !client.pipelineQueued else { return }
-        client.pipelineQueued = true
-        queuedPipelines.append(client)
-    }
-
     private func proposeQueued() {
-        guard let replicator else { return queuedPipelines.removeAll() }
+        guard let replicator else { return _ = proposals.takeQueuedPipelines() }
         let maxObjects = max(1, replicator.maxObjectsPerProposal)
         // A proposal that fails at once may queue pipelines again (the ops behind it): they go in the next round.
-        while !queuedPipelines.isEmpty {
-            let clients = queuedPipelines
-            queuedPipelines.removeAll(keepingCapacity: true)
+        while proposals.hasQueuedPipelines {
+            let clients = proposals.takeQueuedPipelines()
             var group = PipelineGroup(maxObjects: maxObjects)
             for client in clients {
                 client.pipelineQueued = false

@@ -16,7 +16,7 @@ extension Engine {
     /// Returns whether the client now awaits its changes (read nothing more
     /// from it until they are answered).
     public func queuePipelinedChanges(of client: ClientController) -> Bool {
-        if replicator != nil, !client.pipelined.isEmpty, !client.awaitsReplication { queuePipeline(of: client) }
+        if replicator != nil, !client.pipelined.isEmpty, !client.awaitsReplication { proposals.queuePipeline(of: client) }
         return client.awaitsReplication || client.pipelineQueued
     }
 
@@ -26,12 +26,12 @@ extension Engine {
         if client.awaitsReplication || client.pipelineQueued { return client.parked.append(.request(request)) }
         if joinsPipeline(request, of: client) {
             client.pipelined.append(request)
-            if client.pipelined.count >= pipelineCapacity(replicator) { queuePipeline(of: client) }
+            if client.pipelined.count >= pipelineCapacity(replicator) { proposals.queuePipeline(of: client) }
             return
         }
         guard client.pipelined.isEmpty else {
             client.parked.prepend(.request(request))
-            return queuePipeline(of: client)
+            return proposals.queuePipeline(of: client)
         }
         answerAlone(.alone(request), of: client, through: replicator)
     }
@@ -42,7 +42,7 @@ extension Engine {
             return client.parked.append(failure)
         }
         client.parked.prepend(failure)
-        queuePipeline(of: client)
+        proposals.queuePipeline(of: client)
     }
 
     /// The most requests of one client's pipeline: as many as the store's
@@ -75,12 +75,12 @@ extension Engine {
                 handlePipelined(request, from: client, through: replicator)
             } else if !client.pipelined.isEmpty {
                 client.parked.prepend(entry)
-                queuePipeline(of: client)
+                proposals.queuePipeline(of: client)
             } else {
                 answerAlone(entry, of: client, through: replicator)
             }
         }
-        if !client.isAwaiting, !client.isClosed, !client.pipelined.isEmpty { queuePipeline(of: client) }
+        if !client.isAwaiting, !client.isClosed, !client.pipelined.isEmpty { proposals.queuePipeline(of: client) }
     }
 
     private func answerAlone(_ entry: ParkedRequest, of client: ClientController, through replicator: ChangeReplicator) {

@@ -7,23 +7,23 @@
 /// waits for them from then on. Other kvods ignore the token: their
 /// observers are not counted.
 extension Engine {
+    /// This kvod's changes with `await` not decided yet, by token (``PendingProposals``).
+    var awaitedProposals: [UInt64: AwaitedProposal] { proposals.awaited }
+
     /// Registers the await of `request` (nil: it has none) for the proposal
     /// about to be made; returns the token its records carry. `reply` makes
     /// the ok reply at the committed seq.
     func registerAwait(of request: Request, from client: ClientController,
                        reply: @escaping (UInt64) -> ReplyEncoder) -> UInt64? {
         guard let awaiting = request.awaiting else { return nil }
-        var token = UInt64.random(in: 1...UInt64.max)
-        while awaitedProposals[token] != nil { token = UInt64.random(in: 1...UInt64.max) }
-        awaitedProposals[token] = AwaitedProposal(id: request.id, awaiting: awaiting, client: client, reply: reply)
-        return token
+        return proposals.register(AwaitedProposal(id: request.id, awaiting: awaiting, client: client, reply: reply))
     }
 
     /// Applies a revision's changes (`body`) that carry `token`: when this
     /// kvod proposed them with `await`, the observations they are due to
     /// reach are gathered while they are dispatched, and the writer's wait starts.
     func applyAwaited(_ token: UInt64?, seq: UInt64, _ body: () -> Void) {
-        guard let token, shared.awaitCollector == nil, let awaited = awaitedProposals[token], !awaited.isWaiting else {
+        guard let token, shared.awaitCollector == nil, let awaited = proposals.awaited[token], !awaited.isWaiting else {
             return body()
         }
         let client = awaited.client
@@ -46,7 +46,7 @@ extension Engine {
     /// wait's reply goes now if the wait ended already, else when it ends.
     func outcomeOfAwait(_ token: UInt64?, _ outcome: ProposalOutcome, to request: Request,
                         from client: ClientController) -> Bool {
-        guard let token, let awaited = awaitedProposals.removeValue(forKey: token) else { return false }
+        guard let token, let awaited = proposals.endAwait(token) else { return false }
         if awaited.isWaiting {
             if let reply = client.replyAfterOutcome {
                 client.replyAfterOutcome = nil
@@ -59,24 +59,5 @@ extension Engine {
         startWait(id: request.id, awaited.awaiting, of: client, reply: awaited.reply(seq), seq: seq,
                   for: AwaitCollector(writer: client, condition: awaited.awaiting.condition))
         return true
-    }
-}
-
-/// A change with `await` proposed by this kvod, until its outcome comes
-/// (``Engine/awaitedProposals``): what its wait needs when its revision is applied.
-final class AwaitedProposal {
-    let id: RequestID?
-    let awaiting: ChangeAwait
-    let client: ClientController
-    /// The ok reply at the committed seq, without `observers` and `acknowledged`.
-    let reply: (UInt64) -> ReplyEncoder
-    /// Whether its revision was applied here and its wait started.
-    var isWaiting = false
-
-    init(id: RequestID?, awaiting: ChangeAwait, client: ClientController, reply: @escaping (UInt64) -> ReplyEncoder) {
-        self.id = id
-        self.awaiting = awaiting
-        self.client = client
-        self.reply = reply
     }
 }

@@ -25,7 +25,7 @@ extension Engine {
     }
 
     /// Whether some value of `object` is leased (ephemeral, ttl).
-    public func holdsLeases(in object: String) -> Bool { store.objects.entry(object)?.leases != nil }
+    public func holdsLeases(in object: String) -> Bool { leaseTable.holdsLeases(in: object) }
 
     /// The lease a replicated change puts on its value, at `seq`: no owner
     /// here, and a deadline that is only told (`expiresIn`): the store's lease
@@ -45,17 +45,14 @@ extension Engine {
     /// replica, committed or retried.
     public func releaseProposal(object: String, path: [String], cause: ChangeCause,
                                 grantedAt: UInt64) -> ChangeProposal? {
-        let held = store.objects.entry(object)?.leases?[path.joined(separator: ".")]?.lease
-        guard held?.replicatedAt == grantedAt else { return nil }
+        guard leaseTable.lease(of: object, at: path.joined(separator: "."))?.replicatedAt == grantedAt else { return nil }
         let keyPath = releaseTarget(of: object, at: path)
         guard var proposal = try? proposal(for: .delete(object: object, keyPath: keyPath)) else { return nil }
         proposal.change.context.cause = cause
         proposal.lifetimes.endsLeases = true
         return proposal
     }
-}
 
-extension Engine {
     /// Marks `path` of `object` leased since the set at `revision`, as the
     /// store's leased keys say when a kvod starts or resyncs (the records of
     /// those sets may be long overwritten), with the deadline they tell
@@ -64,18 +61,7 @@ extension Engine {
                                        expires: Double? = nil) {
         guard let entry = store.objects.entry(object), entry.members != nil,
               store.value(object, at: path[...]) != nil else { return }
-        let keyPath = path.joined(separator: ".")
-        let place = LeaseTable.Place(object: object, keyPath: keyPath)
-        var leases = entry.leases ?? [:]
-        var lease = Lease(owner: nil, ephemeral: ephemeral, deadline: expires, replicatedAt: revision)
-        if let held = leases[keyPath] {
-            // Both families' keys of one set: one lease, ephemeral if either says so.
-            lease.ephemeral = lease.ephemeral || (held.lease.replicatedAt == revision && held.lease.ephemeral)
-            leaseTable.removed(held.lease, at: place, generation: held.generation)
-        }
-        let generation = leaseTable.makeGeneration()
-        leases[keyPath] = (lease, generation)
-        leaseTable.added(lease, at: place, generation: generation)
-        store.objects.setLeases(leases, of: entry, named: object)
+        leaseTable.restoreReplicated(LeaseTable.Place(object: object, keyPath: path.joined(separator: ".")), in: entry,
+                                     ephemeral: ephemeral, at: revision, expires: expires)
     }
 }

@@ -103,7 +103,7 @@ extension Engine {
                                       seq: store.seq + 1, existingKeys: existing,
                                       createdObject: store.document(object) == nil)
             }
-            try admit(record)
+            try resources.admit(record)
         case .delete(let object, let keyPath):
             let path = keyPath?.components ?? []
             guard let old = store.value(object, at: path) else { return nil }
