@@ -176,7 +176,13 @@ struct ClusterDaemonTests {
         #expect(cutOff?["error"]?.stringValue?.contains(memberURL) == true, "\(cutOff ?? .null)")
         var missed: [Int] = []
         for value in 1...5 {
-            let reply = try writerA.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, timeout: 30).reply
+            // When b's member was etcd's leader, the others elect one first: until then a
+            // set is `unavailable` (etcd's "no leader") and changes nothing, so it is sent again.
+            var reply: JSONValue = .null
+            try waitUntil("a's set of \(value) is applied", timeout: 30) {
+                reply = try writerA.request(#"{"op":"set","object":"o","keyPath":"k","value":\#(value)}"#, timeout: 30).reply
+                return reply["error"]?["code"] != "unavailable"
+            }
             #expect(reply["ok"] == true, "\(reply)")
             missed.append(reply["seq"]?.intValue ?? -1)
         }
