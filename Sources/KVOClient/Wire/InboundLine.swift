@@ -80,8 +80,7 @@ enum InboundLine {
 
 /// A `change` event as it came off the wire. A class: an event passes from
 /// the scanner through routing as one reference, where a struct of thirteen
-/// fields was copied member by member at each step (a third of the reader's
-/// instructions per event, callgrind: docs/PERFORMANCE.md).
+/// fields was copied member by member at each step (docs/PERFORMANCE.md).
 final class WireEvent: Equatable {
     var object: String
     /// nil for an observation of the whole document.

@@ -1,7 +1,7 @@
 /// The frames of the event lines of the last write, for the streams that
 /// frame the same lines next: a change observed by a thousand watches gets a
-/// thousand copies of one line, and reading and framing it once, not once per
-/// stream, was most of a fan-out's cost (docs/PERFORMANCE.md). Each stream's
+/// thousand copies of one line, read and framed here once, not once per
+/// stream (docs/PERFORMANCE.md, "Frames shared between watches"). Each stream's
 /// write of a loop turn holds the same events in the same order, so the frame
 /// of a write's Nth line is kept in slot N and checked against the next
 /// write's Nth line by its bytes: a stream that got other lines is framed

@@ -27,6 +27,8 @@ final class HTTPEventStream: HTTPRequestStream {
     private var early: [[UInt8]] = []
     /// Frames not yet handed to H2O.
     private var pending: [UInt8] = []
+    /// ``pending``'s storage is kept between sends up to this size (as the shim keeps its buffer).
+    private static let keptCapacity = 4096
     /// Bytes handed to H2O that it has not said it wrote.
     private var inFlight = 0
     /// The shared frames in flight, if they are (H2O reads them until it proceeds).
@@ -139,7 +141,8 @@ final class HTTPEventStream: HTTPRequestStream {
         guard phase == .streaming, isRequestAlive, inFlight == 0, !pending.isEmpty else { return }
         inFlight = pending.count
         request.send(pending, final: false)
-        pending.removeAll(keepingCapacity: true)
+        // H2O has its own copy: a large buffer kept here would be memory the output limits no longer count.
+        pending.removeAll(keepingCapacity: pending.capacity <= Self.keptCapacity)
     }
 
     /// Hands H2O frames other streams send too, without copying them: they
