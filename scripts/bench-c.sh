@@ -6,17 +6,18 @@
 # afresh in a temporary directory, and prints a Markdown table of medians and
 # kvod ÷ Redis ratios (the median of the rounds' ratios), the load average beside
 # each row. Any error reply, dropped connection, lost or out-of-order event fails it.
-# Usage: scripts/bench-c.sh [--rounds N] [--seconds S] [--read-bytes N] [--value-bytes N] [--kvod PATH] [--raw FILE] [--smoke]
+# Usage: scripts/bench-c.sh [--rounds N] [--seconds S] [--read-bytes N] [--value-bytes N] [--kvod PATH] [--groups "G …"] [--raw FILE] [--smoke]
 #   --rounds      rounds per peer (default 5)
 #   --seconds     each run's measured window, after 0.5 s of warm-up (default 2)
 #   --read-bytes  the observer thread's read size (default 4096)
 #   --value-bytes each set's value padded to N bytes (default: the index alone, "17")
 #   --kvod        a kvod binary to use (default: build the release one)
+#   --groups      run only these scenario groups, of: set fanout-100 fanout-1000 ping (default: all)
 #   --raw         also write every run's result line to FILE
 #   --smoke       CI: one tiny round against kvod only, nothing timed (about 5 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=5 seconds=2 read_bytes=4096 value_bytes=0 kvod="" raw="" smoke=no
+rounds=5 seconds=2 read_bytes=4096 value_bytes=0 kvod="" raw="" smoke=no groups="set fanout-100 fanout-1000 ping"
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
@@ -24,9 +25,10 @@ while [ $# -gt 0 ]; do
     --read-bytes) read_bytes=$2; shift 2 ;;
     --value-bytes) value_bytes=$2; shift 2 ;;
     --kvod) kvod=$2; shift 2 ;;
+    --groups) groups=$2; shift 2 ;;
     --raw) raw=$2; shift 2 ;;
     --smoke) smoke=yes; shift ;;
-    *) echo "usage: $0 [--rounds N] [--seconds S] [--read-bytes N] [--value-bytes N] [--kvod PATH] [--raw FILE] [--smoke]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rounds N] [--seconds S] [--read-bytes N] [--value-bytes N] [--kvod PATH] [--groups \"G …\"] [--raw FILE] [--smoke]" >&2; exit 2 ;;
   esac
 done
 
@@ -101,7 +103,7 @@ started=$(date +%s)
 for round in $(seq 1 "$rounds"); do
   echo "round $round of $rounds, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   # Each group runs kvod's variants and Redis's one run next to each other; who goes first alternates.
-  for group in set fanout-100 fanout-1000 ping; do
+  for group in $groups; do
     for peer in $( [ $((round % 2)) -eq 1 ] && echo kvod redis || echo redis kvod ); do
       case "$group:$peer" in
         set:kvod) for shape in plain id dumps; do run kvod "set-$shape" --scenario set --shape "$shape" "${timing[@]}"; done ;;

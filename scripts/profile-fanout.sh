@@ -2,11 +2,13 @@
 # Instructions per fan-out event in the whole daemon (docs/PERFORMANCE.md,
 # "Fan-out per event since c905639"): runs kvod under callgrind, registers N
 # observers of one key (full events, `new`), zeroes the counters, has one
-# setter send SETS sets with 64 in flight, and dumps once every event is read.
+# setter send SETS sets with 64 in flight (PIPELINE=1 in the environment: one
+# at a time, the latency scenario's shape), and dumps once every event is read.
 # Prints the loop thread's instructions per event and per set.
 #   scripts/profile-fanout.sh [KVOD] [OBSERVERS] [SETS]
 # KVOD defaults to .build/release/kvod (a stripped copy is profiled: valgrind
-# 3.19 cannot read DWARF 5); OBSERVERS to 100; SETS to 5000.
+# 3.19 cannot read DWARF 5); OBSERVERS to 100; SETS to 5000. CALLGRIND_OUT=FILE
+# keeps the loop thread's profile for callgrind_annotate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kvod="${1:-.build/release/kvod}"
@@ -19,10 +21,10 @@ valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg.
 daemon=$!
 for _ in $(seq 240); do [ -S "$socket" ] && break; sleep 0.5; done
 [ -S "$socket" ] || { echo "kvod did not start: $(tail -3 "$work/kvod.log")"; kill "$daemon"; exit 1; }
-python3 - "$socket" "$observers" "$sets" "$daemon" <<'PY'
+python3 - "$socket" "$observers" "$sets" "$daemon" "${PIPELINE:-64}" <<'PY'
 import selectors, socket, subprocess, sys
 path, count, sets, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-pipeline = 64
+pipeline = int(sys.argv[5])
 
 def connect():
     s = socket.socket(socket.AF_UNIX)
@@ -87,6 +89,7 @@ subprocess.run(["callgrind_control", "-d", pid], check=True, capture_output=True
 PY
 kill "$daemon"
 wait "$daemon" 2> /dev/null || true
+[ -z "${CALLGRIND_OUT:-}" ] || cp "$work"/cg."$daemon".1-01 "$CALLGRIND_OUT"
 total=$(callgrind_annotate --threshold=100 "$work"/cg."$daemon".1-01 2> /dev/null \
   | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
 awk -v t="$total" -v o="$observers" -v s="$sets" \

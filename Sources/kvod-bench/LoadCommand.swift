@@ -31,6 +31,9 @@ struct LoadCommand: ParsableCommand {
     @Option(name: .customLong("observers"), help: "Run fanout and fanout-flat-out only with these observer counts (repeatable). Default: all.")
     var observerCounts: [Int] = []
 
+    @Option(help: "fanout-latency's observers (default: the size's, 100 standard).")
+    var latencyObservers: Int?
+
     @Option(help: "The measurement window of the unpaced scenarios, in seconds (default: the size's, 2 standard).")
     var seconds: Double?
 
@@ -83,6 +86,7 @@ struct LoadCommand: ParsableCommand {
         }
         if let seconds, !(seconds > 0 && seconds <= 600) { throw ValidationError("--seconds must be above 0 and at most 600") }
         if let readBytes, !(512...(16 << 20)).contains(readBytes) { throw ValidationError("--read-bytes must be 512 to 16777216") }
+        if let latencyObservers, latencyObservers < 1 { throw ValidationError("--latency-observers must be at least 1") }
         if let fanoutPipeline, fanoutPipeline < 1 { throw ValidationError("--fanout-pipeline must be at least 1") }
         guard ["off", "on", "both"].contains(lagBound) else { throw ValidationError("--lag-bound must be off, on or both") }
         guard ["off", "on", "both"].contains(compact) else { throw ValidationError("--compact must be off, on or both") }
@@ -98,6 +102,7 @@ struct LoadCommand: ParsableCommand {
         var sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
         if let fanoutPipeline { sizes.fanoutPipeline = fanoutPipeline }
         if let seconds { sizes.durationSeconds = seconds }
+        if let latencyObservers { sizes.latencyObservers = latencyObservers }
         if let readBytes { sizes.observerReadBytes = readBytes }
         let selected = Scenario.all(sizes).filter { scenario in
             // An attached server keeps its data however it was started: durability's pairs would be mislabelled.
