@@ -23,7 +23,9 @@ import Logging
 final class ClientConnection: ClientOutputDelegate {
     let stream: any ClientStream
     let controller: ClientController
-    private unowned let daemon: Daemon
+    /// The daemon holds its connections and outlives them: no reference
+    /// counting on a path taken several times per connection per turn.
+    private unowned(unsafe) let daemon: Daemon
     private var framer: LineFramer
     /// Reading, pausing and closing, decided.
     private var state: ConnectionState
@@ -59,6 +61,8 @@ final class ClientConnection: ClientOutputDelegate {
         controller.outputDelegate = self
         controller.outputAllowance = daemon.configuration.outputLimits.hardBytes
     }
+
+    deinit { controller.outputDelegate = nil }
 
     private var logName: String { "client #\(controller.id) (\(peer))" }
 

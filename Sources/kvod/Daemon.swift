@@ -68,6 +68,9 @@ final class Daemon {
     var receivedBytes = 0
     var sentBytes = 0
     private var flushQueue: [ClientConnection] = []
+    /// The queue a pass of `flushQueued` works through, swapped with
+    /// `flushQueue`: neither is reallocated from turn to turn.
+    private var flushing: [ClientConnection] = []
     /// What waits for all clients together, against `--max-client-memory`.
     var clientMemory: ClientMemoryBudget {
         didSet {
@@ -194,7 +197,10 @@ final class Daemon {
                                        self.timed("awaits expired") { engine.expireAwaits(at: at) }
                                    })
         let prepare = UVPrepare(loop: loop)
-        prepare.start { [unowned self] in self.flushQueued() }
+        prepare.start { [unowned self] in
+            self.flushQueued()
+            self.lagMeter?.turnEnded()
+        }
         beforeSleep = prepare
         do {
             lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
@@ -483,10 +489,9 @@ final class Daemon {
             timed("commit submitted") { groupCommit?.submit() }
             timed("committed output released") { releaseCommitted() }
             guard !flushQueue.isEmpty else { break }
-            let queue = flushQueue
-            flushQueue.removeAll(keepingCapacity: true)
+            swap(&flushQueue, &flushing)
             timed("output flushed") {
-                for connection in queue {
+                for connection in flushing {
                     connection.isScheduledForFlush = false
                     released += connection.flush()
                 }
@@ -494,7 +499,8 @@ final class Daemon {
             // A flush may give others output (a writer's awaited reply once its
             // observers' events were written): written in the next pass, not
             // after a poll that might wait for nothing.
-            written += queue.count
+            written += flushing.count
+            flushing.removeAll(keepingCapacity: true)
         }
         guard written > 0 else { return }
         timed("heap trim") { heapTrim?.afterReleasing(released) }
@@ -559,7 +565,6 @@ final class Daemon {
         closeCluster()
         beforeSleep?.close()
         beforeSleep = nil
-        lagMeter?.close()
         lagMeter = nil
         leaseTimer?.close()
         leaseTimer = nil

@@ -39,8 +39,12 @@ public final class ClientController: CustomStringConvertible {
     public var observationCount: Int { Int(infos.count) }
     /// Events and replies not yet taken by the daemon, as wire bytes.
     @exclusivity(unchecked) public var output = GrowableBytes()
-    /// Told when ``output`` becomes non-empty.
-    @exclusivity(unchecked) public weak var outputDelegate: ClientOutputDelegate?
+    /// Told when ``output`` becomes non-empty. Neither retained nor weak:
+    /// the delegate must set it to nil before it goes away. (A weak reference
+    /// gives the delegate a side table, which sends every retain and release
+    /// of it, several per client per loop turn, down the slow path; a safe
+    /// unowned one costs two atomic operations per call.)
+    @exclusivity(unchecked) public unowned(unsafe) var outputDelegate: ClientOutputDelegate?
     /// Set by ``close()``: a closed client gets no more output.
     @exclusivity(unchecked) public private(set) var isClosed = false {
         didSet { noteFlowing() }
