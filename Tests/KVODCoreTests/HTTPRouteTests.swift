@@ -70,6 +70,45 @@ import Testing
         #expect(info.body == Array("{\"seq\":2}\n".utf8))
     }
 
+    /// A GET's body is the value's bytes cut from kvod's reply: the same bytes
+    /// the reply parsed and written again gives, whatever the value and
+    /// wherever `ok`, `id` and `modSeq` stand.
+    @Test func aGetsValueIsCutFromTheReplyAsParsingAndWritingItWouldGive() throws {
+        let values = [#"{"a":1}"#, #"[1,[2,{"b":null}],"x"]"#, #""caf\u00e9 \"q\" \ud83d\ude00 \\ \/""#, "1e3", "-0",
+                      "12345678901234567890", "3.25", "true", "false", "null", #""""#, "{}", "[]"]
+        let layouts = [(#"{"id":1,"ok":true,"value":"#, #","modSeq":7}"#), (#"{"ok":true,"modSeq":7,"value":"#, #","id":"x"}"#),
+                       (#"{ "value" : "#, #" , "ok" : true, "modSeq" : 7 }"#)]
+        for literal in values {
+            // kvod writes a value as its writer spells it: that is what a reply holds.
+            let written = String(decoding: try JSONReader.parse(Array(literal.utf8)).jsonBytes, as: UTF8.self)
+            for layout in layouts {
+                let reply = Array((layout.0 + written + layout.1).utf8)
+                let cut = try #require(reply.withUnsafeBytes { HTTPAnswer.value(from: $0) }, "\(layout) with \(written)")
+                guard case .object(let members) = try JSONReader.parse(reply) else { Issue.record("not an object"); continue }
+                #expect(cut.body == (members[Field.value] ?? JSONValue.null).jsonBytes + [0x0A], "\(layout) with \(written)")
+                #expect(cut.status == 200 && cut.headers == [HTTPHeader("etag", "\"7\"")])
+                #expect(HTTPAnswer(reply: reply, shape: .value) == cut)
+            }
+        }
+        // What is not a successful get's reply takes the general path.
+        for other in [#"{"id":1,"ok":false,"error":{"code":"not_found","message":"m"}}"#, #"{"ok":true,"ok":true,"value":1}"#,
+                      #"{"ok":true,"value":1"#, #"{"o\u006b":true,"value":1}"#] {
+            #expect(Array(other.utf8).withUnsafeBytes { HTTPAnswer.value(from: $0) } == nil, "\(other)")
+        }
+        #expect(HTTPAnswer(reply: Array(#"{"id":1,"ok":true}"#.utf8), shape: .value).body == Array("null\n".utf8))
+    }
+
+    /// The target is cut at its bytes: `?`, `/`, `&` and `=` only where they
+    /// stand unescaped, empty parameters skipped, a value may hold `=`.
+    @Test func aTargetIsCutIntoSegmentsAndParameters() throws {
+        #expect(try Self.line("GET", "/v1/objects/é%2Fx/k?ttl=1") == #"{"id":1,"op":"get","object":"é/x","keyPath":"k"}"# + "\n")
+        let listed = try Self.line("GET", "/v1/objects?prefix=a%2Fb+c&&limit=5&")
+        #expect(listed == (try Self.line("GET", "/v1/objects?limit=5&prefix=a/b%20c")))
+        #expect(listed.contains(#""prefix":"a/b c""#) && listed.contains(#""limit":5"#), "\(listed)")
+        #expect(Self.refusal("GET", "/v1/objects?limit=5=5") != nil)
+        #expect(Self.refusal("GET", "v1/objects")?.code == .badRequest)
+    }
+
     @Test func theTokensFileNamesSubjectsAndDigests() throws {
         let digest = String(repeating: "ab", count: 32)
         let entries = try HTTPTokenFile.parse("# comment\n\nuid:1000 \(digest)  # alice\ngroup:staff \(digest.uppercased().dropLast())c\n")

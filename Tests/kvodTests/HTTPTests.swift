@@ -97,8 +97,16 @@ import Testing
         #expect(none.status == 401 && none.headers["www-authenticate"]?.hasPrefix("Bearer") == true)
         let wrong = try Self.call("PUT", base + "/v1/objects/a/b", token: Self.token + "x", body: "1")
         #expect(wrong.status == 401)
+        // The scheme is matched without regard to case (RFC 9110); only Bearer is known.
+        for scheme in ["Basic", "Bearerx", "Bear"] {
+            let other = try Self.call("PUT", base + "/v1/objects/a/b", token: nil, body: "1",
+                                      headers: ["Authorization: \(scheme) \(Self.token)"])
+            #expect(other.status == 401, "\(scheme)")
+        }
         let socket = try LineClient(path: kvod.socketPath)
         #expect(try socket.request(#"{"op":"info"}"#).reply["seq"] == 0)
+        let anyCase = try Self.call("GET", base + "/v1/objects/a/b", token: nil, headers: ["Authorization: bEaReR   \(Self.token)"])
+        #expect(anyCase.status == 404 && anyCase.json?["code"] == "not_found")
     }
 
     @Test func conditionsAreIfMatchAndIfNoneMatch() throws {

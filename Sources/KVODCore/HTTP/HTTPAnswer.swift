@@ -26,6 +26,10 @@ public struct HTTPAnswer: Equatable, Sendable {
 
     /// The answer to `reply` (one line, without its newline), for a route of `shape`.
     public init(reply: some Collection<UInt8>, shape: HTTPAnswerShape) {
+        if shape == .value, let answer = reply.withContiguousStorageIfAvailable({ Self.value(from: UnsafeRawBufferPointer($0)) }) ?? nil {
+            self = answer
+            return
+        }
         guard case .object(var members)? = try? JSONReader.parse(reply) else {
             self.init(HTTPRefusal(.badRequest, "kvod's reply could not be read", status: 500))
             return
@@ -57,6 +61,51 @@ public struct HTTPAnswer: Equatable, Sendable {
             }
             self.init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         }
+    }
+
+    /// A `get` that succeeded: the value's bytes cut from the reply as kvod wrote
+    /// them, and its modSeq, without building the value and writing it again.
+    /// Nil for anything else (an error, a reply it cannot read), which takes
+    /// the general path.
+    public static func value(from reply: UnsafeRawBufferPointer) -> HTTPAnswer? {
+        var reader = JSONReader(reply)
+        var succeeded = false
+        var value: Range<Int>?
+        var modSeq: Int?
+        var seen = (ok: false, value: false, modSeq: false)
+        var nameOffset = 0
+        do {
+            try reader.beginObject()
+            // Names as bytes (no String each); a repeated one is not kvod's reply: the general path.
+            while let name = try reader.nextMemberText(nameOffset: &nameOffset) {
+                guard case .plain(let bytes) = name else { return nil }
+                if bytes.elementsEqual(Field.ok.rawValue.utf8) {
+                    guard !seen.ok, try reader.readValue() == .bool(true) else { return nil }
+                    (seen.ok, succeeded) = (true, true)
+                } else if bytes.elementsEqual(Field.value.rawValue.utf8) {
+                    guard !seen.value else { return nil }
+                    seen.value = true
+                    _ = reader.peekKind()
+                    let start = reader.offset
+                    try reader.skipValue()
+                    value = start..<reader.offset
+                } else if bytes.elementsEqual(Field.modSeq.rawValue.utf8) {
+                    guard !seen.modSeq else { return nil }
+                    seen.modSeq = true
+                    modSeq = integer(try reader.readValue())
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            try reader.finish()
+        } catch {
+            return nil
+        }
+        guard succeeded else { return nil }
+        var body = value.map { Array(reply[$0]) } ?? Array(JSONValue.null.jsonBytes)
+        body.append(0x0A)
+        return HTTPAnswer(status: 200, headers: modSeq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
+                          body: body)
     }
 
     /// A failed reply's error object, whole (details such as `modSeq` included).

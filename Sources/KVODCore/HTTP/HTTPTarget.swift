@@ -16,11 +16,12 @@ struct HTTPTarget {
     func parameters(_ name: String) -> [String] { parameters.filter { $0.name == name }.map(\.value) }
 
     init(_ target: String) throws(HTTPRefusal) {
-        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        // Cut at ASCII bytes, not Characters: the same pieces, without grapheme breaking.
+        let parts = Self.pieces(of: target[...], at: UInt8(ascii: "?"), limit: 2)
         path = String(parts[0])
         guard path.hasPrefix("/") else { throw HTTPRefusal(.badRequest, "a request target must be a path: \(target)") }
         var segments: [String] = []
-        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+        for raw in Self.pieces(of: parts[0].dropFirst(), at: UInt8(ascii: "/")) {
             segments.append(try Self.decode(raw, plusIsSpace: false))
         }
         // A trailing slash names the same resource.
@@ -28,13 +29,31 @@ struct HTTPTarget {
         self.segments = segments
         var parameters: [(name: String, value: String)] = []
         if parts.count == 2 {
-            for pair in parts[1].split(separator: "&") {
-                let nameAndValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            for pair in Self.pieces(of: parts[1], at: UInt8(ascii: "&")) where !pair.isEmpty {
+                let nameAndValue = Self.pieces(of: pair, at: UInt8(ascii: "="), limit: 2)
                 let name = try Self.decode(nameAndValue[0], plusIsSpace: true)
                 parameters.append((name, nameAndValue.count == 2 ? try Self.decode(nameAndValue[1], plusIsSpace: true) : ""))
             }
         }
         self.parameters = parameters
+    }
+
+    /// `text` cut at each `separator` (an ASCII byte), empty pieces kept, into
+    /// at most `limit` pieces (the last one keeps the separators after it).
+    private static func pieces(of text: Substring, at separator: UInt8, limit: Int = .max) -> [Substring] {
+        var pieces: [Substring] = []
+        var start = text.startIndex
+        var index = start
+        let utf8 = text.utf8
+        while index != utf8.endIndex, pieces.count + 1 < limit {
+            if utf8[index] == separator {
+                pieces.append(text[start..<index])
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        pieces.append(text[start...])
+        return pieces
     }
 
     /// Percent-decodes `text`; malformed escapes or bytes that are not UTF-8 are refused.

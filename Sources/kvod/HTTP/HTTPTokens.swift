@@ -39,10 +39,15 @@ struct HTTPTokens {
     /// Who `authorization` (an `Authorization` header's value) acts as, or nil
     /// when it is not `Bearer` and a token of the file.
     func subject(authorization: String) -> (subject: String, credentials: PeerCredentials)? {
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].drop { $0 == " " }
-        return credentialsByDigest[TokenDigest.hex(of: token.utf8)]
+        // Read as bytes: no Characters, no lowercased copy.
+        let utf8 = authorization.utf8
+        guard let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let scheme = utf8[..<space]
+        // `| 0x20` lowers an ASCII letter and matches no other byte to one.
+        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let token = utf8[utf8.index(after: space)...].drop { $0 == UInt8(ascii: " ") }
+        guard !token.isEmpty else { return nil }
+        return credentialsByDigest[TokenDigest.hex(of: token)]
     }
 
     private static func readPrivateFile(_ path: String) throws(HTTPTokenFile.Problem) -> String {
