@@ -14,7 +14,11 @@ void kvod_sha256_hex(const void *bytes, size_t length, char *hex) {
     unsigned char digest[32];
     unsigned int size = sizeof(digest);
     pthread_once(&sha256_once, fetch_sha256);
-    EVP_Digest(bytes, length, digest, &size, sha256 != NULL ? sha256 : EVP_sha256(), NULL);
+    // A digest that failed is the empty string, which matches no line of a tokens file.
+    if (!EVP_Digest(bytes, length, digest, &size, sha256 != NULL ? sha256 : EVP_sha256(), NULL) || size != 32) {
+        hex[0] = '\0';
+        return;
+    }
     for (unsigned int i = 0; i < 32; i++) {
         hex[2 * i] = digits[digest[i] >> 4];
         hex[2 * i + 1] = digits[digest[i] & 0xF];

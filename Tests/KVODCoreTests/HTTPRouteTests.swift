@@ -107,6 +107,8 @@ import Testing
         #expect(listed.contains(#""prefix":"a/b c""#) && listed.contains(#""limit":5"#), "\(listed)")
         #expect(Self.refusal("GET", "/v1/objects?limit=5=5") != nil)
         #expect(Self.refusal("GET", "v1/objects")?.code == .badRequest)
+        // A slash is a separator even before a combining mark (RFC 3986 cuts bytes, not characters).
+        #expect(try Self.line("GET", "/v1/objects/a/\u{301}b") == #"{"id":1,"op":"get","object":"a","keyPath":"\#u{301}b"}"# + "\n")
     }
 
     @Test func theTokensFileNamesSubjectsAndDigests() throws {
