@@ -34,10 +34,6 @@ final class ClientConnection: ClientOutputDelegate {
     var isClosing: Bool { state.isClosing }
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
-    /// Whether the last flush wrote more than ``smallOutput`` bytes.
-    private var lastFlushWasLarge = false
-    /// Output buffers up to this size are always kept for the next flush.
-    private static let smallOutput = 4096
     /// Output waiting for its batch to be committed.
     private var held = HeldOutput()
     /// What this connection last told the daemon's ``ClientMemoryBudget``.
@@ -217,64 +213,63 @@ final class ClientConnection: ClientOutputDelegate {
     /// may report are committed; updates the controller's allowance and, once
     /// nothing waits (neither in the socket's queue nor for a commit), ends
     /// congestion and throttling. Returns how many bytes of buffer capacity
-    /// it gave back.
+    /// it gave back. The steps are ``ConnectionState``'s to decide.
     @discardableResult
     func flush() -> Int {
         var released = 0
-        while !isClosing {
-            if let reason = controller.disconnectReason {
-                daemon.logger.warning("\(logName) disconnected: \(reason) (\(queuedOutputBytes) bytes were waiting)")
+        var action = state.flushBegan(disconnecting: controller.disconnectReason != nil,
+                                      outputBytes: controller.output.count, uncommittedBatch: uncommittedBatch)
+        while true {
+            switch action {
+            case .disconnect:
+                daemon.logger.warning("\(logName) disconnected: \(controller.disconnectReason ?? "") (\(queuedOutputBytes) bytes were waiting)")
                 close(flush: false)
                 return released
+            case .write, .hold:
+                released += writeOutput(action)
+                fallthrough
+            case .applyLimits:
+                applyLimits()
+                action = state.limitsApplied(queuedBytes: queuedOutputBytes, congested: controller.isCongested)
+            case .drain:
+                let wasCongested = controller.isCongested
+                let heldBefore = controller.heldEventCount
+                controller.markDrained()
+                if wasCongested, !controller.isCongested {
+                    daemon.logger.info("\(logName) caught up; sending the last \(heldBefore) held event(s)")
+                }
+                resumeInput()
+                action = state.drained(outputBytes: controller.output.count,
+                                       disconnecting: controller.disconnectReason != nil, uncommittedBatch: uncommittedBatch)
+            case .done:
+                return released
             }
-            if !controller.output.isEmpty {
-                released += writeOutput()
-                reportWritten()
-            }
-            checkLimits()
-            // Both steps below may produce output; loop to write it now rather
-            // than after the next poll, which might wait for a client that
-            // waits for us.
-            guard queuedOutputBytes == 0, state.wantsDrain(congested: controller.isCongested) else { return released }
-            // Held events go out as much at a time as the output limit lets:
-            // a drain may leave some for the next one.
-            let wasCongested = controller.isCongested
-            let heldBefore = controller.heldEventCount
-            controller.markDrained()
-            if wasCongested, !controller.isCongested {
-                daemon.logger.info("\(logName) caught up; sending the last \(heldBefore) held event(s)")
-            }
-            resumeInput()
-            if controller.output.isEmpty { return released }
         }
-        return released
     }
 
-    /// Writes the controller's output, or holds it for the batch to commit.
-    private func writeOutput() -> Int {
+    /// The batch whose commit output written now must wait for (group commit).
+    private var uncommittedBatch: UInt64? { daemon.groupCommit?.batchToWaitFor }
+
+    /// Writes the controller's output, or holds it for its batch (`.hold`);
+    /// returns the buffer capacity given back (``ConnectionState/outputTaken(bytes:capacity:)``).
+    private func writeOutput(_ action: ConnectionState.FlushAction) -> Int {
         daemon.sentBytes += controller.output.count
-        if let batch = daemon.groupCommit?.batchToWaitFor {
+        if case .hold(let batch) = action {
             controller.output.withUnsafeBytes { hold($0, until: batch) }
         } else {
             controller.output.withUnsafeBytes { stream.write($0) }
         }
         controller.noteOutputTaken()
-        // The buffer's storage is kept for the next flush when it is small, or
-        // when large flushes come in a row (a busy observer: regrowing it each
-        // time would cost more than the events). A single large burst gives
-        // it back: 10,000 clients that each got 100 replies at once kept a
-        // fifth of the daemon's memory that way (docs/PERFORMANCE.md).
-        let large = controller.output.count > Self.smallOutput
         let capacity = controller.output.capacity
-        let keep = capacity <= Self.smallOutput || (large && lastFlushWasLarge && capacity <= 1 << 16)
+        let keep = state.outputTaken(bytes: controller.output.count, capacity: capacity)
         controller.output.removeAll(keepingCapacity: keep)
-        lastFlushWasLarge = large
+        reportWritten()
         return keep ? 0 : capacity
     }
 
     /// Redis's client-output-buffer-limit, applied to what the socket queues
     /// and what waits for a commit.
-    private func checkLimits() {
+    private func applyLimits() {
         let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: daemon.loopNow)
         controller.outputAllowance = allowance
         let waiting = pendingOutputBytes + controller.heldEventBytes
