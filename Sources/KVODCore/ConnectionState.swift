@@ -158,14 +158,13 @@ public struct ConnectionState: Sendable {
         case hold(batch: UInt64)
         /// Apply the output limits (``outputQueued(_:now:)``).
         case applyLimits
-        /// Nothing waits for the client: send its held events, handle the
-        /// lines put aside, and resume reading (``resumed(inputHeld:turn:)``).
+        /// Nothing waits for the client: send held events, handle the lines put aside, read again.
         case drain
         /// The flush is over.
         case done
     }
 
-    /// A flush begins: `disconnecting`, the engine gave up on the client; `outputBytes`, what the engine produced; `uncommittedBatch`,
+    /// A flush begins: `outputBytes`, what the engine produced; `uncommittedBatch`,
     /// the batch to commit before output may tell of its changes (group commit).
     @inlinable
     public func flushBegan(disconnecting: Bool, outputBytes: Int, uncommittedBatch: UInt64?) -> FlushAction {
@@ -176,10 +175,8 @@ public struct ConnectionState: Sendable {
         return .write
     }
 
-    /// The output limits were applied (`queuedBytes` wait in the socket or for
-    /// a commit): drain if nothing waits and events are held or reading paused.
-    /// The drain's output is written now, not after a poll that might wait for
-    /// a client that waits for us.
+    /// The limits were applied (`queuedBytes` wait in the socket or for a commit). A drain's
+    /// output is written now, not after a poll that might wait for a client that waits for us.
     @inlinable
     public func limitsApplied(queuedBytes: Int, congested: Bool) -> FlushAction {
         queuedBytes == 0 && (congested || isPaused) ? .drain : .done
@@ -192,11 +189,9 @@ public struct ConnectionState: Sendable {
         return flushBegan(disconnecting: disconnecting, outputBytes: outputBytes, uncommittedBatch: uncommittedBatch)
     }
 
-    /// The engine's output, `bytes` in a buffer of `capacity`, was taken:
-    /// whether to keep the buffer's storage for the next flush. Kept when
-    /// small, or when large outputs come in a row (a busy observer: regrowing
-    /// it each time would cost more than the events); a single large burst
-    /// gives it back (docs/PERFORMANCE.md).
+    /// The engine's output (`bytes` in `capacity`) was taken: whether to keep the buffer, when small or
+    /// when large outputs come in a row (a busy observer: regrowing it would cost more than the events);
+    /// a single large burst gives it back (docs/PERFORMANCE.md).
     @inlinable
     public mutating func outputTaken(bytes: Int, capacity: Int) -> Bool {
         let large = bytes > 4096
