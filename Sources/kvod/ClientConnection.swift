@@ -175,11 +175,8 @@ final class ClientConnection: ClientOutputDelegate {
                     ? "\(logName) not read from while its change awaits its observers"
                     : "\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
             case .resumeReading:
-                do {
-                    try stream.resumeReading()
-                } catch {
-                    // Reading had ended (EOF seen before the pause): nothing more will come.
-                }
+                // It fails once reading had ended (EOF seen before the pause): nothing more will come.
+                try? stream.resumeReading()
             case .continueNextTurn:
                 host.turnYield?.continueNextTurn(self)
             case .close(let flush):

@@ -12,7 +12,6 @@ final class ConnectionHost {
     let engine: Engine
     let logger: Logger
     private let loop: UVLoop
-    /// `--max-line-bytes`.
     let maxLineBytes: Int
     let outputLimits: OutputLimits
     /// Decodes every connection's lines into requests for the engine.

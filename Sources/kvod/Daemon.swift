@@ -13,7 +13,7 @@ import Logging
 /// the connections and the engine they share.
 ///
 /// Output is batched as Redis's `beforeSleep` does: engine calls only append
-/// to a client's output and put the connection on ``flushQueue``; a prepare
+/// to a client's output and put the connection on ``ConnectionHost/flushQueue``; a prepare
 /// hook writes every queued connection once per loop iteration, so many
 /// events to one client leave in one write.
 ///
