@@ -8,6 +8,8 @@ import Logging
 /// ``ClientController``. Loop-confined. Reads become lines, lines become
 /// engine calls; the engine's output is written when the daemon flushes, once
 /// per loop iteration, or held until its changes are committed (``GroupCommit``).
+/// Closing unobserves everything at once and frees the socket only after
+/// libuv's close callback.
 ///
 /// The decisions are ``ConnectionState``'s (reading, pausing, flushing,
 /// closing) and its ``SlowReaderPolicy``'s (output limits): this class feeds
