@@ -48,6 +48,8 @@ public struct ConnectionState: Sendable {
     public private(set) var isClosing = false
     /// Closing waits for output held for a commit.
     public private(set) var closesWhenReleased = false
+    /// Whether the engine's last output was over 4 KiB (``outputTaken(bytes:capacity:)``).
+    @usableFromInline var lastOutputWasLarge = false
     /// Output limits and the soft limit's clock.
     public private(set) var slowReader: SlowReaderPolicy
 
@@ -144,10 +146,57 @@ public struct ConnectionState: Sendable {
         awaiting || !slowReader.readsRequests(pendingBytes: pendingBytes)
     }
 
-    /// Whether a flush that emptied the socket's queue should look again:
-    /// held events to drain (`congested`) or reading paused.
-    public func wantsDrain(congested: Bool) -> Bool {
-        congested || isPaused
+    // MARK: Flushing
+
+    /// What a flush does next, from ``flushBegan(disconnecting:outputBytes:uncommittedBatch:)`` to `done`.
+    public enum FlushAction: Sendable, Equatable {
+        /// The engine gave up on the client: close without writing what waits.
+        case disconnect
+        /// Hand the engine's output to the socket, then apply the output limits.
+        case write
+        /// Hold the engine's output until `batch` is committed, then apply the output limits.
+        case hold(batch: UInt64)
+        /// Apply the output limits (``outputQueued(_:now:)``).
+        case applyLimits
+        /// Nothing waits for the client: send held events, handle the lines put aside, read again.
+        case drain
+        /// The flush is over.
+        case done
+    }
+
+    /// A flush begins: `outputBytes`, what the engine produced; `uncommittedBatch`,
+    /// the batch to commit before output may tell of its changes (group commit).
+    @inlinable
+    public func flushBegan(disconnecting: Bool, outputBytes: Int, uncommittedBatch: UInt64?) -> FlushAction {
+        if isClosing { return .done }
+        if disconnecting { return .disconnect }
+        guard outputBytes > 0 else { return .applyLimits }
+        if let uncommittedBatch { return .hold(batch: uncommittedBatch) }
+        return .write
+    }
+
+    /// The limits were applied (`queuedBytes` wait in the socket or for a commit). A drain's
+    /// output is written now, not after a poll that might wait for a client that waits for us.
+    @inlinable
+    public func limitsApplied(queuedBytes: Int, congested: Bool) -> FlushAction {
+        queuedBytes == 0 && (congested || isPaused) ? .drain : .done
+    }
+
+    /// A drain is over: flush again if it made output (it may leave held events for the next one).
+    @inlinable
+    public func drained(outputBytes: Int, disconnecting: Bool, uncommittedBatch: UInt64?) -> FlushAction {
+        guard outputBytes > 0 else { return .done }
+        return flushBegan(disconnecting: disconnecting, outputBytes: outputBytes, uncommittedBatch: uncommittedBatch)
+    }
+
+    /// The engine's output (`bytes` in `capacity`) was taken: whether to keep the buffer, when small or
+    /// when large outputs come in a row (a busy observer: regrowing it would cost more than the events);
+    /// a single large burst gives it back (docs/PERFORMANCE.md).
+    @inlinable
+    public mutating func outputTaken(bytes: Int, capacity: Int) -> Bool {
+        let large = bytes > 4096
+        defer { lastOutputWasLarge = large }
+        return capacity <= 4096 || (large && lastOutputWasLarge && capacity <= 1 << 16)
     }
 
     /// Output held for a commit was written; `holdsMore`: some still waits.

@@ -5,27 +5,23 @@ import KVOValues
 import Logging
 
 /// One connected client: its socket, its line framer and its engine-side
-/// ``ClientController``. Loop-confined.
+/// ``ClientController``. Loop-confined. Reads become lines, lines become
+/// engine calls; the engine's output is written when the daemon flushes, once
+/// per loop iteration, or held until its changes are committed (``GroupCommit``).
+/// Closing unobserves everything at once and frees the socket only after
+/// libuv's close callback.
 ///
-/// Reads become lines, lines become engine calls; the engine's output is
-/// written when the daemon flushes, once per loop iteration. With a data
-/// directory, output that reports uncommitted changes is held until the
-/// storage writer has committed them (``GroupCommit``). Closing unobserves
-/// everything at once and frees the socket only after libuv's close callback.
-///
-/// The decisions are ``ConnectionState``'s (reading, pausing, closing) and
-/// its ``SlowReaderPolicy``'s (output limits): this class feeds them libuv's
-/// callbacks and the engine's state, and performs the actions they return.
-/// After each write the controller learns how much more it may queue; over
-/// that, or over the soft limit for too long, it is congested and holds or
-/// drops events by each observation's policy. A client whose replies pile up
-/// is not read from until they drain, so nothing it asked for is ever dropped.
+/// The decisions are ``ConnectionState``'s (reading, pausing, flushing,
+/// closing) and its ``SlowReaderPolicy``'s (output limits): this class feeds
+/// them libuv's callbacks and the engine's state, and performs the actions
+/// they return. It reaches the daemon only through its ``ConnectionHost``.
 final class ClientConnection: ClientOutputDelegate {
     let stream: any ClientStream
     let controller: ClientController
-    /// The daemon holds its connections and outlives them: no reference
-    /// counting on a path taken several times per connection per turn.
-    private unowned(unsafe) let daemon: Daemon
+    /// All the connection reaches of the daemon, which holds its connections
+    /// and outlives them: no reference counting on a path taken several times
+    /// per connection per turn.
+    private unowned(unsafe) let host: ConnectionHost
     private var framer: LineFramer
     /// Reading, pausing and closing, decided.
     private var state: ConnectionState
@@ -34,10 +30,6 @@ final class ClientConnection: ClientOutputDelegate {
     var isClosing: Bool { state.isClosing }
     /// Whether the connection waits in the daemon's list of connections to flush.
     var isScheduledForFlush = false
-    /// Whether the last flush wrote more than ``smallOutput`` bytes.
-    private var lastFlushWasLarge = false
-    /// Output buffers up to this size are always kept for the next flush.
-    private static let smallOutput = 4096
     /// Output waiting for its batch to be committed.
     private var held = HeldOutput()
     /// What this connection last told the daemon's ``ClientMemoryBudget``.
@@ -50,16 +42,16 @@ final class ClientConnection: ClientOutputDelegate {
     let peer: String
 
     /// `credentials`: who connected, as the kernel said (nil: it did not).
-    init(stream: any ClientStream, credentials: PeerCredentials?, daemon: Daemon) {
+    init(stream: any ClientStream, credentials: PeerCredentials?, host: ConnectionHost) {
         self.stream = stream
-        self.daemon = daemon
-        self.controller = daemon.engine.makeClient()
-        self.framer = LineFramer(maxLineBytes: daemon.configuration.maxLineBytes)
-        self.state = ConnectionState(limits: daemon.configuration.outputLimits)
+        self.host = host
+        self.controller = host.engine.makeClient()
+        self.framer = LineFramer(maxLineBytes: host.maxLineBytes)
+        self.state = ConnectionState(limits: host.outputLimits)
         controller.credentials = credentials
         peer = controller.credentials?.description ?? "pid=? uid=? gid=?"
         controller.outputDelegate = self
-        controller.outputAllowance = daemon.configuration.outputLimits.hardBytes
+        controller.outputAllowance = host.outputLimits.hardBytes
     }
 
     deinit { controller.outputDelegate = nil }
@@ -72,15 +64,15 @@ final class ClientConnection: ClientOutputDelegate {
                 onBytes: { [unowned self] bytes in self.received(bytes) },
                 onEnd: { [unowned self] error in self.ended(error) })
         } catch {
-            daemon.logger.debug("\(logName) cannot be read: \(error)")
+            host.logger.debug("\(logName) cannot be read: \(error)")
             close(flush: false)
             return
         }
         stream.onWriteError = { [unowned self] error in
-            self.daemon.logger.debug("\(self.logName) write failed: \(error)")
+            self.host.logger.debug("\(self.logName) write failed: \(error)")
             self.close(flush: false)
         }
-        stream.onDrained = { [unowned self] in self.daemon.scheduleFlush(self) }
+        stream.onDrained = { [unowned self] in self.host.scheduleFlush(self) }
         stream.onWritten = { [unowned self] in self.reportWritten() }
     }
 
@@ -88,15 +80,15 @@ final class ClientConnection: ClientOutputDelegate {
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         // One strong reference for the whole read: each use of the unowned
-        // one checks and retains it again.
-        let daemon = self.daemon
-        daemon.receivedBytes += bytes.count
+        // one retains and releases it again.
+        let host = self.host
+        host.receivedBytes += bytes.count
         let readStarted = UVLoop.hrtime
         var lastHandled = readStarted
         framer.feed(bytes) { frame in
             guard state.frameArrived(frame) else { return }
-            lastHandled = handle(frame, daemon, since: readStarted, after: lastHandled)
-            perform(state.frameHandled(inputHeld: isInputHeld, turn: daemon.turn))
+            lastHandled = handle(frame, host, since: readStarted, after: lastHandled)
+            perform(state.frameHandled(inputHeld: isInputHeld, turn: host.turn))
         }
         queuePipelinedChanges()
     }
@@ -105,8 +97,8 @@ final class ClientConnection: ClientOutputDelegate {
     /// with other connections' at the turn's end (`Daemon.flushQueued`);
     /// nothing more is read until they are answered.
     private func queuePipelinedChanges() {
-        guard daemon.engine.queuePipelinedChanges(of: controller) else { return }
-        perform(state.frameHandled(inputHeld: true, turn: daemon.turn))
+        guard host.engine.queuePipelinedChanges(of: controller) else { return }
+        perform(state.frameHandled(inputHeld: true, turn: host.turn))
     }
 
     /// The next turn began: handles what waited, within the new budget.
@@ -114,35 +106,35 @@ final class ClientConnection: ClientOutputDelegate {
         if state.turnBegan() { resumeInput() }
     }
 
-    /// `daemon`: the connection's, held strongly by the caller; `started`:
-    /// when kvod began on the bytes (``Daemon/requestDurations``), `previous`:
-    /// when the frame before this one was handled. Returns when this one was.
+    /// `host`: the connection's, held strongly by the caller; `started`: when kvod began on the
+    /// bytes (``ConnectionHost/requestDurations``), `previous`: when the frame before this one was
+    /// handled. Returns when this one was.
     @discardableResult
-    private func handle(_ frame: LineFramer.Frame, _ daemon: Daemon, since started: UInt64,
+    private func handle(_ frame: LineFramer.Frame, _ host: ConnectionHost, since started: UInt64,
                         after previous: UInt64) -> UInt64 {
-        daemon.noteRequest()
+        host.pacing.noteRequest()
         switch frame {
         case .line(let line):
-            state.spend(bytes: line.count, turn: daemon.turn)
-            let outcome = daemon.requestDecoder.decode(line)
-            daemon.engine.handle(outcome, from: controller)
+            state.spend(bytes: line.count, turn: host.turn)
+            let outcome = host.requestDecoder.decode(line)
+            host.engine.handle(outcome, from: controller)
             let handled = UVLoop.hrtime
             if case .request(let request) = outcome {
                 let opIndex = request.operation.op.ordinal
-                daemon.requestDurations.record(labelIndex: opIndex, nanoseconds: handled &- started)
-                daemon.slowTurns.noteRequest(opIndex: opIndex, nanoseconds: handled &- previous, client: controller.id)
+                host.requestDurations.record(labelIndex: opIndex, nanoseconds: handled &- started)
+                host.slowTurns.noteRequest(opIndex: opIndex, nanoseconds: handled &- previous, client: controller.id)
             }
             return handled
         // Not framer.maxLineBytes: this runs inside framer.feed's exclusive access.
         case .tooLarge:
-            daemon.engine.handleLineTooLarge(maxLineBytes: daemon.configuration.maxLineBytes, from: controller)
+            host.engine.handleLineTooLarge(maxLineBytes: host.maxLineBytes, from: controller)
             return UVLoop.hrtime
         }
     }
 
     /// Counts `bytes` of work (a `backup` chunk) against this turn's share of the loop.
     func spendTurn(bytes: Int) {
-        state.spend(bytes: bytes, turn: daemon.turn)
+        state.spend(bytes: bytes, turn: host.turn)
     }
 
     /// Output written or held for a commit, not yet taken by the client.
@@ -160,17 +152,17 @@ final class ClientConnection: ClientOutputDelegate {
     private func resumeInput() {
         let resumed = UVLoop.hrtime
         var lastHandled = resumed
-        while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: daemon.turn) {
-            frame.withFrame { lastHandled = handle($0, daemon, since: resumed, after: lastHandled) }
+        while let frame = state.nextDeferred(inputHeld: isInputHeld, turn: host.turn) {
+            frame.withFrame { lastHandled = handle($0, host, since: resumed, after: lastHandled) }
         }
-        _ = daemon.engine.queuePipelinedChanges(of: controller)
-        perform(state.resumed(inputHeld: isInputHeld, turn: daemon.turn))
+        _ = host.engine.queuePipelinedChanges(of: controller)
+        perform(state.resumed(inputHeld: isInputHeld, turn: host.turn))
     }
 
     /// The peer closed its side (nil) or the read failed.
     private func ended(_ error: UVError?) {
         if let error {
-            daemon.logger.debug("\(logName) read failed: \(error)")
+            host.logger.debug("\(logName) read failed: \(error)")
         }
         perform(state.peerEnded(failed: error != nil, awaiting: controller.isAwaiting))
     }
@@ -181,17 +173,14 @@ final class ClientConnection: ClientOutputDelegate {
             case .stopReading(let logged):
                 stream.stopReading()
                 guard logged else { continue }
-                daemon.logger.debug(controller.isAwaiting
+                host.logger.debug(controller.isAwaiting
                     ? "\(logName) not read from while its change awaits its observers"
                     : "\(logName) not read from: \(pendingOutputBytes) bytes of replies wait")
             case .resumeReading:
-                do {
-                    try stream.resumeReading()
-                } catch {
-                    // Reading had ended (EOF seen before the pause): nothing more will come.
-                }
+                // It fails once reading had ended (EOF seen before the pause): nothing more will come.
+                try? stream.resumeReading()
             case .continueNextTurn:
-                daemon.continueNextTurn(self)
+                host.turnYield?.continueNextTurn(self)
             case .close(let flush):
                 close(flush: flush)
             }
@@ -201,88 +190,87 @@ final class ClientConnection: ClientOutputDelegate {
     // MARK: Output
 
     func clientControllerHasOutput(_ controller: ClientController) {
-        daemon.scheduleFlush(self)
+        host.scheduleFlush(self)
     }
 
     func clientControllerBecameCongested(_ controller: ClientController) {
-        daemon.logger.notice("\(logName) is not keeping up (\(pendingOutputBytes) bytes wait); holding its events")
+        host.logger.notice("\(logName) is not keeping up (\(pendingOutputBytes) bytes wait); holding its events")
     }
 
     func clientController(_ controller: ClientController, mustDisconnectBecause reason: String) {
         // Called during dispatch: close from the flush, not from inside the engine.
-        daemon.scheduleFlush(self)
+        host.scheduleFlush(self)
     }
 
     /// Hands pending output to the socket, or holds it until the changes it
     /// may report are committed; updates the controller's allowance and, once
     /// nothing waits (neither in the socket's queue nor for a commit), ends
     /// congestion and throttling. Returns how many bytes of buffer capacity
-    /// it gave back.
+    /// it gave back. The steps are ``ConnectionState``'s to decide.
     @discardableResult
     func flush() -> Int {
         var released = 0
-        while !isClosing {
-            if let reason = controller.disconnectReason {
-                daemon.logger.warning("\(logName) disconnected: \(reason) (\(queuedOutputBytes) bytes were waiting)")
+        var action = state.flushBegan(disconnecting: controller.disconnectReason != nil,
+                                      outputBytes: controller.output.count, uncommittedBatch: uncommittedBatch)
+        while true {
+            switch action {
+            case .disconnect:
+                host.logger.warning("\(logName) disconnected: \(controller.disconnectReason ?? "") (\(queuedOutputBytes) bytes were waiting)")
                 close(flush: false)
                 return released
+            case .write, .hold:
+                released += writeOutput(action)
+                fallthrough
+            case .applyLimits:
+                applyLimits()
+                action = state.limitsApplied(queuedBytes: queuedOutputBytes, congested: controller.isCongested)
+            case .drain:
+                let wasCongested = controller.isCongested
+                let heldBefore = controller.heldEventCount
+                controller.markDrained()
+                if wasCongested, !controller.isCongested {
+                    host.logger.info("\(logName) caught up; sending the last \(heldBefore) held event(s)")
+                }
+                resumeInput()
+                action = state.drained(outputBytes: controller.output.count,
+                                       disconnecting: controller.disconnectReason != nil, uncommittedBatch: uncommittedBatch)
+            case .done:
+                return released
             }
-            if !controller.output.isEmpty {
-                released += writeOutput()
-                reportWritten()
-            }
-            checkLimits()
-            // Both steps below may produce output; loop to write it now rather
-            // than after the next poll, which might wait for a client that
-            // waits for us.
-            guard queuedOutputBytes == 0, state.wantsDrain(congested: controller.isCongested) else { return released }
-            // Held events go out as much at a time as the output limit lets:
-            // a drain may leave some for the next one.
-            let wasCongested = controller.isCongested
-            let heldBefore = controller.heldEventCount
-            controller.markDrained()
-            if wasCongested, !controller.isCongested {
-                daemon.logger.info("\(logName) caught up; sending the last \(heldBefore) held event(s)")
-            }
-            resumeInput()
-            if controller.output.isEmpty { return released }
         }
-        return released
     }
 
-    /// Writes the controller's output, or holds it for the batch to commit.
-    private func writeOutput() -> Int {
-        daemon.sentBytes += controller.output.count
-        if let batch = daemon.groupCommit?.batchToWaitFor {
+    /// The batch whose commit output written now must wait for (group commit).
+    private var uncommittedBatch: UInt64? { host.groupCommit?.batchToWaitFor }
+
+    /// Writes the controller's output, or holds it for its batch (`.hold`);
+    /// returns the buffer capacity given back (``ConnectionState/outputTaken(bytes:capacity:)``).
+    private func writeOutput(_ action: ConnectionState.FlushAction) -> Int {
+        host.sentBytes += controller.output.count
+        if case .hold(let batch) = action {
             controller.output.withUnsafeBytes { hold($0, until: batch) }
         } else {
             controller.output.withUnsafeBytes { stream.write($0) }
         }
         controller.noteOutputTaken()
-        // The buffer's storage is kept for the next flush when it is small, or
-        // when large flushes come in a row (a busy observer: regrowing it each
-        // time would cost more than the events). A single large burst gives
-        // it back: 10,000 clients that each got 100 replies at once kept a
-        // fifth of the daemon's memory that way (docs/PERFORMANCE.md).
-        let large = controller.output.count > Self.smallOutput
         let capacity = controller.output.capacity
-        let keep = capacity <= Self.smallOutput || (large && lastFlushWasLarge && capacity <= 1 << 16)
+        let keep = state.outputTaken(bytes: controller.output.count, capacity: capacity)
         controller.output.removeAll(keepingCapacity: keep)
-        lastFlushWasLarge = large
+        reportWritten()
         return keep ? 0 : capacity
     }
 
     /// Redis's client-output-buffer-limit, applied to what the socket queues
     /// and what waits for a commit.
-    private func checkLimits() {
-        let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: daemon.loopNow)
+    private func applyLimits() {
+        let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: host.now)
         controller.outputAllowance = allowance
         let waiting = pendingOutputBytes + controller.heldEventBytes
-        if congested || daemon.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
+        if congested || host.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
-        if held.hold(bytes, until: batch, now: daemon.loopNow) { daemon.connectionHoldsOutput(self) }
+        if held.hold(bytes, until: batch, now: host.now) { host.holdingOutput.append(self) }
     }
 
     /// Writes the output held for batches up to `committed`, in one write.
@@ -295,7 +283,7 @@ final class ClientConnection: ClientOutputDelegate {
         } else if state.wantsFlushAfterRelease(congested: controller.isCongested) {
             // Less waits for a commit now: the flush looks at the limits again
             // (and ends congestion or throttling once everything is written).
-            daemon.scheduleFlush(self)
+            host.scheduleFlush(self)
         }
     }
 
@@ -313,10 +301,9 @@ final class ClientConnection: ClientOutputDelegate {
         guard !isClosing else { return }
         if flush { self.flush() }
         guard let ending = state.close(flush: flush, holdsOutput: !held.isEmpty) else { return }
-        daemon.timed("a client closed") { daemon.engine.closeClient(controller) }
-        daemon.cluster?.clientClosed(controller.id)
-        daemon.backups?.clientClosed(controller)
-        daemon.logger.debug("\(logName) disconnected")
+        host.timed("a client closed") { host.engine.closeClient(controller) }
+        host.clientClosed(controller)
+        host.logger.debug("\(logName) disconnected")
         switch ending {
         case .afterHeldOutput:
             stream.stopReading()
@@ -329,6 +316,6 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     private var closedCallback: () -> Void {
-        { [daemon] in daemon.connectionClosed(self) }
+        { [host] in host.connectionClosed(self) }
     }
 }

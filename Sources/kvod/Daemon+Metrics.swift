@@ -6,7 +6,7 @@ import KVOEngine
 extension Daemon {
     func metricsText() -> String {
         var figures = DaemonMetrics.DaemonFigures(accepted: acceptedConnections, heapTrims: heapTrim?.count ?? 0,
-                                                  receivedBytes: receivedBytes, sentBytes: sentBytes)
+                                                  receivedBytes: host.receivedBytes, sentBytes: host.sentBytes)
         figures.dataDirectoryBytes = configuration.dataDirectory.map(Self.databaseBytes)
         figures.cluster = engine.replicator?.info
         figures.backupHeldBytes = Int(clamping: backups?.held.bytes ?? 0)
@@ -17,7 +17,7 @@ extension Daemon {
             figures.heldEvents += connection.controller.heldEventCount
         }
         // Histograms kept as plain counts on the loop (LoopHistogram), after the registry's families.
-        return metrics.render(engine: engine, daemon: figures) + requestDurations.text()
+        return metrics.render(engine: engine, daemon: figures) + host.requestDurations.text()
             + (cluster == nil ? "" : clusterCommitDurations.text())
     }
 

@@ -49,9 +49,9 @@ extension Daemon {
         engine.storageStatus = { [unowned self, writer] in
             var status = writer.progress.storage
             status.commitsInFlight = storage?.groupCommit.batchesInFlight ?? 0
-            status.heldOutputConnections = holdingOutput.count
-            let now = loopNow
-            status.heldOutputOldestMilliseconds = holdingOutput.compactMap { $0.heldSince.map { Int(now &- $0) } }.max() ?? 0
+            status.heldOutputConnections = host.holdingOutput.count
+            let now = loop.now
+            status.heldOutputOldestMilliseconds = host.holdingOutput.compactMap { $0.heldSince.map { Int(now &- $0) } }.max() ?? 0
             return status
         }
         if let refusal = writer.reserveRefusal { logger.warning("\(refusal)") }
@@ -65,6 +65,7 @@ extension Daemon {
         self.backups = backups
         writer.start()
         self.storage = (groupCommit, writer, wakeup)
+        host.groupCommit = groupCommit
         logger.info("""
             state in \(database.path) (sync \(configuration.syncMode.rawValue)): \(state.documents.count) objects, \
             seq \(state.seq), \(engine.history.count) changes of history in \(engine.history.bytes) bytes \
@@ -93,6 +94,7 @@ extension Daemon {
         engine.backupSource = nil
         backups = nil
         storage = nil
+        host.groupCommit = nil
     }
 
     /// The writer committed (or failed): release the output that waited.
@@ -112,23 +114,18 @@ extension Daemon {
     /// while the loop worked leaves now, not after the writer's wake-up is
     /// polled. A failure is left to that wake-up.
     func releaseCommitted() {
-        guard let groupCommit = storage?.groupCommit, !holdingOutput.isEmpty else { return }
+        guard let groupCommit = storage?.groupCommit, !host.holdingOutput.isEmpty else { return }
         let progress = groupCommit.refresh()
         if progress.failure == nil { release(upTo: progress.committed) }
     }
 
     private func release(upTo committed: UInt64) {
-        let holding = holdingOutput
-        holdingOutput.removeAll(keepingCapacity: true)
+        let holding = host.holdingOutput
+        host.holdingOutput.removeAll(keepingCapacity: true)
         for connection in holding {
             connection.releaseOutput(upTo: committed)
-            if connection.isHoldingOutput { holdingOutput.append(connection) }
+            if connection.isHoldingOutput { host.holdingOutput.append(connection) }
         }
-    }
-
-    /// Called by a connection when it starts holding output.
-    func connectionHoldsOutput(_ connection: ClientConnection) {
-        holdingOutput.append(connection)
     }
 
     /// A commit failed: what was not committed must never be acknowledged,
@@ -137,7 +134,7 @@ extension Daemon {
     private func failStorage(_ reason: String) {
         logger.critical("cannot commit to the data directory: \(reason); stopping")
         storageFailure = reason
-        holdingOutput = []
+        host.holdingOutput = []
         stopAtOnce()
     }
 }

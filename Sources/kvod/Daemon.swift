@@ -13,7 +13,7 @@ import Logging
 /// the connections and the engine they share.
 ///
 /// Output is batched as Redis's `beforeSleep` does: engine calls only append
-/// to a client's output and put the connection on ``flushQueue``; a prepare
+/// to a client's output and put the connection on ``ConnectionHost/flushQueue``; a prepare
 /// hook writes every queued connection once per loop iteration, so many
 /// events to one client leave in one write.
 ///
@@ -45,57 +45,29 @@ final class Daemon {
     let configuration: DaemonConfiguration
     let logger: Logger
     let engine: Engine
-    /// Decodes every connection's lines into requests for the engine.
-    var requestDecoder = RequestDecoder()
     let loop: UVLoop
+    /// All a connection reaches of the daemon.
+    let host: ConnectionHost
     private var server: UVPipeServer?
     private(set) var connections: [Int: ClientConnection] = [:]
     /// Clients accepted since start (refused ones not included), for `metrics`.
     private(set) var acceptedConnections = 0
     /// What the `metrics` op reports.
     let metrics = DaemonMetrics(version: BuildInfo.version, commit: BuildInfo.commit)
-    /// How long the loop worked on each request, by op (metrics): from the
-    /// start of the read that brought its line (or of the turn that took it
-    /// up again after a pause its client caused by not reading its replies)
-    /// to the end of its handling.
-    var requestDurations = LoopHistogram(
-        name: "kvod_request_duration_seconds",
-        help: "How long kvod's loop worked on each request, from the read that brought it to the end of its handling, by op (a reply that waits for etcd or observers is sent later).",
-        labelName: "op", labels: Op.allCases.map(\.rawValue))
-    /// Logs a turn over issue 33's bound with its longest request.
-    lazy var slowTurns = SlowTurnLog(thresholdMicroseconds: configuration.slowTurnMicroseconds)
-    /// Bytes read from and written to clients since start (metrics).
-    var receivedBytes = 0
-    var sentBytes = 0
-    private var flushQueue: [ClientConnection] = []
-    /// The queue a pass of `flushQueued` works through, swapped with
-    /// `flushQueue`: neither is reallocated from turn to turn.
+    /// The queue a pass of `flushQueued` works through, swapped with the
+    /// host's `flushQueue`: neither is reallocated from turn to turn.
     private var flushing: [ClientConnection] = []
-    /// What waits for all clients together, against `--max-client-memory`.
-    var clientMemory: ClientMemoryBudget {
-        didSet {
-            engine.daemonStatistics.clientMemoryBytes = clientMemory.total
-            engine.daemonStatistics.clientMemoryPeakBytes = clientMemory.peak
-            engine.daemonStatistics.clientMemoryCongestions = clientMemory.congestions
-        }
-    }
     /// Gives freed pages back after a flush pass that freed a lot (see ClientConnection.flush).
     private(set) var heapTrim: HeapTrim?
     /// Connections at `debug`, and at `info` only a few lines per interval.
     private var connectionLog: ConnectionLogSummary?
-    /// Pauses the loop briefly after flushing one change to many observers.
-    private var pacing: FanOutPacing
     private var beforeSleep: UVPrepare?
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
     /// Ends throttled observations' intervals.
     private var throttleTimer: DeadlineTimer?
-    /// Connections that used up their turn's budget, continued next turn.
-    private var turnYield: TurnYield?
     /// Does long requests' work a slice per turn.
     private var slicedWork: SlicedWork?
-    /// Counts the loop's turns (each ends with the prepare hook): what a ``TurnBudget`` is per.
-    private(set) var turn: UInt64 = 0
     /// Times out writers' waits (`await`).
     private var awaitTimer: DeadlineTimer?
     private var signals: [UVSignal] = []
@@ -104,11 +76,8 @@ final class Daemon {
     /// With a data directory: the loop's side of group commit, the writer
     /// thread, and the handle the writer wakes the loop with.
     var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)?
-    var groupCommit: GroupCommit? { storage?.groupCommit }
     /// With a data directory: the snapshots `backup` asks for.
     var backups: Backups?
-    /// Connections with output held until a batch is committed.
-    var holdingOutput: [ClientConnection] = []
     /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.
     var cluster: EtcdReplica?
     /// With `--http`: the HTTP door.
@@ -137,8 +106,6 @@ final class Daemon {
     init(configuration: DaemonConfiguration, logger: Logger, engine: Engine? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
-        self.pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
-        self.clientMemory = ClientMemoryBudget(limit: configuration.maxClientMemory)
         self.engine = engine ?? Engine(configuration: EngineConfiguration(
             version: BuildInfo.version, commit: BuildInfo.commit,
             maxObservationsPerClient: configuration.maxObservationsPerConnection,
@@ -149,8 +116,13 @@ final class Daemon {
         } catch {
             throw .cannotListen("cannot start the event loop: \(error)")
         }
+        host = ConnectionHost(configuration: configuration, engine: self.engine, logger: logger, loop: loop)
         self.engine.metricsText = { [unowned self] in self.metricsText() }
-        self.engine.daemonStatistics.clientMemoryLimitBytes = configuration.maxClientMemory
+        host.connectionClosed = { [unowned self] in self.connectionClosed($0) }
+        host.clientClosed = { [unowned self] in
+            self.cluster?.clientClosed($0.id)
+            self.backups?.clientClosed($0)
+        }
     }
 
     /// Listens and serves until a shutdown signal has been handled.
@@ -178,14 +150,14 @@ final class Daemon {
             throw error
         }
         let engine = self.engine, engineClock = engine.configuration.throttleClock
-        let timed: (StaticString, () -> Void) -> Void = { [unowned self] in self.timed($0, $1) }
+        let host = self.host, timed: (StaticString, () -> Void) -> Void = { host.timed($0, $1) }
         leaseTimer = LeaseTimer(engine: engine, loop: loop, timed: timed)
         throttleTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                       nextDeadline: { [unowned engine] in engine.nextThrottleDeadline },
-                                      reached: { [unowned self] at in
-                                          self.timed("throttled events") { engine.releaseThrottledEvents(at: at) }
+                                      reached: { at in
+                                          host.timed("throttled events") { engine.releaseThrottledEvents(at: at) }
                                       })
-        turnYield = TurnYield(loop: loop)
+        host.turnYield = TurnYield(loop: loop)
         slicedWork = SlicedWork(engine: engine, loop: loop, timed: timed)
         heapTrim = HeapTrim(loop: loop)
         connectionLog = ConnectionLogSummary(loop: loop, logger: logger,
@@ -193,8 +165,8 @@ final class Daemon {
                                              openConnections: { [unowned self] in self.connections.count })
         awaitTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                    nextDeadline: { [unowned engine] in engine.nextAwaitDeadline },
-                                   reached: { [unowned self] at in
-                                       self.timed("awaits expired") { engine.expireAwaits(at: at) }
+                                   reached: { at in
+                                       host.timed("awaits expired") { engine.expireAwaits(at: at) }
                                    })
         let prepare = UVPrepare(loop: loop)
         prepare.start { [unowned self] in
@@ -206,7 +178,7 @@ final class Daemon {
             lagMeter = try LoopLagMeter(loop: loop) { [unowned self] wall, cpu in
                 self.engine.daemonStatistics.recordLoopTurn(microseconds: wall, cpuMicroseconds: cpu)
                 self.metrics.recordLoopTurn(microseconds: wall)
-                if let slow = self.slowTurns.turnEnded(wallMicroseconds: wall, cpuMicroseconds: cpu, now: self.loop.now) {
+                if let slow = host.slowTurns.turnEnded(wallMicroseconds: wall, cpuMicroseconds: cpu, now: self.loop.now) {
                     logger.notice("\(slow)")
                 }
             }
@@ -400,7 +372,7 @@ final class Daemon {
         let credentials = peer.map {
             PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid, groups: stream.peerGroups())
         }
-        serve(ClientConnection(stream: stream, credentials: credentials, daemon: self))
+        serve(ClientConnection(stream: stream, credentials: credentials, host: host))
     }
 
     /// Why a new connection of `uid` is refused (`--max-connections`,
@@ -439,38 +411,10 @@ final class Daemon {
         }
     }
 
-    /// The loop's clock, in milliseconds.
-    var loopNow: UInt64 { loop.now }
-
-    /// A request line was handled (for ``FanOutPacing``).
-    func noteRequest() {
-        pacing.noteRequest()
-    }
-
-    func scheduleFlush(_ connection: ClientConnection) {
-        guard !connection.isScheduledForFlush else { return }
-        connection.isScheduledForFlush = true
-        flushQueue.append(connection)
-    }
-
-    /// Runs `body`, work outside any request, and notes its time for the
-    /// slow-turn line (``SlowTurnLog``).
-    @inline(__always)
-    func timed(_ name: StaticString, _ body: () -> Void) {
-        let started = UVLoop.hrtime
-        body()
-        slowTurns.noteWork(name, nanoseconds: UVLoop.hrtime &- started)
-    }
-
-    /// A connection used up this turn's budget: read it again next turn.
-    func continueNextTurn(_ connection: ClientConnection) {
-        turnYield?.continueNextTurn(connection)
-    }
-
     private func flushQueued() {
         defer {
-            turn &+= 1
-            turnYield?.armIfWaiting()
+            host.turn &+= 1
+            host.turnYield?.armIfWaiting()
             slicedWork?.armIfPending()
         }
         leaseTimer?.schedule(now: loop.now)
@@ -481,16 +425,16 @@ final class Daemon {
         while true {
             // Over etcd, the changes every connection pipelined this turn go
             // together, as few Txns as etcd's limits allow (docs/CLUSTER.md).
-            timed("pipelines proposed") { engine.proposeQueuedPipelines() }
+            host.timed("pipelines proposed") { engine.proposeQueuedPipelines() }
             // The changes made so far go to be committed, and what is
             // committed is released: also after each pass below, whose flushes
             // may answer requests a pause had put aside. A group the loop
             // commits itself has no writer thread to wake the loop for it.
-            timed("commit submitted") { groupCommit?.submit() }
-            timed("committed output released") { releaseCommitted() }
-            guard !flushQueue.isEmpty else { break }
-            swap(&flushQueue, &flushing)
-            timed("output flushed") {
+            host.timed("commit submitted") { host.groupCommit?.submit() }
+            host.timed("committed output released") { releaseCommitted() }
+            guard !host.flushQueue.isEmpty else { break }
+            swap(&host.flushQueue, &flushing)
+            host.timed("output flushed") {
                 for connection in flushing {
                     connection.isScheduledForFlush = false
                     released += connection.flush()
@@ -503,14 +447,14 @@ final class Daemon {
             flushing.removeAll(keepingCapacity: true)
         }
         guard written > 0 else { return }
-        timed("heap trim") { heapTrim?.afterReleasing(released) }
-        if pacing.shouldPause(afterWritingTo: written) { pacing.pause() }
+        host.timed("heap trim") { heapTrim?.afterReleasing(released) }
+        if host.pacing.shouldPause(afterWritingTo: written) { host.pacing.pause() }
     }
 
     /// Called from a connection's close callback: its socket is gone.
     func connectionClosed(_ connection: ClientConnection) {
         connections[connection.controller.id] = nil
-        _ = clientMemory.report(0, replacing: &connection.clientMemoryReport)
+        _ = host.clientMemory.report(0, replacing: &connection.clientMemoryReport)
         if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
         if state == .draining && connections.isEmpty { finishShutdown() }
     }
@@ -570,8 +514,8 @@ final class Daemon {
         leaseTimer = nil
         throttleTimer?.close()
         throttleTimer = nil
-        turnYield?.close()
-        turnYield = nil
+        host.turnYield?.close()
+        host.turnYield = nil
         slicedWork?.close()
         slicedWork = nil
         heapTrim?.close()

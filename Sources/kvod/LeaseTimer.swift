@@ -13,7 +13,7 @@ final class LeaseTimer {
     private let engine: Engine
     private let timer: UVTimer
     private var armedFor: UInt64?
-    /// Runs a pass and notes its time (``Daemon/timed(_:_:)``).
+    /// Runs a pass and notes its time (``ConnectionHost/timed(_:_:)``).
     private let timed: (StaticString, () -> Void) -> Void
 
     init(engine: Engine, loop: UVLoop, timed: @escaping (StaticString, () -> Void) -> Void) {

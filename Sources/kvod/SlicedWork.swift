@@ -12,7 +12,7 @@ final class SlicedWork {
     private let engine: Engine
     private let timer: UVTimer
     private var isArmed = false
-    /// Runs a slice and notes its time (``Daemon/timed(_:_:)``).
+    /// Runs a slice and notes its time (``ConnectionHost/timed(_:_:)``).
     private let timed: (StaticString, () -> Void) -> Void
 
     init(engine: Engine, loop: UVLoop, timed: @escaping (StaticString, () -> Void) -> Void) {

@@ -52,7 +52,16 @@ private final class Machine {
     func holdsInput(pendingBytes: Int, awaiting: Bool) -> Bool {
         state.holdsInput(pendingBytes: pendingBytes, awaiting: awaiting)
     }
-    func wantsDrain(congested: Bool) -> Bool { state.wantsDrain(congested: congested) }
+    func flushBegan(disconnecting: Bool = false, outputBytes: Int, batch: UInt64? = nil) -> ConnectionState.FlushAction {
+        state.flushBegan(disconnecting: disconnecting, outputBytes: outputBytes, uncommittedBatch: batch)
+    }
+    func limitsApplied(queuedBytes: Int, congested: Bool) -> ConnectionState.FlushAction {
+        state.limitsApplied(queuedBytes: queuedBytes, congested: congested)
+    }
+    func drained(disconnecting: Bool = false, outputBytes: Int, batch: UInt64? = nil) -> ConnectionState.FlushAction {
+        state.drained(outputBytes: outputBytes, disconnecting: disconnecting, uncommittedBatch: batch)
+    }
+    func outputTaken(bytes: Int, capacity: Int) -> Bool { state.outputTaken(bytes: bytes, capacity: capacity) }
     func wantsFlushAfterRelease(congested: Bool) -> Bool { state.wantsFlushAfterRelease(congested: congested) }
     func outputReleased(holdsMore: Bool) -> Bool { state.outputReleased(holdsMore: holdsMore) }
     func close(flush: Bool, holdsOutput: Bool) -> ConnectionState.Ending? {
@@ -80,7 +89,7 @@ private final class Machine {
         #expect(state.frameHandled(inputHeld: true, turn: 1) == [.stopReading(logged: true)])
         #expect(!state.arrives("b"), "the rest of the read waits")
         #expect(!state.arrives("c"))
-        #expect(state.wantsDrain(congested: false))
+        #expect(state.limitsApplied(queuedBytes: 0, congested: false) == .drain)
         // Still over the limit: nothing is handled, reading stays off.
         #expect(state.drain(inputHeld: true, turn: 1) == [])
         #expect(state.resumed(inputHeld: true, turn: 1) == [])
@@ -180,5 +189,56 @@ private final class Machine {
         #expect(state.outputQueued(300, now: 60) == (700, true))
         #expect(state.outputQueued(0, now: 61) == (1000, false))
         #expect(!state.wantsFlushAfterRelease(congested: false))
+    }
+
+    // MARK: Flushing
+
+    @Test func aFlushWritesTheEnginesOutputOrHoldsItForTheBatchToCommit() {
+        let state = Machine()
+        #expect(state.flushBegan(outputBytes: 10) == .write)
+        #expect(state.flushBegan(outputBytes: 10, batch: 7) == .hold(batch: 7))
+        #expect(state.flushBegan(outputBytes: 0, batch: 7) == .applyLimits, "no output: only the limits")
+    }
+
+    @Test func aFlushDisconnectsAClientTheEngineGaveUpOnWithoutWriting() {
+        let state = Machine()
+        #expect(state.flushBegan(disconnecting: true, outputBytes: 10) == .disconnect)
+        #expect(state.flushBegan(disconnecting: true, outputBytes: 0) == .disconnect)
+    }
+
+    @Test func aClosingConnectionFlushesNothing() {
+        let state = Machine()
+        #expect(state.close(flush: false, holdsOutput: false) == .closeNow)
+        #expect(state.flushBegan(disconnecting: true, outputBytes: 10) == .done)
+        #expect(state.drained(outputBytes: 10) == .done)
+    }
+
+    @Test func aFlushDrainsOnceNothingWaitsIfEventsAreHeldOrReadingIsPaused() {
+        let state = Machine()
+        #expect(state.limitsApplied(queuedBytes: 0, congested: true) == .drain)
+        #expect(state.limitsApplied(queuedBytes: 1, congested: true) == .done, "the socket's queue goes first")
+        #expect(state.limitsApplied(queuedBytes: 0, congested: false) == .done, "nothing to drain")
+        #expect(state.arrives("a"))
+        #expect(state.frameHandled(inputHeld: true, turn: 1) == [.stopReading(logged: true)])
+        #expect(state.limitsApplied(queuedBytes: 0, congested: false) == .drain, "paused: the lines put aside")
+        #expect(state.limitsApplied(queuedBytes: 1, congested: false) == .done)
+    }
+
+    @Test func aDrainThatMadeOutputFlushesAgain() {
+        let state = Machine()
+        #expect(state.drained(outputBytes: 0) == .done)
+        #expect(state.drained(outputBytes: 5) == .write)
+        #expect(state.drained(outputBytes: 5, batch: 3) == .hold(batch: 3))
+        #expect(state.drained(disconnecting: true, outputBytes: 5) == .disconnect)
+    }
+
+    @Test func anOutputBufferIsKeptWhenSmallOrWhenLargeOutputsComeInARow() {
+        let state = Machine()
+        #expect(state.outputTaken(bytes: 100, capacity: 4096), "small: kept")
+        #expect(!state.outputTaken(bytes: 10_000, capacity: 16_384), "a first large burst gives it back")
+        #expect(state.outputTaken(bytes: 10_000, capacity: 16_384), "a second in a row keeps it")
+        #expect(!state.outputTaken(bytes: 100_000, capacity: 1 << 17), "never over 64 KiB")
+        #expect(!state.outputTaken(bytes: 100, capacity: 8192), "small output, large buffer: given back")
+        #expect(!state.outputTaken(bytes: 10_000, capacity: 16_384), "after a small one, large is a first again")
     }
 }

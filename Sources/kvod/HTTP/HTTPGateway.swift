@@ -164,7 +164,7 @@ final class HTTPGateway {
         let exchange = HTTPExchange(key: key, requestLine: line) { [unowned self] reply in
             self.answer(key, reply: reply, shape: shape)
         }
-        let connection = ClientConnection(stream: exchange, credentials: credentials, daemon: daemon)
+        let connection = ClientConnection(stream: exchange, credentials: credentials, host: daemon.host)
         exchanges[key] = (request, connection)
         request.watchGone(on: server, key: key)
         daemon.serve(connection)
@@ -178,7 +178,7 @@ final class HTTPGateway {
         let key = nextKey
         let stream = HTTPEventStream(key: key, request: request, server: server, requestLine: line, resumed: resumed,
                                      frames: frames, headers: crossOriginHeaders(request))
-        let connection = ClientConnection(stream: stream, credentials: credentials, daemon: daemon)
+        let connection = ClientConnection(stream: stream, credentials: credentials, host: daemon.host)
         exchanges[key] = (request, connection)
         watches[key] = stream
         request.watchGone(on: server, key: key)
