@@ -195,8 +195,7 @@ void kvod_http_on_gone(kvod_http_request *request, kvod_http_gone_cb gone, void 
 /// A streamed response's generator, with the bytes H2O is writing (it keeps
 /// pointers to them until it asks to proceed): one buffer, kept from send to
 /// send while small, since a watch sends after every write. Only small ones:
-/// a kept buffer is memory no connection's output counts once H2O proceeded,
-/// so 1,024 watches may keep 4 MiB, not 64.
+/// a kept buffer is memory no connection's output counts once H2O proceeded.
 typedef struct {
     h2o_generator_t super;
     kvod_http_proceed_cb proceed;

@@ -48,8 +48,10 @@ public struct ConnectionState: Sendable {
     public private(set) var isClosing = false
     /// Closing waits for output held for a commit.
     public private(set) var closesWhenReleased = false
-    /// Whether the engine's last output was over 4 KiB (``outputTaken(bytes:capacity:)``).
+    /// Whether the engine's last output was over ``smallOutputBytes`` (``outputTaken(bytes:capacity:)``).
     @usableFromInline var lastOutputWasLarge = false
+    /// Output buffers up to this size are always kept for the next flush.
+    @usableFromInline static let smallOutputBytes = 4096
     /// Output limits and the soft limit's clock.
     public private(set) var slowReader: SlowReaderPolicy
 
@@ -194,9 +196,9 @@ public struct ConnectionState: Sendable {
     /// a single large burst gives it back (docs/PERFORMANCE.md).
     @inlinable
     public mutating func outputTaken(bytes: Int, capacity: Int) -> Bool {
-        let large = bytes > 4096
+        let large = bytes > Self.smallOutputBytes
         defer { lastOutputWasLarge = large }
-        return capacity <= 4096 || (large && lastOutputWasLarge && capacity <= 1 << 16)
+        return capacity <= Self.smallOutputBytes || (large && lastOutputWasLarge && capacity <= 1 << 16)
     }
 
     /// Output held for a commit was written; `holdsMore`: some still waits.

@@ -39,7 +39,8 @@ final class ConnectionHost {
             engine.daemonStatistics.clientMemoryCongestions = clientMemory.congestions
         }
     }
-    /// With a data directory: what output waits for to be committed.
+    /// With a data directory: what output waits for to be committed (the
+    /// daemon's storage sets it).
     var groupCommit: GroupCommit?
     /// Connections to flush at the turn's end.
     var flushQueue: [ClientConnection] = []

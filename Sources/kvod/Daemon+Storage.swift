@@ -65,7 +65,6 @@ extension Daemon {
         self.backups = backups
         writer.start()
         self.storage = (groupCommit, writer, wakeup)
-        host.groupCommit = groupCommit
         logger.info("""
             state in \(database.path) (sync \(configuration.syncMode.rawValue)): \(state.documents.count) objects, \
             seq \(state.seq), \(engine.history.count) changes of history in \(engine.history.bytes) bytes \
@@ -94,7 +93,6 @@ extension Daemon {
         engine.backupSource = nil
         backups = nil
         storage = nil
-        host.groupCommit = nil
     }
 
     /// The writer committed (or failed): release the output that waited.

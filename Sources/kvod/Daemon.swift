@@ -75,7 +75,9 @@ final class Daemon {
     private var reporter: SystemdReporter?
     /// With a data directory: the loop's side of group commit, the writer
     /// thread, and the handle the writer wakes the loop with.
-    var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)?
+    var storage: (groupCommit: GroupCommit, writer: StorageWriter, wakeup: UVAsync)? {
+        didSet { host.groupCommit = storage?.groupCommit }
+    }
     /// With a data directory: the snapshots `backup` asks for.
     var backups: Backups?
     /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.

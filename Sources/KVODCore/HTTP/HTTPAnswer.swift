@@ -69,10 +69,9 @@ public struct HTTPAnswer: Equatable, Sendable {
     /// the general path.
     public static func value(from reply: UnsafeRawBufferPointer) -> HTTPAnswer? {
         var reader = JSONReader(reply)
-        var succeeded = false
         var value: Range<Int>?
         var modSeq: Int?
-        var seen = (ok: false, value: false, modSeq: false)
+        var seen = (ok: false, modSeq: false)
         var nameOffset = 0
         do {
             try reader.beginObject()
@@ -81,10 +80,9 @@ public struct HTTPAnswer: Equatable, Sendable {
                 guard case .plain(let bytes) = name else { return nil }
                 if bytes.elementsEqual(Field.ok.rawValue.utf8) {
                     guard !seen.ok, try reader.readValue() == .bool(true) else { return nil }
-                    (seen.ok, succeeded) = (true, true)
+                    seen.ok = true
                 } else if bytes.elementsEqual(Field.value.rawValue.utf8) {
-                    guard !seen.value else { return nil }
-                    seen.value = true
+                    guard value == nil else { return nil }
                     _ = reader.peekKind()
                     let start = reader.offset
                     try reader.skipValue()
@@ -101,7 +99,7 @@ public struct HTTPAnswer: Equatable, Sendable {
         } catch {
             return nil
         }
-        guard succeeded else { return nil }
+        guard seen.ok else { return nil }
         var body = value.map { Array(reply[$0]) } ?? Array(JSONValue.null.jsonBytes)
         body.append(0x0A)
         return HTTPAnswer(status: 200, headers: modSeq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
