@@ -8,7 +8,9 @@
 #   scripts/profile-fanout.sh [KVOD] [OBSERVERS] [SETS]
 # KVOD defaults to .build/release/kvod (a stripped copy is profiled: valgrind
 # 3.19 cannot read DWARF 5); OBSERVERS to 100; SETS to 5000. CALLGRIND_OUT=FILE
-# keeps the loop thread's profile for callgrind_annotate.
+# keeps the loop thread's profile for callgrind_annotate; KVOD_ARGS adds
+# arguments to kvod's command line (e.g. "--history 1000"), CALLGRIND_ARGS to
+# valgrind's (e.g. "--cache-sim=yes").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kvod="${1:-.build/release/kvod}"
@@ -16,8 +18,9 @@ observers="${2:-100}"
 sets="${3:-5000}"
 source scripts/stripped-kvod.sh
 socket="$work/kvod.sock"
-valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg.%p" \
-  "$work/kvod" --socket "$socket" > "$work/kvod.log" 2>&1 &
+# shellcheck disable=SC2086 # the two lists are split on spaces on purpose
+valgrind --tool=callgrind --separate-threads=yes ${CALLGRIND_ARGS:-} --callgrind-out-file="$work/cg.%p" \
+  "$work/kvod" --socket "$socket" ${KVOD_ARGS:-} > "$work/kvod.log" 2>&1 &
 daemon=$!
 for _ in $(seq 240); do [ -S "$socket" ] && break; sleep 0.5; done
 [ -S "$socket" ] || { echo "kvod did not start: $(tail -3 "$work/kvod.log")"; kill "$daemon"; exit 1; }
