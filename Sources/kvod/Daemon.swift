@@ -427,13 +427,15 @@ final class Daemon {
         while true {
             // Over etcd, the changes every connection pipelined this turn go
             // together, as few Txns as etcd's limits allow (docs/CLUSTER.md).
-            host.timed("pipelines proposed") { engine.proposeQueuedPipelines() }
+            // Each step is timed for the slow-turn log only when it has work:
+            // a clock read costs more than an empty step.
+            if engine.hasQueuedPipelines { host.timed("pipelines proposed") { engine.proposeQueuedPipelines() } }
             // The changes made so far go to be committed, and what is
             // committed is released: also after each pass below, whose flushes
             // may answer requests a pause had put aside. A group the loop
             // commits itself has no writer thread to wake the loop for it.
-            host.timed("commit submitted") { host.groupCommit?.submit() }
-            host.timed("committed output released") { releaseCommitted() }
+            if let groupCommit = host.groupCommit { host.timed("commit submitted") { groupCommit.submit() } }
+            if !host.holdingOutput.isEmpty { host.timed("committed output released") { releaseCommitted() } }
             guard !host.flushQueue.isEmpty else { break }
             swap(&host.flushQueue, &flushing)
             host.timed("output flushed") {
@@ -449,7 +451,7 @@ final class Daemon {
             flushing.removeAll(keepingCapacity: true)
         }
         guard written > 0 else { return }
-        host.timed("heap trim") { heapTrim?.afterReleasing(released) }
+        if released > 0 { host.timed("heap trim") { heapTrim?.afterReleasing(released) } }
         if host.pacing.shouldPause(afterWritingTo: written) { host.pacing.pause() }
     }
 

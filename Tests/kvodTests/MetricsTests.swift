@@ -106,6 +106,12 @@ import Testing
         #expect((metrics.value("kvod_received_bytes_total") ?? 0) >= 10_000, "the set's line was read")
         #expect((metrics.value("kvod_sent_bytes_total") ?? 0) > 0)
         #expect((metrics.value("kvod_loop_turn_duration_seconds_count") ?? 0) > 0)
+        // The loop's turns are one series of ten buckets, the last one every turn.
+        let turns = metrics.samples.filter { $0.name == "kvod_loop_turn_duration_seconds_bucket" }
+        #expect(metrics.types["kvod_loop_turn_duration_seconds"] == "histogram")
+        #expect(turns.map { $0.labels["le"] } == ["0.00005", "0.0002", "0.001", "0.005", "0.01", "0.025", "0.05",
+                                                   "0.1", "0.5", "+Inf"], "\(turns)")
+        #expect(turns.last?.value == metrics.value("kvod_loop_turn_duration_seconds_count"))
         #expect((metrics.value("kvod_data_dir_bytes") ?? 0) >= 10_000, "the value is in kvod.db or its WAL")
         #expect(metrics.value("kvod_cluster_stale") == nil, "no cluster without --etcd")
     }

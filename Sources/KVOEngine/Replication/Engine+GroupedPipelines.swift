@@ -5,6 +5,9 @@
 /// gets its own reply once the transaction's revision is applied; an op that
 /// would fail is answered alone, and the others go on without it.
 extension Engine {
+    /// Whether ``proposeQueuedPipelines()`` has anything to propose.
+    public var hasQueuedPipelines: Bool { proposals.hasQueuedPipelines }
+
     /// Proposes every pipeline queued since the last call (the daemon calls
     /// it at the end of each loop turn), several clients' in one transaction
     /// while they fit (``PipelineGroup``). Returns at once when none waits.
