@@ -20,8 +20,10 @@ final class ClientConnection: ClientOutputDelegate {
     let controller: ClientController
     /// All the connection reaches of the daemon, which holds its connections
     /// and outlives them: no reference counting on a path taken several times
-    /// per connection per turn.
-    private unowned(unsafe) let host: ConnectionHost
+    /// per connection per turn. An unowned(unsafe) reference still took a
+    /// retain and a release around each call through it; ``withHost(_:)`` borrows it.
+    private let hostReference: Unmanaged<ConnectionHost>
+    private var host: ConnectionHost { hostReference.takeUnretainedValue() }
     private var framer: LineFramer
     /// Reading, pausing and closing, decided.
     private var state: ConnectionState
@@ -44,7 +46,7 @@ final class ClientConnection: ClientOutputDelegate {
     /// `credentials`: who connected, as the kernel said (nil: it did not).
     init(stream: any ClientStream, credentials: PeerCredentials?, host: ConnectionHost) {
         self.stream = stream
-        self.host = host
+        hostReference = Unmanaged.passUnretained(host)
         self.controller = host.engine.makeClient()
         self.framer = LineFramer(maxLineBytes: host.maxLineBytes)
         self.state = ConnectionState(limits: host.outputLimits)
@@ -55,6 +57,13 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     deinit { controller.outputDelegate = nil }
+
+    /// Runs `body` with the host borrowed, neither retained nor released: for
+    /// the paths every flushed connection takes each turn.
+    @inline(__always)
+    private func withHost<Result>(_ body: (ConnectionHost) -> Result) -> Result {
+        hostReference._withUnsafeGuaranteedRef(body)
+    }
 
     private var logName: String { "client #\(controller.id) (\(peer))" }
 
@@ -190,7 +199,7 @@ final class ClientConnection: ClientOutputDelegate {
     // MARK: Output
 
     func clientControllerHasOutput(_ controller: ClientController) {
-        host.scheduleFlush(self)
+        withHost { $0.scheduleFlush(self) }
     }
 
     func clientControllerBecameCongested(_ controller: ClientController) {
@@ -241,16 +250,18 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     /// The batch whose commit output written now must wait for (group commit).
-    private var uncommittedBatch: UInt64? { host.groupCommit?.batchToWaitFor }
+    private var uncommittedBatch: UInt64? { withHost { $0.groupCommit?.batchToWaitFor } }
 
     /// Writes the controller's output, or holds it for its batch (`.hold`);
     /// returns the buffer capacity given back (``ConnectionState/outputTaken(bytes:capacity:)``).
     private func writeOutput(_ action: ConnectionState.FlushAction) -> Int {
-        host.sentBytes += controller.output.count
+        let count = controller.output.count
+        withHost { $0.sentBytes += count }
+        // Unretained: the output is neither changed nor released until it is taken below.
         if case .hold(let batch) = action {
-            controller.output.withUnsafeBytes { hold($0, until: batch) }
+            hold(controller.output.unsafeBytes, until: batch)
         } else {
-            controller.output.withUnsafeBytes { stream.write($0) }
+            stream.write(controller.output.unsafeBytes)
         }
         controller.noteOutputTaken()
         let capacity = controller.output.capacity
@@ -263,10 +274,12 @@ final class ClientConnection: ClientOutputDelegate {
     /// Redis's client-output-buffer-limit, applied to what the socket queues
     /// and what waits for a commit.
     private func applyLimits() {
-        let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: host.now)
-        controller.outputAllowance = allowance
-        let waiting = pendingOutputBytes + controller.heldEventBytes
-        if congested || host.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
+        withHost { host in
+            let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: host.now)
+            controller.outputAllowance = allowance
+            let waiting = pendingOutputBytes + controller.heldEventBytes
+            if congested || host.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
+        }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {

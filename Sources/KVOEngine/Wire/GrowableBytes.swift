@@ -10,9 +10,11 @@ import KVOValues
 ///
 /// A value, like `[UInt8]`: copies share the storage until one of them changes.
 public struct GrowableBytes: RandomAccessCollection {
-    private final class Storage {
-        var base: UnsafeMutableRawPointer?
-        var capacity: Int
+    /// Its fields are unchecked for exclusive access: visible to other modules
+    /// (``unsafeBytes`` is inlined there), they would be checked on every use.
+    @usableFromInline final class Storage {
+        @exclusivity(unchecked) @usableFromInline var base: UnsafeMutableRawPointer?
+        @exclusivity(unchecked) var capacity: Int
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -22,7 +24,7 @@ public struct GrowableBytes: RandomAccessCollection {
         deinit { base?.deallocate() }
     }
 
-    private var storage: Storage
+    @usableFromInline private(set) var storage: Storage
     /// How many bytes the buffer holds.
     public private(set) var count = 0
 
@@ -44,8 +46,11 @@ public struct GrowableBytes: RandomAccessCollection {
 
     /// The bytes, without a reference to count: valid only while the buffer
     /// is neither changed nor released (a loop that reads one buffer while it
-    /// appends to others; `withUnsafeBytes` on a class's property retained it).
-    var unsafeBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.base, count: count) }
+    /// appends to others, a client's output handed to its socket;
+    /// `withUnsafeBytes` on a class's property retained it).
+    @inlinable package var unsafeBytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: storage.base, count: count)
+    }
 
     /// Calls `body` with the bytes, valid only during the call.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
