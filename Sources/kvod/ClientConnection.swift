@@ -38,8 +38,9 @@ final class ClientConnection: ClientOutputDelegate {
     var isHoldingOutput: Bool { !held.isEmpty }
     /// When (loop ms) the oldest output held now was held (`info`'s `storage.heldOutputOldestMs`).
     var heldSince: UInt64? { held.oldestSince }
-    /// `pid=… uid=… gid=…`, for log lines.
-    let peer: String
+    /// `pid=… uid=… gid=…`, for log lines: written when a line is, not for
+    /// each connection (an HTTP request's is one, and is rarely logged).
+    var peer: String { controller.credentials?.description ?? "pid=? uid=? gid=?" }
 
     /// `credentials`: who connected, as the kernel said (nil: it did not).
     init(stream: any ClientStream, credentials: PeerCredentials?, host: ConnectionHost) {
@@ -49,7 +50,6 @@ final class ClientConnection: ClientOutputDelegate {
         self.framer = LineFramer(maxLineBytes: host.maxLineBytes)
         self.state = ConnectionState(limits: host.outputLimits)
         controller.credentials = credentials
-        peer = controller.credentials?.description ?? "pid=? uid=? gid=?"
         controller.outputDelegate = self
         controller.outputAllowance = host.outputLimits.hardBytes
     }
