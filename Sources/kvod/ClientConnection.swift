@@ -187,6 +187,25 @@ final class ClientConnection: ClientOutputDelegate {
         }
     }
 
+    // MARK: Reuse
+
+    /// Whether the connection is idle with nothing of its own left: not
+    /// closing, paused, read or flushed next, holding output for a commit or
+    /// part of a line. The engine's side is ``Engine/setAside(_:)``'s to judge.
+    var isIdle: Bool {
+        !state.isClosing && !state.isPaused && !state.isPausedForTurn && !state.hasDeferred
+            && !isScheduledForFlush && !isWaitingForTurn && held.isEmpty && framer.bufferedByteCount == 0
+    }
+
+    /// Starts over for the next request on a connection set aside: reading,
+    /// pausing and the turn's budget as a new connection's, the output
+    /// allowance whole again.
+    func startOver() {
+        state = ConnectionState(limits: host.outputLimits)
+        framer = LineFramer(maxLineBytes: host.maxLineBytes)
+        controller.outputAllowance = host.outputLimits.hardBytes
+    }
+
     // MARK: Output
 
     func clientControllerHasOutput(_ controller: ClientController) {
