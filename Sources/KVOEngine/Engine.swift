@@ -25,7 +25,7 @@ public final class Engine {
     /// `,"epoch":"…"` as an `observe`'s reply writes it: encoded once per epoch, not per reply.
     @exclusivity(unchecked) private(set) var epochMember: [UInt8] = []
     /// How many clients are connected.
-    @exclusivity(unchecked) public private(set) var clientCount = 0
+    @exclusivity(unchecked) public internal(set) var clientCount = 0
     private var nextClientID = 1
     /// Ephemeral values and deadlines.
     let leaseTable: LeaseTable

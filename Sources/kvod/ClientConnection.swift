@@ -40,8 +40,9 @@ final class ClientConnection: ClientOutputDelegate {
     var isHoldingOutput: Bool { !held.isEmpty }
     /// When (loop ms) the oldest output held now was held (`info`'s `storage.heldOutputOldestMs`).
     var heldSince: UInt64? { held.oldestSince }
-    /// `pid=… uid=… gid=…`, for log lines.
-    let peer: String
+    /// `pid=… uid=… gid=…`, for log lines: written when a line is, not for
+    /// each connection (an HTTP request's is one, and is rarely logged).
+    var peer: String { controller.credentials?.description ?? "pid=? uid=? gid=?" }
 
     /// `credentials`: who connected, as the kernel said (nil: it did not).
     init(stream: any ClientStream, credentials: PeerCredentials?, host: ConnectionHost) {
@@ -51,7 +52,6 @@ final class ClientConnection: ClientOutputDelegate {
         self.framer = LineFramer(maxLineBytes: host.maxLineBytes)
         self.state = ConnectionState(limits: host.outputLimits)
         controller.credentials = credentials
-        peer = controller.credentials?.description ?? "pid=? uid=? gid=?"
         controller.outputDelegate = self
         controller.outputAllowance = host.outputLimits.hardBytes
     }
@@ -194,6 +194,25 @@ final class ClientConnection: ClientOutputDelegate {
                 close(flush: flush)
             }
         }
+    }
+
+    // MARK: Reuse
+
+    /// Whether the connection is idle with nothing of its own left: not
+    /// closing, paused, read or flushed next, holding output for a commit or
+    /// part of a line. The engine's side is ``Engine/setAside(_:)``'s to judge.
+    var isIdle: Bool {
+        !state.isClosing && !state.isPaused && !state.isPausedForTurn && !state.hasDeferred
+            && !isScheduledForFlush && !isWaitingForTurn && held.isEmpty && framer.bufferedByteCount == 0
+    }
+
+    /// Starts over for the next request on a connection set aside: reading,
+    /// pausing and the turn's budget as a new connection's, the output
+    /// allowance whole again.
+    func startOver() {
+        state = ConnectionState(limits: host.outputLimits)
+        framer = LineFramer(maxLineBytes: host.maxLineBytes)
+        controller.outputAllowance = host.outputLimits.hardBytes
     }
 
     // MARK: Output

@@ -403,6 +403,39 @@ final class Daemon {
         connection.start()
     }
 
+    /// Sets aside a connection that served its request (an HTTP request's), for
+    /// the next request of its subject (``HTTPIdleConnections``), if nothing of
+    /// the request is left on it: it leaves the connections, its uid's count and
+    /// the engine's clients, as a closed one would. Over etcd nothing is set
+    /// aside (the cluster keeps a lease per client). Returns whether it was.
+    func setAside(_ connection: ClientConnection) -> Bool {
+        guard state == .running, cluster == nil, connection.isIdle, engine.setAside(connection.controller) else {
+            return false
+        }
+        connections[connection.controller.id] = nil
+        _ = host.clientMemory.report(0, replacing: &connection.clientMemoryReport)
+        if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
+        return true
+    }
+
+    /// Serves again a connection set aside, admitted as a new one is.
+    func serveAgain(_ connection: ClientConnection) {
+        engine.takeBack(connection.controller)
+        connection.startOver()
+        connections[connection.controller.id] = connection
+        acceptedConnections += 1
+        if let uid = connection.controller.credentials?.uid { connectionsPerUID.opened(by: uid) }
+        connectionLog?.connected("client #\(connection.controller.id) connected (\(connection.peer))")
+    }
+
+    /// Closes a connection set aside (kvod is stopping): the engine takes its
+    /// client back to close it; the daemon counts it nowhere any more
+    /// (``connectionClosed(_:)`` passes over it).
+    func closeSetAside(_ connection: ClientConnection) {
+        engine.takeBack(connection.controller)
+        connection.close(flush: false)
+    }
+
     /// Tells a client over `--max-connections` or `--max-connections-per-uid`
     /// why (`message`), then closes it.
     private func refuse(_ stream: UVStream, _ message: String) {
@@ -457,7 +490,8 @@ final class Daemon {
 
     /// Called from a connection's close callback: its socket is gone.
     func connectionClosed(_ connection: ClientConnection) {
-        connections[connection.controller.id] = nil
+        // One set aside was taken out already (`setAside`).
+        guard connections.removeValue(forKey: connection.controller.id) != nil else { return }
         _ = host.clientMemory.report(0, replacing: &connection.clientMemoryReport)
         if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
         if state == .draining && connections.isEmpty { finishShutdown() }

@@ -3,9 +3,11 @@ import KVOEngine
 
 /// kvod's HTTP door (`--http`, docs/HTTP.md): H2O on the daemon's loop. An API
 /// request becomes the request line a socket client would send (``HTTPRoute``)
-/// and is served by a ``ClientConnection`` of its own (``HTTPExchange``), with
-/// the credentials of its token; its reply becomes the response
-/// (``HTTPAnswer``). `/healthz` and `/readyz` are answered here, without a token.
+/// and is served by a ``ClientConnection`` (``HTTPExchange``) with the
+/// credentials of its token: one an earlier request of the same subject left
+/// with nothing of its own (``HTTPIdleConnections``), or a new one; its reply
+/// becomes the response (``HTTPAnswer``). A watch has a connection of its
+/// own. `/healthz` and `/readyz` are answered here, without a token.
 /// Loop-confined.
 final class HTTPGateway {
     private unowned let daemon: Daemon
@@ -13,8 +15,11 @@ final class HTTPGateway {
     private var tokens: HTTPTokens?
     /// Where it listens, as `host:port` with the port bound.
     private(set) var address = ""
-    /// Requests handed to a connection and not gone yet, by key.
-    private var exchanges: [UInt64: (request: H2ORequest, connection: ClientConnection)] = [:]
+    /// Requests handed to a connection and not gone yet, by key; `exchange`: nil for a watch.
+    private var exchanges: [UInt64: (request: H2ORequest, connection: ClientConnection,
+                                     exchange: HTTPExchange?)] = [:]
+    /// Connections of answered requests, kept for the next ones.
+    private var idle = HTTPIdleConnections()
     /// The watches among them.
     private var watches: [UInt64: HTTPEventStream] = [:]
     /// The frames of the event lines written last, which the watches share.
@@ -74,10 +79,11 @@ final class HTTPGateway {
         address = endpoint.host.contains(":") ? "[\(endpoint.host)]:\(port)" : "\(endpoint.host):\(port)"
     }
 
-    /// Stops accepting (shutdown).
+    /// Stops accepting (shutdown); the connections kept for later requests close.
     func stop() {
         server.stop()
         heartbeat.close()
+        for kept in idle.takeAll() { daemon.closeSetAside(kept.connection) }
     }
 
     private func handle(_ request: H2ORequest) {
@@ -156,16 +162,24 @@ final class HTTPGateway {
         return true
     }
 
-    /// Hands `line` to a connection of its own; its reply answers `request`.
+    /// Hands `line` to a connection, a kept one of the subject's or a new one;
+    /// its reply answers `request`.
     private func serve(_ line: [UInt8], shape: HTTPAnswerShape, credentials: PeerCredentials, request: H2ORequest) {
         guard admit(credentials, request) != nil else { return }
         nextKey &+= 1
         let key = nextKey
-        let exchange = HTTPExchange(key: key, requestLine: line) { [unowned self] reply in
-            self.answer(key, reply: reply, shape: shape)
+        if let kept = idle.take(for: credentials) {
+            kept.exchange.begin(key: key, shape: shape, requestLine: line)
+            exchanges[key] = (request, kept.connection, kept.exchange)
+            request.watchGone(on: server, key: key)
+            daemon.serveAgain(kept.connection)
+            return kept.exchange.sendRequest()
+        }
+        let exchange = HTTPExchange(key: key, shape: shape, requestLine: line) { [unowned self] exchange, reply in
+            self.answer(exchange.key, reply: reply, shape: exchange.shape)
         }
         let connection = ClientConnection(stream: exchange, credentials: credentials, host: daemon.host)
-        exchanges[key] = (request, connection)
+        exchanges[key] = (request, connection, exchange)
         request.watchGone(on: server, key: key)
         daemon.serve(connection)
         exchange.sendRequest()
@@ -179,7 +193,7 @@ final class HTTPGateway {
         let stream = HTTPEventStream(key: key, request: request, server: server, requestLine: line, resumed: resumed,
                                      frames: frames, headers: crossOriginHeaders(request))
         let connection = ClientConnection(stream: stream, credentials: credentials, host: daemon.host)
-        exchanges[key] = (request, connection)
+        exchanges[key] = (request, connection, nil)
         watches[key] = stream
         request.watchGone(on: server, key: key)
         daemon.serve(connection)
@@ -196,11 +210,18 @@ final class HTTPGateway {
         }
     }
 
-    /// H2O let the request go (answered, or its connection closed): so does its connection.
+    /// H2O let the request go (answered, or its connection closed): its
+    /// connection is kept for a later request if it answered and nothing of the
+    /// request is left on it, and closes otherwise.
     private func requestGone(_ key: UInt64) {
         watches.removeValue(forKey: key)?.isRequestAlive = false
-        guard let exchange = exchanges.removeValue(forKey: key) else { return }
-        if !exchange.connection.isClosing { exchange.connection.close(flush: false) }
+        guard let gone = exchanges.removeValue(forKey: key), !gone.connection.isClosing else { return }
+        if let exchange = gone.exchange, exchange.isAnswered, daemon.setAside(gone.connection) {
+            let oldest = idle.keep(HTTPIdleConnections.Idle(exchange: exchange, connection: gone.connection))
+            if let oldest { daemon.closeSetAside(oldest.connection) }
+        } else {
+            gone.connection.close(flush: false)
+        }
     }
 
     private func send(_ answer: HTTPAnswer, to request: H2ORequest) {

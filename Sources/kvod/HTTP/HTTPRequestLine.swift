@@ -13,6 +13,11 @@ struct HTTPRequestLine {
         self.onBytes = onBytes
     }
 
+    /// The next request's line, for a connection that reads already.
+    mutating func replaceLine(_ line: [UInt8]) {
+        self.line = line
+    }
+
     /// Hands the line over, once.
     mutating func send() {
         let sent = line
