@@ -7,6 +7,7 @@
 # counted from zeroed counters.
 #   scripts/profile-http-get.sh [KVOD] [COUNT]
 # KVOD defaults to .build/release/kvod (a stripped copy is profiled); COUNT to 2000.
+# CALLGRIND_OUT=FILE keeps the HTTP part's profile (from zeroed counters) for callgrind_annotate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kvod="${1:-.build/release/kvod}"
@@ -57,6 +58,7 @@ counted(socket_get)
 PY
 kill "$daemon"
 wait "$daemon" 2> /dev/null || true
+[ -z "${CALLGRIND_OUT:-}" ] || cp "$work/cg.$daemon.1-01" "$CALLGRIND_OUT"
 for part in 1 2; do
   total=$(callgrind_annotate --threshold=100 "$work/cg.$daemon.$part-01" 2> /dev/null \
     | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')

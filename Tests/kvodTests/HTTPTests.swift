@@ -446,6 +446,20 @@ import Testing
         #expect(try kvod.terminate() == 0)
     }
 
+    /// A token that passed is kept to spare its digest next time (HTTPTokenCache):
+    /// a token like it (one byte other, one shorter, one longer) is still refused.
+    @Test func aTokenThatPassedLetsInOnlyItself() throws {
+        let (kvod, base) = try Self.start()
+        #expect(try Self.call("GET", base + "/v1/info").status == 200)
+        var other = Self.token
+        other.removeLast()
+        for lookalike in [other + "0", other, Self.token + "0", "K" + Self.token.dropFirst()] {
+            #expect(try Self.call("GET", base + "/v1/info", token: lookalike).status == 401, "\(lookalike)")
+        }
+        #expect(try Self.call("GET", base + "/v1/info").status == 200)
+        #expect(try kvod.terminate() == 0)
+    }
+
     /// The tokens file `start` made for `kvod`, from its command line.
     static func tokensPath(of kvod: KVODProcess) -> String? {
         let arguments = kvod.process.arguments

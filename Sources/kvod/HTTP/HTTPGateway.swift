@@ -129,7 +129,7 @@ final class HTTPGateway {
     /// `Authorization` header wins over a watch's `access_token` parameter.
     private func authenticate(_ request: H2ORequest, queryToken: String? = nil) -> PeerCredentials? {
         let challenge = [HTTPHeader("www-authenticate", "Bearer realm=\"kvod\"")]
-        guard let tokens else {
+        guard tokens != nil else {
             send(HTTPAnswer(HTTPRefusal(.forbidden, "kvod was started without --http-tokens: no token is valid", status: 401,
                                         headers: challenge)), to: request)
             return nil
@@ -139,7 +139,7 @@ final class HTTPGateway {
                                         headers: challenge)), to: request)
             return nil
         }
-        guard let caller = tokens.subject(authorization: authorization) else {
+        guard let caller = tokens?.subject(authorization: authorization) else {
             send(HTTPAnswer(HTTPRefusal(.forbidden, "the token is not one of --http-tokens'", status: 401,
                                         headers: challenge)), to: request)
             return nil

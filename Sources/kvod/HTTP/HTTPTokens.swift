@@ -10,7 +10,9 @@ import Glibc
 /// as for a socket client's peer credentials. Loaded at start.
 struct HTTPTokens {
     /// A token's SHA-256 (lower-case hex) to who it acts as.
-    private var credentialsByDigest: [String: (subject: String, credentials: PeerCredentials)] = [:]
+    private var credentialsByDigest: [String: HTTPTokenCache.Caller] = [:]
+    /// The tokens that passed last: a reloaded file starts without them.
+    private var recent = HTTPTokenCache()
 
     /// The uid of no user (`/metrics` without a token).
     static let noUser = UInt32.max
@@ -37,8 +39,9 @@ struct HTTPTokens {
     var count: Int { credentialsByDigest.count }
 
     /// Who `authorization` (an `Authorization` header's value) acts as, or nil
-    /// when it is not `Bearer` and a token of the file.
-    func subject(authorization: String) -> (subject: String, credentials: PeerCredentials)? {
+    /// when it is not `Bearer` and a token of the file. A token that passed
+    /// recently is found in ``recent`` without its digest.
+    mutating func subject(authorization: String) -> HTTPTokenCache.Caller? {
         // Read as bytes: no Characters, no lowercased copy.
         let utf8 = authorization.utf8
         guard let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
@@ -47,7 +50,10 @@ struct HTTPTokens {
         guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
         let token = utf8[utf8.index(after: space)...].drop { $0 == UInt8(ascii: " ") }
         guard !token.isEmpty else { return nil }
-        return credentialsByDigest[TokenDigest.hex(of: token)]
+        if let caller = recent.caller(of: token) { return caller }
+        guard let caller = credentialsByDigest[TokenDigest.hex(of: token)] else { return nil }
+        recent.remember(token, as: caller)
+        return caller
     }
 
     private static func readPrivateFile(_ path: String) throws(HTTPTokenFile.Problem) -> String {
