@@ -15,6 +15,10 @@ protocol ClientStream: AnyObject {
                       onEnd: @escaping (UVError?) -> Void) throws(UVError)
     func stopReading()
     func resumeReading() throws(UVError)
+    /// Writes `bytes`, copying what it keeps. `bytes` may be a client's output
+    /// lent without a reference (``ClientConnection``'s flush): it must not be
+    /// read after a callback that can close the connection (``onWriteError``),
+    /// which frees that output.
     func write(_ bytes: UnsafeRawBufferPointer)
     func write(_ bytes: [UInt8])
     /// Lets queued output reach the peer, then closes.
