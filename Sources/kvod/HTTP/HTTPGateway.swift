@@ -56,9 +56,11 @@ final class HTTPGateway {
         }
     }
 
-    /// Takes the tokens of a reloaded `--http-tokens` file (SIGHUP), for the requests that come next.
+    /// Takes the tokens of a reloaded `--http-tokens` file (SIGHUP), for the
+    /// requests that come next; the connections kept for the old tokens' subjects close.
     func replaceTokens(_ tokens: HTTPTokens) {
         self.tokens = tokens
+        for kept in idle.takeAll() { daemon.closeSetAside(kept.connection) }
     }
 
     /// How many HTTP connections may be open at once.

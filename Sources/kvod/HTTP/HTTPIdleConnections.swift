@@ -30,15 +30,14 @@ struct HTTPIdleConnections {
         return idle.remove(at: index)
     }
 
-    /// Keeps `entry`; when that is one too many, hands back the oldest kept,
-    /// to be closed (its subject may not come back: a reloaded token's).
+    /// Keeps `entry`; when that is one too many, hands back the oldest kept, to be closed.
     mutating func keep(_ entry: Idle) -> Idle? {
         idle.append(entry)
         guard idle.count > Self.capacity else { return nil }
         return idle.removeFirst()
     }
 
-    /// Hands every one over and keeps none (kvod is stopping).
+    /// Hands every one over and keeps none (kvod is stopping, or the tokens were reloaded).
     mutating func takeAll() -> [Idle] {
         defer { idle = [] }
         return idle
