@@ -206,8 +206,8 @@ final class ClientConnection: ClientOutputDelegate {
             && !isScheduledForFlush && !isWaitingForTurn && held.isEmpty && framer.bufferedByteCount == 0
     }
 
-    /// Starts over for the next request on a connection set aside: reading,
-    /// pausing and the turn's budget as a new connection's, the output
+    /// Starts over, set aside for a later request: reading, pausing and the
+    /// turn's budget as a new connection's (no line buffer kept), the output
     /// allowance whole again.
     func startOver() {
         state = ConnectionState(limits: host.outputLimits)

@@ -396,11 +396,25 @@ final class Daemon {
 
     /// Serves an admitted connection, from the socket or another door (HTTP).
     func serve(_ connection: ClientConnection) {
+        count(connection)
+        connection.start()
+    }
+
+    /// Counts `connection` among the daemon's: its table, accepted, its uid's, the connection log.
+    private func count(_ connection: ClientConnection) {
         connections[connection.controller.id] = connection
         acceptedConnections += 1
         if let uid = connection.controller.credentials?.uid { connectionsPerUID.opened(by: uid) }
         connectionLog?.connected("client #\(connection.controller.id) connected (\(connection.peer))")
-        connection.start()
+    }
+
+    /// Counts `connection` no more (closed or set aside); returns whether it was counted.
+    @discardableResult
+    private func uncount(_ connection: ClientConnection) -> Bool {
+        guard connections.removeValue(forKey: connection.controller.id) != nil else { return false }
+        _ = host.clientMemory.report(0, replacing: &connection.clientMemoryReport)
+        if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
+        return true
     }
 
     /// Sets aside a connection that served its request (an HTTP request's), for
@@ -408,24 +422,20 @@ final class Daemon {
     /// the request is left on it: it leaves the connections, its uid's count and
     /// the engine's clients, as a closed one would. Over etcd nothing is set
     /// aside (the cluster keeps a lease per client). Returns whether it was.
+    /// One set aside starts over at once, so that it keeps no buffer of its last request.
     func setAside(_ connection: ClientConnection) -> Bool {
         guard state == .running, cluster == nil, connection.isIdle, engine.setAside(connection.controller) else {
             return false
         }
-        connections[connection.controller.id] = nil
-        _ = host.clientMemory.report(0, replacing: &connection.clientMemoryReport)
-        if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
+        uncount(connection)
+        connection.startOver()
         return true
     }
 
     /// Serves again a connection set aside, admitted as a new one is.
     func serveAgain(_ connection: ClientConnection) {
         engine.takeBack(connection.controller)
-        connection.startOver()
-        connections[connection.controller.id] = connection
-        acceptedConnections += 1
-        if let uid = connection.controller.credentials?.uid { connectionsPerUID.opened(by: uid) }
-        connectionLog?.connected("client #\(connection.controller.id) connected (\(connection.peer))")
+        count(connection)
     }
 
     /// Closes a connection set aside (kvod is stopping): the engine takes its
@@ -491,9 +501,7 @@ final class Daemon {
     /// Called from a connection's close callback: its socket is gone.
     func connectionClosed(_ connection: ClientConnection) {
         // One set aside was taken out already (`setAside`).
-        guard connections.removeValue(forKey: connection.controller.id) != nil else { return }
-        _ = host.clientMemory.report(0, replacing: &connection.clientMemoryReport)
-        if let uid = connection.controller.credentials?.uid { connectionsPerUID.closed(by: uid) }
+        guard uncount(connection) else { return }
         if state == .draining && connections.isEmpty { finishShutdown() }
     }
 

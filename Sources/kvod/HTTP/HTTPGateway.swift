@@ -170,20 +170,20 @@ final class HTTPGateway {
         guard admit(credentials, request) != nil else { return }
         nextKey &+= 1
         let key = nextKey
-        if let kept = idle.take(for: credentials) {
-            kept.exchange.begin(key: key, shape: shape, requestLine: line)
-            exchanges[key] = (request, kept.connection, kept.exchange)
-            request.watchGone(on: server, key: key)
-            daemon.serveAgain(kept.connection)
-            return kept.exchange.sendRequest()
+        let kept = idle.take(for: credentials)
+        let exchange: HTTPExchange, connection: ClientConnection
+        if let kept {
+            (exchange, connection) = (kept.exchange, kept.connection)
+            exchange.begin(key: key, shape: shape, requestLine: line)
+        } else {
+            exchange = HTTPExchange(key: key, shape: shape, requestLine: line) { [unowned self] exchange, reply in
+                self.answer(exchange.key, reply: reply, shape: exchange.shape)
+            }
+            connection = ClientConnection(stream: exchange, credentials: credentials, host: daemon.host)
         }
-        let exchange = HTTPExchange(key: key, shape: shape, requestLine: line) { [unowned self] exchange, reply in
-            self.answer(exchange.key, reply: reply, shape: exchange.shape)
-        }
-        let connection = ClientConnection(stream: exchange, credentials: credentials, host: daemon.host)
         exchanges[key] = (request, connection, exchange)
         request.watchGone(on: server, key: key)
-        daemon.serve(connection)
+        if kept == nil { daemon.serve(connection) } else { daemon.serveAgain(connection) }
         exchange.sendRequest()
     }
 
