@@ -127,6 +127,15 @@ cpu_per_request() {
     'BEGIN { printf "server_us_per_request=%.2f server_cpu_pct=%.0f", (c1 - c0) / hz * 1e6 / (rate * (w1 - w0)), (c1 - c0) / hz * 100 / (w1 - w0) }'
 }
 
+# The server's CPU share over a fan-out run (registration and warm-up included), and its
+# CPU ns per event delivered in the measured window (an upper bound: the setup's CPU counts).
+cpu_per_event() {
+  local events
+  events=$(sed 's/.*events_per_s=\([0-9]*\).*/\1/' <<<"$1")
+  awk -v c0="$cpu0" -v c1="$(server_cpu)" -v w0="$wall0" -v w1="$(date +%s.%N)" -v events="$events" -v s="$seconds" -v hz="$ticks" \
+    'BEGIN { printf "server_ns_per_event=%.0f server_cpu_pct=%.0f", (c1 - c0) / hz * 1e9 / (events * s), (c1 - c0) / hz * 100 / (w1 - w0) }'
+}
+
 # wrk against the running server; records requests/s, or fails on any error.
 run_wrk() {
   local label=$1 output
@@ -158,9 +167,10 @@ run() {
       start_kvod
       local transport=${label%%-*}
       [ "$transport" = sse ] || transport=socket
+      cpu0=$(server_cpu) wall0=$(date +%s.%N)
       output=$("$work/httpload" fanout --transport "$transport" --socket "$socket" --http "$http" --token "$token" \
         --observers "${label##*-}" --seconds "$seconds")
-      record "$label" "${output#result }" ;;
+      record "$label" "${output#result } $(cpu_per_event "$output")" ;;
   esac
   stop_server
 }
@@ -198,6 +208,10 @@ for n in $observers; do
 fan-out, $n SSE watches, events delivered|events/s|sse-$n|events_per_s|
 fan-out, $n socket observers, events delivered|events/s|socket-fanout-$n|events_per_s|
 fan-out, $n: SSE ÷ socket|×|sse-$n|events_per_s|socket-fanout-$n
+fan-out, $n SSE watches, kvod's CPU per event (setup included)|ns|sse-$n|server_ns_per_event|
+fan-out, $n socket observers, kvod's CPU per event (setup included)|ns|socket-fanout-$n|server_ns_per_event|
+fan-out, $n SSE watches, kvod's CPU (100 % = one core)|%|sse-$n|server_cpu_pct|
+fan-out, $n socket observers, kvod's CPU (100 % = one core)|%|socket-fanout-$n|server_cpu_pct|
 fan-out, $n SSE watches, the writer's sets|sets/s|sse-$n|sets_per_s|
 fan-out, $n socket observers, the writer's sets|sets/s|socket-fanout-$n|sets_per_s|"
 done
