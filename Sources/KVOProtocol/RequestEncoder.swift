@@ -93,7 +93,14 @@ public struct RequestEncoder: Sendable {
     }
 
     /// The whole line, `}` and newline included.
-    public var line: [UInt8] { bytes + [UInt8(ascii: "}"), UInt8(ascii: "\n")] }
+    public var line: [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(bytes.count + 2)
+        line.append(contentsOf: bytes)
+        line.append(UInt8(ascii: "}"))
+        line.append(UInt8(ascii: "\n"))
+        return line
+    }
 
     /// The request as a JSON object, without the newline: an element of a batch's `ops`.
     public var jsonObject: [UInt8] { bytes + [UInt8(ascii: "}")] }

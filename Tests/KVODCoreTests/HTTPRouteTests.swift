@@ -109,6 +109,16 @@ import Testing
         #expect(Self.refusal("GET", "v1/objects")?.code == .badRequest)
         // A slash is a separator even before a combining mark (RFC 3986 cuts bytes, not characters).
         #expect(try Self.line("GET", "/v1/objects/a/\u{301}b") == #"{"id":1,"op":"get","object":"a","keyPath":"\#u{301}b"}"# + "\n")
+        // A trailing slash names the same resource; an empty query or a name without `=` is kept as it is.
+        #expect(try Self.line("GET", "/v1/objects/x/a/b/") == (try Self.line("GET", "/v1/objects/x/a/b")))
+        #expect(try Self.line("GET", "/v1/objects/x/a/b/").contains(#""keyPath":"a.b""#))
+        #expect(try Self.line("GET", "/v1/objects?") == (try Self.line("GET", "/v1/objects")))
+        #expect(try Self.line("GET", "/v1/objects?prefix").contains(#""prefix":"""#))
+        #expect(try Self.line("GET", "/v1/objects?after=%E2%98%83").contains(#""after":"☃""#))
+        // Escapes that are malformed or decode to bytes that are not UTF-8 are refused, in the path and the query.
+        for target in ["/v1/objects/x/%zz", "/v1/objects/x/k%4", "/v1/objects/%ff/k", "/v1/objects?prefix=%C3"] {
+            #expect(Self.refusal("GET", target)?.code == .badRequest, "\(target)")
+        }
     }
 
     @Test func theTokensFileNamesSubjectsAndDigests() throws {

@@ -78,16 +78,16 @@ public struct HTTPAnswer: Equatable, Sendable {
             // Names as bytes (no String each); a repeated one is not kvod's reply: the general path.
             while let name = try reader.nextMemberText(nameOffset: &nameOffset) {
                 guard case .plain(let bytes) = name else { return nil }
-                if bytes.elementsEqual(Field.ok.rawValue.utf8) {
+                if bytes.isName(of: .ok) {
                     guard !seen.ok, try reader.readValue() == .bool(true) else { return nil }
                     seen.ok = true
-                } else if bytes.elementsEqual(Field.value.rawValue.utf8) {
+                } else if bytes.isName(of: .value) {
                     guard value == nil else { return nil }
                     _ = reader.peekKind()
                     let start = reader.offset
                     try reader.skipValue()
                     value = start..<reader.offset
-                } else if bytes.elementsEqual(Field.modSeq.rawValue.utf8) {
+                } else if bytes.isName(of: .modSeq) {
                     guard !seen.modSeq else { return nil }
                     seen.modSeq = true
                     modSeq = integer(try reader.readValue())
