@@ -38,6 +38,8 @@ struct HTTPTokens {
 
     var count: Int { credentialsByDigest.count }
 
+    private static let bearer = Array("bearer".utf8)
+
     /// Who `authorization` (an `Authorization` header's value) acts as, or nil
     /// when it is not `Bearer` and a token of the file. A token that passed
     /// recently is found in ``recent`` without its digest.
@@ -47,7 +49,10 @@ struct HTTPTokens {
         guard let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let scheme = utf8[..<space]
         // `| 0x20` lowers an ASCII letter and matches no other byte to one.
-        guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let isBearer = scheme.withContiguousStorageIfAvailable { scheme in
+            scheme.count == 6 && zip(scheme, Self.bearer).allSatisfy { $0 | 0x20 == $1 }
+        }
+        guard isBearer == true else { return nil }
         let token = utf8[utf8.index(after: space)...].drop { $0 == UInt8(ascii: " ") }
         guard !token.isEmpty else { return nil }
         if let caller = recent.caller(of: token) { return caller }
