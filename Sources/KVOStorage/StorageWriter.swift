@@ -79,7 +79,13 @@ public final class StorageWriter: @unchecked Sendable {
     /// The reserve and what the disk has room for. The writer thread's once started.
     private let space: StorageSpace
     private var stopping = false
-    private var finished = false
+    /// The writer thread is over and holds the writer no more (``condition``'s).
+    /// A box the thread keeps without the writer, so that ``stop()`` returns
+    /// once the writer and its database's lock go with their owner's last reference.
+    private let threadEnd = ThreadEnd()
+    private final class ThreadEnd: @unchecked Sendable {
+        var ended = false
+    }
     /// `batch` mode's sync; nil in the other modes. Set by `start` before the thread exists.
     private var syncer: WALSyncer?
     /// `always` mode's sync; nil in the other modes. Set by `start` before the thread exists.
@@ -139,7 +145,16 @@ public final class StorageWriter: @unchecked Sendable {
             syncer.start()
             commitSyncer = syncer
         }
-        let thread = Thread { [self] in run() }
+        let (condition, threadEnd) = (self.condition, self.threadEnd)
+        let thread = Thread { [weak self] in
+            // The writer is released here, before stop() hears the end: a database opened
+            // again on its directory once the owner lets it go finds it closed, not busy.
+            if let self { self.run() }
+            condition.lock()
+            threadEnd.ended = true
+            condition.broadcast()
+            condition.unlock()
+        }
         thread.name = "kvod-storage"
         thread.start()
     }
@@ -166,7 +181,7 @@ public final class StorageWriter: @unchecked Sendable {
         condition.lock()
         stopping = true
         condition.signal()
-        while !finished { condition.wait() }
+        while !threadEnd.ended { condition.wait() }
         condition.unlock()
         // The writer's last checkpoint synced what the syncer had not.
         syncer?.stop()
@@ -273,10 +288,6 @@ public final class StorageWriter: @unchecked Sendable {
             if failed || (work.stop && work.batches.isEmpty) { break }
         }
         endSnapshot(because: "kvod stopped before the backup's copy was made")
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// Commits `batches` (their changes wait in ``waiting`` when the disk has

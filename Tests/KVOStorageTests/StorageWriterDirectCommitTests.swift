@@ -47,6 +47,18 @@ import Testing
         #expect(state.history.map(\.new) == ["first", "here", "queued", "here again"])
     }
 
+    /// ``StorageWriter/stop()`` returns once its thread holds the writer no
+    /// more: the owner's reference is the last, so the database closes with
+    /// it and the directory opens again at once (CI once found it busy).
+    @Test func stopReturnsOnceTheThreadHasLetGoOfTheWriter() throws {
+        let directory = try TemporaryDirectory()
+        for round in 0..<50 {
+            var writer = try Self.startedWriter(in: directory.path, .batch)
+            writer.stop()
+            #expect(isKnownUniquelyReferenced(&writer), "round \(round)")
+        }
+    }
+
     /// `always` syncs each commit on the commit syncer's thread: nothing is committed on the caller's.
     @Test func alwaysModeDeclines() throws {
         let directory = try TemporaryDirectory()
