@@ -90,7 +90,7 @@ public enum HTTPRoute: Equatable, Sendable {
         guard !object.isEmpty, keys.allSatisfy({ !$0.isEmpty }) else {
             throw HTTPRefusal(.badRequest, "an object's name and each key of a key path must not be empty: \(target.path)")
         }
-        // One key, the usual case, needs no joining (joined(separator:) costs as much as the rest of the route).
+        // One key, the usual case, needs no joining (docs/PERFORMANCE.md, "A GET's own instructions").
         let keyPath = keys.count == 1 ? keys.first : keys.isEmpty ? nil : keys.joined(separator: ".")
         switch head.method {
         case "GET", "HEAD":
