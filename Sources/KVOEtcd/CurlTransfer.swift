@@ -4,7 +4,6 @@ import CCurl
 /// and headers, and the bytes received so far, bounded by `maxBytes`.
 final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
-    let url: String
     private var headers: UnsafeMutablePointer<curl_slist>?
     /// Bytes received and not yet taken: a unary request's whole answer, or a
     /// stream's bytes since its consumer last drained them.
@@ -28,7 +27,6 @@ final class CurlTransfer {
             throw EtcdError.unreachable(endpoint: url, detail: "curl_easy_init failed", mayHaveApplied: false)
         }
         self.easy = easy
-        self.url = url
         self.maxBytes = maxBytes
         // No "Expect: 100-continue": it would cost a round trip on larger bodies.
         for header in ["Content-Type: application/json", "Expect:"] + extraHeaders {

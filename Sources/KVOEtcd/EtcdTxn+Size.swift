@@ -39,12 +39,9 @@ extension EtcdCompare {
         // The target's value is a oneof: sent even when it is zero.
         switch target {
         case .version(let version): bytes += Protobuf.varintAlways(4, UInt64(bitPattern: version))
-        case .createRevision(let revision):
-            bytes += Protobuf.varint(2, 1) + Protobuf.varintAlways(5, UInt64(bitPattern: revision))
         case .modRevision(let revision):
             bytes += Protobuf.varint(2, 2) + Protobuf.varintAlways(6, UInt64(bitPattern: revision))
         case .value(let value): bytes += Protobuf.varint(2, 3) + Protobuf.field(7, length: value.count)
-        case .lease(let lease): bytes += Protobuf.varint(2, 4) + Protobuf.varintAlways(8, UInt64(bitPattern: lease))
         }
         return bytes
     }

@@ -5,10 +5,8 @@ public struct EtcdCompare: Sendable, Equatable {
     /// What is compared, with the value it is compared to.
     public enum Target: Sendable, Equatable {
         case version(Int64)
-        case createRevision(Int64)
         case modRevision(Int64)
         case value([UInt8])
-        case lease(Int64)
     }
 
     public enum Result: String, Sendable, Equatable {
@@ -35,11 +33,8 @@ public struct EtcdCompare: Sendable, Equatable {
         if !range.rangeEnd.isEmpty { members["range_end"] = .bytes(range.rangeEnd) }
         switch target {
         case .version(let version): members["target"] = "VERSION"; members["version"] = .int64(version)
-        case .createRevision(let revision):
-            members["target"] = "CREATE"; members["create_revision"] = .int64(revision)
         case .modRevision(let revision): members["target"] = "MOD"; members["mod_revision"] = .int64(revision)
         case .value(let value): members["target"] = "VALUE"; members["value"] = .bytes(value)
-        case .lease(let lease): members["target"] = "LEASE"; members["lease"] = .int64(lease)
         }
         return .object(members)
     }

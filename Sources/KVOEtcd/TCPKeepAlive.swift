@@ -18,7 +18,4 @@ public struct TCPKeepAlive: Sendable {
         self.intervalSeconds = intervalSeconds
         self.probes = probes
     }
-
-    /// How long a dead connection can seem alive: the idle time and every probe's interval.
-    public var deadAfterSeconds: Int { idleSeconds + intervalSeconds * probes }
 }

@@ -33,8 +33,6 @@ public final class StateDatabase {
     /// How many changes, and how many bytes of them, the history table keeps
     /// (the rule the engine's history follows too).
     public let historyLimits: HistoryLimits
-    /// The most changes kept in the history table.
-    public var historyCapacity: Int { historyLimits.maxChanges }
     let connection: SQLiteConnection
     let statements: Statements
     /// The rows the history keeps, and those that fell out but are not

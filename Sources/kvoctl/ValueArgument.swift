@@ -25,10 +25,4 @@ enum ValueArgument {
             return .string(text)
         }
     }
-
-    static func parse(_ texts: [String]) throws(ValidationError) -> [JSONValue] {
-        var values: [JSONValue] = []
-        for text in texts { values.append(try parse(text)) }
-        return values
-    }
 }

@@ -15,12 +15,6 @@ final class Histogram {
         if value > maximum { maximum = value }
     }
 
-    func merge(_ other: Histogram) {
-        for index in counts.indices { counts[index] &+= other.counts[index] }
-        total &+= other.total
-        maximum = max(maximum, other.maximum)
-    }
-
     /// The value below which `fraction` of the recorded values lie (the
     /// bucket's midpoint), or 0 when nothing was recorded.
     func percentile(_ fraction: Double) -> UInt64 {

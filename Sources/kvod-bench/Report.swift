@@ -14,7 +14,6 @@ struct Report {
     private var loadAverages: [String: [Double]] = [:]
 
     var problems: [String] { problemsByFamily.map(\.text) }
-    var notes: [String] { notesByFamily.map(\.text) }
 
     mutating func add(_ result: ScenarioResult, peer: Peer, scenario: Scenario, round: Int) {
         for figure in result.figures {

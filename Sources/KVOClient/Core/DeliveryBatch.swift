@@ -11,8 +11,6 @@ struct DeliveryBatch {
     /// The position of a sink in ``sinks``, once there are many.
     private var positions: [ObjectIdentifier: Int] = [:]
 
-    var isEmpty: Bool { sinks.isEmpty }
-
     /// `bytes`: the length of the line the change came from.
     /// `change` is consumed: moved into the batch, not copied field by field.
     mutating func add(_ change: consuming Change, ticket: AckTicket?, bytes: Int, for sink: any ChangeSink) {

@@ -10,24 +10,8 @@ import KVOValues
 /// a created member is removed (it was appended last), a removed member goes
 /// back to its ``ChangeRecord/memberIndex``.
 extension ChangeRecord {
-    /// How this change's path relates to an observed key path of the same object.
-    enum Relation {
-        /// The key path is the changed path, or lies under it (replaced as a whole).
-        case atOrUnder
-        /// The key path lies above the changed path (a part of its value changed).
-        case above
-        /// The change does not touch the key path's value.
-        case unrelated
-    }
-
-    func relation(to keyPath: [String]) -> Relation {
-        if keyPath.starts(with: path) { return .atOrUnder }
-        if path.starts(with: keyPath) { return .above }
-        return .unrelated
-    }
-
     /// The value at `keyPath` before this change, given the value there after
-    /// it. `keyPath` must be related (see ``relation(to:)``). Inconsistent
+    /// it. `keyPath` must be at, under or above the changed path. Inconsistent
     /// input (a value that this change could not have produced) gives a best
     /// effort, never a trap: restored histories come from disk.
     func valueBefore(at keyPath: [String], after: JSONValue?) -> JSONValue? {

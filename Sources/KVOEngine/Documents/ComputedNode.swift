@@ -46,8 +46,6 @@ struct KeptAggregates {
         self.path = path
     }
 
-    var count: Int { byObject.count }
-
     mutating func removeAll() {
         byObject.removeAll()
         bytes = 0

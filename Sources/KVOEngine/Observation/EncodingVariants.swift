@@ -39,9 +39,6 @@ struct EncodingVariants: Equatable {
     @inline(__always) var isEmpty: Bool { rawValue == 0 }
     @inline(__always) func contains(_ variant: Int) -> Bool { rawValue & 1 << variant != 0 }
     @inline(__always) mutating func insert(_ variant: Int) { rawValue |= 1 << variant }
-    @inline(__always) func union(_ other: EncodingVariants) -> EncodingVariants {
-        EncodingVariants(rawValue: rawValue | other.rawValue)
-    }
     @inline(__always) func isSubset(of other: EncodingVariants) -> Bool { rawValue & ~other.rawValue == 0 }
     /// Whether it holds exactly one variant.
     @inline(__always) var isSingle: Bool { rawValue != 0 && rawValue & (rawValue &- 1) == 0 }

@@ -37,8 +37,8 @@ struct FieldSet: Sendable, Equatable, ExpressibleByArrayLiteral {
 }
 
 /// An op's required members: up to four sets, one member of each needed.
-/// Held inline, not in an array, so that a row copies as plain bytes (the
-/// decoder reads one for every request).
+/// Held inline, not in an array, so that a row copies as plain bytes. The
+/// decoder's takers say which is missing; `OpTableTests` holds them to these.
 struct RequiredMembers: Sendable, ExpressibleByArrayLiteral {
     private var groups: (FieldSet, FieldSet, FieldSet, FieldSet) = ([], [], [], [])
 

@@ -11,11 +11,6 @@ struct WaitingRequests<Element: HoldsRequestBytes> {
 
     init() {}
 
-    init(_ elements: some Collection<Element>) {
-        self.elements = Array(elements)
-        bytes = elements.reduce(0) { $0 + $1.heldBytes }
-    }
-
     var isEmpty: Bool { elements.isEmpty }
     var count: Int { elements.count }
 

@@ -4,11 +4,6 @@ struct HTTPEndpoint: Equatable {
     let host: String
     let port: UInt16
 
-    init(host: String, port: UInt16) {
-        self.host = host
-        self.port = port
-    }
-
     /// nil, and `error` set, when `text` is not an endpoint.
     init(parsing text: String) throws(HTTPEndpointError) {
         guard let colon = text.lastIndex(of: ":") else { throw HTTPEndpointError(text, "no port (HOST:PORT)") }

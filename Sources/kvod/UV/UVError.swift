@@ -43,17 +43,11 @@ struct UVError: Error, CustomStringConvertible, Equatable, Hashable {
     }
 
     // The codes the daemon is expected to branch on.
-    static let endOfFile = UVError(code: UV_EOF.rawValue)
     static let again = UVError(code: UV_EAGAIN.rawValue)
-    static let canceled = UVError(code: UV_ECANCELED.rawValue)
-    static let brokenPipe = UVError(code: UV_EPIPE.rawValue)
-    static let connectionReset = UVError(code: UV_ECONNRESET.rawValue)
     static let tooManyOpenFiles = UVError(code: UV_EMFILE.rawValue)
     static let fileTableOverflow = UVError(code: UV_ENFILE.rawValue)
     static let nameTooLong = UVError(code: UV_ENAMETOOLONG.rawValue)
     static let invalidArgument = UVError(code: UV_EINVAL.rawValue)
-    static let addressInUse = UVError(code: UV_EADDRINUSE.rawValue)
     static let badFileDescriptor = UVError(code: UV_EBADF.rawValue)
-    static let busy = UVError(code: UV_EBUSY.rawValue)
     static let outOfMemory = UVError(code: UV_ENOMEM.rawValue)
 }

@@ -82,15 +82,6 @@ class UVHandle {
         closeHandler = { previous?(); handler() }
     }
 
-    /// Lets the loop exit while this handle is active (e.g. a housekeeping
-    /// timer) / undoes it.
-    func unref() { if !isClosed { uv_unref(uvHandle) } }
-    func ref() { if !isClosed { uv_ref(uvHandle) } }
-    var hasRef: Bool { !isClosed && uv_has_ref(uvHandle) != 0 }
-
-    /// Whether the handle is started (timer armed, stream reading, ...).
-    var isActive: Bool { !isClosed && uv_is_active(uvHandle) != 0 }
-
     /// Subclass hook, called from the close callback: drop every stored
     /// closure there. Subclasses call `super.didClose()`.
     func didClose() {}

@@ -90,14 +90,8 @@ final class UVLoop {
         uv_stop(uvLoop)
     }
 
-    /// Whether the loop has active, referenced handles or requests.
-    var isAlive: Bool { uv_loop_alive(uvLoop) != 0 }
-
     /// The loop's cached time in milliseconds (updated at each iteration).
     var now: UInt64 { uv_now(uvLoop) }
-
-    /// Refreshes `now` after a long synchronous computation.
-    func updateTime() { uv_update_time(uvLoop) }
 
     /// Starts counting the time the loop waits for I/O (``idleNanoseconds``).
     /// Call before `run`.

@@ -30,12 +30,6 @@ import Darwin
 /// connection, which is rejected (closed) if that is the only way to get it.
 /// With no reserve and no free slot, the server closes itself (the only way
 /// out of libuv's loop) and reports the error.
-///
-/// `pauseAccepting()` uses libuv's delayed accept: when the connection
-/// callback returns without `uv_accept`, libuv stops polling the listening
-/// socket until `uv_accept` is called, and new clients wait in the kernel
-/// backlog. So a paused server holds at most one accepted-but-unserved
-/// connection.
 final class UVPipeServer: UVHandle {
     private var onConnection: ((UVPipeServer) -> Void)?
     private var reserveFD: Int32 = -1
@@ -45,7 +39,6 @@ final class UVPipeServer: UVHandle {
     private(set) var path: String?
     /// The socket file `bind` made, removed at close if it is still there.
     private(set) var boundFile: BoundSocketFile?
-    private(set) var isAcceptingPaused = false
     /// Reports accept failures that libuv passes on (see the type comment);
     /// EMFILE/ENFILE with neither reserve nor free slot also closes the server.
     var onAcceptError: ((UVError) -> Void)?
@@ -132,22 +125,6 @@ final class UVPipeServer: UVHandle {
         return client
     }
 
-    /// Stops taking connections (e.g. maxclients reached) without closing the
-    /// socket; clients queue in the backlog. Costs at most one descriptor.
-    func pauseAccepting() {
-        loop.assertOnLoopThread()
-        isAcceptingPaused = true
-    }
-
-    /// Resumes; a connection held while paused is offered to `onConnection`
-    /// right away, from inside this call.
-    func resumeAccepting() {
-        loop.assertOnLoopThread()
-        guard isAcceptingPaused else { return }
-        isAcceptingPaused = false
-        if connectionPending, !isClosing { onConnection?(self) }
-    }
-
     override func didClose() {
         onConnection = nil
         onAcceptError = nil
@@ -168,8 +145,7 @@ final class UVPipeServer: UVHandle {
             reserveFD = openReserve()
             return
         }
-        // Paused: leave it un-accepted, so libuv stops polling the socket.
-        if !isAcceptingPaused { onConnection?(self) }
+        onConnection?(self)
     }
 
     private func acceptFailed(_ error: UVError) {

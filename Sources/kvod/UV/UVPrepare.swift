@@ -3,10 +3,8 @@ import CLibUV
 /// A prepare handle (`uv_prepare_t`): its handler runs once per loop
 /// iteration, right before the loop blocks for I/O. The daemon uses it like
 /// Redis's `beforeSleep`: flush every connection with pending output once per
-/// iteration instead of once per command. Loop-confined.
-///
-/// An active prepare handle keeps the loop alive; `unref()` it if it should
-/// not.
+/// iteration instead of once per command. Loop-confined. An active prepare
+/// handle keeps the loop alive.
 final class UVPrepare: UVHandle {
     private var handler: (() -> Void)?
 
@@ -25,14 +23,6 @@ final class UVPrepare: UVHandle {
         loop.assertOnLoopThread()
         guard !isClosing, uv_prepare_start(prepare, onPrepare) == 0 else { return }
         self.handler = handler
-    }
-
-    /// Stops calling the handler; `start` can be called again.
-    func stop() {
-        loop.assertOnLoopThread()
-        guard !isClosed else { return }
-        uv_prepare_stop(prepare)
-        handler = nil
     }
 
     override func didClose() {

@@ -32,14 +32,6 @@ final class UVSignal: UVHandle {
         for signal in signals { _ = kvod_unblock_signal(signal) }
     }
 
-    /// Stops watching; the signal's disposition goes back to what it was.
-    func stop() {
-        loop.assertOnLoopThread()
-        guard !isClosed else { return }
-        uv_signal_stop(signalHandle)
-        handler = nil
-    }
-
     override func didClose() {
         handler = nil
         super.didClose()

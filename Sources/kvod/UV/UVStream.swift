@@ -1,8 +1,7 @@
 import CLibUV
 
 /// A connected Unix-socket stream (`uv_pipe_t`): a client accepted by
-/// `UVPipeServer.accept()`, or one made with `UVStream.connect` (tests,
-/// tooling). Loop-confined.
+/// `UVPipeServer.accept()`. Loop-confined.
 ///
 /// Writes never block and never fail loudly: what the kernel takes at once
 /// goes out through `uv_try_write`, the rest is copied and queued with
@@ -12,7 +11,6 @@ import CLibUV
 final class UVStream: UVHandle {
     private var onBytes: ((UnsafeRawBufferPointer) -> Void)?
     private var onEnd: ((UVError?) -> Void)?
-    private var connectHandler: ((UVError?) -> Void)?
     private var shutdownRequested = false
     private var writeFailed = false
 
@@ -231,33 +229,10 @@ final class UVStream: UVHandle {
     override func didClose() {
         if let gathering { kvod_write_req_free(gathering) }
         gathering = nil
-        (onBytes, onEnd, connectHandler) = (nil, nil, nil)
+        (onBytes, onEnd) = (nil, nil)
         (onDrained, onWriteError, isReading) = (nil, nil, false)
         onWritten = nil
         super.didClose()
-    }
-
-    // MARK: Connecting
-
-    /// Connects to the socket at `path`; `onConnect` gets nil or the error
-    /// (on error the stream is then closed by the layer). Throws, without
-    /// calling `onConnect`, for an invalid path.
-    static func connect(loop: UVLoop, path: String,
-                        onConnect: @escaping (UVError?) -> Void) throws(UVError) -> UVStream {
-        try UVPipeServer.validateSocketPath(path)
-        let stream = UVStream(loop: loop)
-        stream.connectHandler = onConnect
-        let req = UnsafeMutableRawPointer.allocate(byteCount: uv_req_size(UV_CONNECT), alignment: 16)
-        uv_req_set_data(uvCast(req), Unmanaged.passUnretained(stream).toOpaque())
-        uv_pipe_connect(uvCast(req), uvCast(stream.uvHandle), path, afterConnect)
-        return stream
-    }
-
-    fileprivate func connected(status: Int32) {
-        let handler = connectHandler
-        connectHandler = nil
-        handler?(status < 0 ? UVError(code: status) : nil)
-        if status < 0 { close() }
     }
 }
 
@@ -301,11 +276,4 @@ private func afterShutdown(_ req: UnsafeMutablePointer<uv_shutdown_t>?, _: Int32
     UnsafeMutableRawPointer(req).deallocate()
     // Closes whether or not the shutdown worked; a no-op if already closing.
     if let data { Unmanaged<UVStream>.fromOpaque(data).takeUnretainedValue().close() }
-}
-
-private func afterConnect(_ req: UnsafeMutablePointer<uv_connect_t>?, _ status: Int32) {
-    guard let req else { return }
-    let data = uv_req_get_data(uvCast(req))
-    UnsafeMutableRawPointer(req).deallocate()
-    if let data { Unmanaged<UVStream>.fromOpaque(data).takeUnretainedValue().connected(status: status) }
 }

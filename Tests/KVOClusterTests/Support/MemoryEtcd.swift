@@ -235,8 +235,6 @@ final class MemoryEtcd: ClusterBackend {
         switch compare.target {
         case .version(let version): order = (kv?.version ?? 0) - version
         case .modRevision(let revision): order = (kv?.modRevision ?? 0) - revision
-        case .createRevision(let revision): order = (kv?.createRevision ?? 0) - revision
-        case .lease(let lease): order = (kv?.lease ?? 0) - lease
         case .value(let value): order = (kv?.value ?? []) == value ? 0 : 1
         }
         switch compare.result {
