@@ -27,23 +27,25 @@ import Glibc
         let deepValue = #"{"op":"set","object":"value","keyPath":"k","value":\#(Self.nested(DocumentDepth.limit - 1))}"#
         let deepElement = #"{"op":"insert","object":"array","keyPath":"\#(Self.keyPath(DocumentDepth.limit - 2))","#
             + #""values":[[1]]}"#
+        // The deepest element an array at a key path of one key takes.
+        let deepOneKeyElement = #"{"op":"insert","object":"shallow","keyPath":"k","value":\#(Self.nested(DocumentDepth.limit - 2))}"#
         var before: [JSONValue] = []
         do {
             let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
             let client = try LineClient(path: kvod.socketPath)
             // A whole deepest object deleted: its history row holds it as `old`.
             let deleted = [deepPath.replacingOccurrences(of: #""path""#, with: #""gone""#), #"{"op":"delete","object":"gone"}"#]
-            for line in [deepPath, deepValue, deepElement] + deleted {
+            for line in [deepPath, deepValue, deepElement, deepOneKeyElement] + deleted {
                 #expect(try client.request(line).reply["ok"] == true)
             }
-            for object in ["path", "value", "array"] {
+            for object in ["path", "value", "array", "shallow"] {
                 before.append(try client.request(#"{"op":"get","object":"\#(object)"}"#).reply["value"] ?? .null)
             }
             try kvod.terminate()
         }
         let kvod = try KVODProcess(arguments: ["--data-dir", data.path])
         let client = try LineClient(path: kvod.socketPath)
-        for (object, value) in zip(["path", "value", "array"], before) {
+        for (object, value) in zip(["path", "value", "array", "shallow"], before) {
             #expect(value != .null)
             #expect(try client.request(#"{"op":"get","object":"\#(object)"}"#).reply["value"] == value)
         }
@@ -58,6 +60,9 @@ import Glibc
         #"{"op":"set","id":1,"object":"o","keyPath":"\#(keyPath(2))","value":\#(nested(DocumentDepth.limit - 1))}"#,
         #"{"op":"insert","object":"o","keyPath":"\#(keyPath(DocumentDepth.limit - 1))","values":[[1]]}"#,
         #"{"op":"replace","object":"o","keyPath":"\#(keyPath(DocumentDepth.limit - 1))","index":0,"value":[]}"#,
+        // An element as `value` at a key path of one key: one level inside the line, one too deep for the array.
+        #"{"op":"insert","object":"o","keyPath":"k","value":\#(nested(DocumentDepth.limit - 1))}"#,
+        #"{"op":"replace","object":"o","keyPath":"k","index":0,"value":\#(nested(DocumentDepth.limit - 1))}"#,
         // Inside a batch, after an op that would be fine: the whole batch is refused.
         #"{"op":"batch","ops":[{"op":"set","object":"o","keyPath":"k","value":1},"#
             + #"{"op":"set","object":"o","keyPath":"\#(keyPath(DocumentDepth.limit + 1))","value":1}]}"#,

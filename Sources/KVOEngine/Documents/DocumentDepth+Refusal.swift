@@ -16,10 +16,12 @@ extension DocumentDepth {
     }
 
     /// The same for `insert` and `replace`: `elements` land in the array at
-    /// `keyPath`, a level further down (and two inside a request line).
+    /// `keyPath`, a level further down. An element given as `value` is only
+    /// one level inside its request line, so it can nest a level deeper than
+    /// the array that receives it allows at a key path of one key.
     static func refusal(_ object: String, _ keyPath: ObservedPath, elements: [JSONValue]) -> KVOEngineError? {
         let budget = limit - keyPath.components.count - 1
-        if budget >= RequestDecoder.maxDepth - 2 || elements.allSatisfy({ $0.nests(within: budget) }) { return nil }
+        if budget >= RequestDecoder.maxDepth - 1 || elements.allSatisfy({ $0.nests(within: budget) }) { return nil }
         return tooDeep(object, keyPath, budget: budget)
     }
 
