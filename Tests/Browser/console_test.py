@@ -98,7 +98,7 @@ try:
         expect(page.locator("#token-dialog")).to_be_visible()
         page.fill("#token-input", "not-the-token")
         page.click("#token-submit")
-        expect(page.locator("#token-error")).to_contain_text("not one of --http-tokens")
+        expect(page.locator("#token-error")).to_contain_text("not one of those in --http-tokens")
         page.fill("#token-input", token)
         page.click("#token-submit")
         expect(page.locator("#token-dialog")).to_be_hidden()

@@ -142,7 +142,7 @@ final class HTTPGateway {
             return nil
         }
         guard let caller = tokens?.subject(authorization: authorization) else {
-            send(HTTPAnswer(HTTPRefusal(.forbidden, "the token is not one of --http-tokens'", status: 401,
+            send(HTTPAnswer(HTTPRefusal(.forbidden, "the token is not one of those in --http-tokens", status: 401,
                                         headers: challenge)), to: request)
             return nil
         }
