@@ -77,6 +77,11 @@ public struct ConnectionState: Sendable {
         budget.spend(bytes: bytes, turn: turn)
     }
 
+    /// The line just counted took `nanoseconds` to handle.
+    public mutating func spend(nanoseconds: UInt64, turn: UInt64) {
+        budget.spend(nanoseconds: nanoseconds, turn: turn)
+    }
+
     /// A frame read from the socket was handled; `inputHeld`: the engine
     /// says no further request is read now.
     public mutating func frameHandled(inputHeld: Bool, turn: UInt64) -> [Action] {

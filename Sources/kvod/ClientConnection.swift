@@ -128,6 +128,7 @@ final class ClientConnection: ClientOutputDelegate {
             let outcome = host.requestDecoder.decode(line)
             host.engine.handle(outcome, from: controller)
             let handled = UVLoop.hrtime
+            state.spend(nanoseconds: handled &- previous, turn: host.turn)
             if case .request(let request) = outcome {
                 let opIndex = request.operation.op.ordinal
                 host.requestDurations.record(labelIndex: opIndex, nanoseconds: handled &- started)

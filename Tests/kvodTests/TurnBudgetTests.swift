@@ -46,4 +46,37 @@ import Testing
         #expect(burstSeqs == burstSeqs.sorted() && Set(burstSeqs).count == count)
         #expect(loneSeq < burstSeqs.last!, "lone seq \(loneSeq), the burst's \(burstSeqs.first!)…\(burstSeqs.last!)")
     }
+
+    /// The time share: requests that are few and small but slow (each `get`
+    /// of an aggregate passes over the whole array) hold the loop for about
+    /// `TurnBudget.maxNanoseconds`, not for all of them.
+    @Test func aLoneClientIsServedBetweenAnotherConnectionsSlowRequests() throws {
+        let kvod = try KVODProcess()
+        let burst = try LineClient(path: kvod.socketPath)
+        let lone = try LineClient(path: kvod.socketPath)
+        let numbers = (0..<50_000).map(String.init).joined(separator: ",")
+        #expect(try burst.request(#"{"op":"set","object":"agg","keyPath":"a","value":[\#(numbers)]}"#).reply["ok"] == true)
+        #expect(try lone.request(#"{"op":"ping"}"#).reply["ok"] == true)
+        // 20 gets of the average, then a set: far under the line and byte
+        // budgets, so without the time share all of it goes before the lone set.
+        let gets = 20
+        var bytes: [UInt8] = []
+        for _ in 0..<gets { bytes.append(contentsOf: #"{"op":"get","object":"agg","keyPath":"a.@avg"}"#.utf8 + [10]) }
+        bytes.append(contentsOf: #"{"op":"set","object":"burst","keyPath":"n","value":1}"#.utf8 + [10])
+        kvod.signal(SIGSTOP)
+        var stopped = true
+        defer { if stopped { kvod.signal(SIGCONT) } }
+        try #require(try burst.sendWithoutBlocking(bytes) && burst.unsent.isEmpty, "the burst fits the socket's buffer")
+        try lone.send(#"{"op":"set","object":"lone","keyPath":"n","value":1}"#)
+        kvod.signal(SIGCONT)
+        stopped = false
+
+        let loneSeq = try seq(try lone.readJSON(timeout: 60))
+        for _ in 0..<gets {
+            guard case .number(let average)? = try burst.readJSON(timeout: 60)["value"] else { throw TestFailure("no average") }
+            #expect(average.doubleValue == 24_999.5)
+        }
+        let burstSeq = try seq(try burst.readJSON(timeout: 60))
+        #expect(loneSeq < burstSeq, "the lone set waited for all \(gets) gets")
+    }
 }
