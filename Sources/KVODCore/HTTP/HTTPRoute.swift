@@ -90,6 +90,11 @@ public enum HTTPRoute: Equatable, Sendable {
         guard !object.isEmpty, keys.allSatisfy({ !$0.isEmpty }) else {
             throw HTTPRefusal(.badRequest, "an object's name and each key of a key path must not be empty: \(target.path)")
         }
+        // A segment is one key: a dot decoded from %2E would split it in two.
+        if let dotted = keys.first(where: { $0.utf8.contains(UInt8(ascii: ".")) }) {
+            throw HTTPRefusal(.badRequest, "a key cannot hold a dot, and each segment after the name is one key: \(dotted)")
+        }
+        try refuseParameters(of: target, but: head.method == "PUT" ? ["ttl"] : [], on: "\(head.method) /v1/objects/{name}")
         // One key, the usual case, needs no joining (docs/PERFORMANCE.md, "A GET's own instructions").
         let keyPath = keys.count == 1 ? keys.first : keys.isEmpty ? nil : keys.joined(separator: ".")
         switch head.method {
@@ -120,6 +125,7 @@ public enum HTTPRoute: Equatable, Sendable {
 
     /// `/v1/objects?prefix=&after=&limit=`: `list`, a page of names.
     private static func listRoute(_ target: HTTPTarget) throws(HTTPRefusal) -> HTTPRoute {
+        try refuseParameters(of: target, but: ["prefix", "after", "limit"], on: "/v1/objects")
         var request = RequestEncoder(op: .list, id: requestID)
         if let prefix = target.parameter("prefix") { request.string(.prefix, prefix) }
         if let after = target.parameter("after") { request.string(.after, after) }
@@ -128,6 +134,22 @@ public enum HTTPRoute: Equatable, Sendable {
             request.integer(.limit, count)
         }
         return .request(line: request.line, answer: .reply)
+    }
+
+    /// Refuses a query parameter that `resource` does not take, or one given
+    /// twice, as the socket refuses an unknown member: a misspelt `ttl` must
+    /// not make a value that lives for ever.
+    private static func refuseParameters(of target: HTTPTarget, but taken: [String],
+                                         on resource: String) throws(HTTPRefusal) {
+        for (position, parameter) in target.parameters.enumerated() {
+            guard taken.contains(parameter.name) else {
+                let takes = taken.isEmpty ? "no query parameter" : taken.joined(separator: ", ")
+                throw HTTPRefusal(.badRequest, "\(resource) takes \(takes), not \(parameter.name)")
+            }
+            if target.parameters[..<position].contains(where: { $0.name == parameter.name }) {
+                throw HTTPRefusal(.badRequest, "\(parameter.name) is given twice")
+            }
+        }
     }
 
     /// `POST /v1/batch` with `{"ops":[…]}`: `batch`, the ops as the socket's.
