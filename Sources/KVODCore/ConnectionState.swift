@@ -43,6 +43,8 @@ public struct ConnectionState: Sendable {
     public private(set) var isPaused = false
     /// Whether the pause ends with the next turn rather than with drained output.
     public private(set) var isPausedForTurn = false
+    /// Whether the pause was said to be for the replies or an await (logged once).
+    private var isPausedForInput = false
     /// The peer half-closed while lines still waited or a change awaited: close after them.
     public private(set) var peerFinished = false
     public private(set) var isClosing = false
@@ -88,6 +90,7 @@ public struct ConnectionState: Sendable {
         if inputHeld {
             guard !isPaused else { return [] }
             isPaused = true
+            isPausedForInput = true
             return [.stopReading(logged: true)]
         }
         guard budget.isSpent(turn: turn) else { return [] }
@@ -105,10 +108,17 @@ public struct ConnectionState: Sendable {
 
     /// The lines put aside were handled as far as they could: what next.
     public mutating func resumed(inputHeld: Bool, turn: UInt64) -> [Action] {
-        guard isPaused, !isPausedForTurn, !isClosing, !inputHeld else { return [] }
+        guard isPaused, !isPausedForTurn, !isClosing else { return [] }
+        if inputHeld {
+            // Paused for a turn first, then held by the replies or an await: said once.
+            guard !isPausedForInput else { return [] }
+            isPausedForInput = true
+            return [.stopReading(logged: true)]
+        }
         if budget.isSpent(turn: turn) { return yieldTurn() }
         guard !deferred.hasDeferred else { return [] }
         isPaused = false
+        isPausedForInput = false
         return peerFinished ? [.close(flush: true)] : [.resumeReading]
     }
 

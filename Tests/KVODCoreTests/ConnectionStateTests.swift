@@ -36,6 +36,7 @@ private final class Machine {
     }
 
     func spend(bytes: Int, turn: UInt64) { state.spend(bytes: bytes, turn: turn) }
+    func spend(nanoseconds: UInt64, turn: UInt64) { state.spend(nanoseconds: nanoseconds, turn: turn) }
     func frameHandled(inputHeld: Bool, turn: UInt64) -> [ConnectionState.Action] {
         state.frameHandled(inputHeld: inputHeld, turn: turn)
     }
@@ -123,6 +124,29 @@ private final class Machine {
         #expect(!state.turnBegan(), "once per yield")
         #expect(state.drain(turn: 8) == ["next turn's"])
         #expect(state.resumed(inputHeld: false, turn: 8) == [.resumeReading])
+    }
+
+    /// The time share: a slow line spends the turn; if the replies then hold
+    /// input when the next turn begins, the pause is said once, as when the
+    /// replies stop reading first.
+    @Test func aTurnSpentInTimeYieldsAndAHoldFoundNextTurnIsSaidOnce() {
+        let state = Machine()
+        #expect(state.arrives("slow"))
+        state.spend(bytes: 1, turn: 4)
+        state.spend(nanoseconds: TurnBudget.maxNanoseconds - 1, turn: 4)
+        #expect(state.frameHandled(inputHeld: false, turn: 4) == [])
+        #expect(state.arrives("slower"))
+        state.spend(bytes: 1, turn: 4)
+        state.spend(nanoseconds: 1, turn: 4)
+        #expect(state.frameHandled(inputHeld: false, turn: 4) == [.stopReading(logged: false), .continueNextTurn])
+        #expect(!state.arrives("waits"))
+        #expect(state.turnBegan())
+        #expect(state.drain(inputHeld: true, turn: 5) == [])
+        #expect(state.resumed(inputHeld: true, turn: 5) == [.stopReading(logged: true)])
+        #expect(state.resumed(inputHeld: true, turn: 5) == [], "said once")
+        #expect(state.drain(turn: 5) == ["waits"])
+        #expect(state.resumed(inputHeld: false, turn: 5) == [.resumeReading])
+        #expect(!state.isPaused)
     }
 
     @Test func linesPutAsideBeyondOneTurnsBudgetWaitForTheTurnAfter() {
