@@ -16,6 +16,15 @@ import Testing
         return seq
     }
 
+    /// Writes `bytes` on `burst` and a set on `lone` while kvod is stopped:
+    /// it finds both waiting when it wakes, the burst's first.
+    private func sendWhileStopped(_ kvod: KVODProcess, burst: LineClient, _ bytes: [UInt8], lone: LineClient) throws {
+        kvod.signal(SIGSTOP)
+        defer { kvod.signal(SIGCONT) }
+        try #require(try burst.sendWithoutBlocking(bytes) && burst.unsent.isEmpty, "the burst fits the socket's buffer")
+        try lone.send(#"{"op":"set","object":"lone","keyPath":"n","value":1}"#)
+    }
+
     @Test func aLoneClientIsServedWhileAnotherConnectionsBurstIsStillBeingHandled() throws {
         let kvod = try KVODProcess()
         let burst = try LineClient(path: kvod.socketPath)
@@ -31,13 +40,7 @@ import Testing
             bytes.append(10)
         }
         #expect(bytes.count > 64 << 10 && count > 3 * 512, "several turns' budget")
-        kvod.signal(SIGSTOP)
-        var stopped = true
-        defer { if stopped { kvod.signal(SIGCONT) } }
-        try #require(try burst.sendWithoutBlocking(bytes) && burst.unsent.isEmpty, "the burst fits the socket's buffer")
-        try lone.send(#"{"op":"set","object":"lone","keyPath":"n","value":1}"#)
-        kvod.signal(SIGCONT)
-        stopped = false
+        try sendWhileStopped(kvod, burst: burst, bytes, lone: lone)
 
         let loneSeq = try seq(try lone.readJSON())
         var burstSeqs: [Int] = []
@@ -63,13 +66,7 @@ import Testing
         var bytes: [UInt8] = []
         for _ in 0..<gets { bytes.append(contentsOf: #"{"op":"get","object":"agg","keyPath":"a.@avg"}"#.utf8 + [10]) }
         bytes.append(contentsOf: #"{"op":"set","object":"burst","keyPath":"n","value":1}"#.utf8 + [10])
-        kvod.signal(SIGSTOP)
-        var stopped = true
-        defer { if stopped { kvod.signal(SIGCONT) } }
-        try #require(try burst.sendWithoutBlocking(bytes) && burst.unsent.isEmpty, "the burst fits the socket's buffer")
-        try lone.send(#"{"op":"set","object":"lone","keyPath":"n","value":1}"#)
-        kvod.signal(SIGCONT)
-        stopped = false
+        try sendWhileStopped(kvod, burst: burst, bytes, lone: lone)
 
         let loneSeq = try seq(try lone.readJSON(timeout: 60))
         for _ in 0..<gets {
