@@ -55,6 +55,9 @@ import Testing
         #expect(Self.refusal("DELETE", "/v1/objects/a?x")?.code == .badRequest)
         #expect(Self.refusal("GET", "/v1/objects?limit=1&limit=2")?.message == "limit is given twice")
         #expect(Self.refusal("GET", "/v1/objects?prefix=a&max=3")?.message == "/v1/objects takes prefix, after, limit, not max")
+        #expect(Self.refusal("GET", "/v1/watch?object=a&object=b")?.message == "object is given twice")
+        #expect(Self.refusal("GET", "/v1/watch?object=a&since=3")?.code == .badRequest)
+        #expect(Self.refusal("GET", "/v1/watch?object=a&keyPath=b&keyPath=c") == nil, "keyPath repeats for several")
         // A segment is one key: a dot decoded from %2E would make it two.
         #expect(Self.refusal("GET", "/v1/objects/a/k%2Ej")?.code == .badRequest)
         #expect(try Self.line("GET", "/v1/objects/a.b/k") == #"{"id":1,"op":"get","object":"a.b","keyPath":"k"}"# + "\n")

@@ -137,16 +137,16 @@ public enum HTTPRoute: Equatable, Sendable {
     }
 
     /// Refuses a query parameter that `resource` does not take, or one given
-    /// twice, as the socket refuses an unknown member: a misspelt `ttl` must
-    /// not make a value that lives for ever.
-    private static func refuseParameters(of target: HTTPTarget, but taken: [String],
+    /// twice (but `repeatable`), as the socket refuses an unknown member: a
+    /// misspelt `ttl` must not make a value that lives for ever.
+    private static func refuseParameters(of target: HTTPTarget, but taken: [String], repeatable: String? = nil,
                                          on resource: String) throws(HTTPRefusal) {
         for (position, parameter) in target.parameters.enumerated() {
             guard taken.contains(parameter.name) else {
                 let takes = taken.isEmpty ? "no query parameter" : taken.joined(separator: ", ")
                 throw HTTPRefusal(.badRequest, "\(resource) takes \(takes), not \(parameter.name)")
             }
-            if target.parameters[..<position].contains(where: { $0.name == parameter.name }) {
+            if parameter.name != repeatable, target.parameters[..<position].contains(where: { $0.name == parameter.name }) {
                 throw HTTPRefusal(.badRequest, "\(parameter.name) is given twice")
             }
         }
@@ -174,10 +174,8 @@ public enum HTTPRoute: Equatable, Sendable {
     /// when the header is not there (a new `EventSource` cannot send it); the
     /// token may come as `access_token=` (RFC 6750's query form).
     private static func watchRoute(_ head: Head, target: HTTPTarget) throws(HTTPRefusal) -> HTTPRoute {
-        let known: Set<String> = ["object", "prefix", "keyPath", "options", "compact", "lastEventId", "access_token"]
-        if let unknown = target.parameters.first(where: { !known.contains($0.name) }) {
-            throw HTTPRefusal(.badRequest, "/v1/watch takes object or prefix, keyPath, options, compact, lastEventId and access_token, not \(unknown.name)")
-        }
+        try refuseParameters(of: target, but: ["object", "prefix", "keyPath", "options", "compact", "lastEventId", "access_token"],
+                             repeatable: "keyPath", on: "/v1/watch")
         var request = RequestEncoder(op: .observe, id: requestID)
         switch (target.parameter("object"), target.parameter("prefix")) {
         case (let object?, nil): request.string(.object, object)
