@@ -11,6 +11,12 @@
 /// connection holding the most holds more than that share, so it goes first.
 /// Replies are never held: a writer is never slowed by another's slow reader.
 ///
+/// The engine checks the same budget as it writes each event (its
+/// `ClientMemoryRoom`): clients whose events do not fit are held and drain
+/// when there is room. When clients that do not read hold the whole budget,
+/// ``evictee(among:now:patienceMilliseconds:bytes:unreadSince:)`` picks
+/// which of them is disconnected, so that the others are served again.
+///
 /// Each connection keeps what it last reported (``Report``), so a report is
 /// a few additions: it is made at every flush of every connection.
 public struct ClientMemoryBudget: Sendable {
@@ -53,6 +59,23 @@ public struct ClientMemoryBudget: Sendable {
         guard limit > 0, total > limit, bytes > 0, bytes >= limit / holders else { return false }
         congestions += 1
         return true
+    }
+
+    /// While clients wait for the budget's room, the connection to disconnect
+    /// (Redis 7's client eviction): of those whose output has waited unread
+    /// for `patienceMilliseconds` or more (`unreadSince`, loop ms; nil: they
+    /// took everything since), the one holding the most (`bytes`). Nil: none
+    /// such, so the room comes from clients that read.
+    public static func evictee<Connection>(among connections: some Sequence<Connection>, now: UInt64,
+                                           patienceMilliseconds: UInt64, bytes: (Connection) -> Int,
+                                           unreadSince: (Connection) -> UInt64?) -> Connection? {
+        var chosen: (connection: Connection, bytes: Int)?
+        for connection in connections {
+            guard let since = unreadSince(connection), now >= since, now - since >= patienceMilliseconds else { continue }
+            let held = bytes(connection)
+            if held > 0, held > chosen?.bytes ?? 0 { chosen = (connection, held) }
+        }
+        return chosen?.connection
     }
 
     /// The default budget: a quarter of `--max-memory` when it is set, else

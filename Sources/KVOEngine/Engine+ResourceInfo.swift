@@ -23,7 +23,8 @@ extension Engine {
             InfoFigure.Memory.total: Self.number(daemon.clientMemoryBytes),
             .peak: Self.number(daemon.clientMemoryPeakBytes),
             .limit: Self.number(daemon.clientMemoryLimitBytes),
-            .congested: Self.number(daemon.clientMemoryCongestions),
+            .congested: Self.number(daemon.clientMemoryCongestions + shared.clientMemory.congestions),
+            .evicted: Self.number(shared.clientMemory.evictions),
         ]))) }
         reply.field(.historyChanges, integer: history.count)
         reply.field(.eventsSent, integer: shared.eventsSent)

@@ -25,6 +25,8 @@ public enum InfoFigure {
         case peak
         /// `clientMemory`: how many times the budget sent a connection to its observations' policy.
         case congested
+        /// `clientMemory`: connections disconnected for not reading while others waited for the budget's room.
+        case evicted
     }
 
     /// The members of `refused`: what each limit refused since start.

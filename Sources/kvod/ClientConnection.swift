@@ -36,6 +36,9 @@ final class ClientConnection: ClientOutputDelegate {
     private var held = HeldOutput()
     /// What this connection last told the daemon's ``ClientMemoryBudget``.
     var clientMemoryReport = ClientMemoryBudget.Report()
+    /// Since when (loop ms) output has waited for the client without it
+    /// taking all of it; nil: nothing waits (``ClientMemoryBudget/evictee(among:now:patienceMilliseconds:bytes:unreadSince:)``).
+    private(set) var unreadSince: UInt64?
     /// Whether the connection waits in the daemon's list of connections holding output.
     var isHoldingOutput: Bool { !held.isEmpty }
     /// When (loop ms) the oldest output held now was held (`info`'s `storage.heldOutputOldestMs`).
@@ -65,7 +68,7 @@ final class ClientConnection: ClientOutputDelegate {
         hostReference._withUnsafeGuaranteedRef(body)
     }
 
-    private var logName: String { "client #\(controller.id) (\(peer))" }
+    var logName: String { "client #\(controller.id) (\(peer))" }
 
     func start() {
         do {
@@ -223,7 +226,12 @@ final class ClientConnection: ClientOutputDelegate {
     }
 
     func clientControllerBecameCongested(_ controller: ClientController) {
-        host.logger.notice("\(logName) is not keeping up (\(pendingOutputBytes) bytes wait); holding its events")
+        // A change to many clients may hold hundreds at once for the budget: not a line each at notice.
+        if controller.isCongestedForClientMemory {
+            host.logger.debug("\(logName): all clients' output is at --max-client-memory; holding its events")
+        } else {
+            host.logger.notice("\(logName) is not keeping up (\(pendingOutputBytes) bytes wait); holding its events")
+        }
     }
 
     func clientController(_ controller: ClientController, mustDisconnectBecause reason: String) {
@@ -295,8 +303,11 @@ final class ClientConnection: ClientOutputDelegate {
     /// and what waits for a commit.
     private func applyLimits() {
         withHost { host in
-            let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: host.now)
+            let queued = queuedOutputBytes
+            let (allowance, congested) = state.outputQueued(queued, now: host.now)
             controller.outputAllowance = allowance
+            controller.holdsQueuedOutput = queued > 0
+            if queued == 0 { unreadSince = nil } else if unreadSince == nil { unreadSince = host.now }
             let waiting = pendingOutputBytes + controller.heldEventBytes
             if congested || host.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
         }

@@ -34,6 +34,7 @@ final class ConnectionHost {
     /// What waits for all clients together, against `--max-client-memory`.
     var clientMemory: ClientMemoryBudget {
         didSet {
+            engine.noteClientMemory(total: clientMemory.total)
             engine.daemonStatistics.clientMemoryBytes = clientMemory.total
             engine.daemonStatistics.clientMemoryPeakBytes = clientMemory.peak
             engine.daemonStatistics.clientMemoryCongestions = clientMemory.congestions
@@ -62,6 +63,7 @@ final class ConnectionHost {
         slowTurns = SlowTurnLog(thresholdMicroseconds: configuration.slowTurnMicroseconds)
         pacing = FanOutPacing(pauseMicroseconds: configuration.fanOutPauseMicroseconds)
         clientMemory = ClientMemoryBudget(limit: configuration.maxClientMemory)
+        engine.clientMemoryLimit = configuration.maxClientMemory
         engine.daemonStatistics.clientMemoryLimitBytes = configuration.maxClientMemory
     }
 

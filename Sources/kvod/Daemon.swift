@@ -64,6 +64,8 @@ final class Daemon {
     private var beforeSleep: UVPrepare?
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
     private var leaseTimer: LeaseTimer?
+    /// Disconnects clients that hold the client budget unread while others wait for room.
+    private var clientMemoryEviction: ClientMemoryEviction?
     /// Ends throttled observations' intervals.
     private var throttleTimer: DeadlineTimer?
     /// Does long requests' work a slice per turn.
@@ -160,6 +162,9 @@ final class Daemon {
                                           host.timed("throttled events") { engine.releaseThrottledEvents(at: at) }
                                       })
         host.turnYield = TurnYield(loop: loop)
+        clientMemoryEviction = ClientMemoryEviction(loop: loop, host: host,
+                                                    patienceMilliseconds: configuration.outputLimits.softMilliseconds,
+                                                    connections: { [unowned self] in self.connections.values })
         slicedWork = SlicedWork(engine: engine, loop: loop, timed: timed)
         heapTrim = HeapTrim(loop: loop)
         connectionLog = ConnectionLogSummary(loop: loop, logger: logger,
@@ -460,6 +465,7 @@ final class Daemon {
         defer {
             host.turn &+= 1
             host.turnYield?.armIfWaiting()
+            clientMemoryEviction?.armIfWaiting()
             slicedWork?.armIfPending()
         }
         leaseTimer?.schedule(now: loop.now)
@@ -479,6 +485,8 @@ final class Daemon {
             // commits itself has no writer thread to wake the loop for it.
             if let groupCommit = host.groupCommit { host.timed("commit submitted") { groupCommit.submit() } }
             if !host.holdingOutput.isEmpty { host.timed("committed output released") { releaseCommitted() } }
+            // Flushes and closes lower what waits for clients: held ones drain into the room.
+            if engine.hasClientsWaitingForMemory { host.timed("clients drained into room") { engine.wakeClientsWaitingForMemory() } }
             guard !host.flushQueue.isEmpty else { break }
             swap(&host.flushQueue, &flushing)
             host.timed("output flushed") {
@@ -562,6 +570,8 @@ final class Daemon {
         throttleTimer = nil
         host.turnYield?.close()
         host.turnYield = nil
+        clientMemoryEviction?.close()
+        clientMemoryEviction = nil
         slicedWork?.close()
         slicedWork = nil
         heapTrim?.close()

@@ -54,3 +54,28 @@ import Testing
         #expect(ClientMemoryBudget.defaultLimit(maxMemory: 64 << 20, physicalBytes: 16 << 30, floor: 32 << 20) == 32 << 20)
     }
 }
+
+/// Which connection the budget disconnects while others wait for its room.
+struct ClientMemoryEvicteeTests {
+    struct Holder { let name: String; let bytes: Int; let unreadSince: UInt64? }
+
+    static func evictee(_ holders: [Holder], now: UInt64 = 10_000) -> String? {
+        ClientMemoryBudget.evictee(among: holders, now: now, patienceMilliseconds: 1000,
+                                   bytes: \.bytes, unreadSince: \.unreadSince)?.name
+    }
+
+    @Test func theLargestOfThoseUnreadForThePatienceGoes() {
+        #expect(Self.evictee([Holder(name: "a", bytes: 100, unreadSince: 0),
+                              Holder(name: "b", bytes: 300, unreadSince: 8_000),
+                              Holder(name: "c", bytes: 200, unreadSince: 9_000)]) == "b")
+    }
+
+    @Test func aClientThatReadWithinThePatienceOrHoldsNothingStays() {
+        // Larger, but it took everything 500 ms ago; and one that holds nothing.
+        #expect(Self.evictee([Holder(name: "recent", bytes: 900, unreadSince: 9_500),
+                              Holder(name: "old", bytes: 10, unreadSince: 1_000),
+                              Holder(name: "empty", bytes: 0, unreadSince: 0)]) == "old")
+        #expect(Self.evictee([Holder(name: "reads", bytes: 900, unreadSince: nil),
+                              Holder(name: "recent", bytes: 900, unreadSince: 9_001)]) == nil)
+    }
+}

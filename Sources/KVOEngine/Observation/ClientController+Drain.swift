@@ -24,11 +24,16 @@ extension ClientController {
             discardHeld()
             return
         }
+        // All clients' output at `--max-client-memory`: the drain waits for room.
+        guard shared.clientMemory.hasRoom else { return waitForClientMemory() }
         let wasEmpty = output.isEmpty
+        let before = output.count
+        defer { noteUnflushed(output.count - before) }
         // Initial events also within a slice: an allowance of megabytes is a long turn of them.
         var budget = SharedController.sliceBudget
         drainsInSlices = false
-        drain: while let item = held.first, output.isEmpty || hasRoom {
+        drain: while let item = held.first, output.isEmpty || hasRoom,
+                     shared.clientMemory.admits(output.count - before, holdsNothing: false) {
             switch item {
             case .event(let event):
                 held.removeFirst()

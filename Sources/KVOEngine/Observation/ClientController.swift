@@ -57,9 +57,22 @@ public final class ClientController: CustomStringConvertible {
     /// congested; nil: no limit. The daemon sets it after each write to what
     /// its connection may still queue.
     @exclusivity(unchecked) public var outputAllowance: Int?
+    /// Whether output taken from ``output`` still waits for the client (in its
+    /// socket, or for a commit); the daemon sets it after each write. A client
+    /// that holds nothing still gets small events when all clients' output
+    /// fills `--max-client-memory` (``ClientMemoryRoom``).
+    @exclusivity(unchecked) public var holdsQueuedOutput = false
+    /// Event bytes in ``output`` counted in ``ClientMemoryRoom/unflushed``.
+    @exclusivity(unchecked) private var unflushedEventBytes = 0
+    /// Whether the last congestion came from `--max-client-memory` at a write
+    /// (``ClientMemoryRoom``) rather than from this client's own output.
+    public private(set) var isCongestedForClientMemory = false
+    /// Whether the client waits in ``ClientMemoryRoom/waiters``.
+    var waitsForClientMemory = false
     /// Whether events are being held (or end the connection) instead of sent.
     @exclusivity(unchecked) public internal(set) var isCongested = false {
         didSet {
+            if !isCongested { isCongestedForClientMemory = false }
             countCongestion()
             noteFlowing()
         }
@@ -333,6 +346,11 @@ public final class ClientController: CustomStringConvertible {
         isClosed = true
         endWaits()
         unobserveAll()
+        if waitsForClientMemory {
+            waitsForClientMemory = false
+            shared.clientMemory.waiters.removeAll { $0 === self }
+        }
+        forgetUnflushed()
         output = GrowableBytes()
         countCongestion()
         // Nothing answers them now; a proposal in flight keeps its requests until its outcome.
@@ -366,11 +384,16 @@ public final class ClientController: CustomStringConvertible {
     @inline(__always)
     private func append(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
                         for info: ObservationInfo, isPrior: Bool) {
-        if SlowReaderPolicy.overflows(output.count + line.count + (contextFragment?.count ?? 0), allowance: outputAllowance) {
+        let bytes = line.count + (contextFragment?.count ?? 0)
+        if SlowReaderPolicy.overflows(output.count + bytes, allowance: outputAllowance) {
             becomeCongested()
             return hold(change, for: info, isPrior: isPrior)
         }
         let wasEmpty = output.isEmpty
+        guard shared.clientMemory.admits(bytes, holdsNothing: wasEmpty && !holdsQueuedOutput) else {
+            return holdForClientMemory(change, for: info, isPrior: isPrior)
+        }
+        noteUnflushed(bytes)
         // A compact event's line is its fields: the observation's number goes first.
         if info.isCompact { appendCompactStart(of: info) }
         if let contextFragment {
@@ -490,6 +513,39 @@ public final class ClientController: CustomStringConvertible {
         if !pacedInitials.isEmpty { pacedInitials = [] }
     }
 
+    /// An event that would take all clients' output past `--max-client-memory`:
+    /// the client goes to its observation's policy, and when it holds nothing
+    /// it waits for room to drain (no write of its own would call the drain).
+    @inline(never)
+    private func holdForClientMemory(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
+        shared.clientMemory.congestions += 1
+        isCongestedForClientMemory = true
+        becomeCongested()
+        hold(change, for: info, isPrior: isPrior)
+        if output.isEmpty, !holdsQueuedOutput, disconnectReason == nil { waitForClientMemory() }
+    }
+
+    /// Joins the clients that drain once all clients' output has room again.
+    func waitForClientMemory() {
+        guard !waitsForClientMemory else { return }
+        waitsForClientMemory = true
+        shared.clientMemory.waiters.append(self)
+    }
+
+    /// `bytes` of events were written into ``output``: counted until the daemon takes it.
+    @inline(__always)
+    func noteUnflushed(_ bytes: Int) {
+        unflushedEventBytes &+= bytes
+        shared.clientMemory.unflushed &+= bytes
+    }
+
+    /// ``output`` was taken or discarded: its events leave ``ClientMemoryRoom/unflushed``.
+    @inline(__always)
+    func forgetUnflushed() {
+        shared.clientMemory.unflushed &-= unflushedEventBytes
+        unflushedEventBytes = 0
+    }
+
     func becomeCongested() {
         // Nothing is held while the client keeps up: the paced cursors go first.
         for initial in pacedInitials { held.append(initial) }
@@ -500,6 +556,7 @@ public final class ClientController: CustomStringConvertible {
 
     func disconnect(because reason: String) {
         disconnectReason = reason
+        forgetUnflushed()
         output = GrowableBytes()
         discardHeld()
         countCongestion()

@@ -54,6 +54,20 @@ extension SharedController {
         }
     }
 
+    /// The clients that wait for room under `--max-client-memory`, in the
+    /// order they began to wait, are asked to drain while there is room (each
+    /// drain writes while there is, and waits again when there is not).
+    func wakeClientsWaitingForMemory() {
+        var index = 0
+        while index < clientMemory.waiters.count, clientMemory.hasRoom {
+            let client = clientMemory.waiters[index]
+            index += 1
+            client.waitsForClientMemory = false
+            client.markDrained()
+        }
+        clientMemory.waiters.removeFirst(index)
+    }
+
     /// `client` has initial events to write in slices (once, however often it asks).
     func notePacing(_ client: ClientController) {
         if !pacingClients.contains(where: { $0 === client }) { pacingClients.append(client) }

@@ -52,6 +52,8 @@ public final class SharedController {
     @exclusivity(unchecked) private(set) var lastChangeArrayPasses = 0
     /// Bytes of events encoded since start (``EventVariantEncoder/encodedBytes``).
     var encodedEventBytes: Int { encoder.encodedBytes }
+    /// `--max-client-memory` as events are written (``ClientMemoryRoom``).
+    @exclusivity(unchecked) var clientMemory = ClientMemoryRoom()
     /// Change events made, coalesced and dropped, for `metrics`.
     @exclusivity(unchecked) public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, in a buffer reused from change to change.

@@ -1,0 +1,71 @@
+/// `--max-client-memory` where events are written. The daemon's budget
+/// (`ClientMemoryBudget`) learns what waits for each client when it flushes
+/// that client, after the engine wrote a change's event to every observer:
+/// alone, it let one 1 MB `set` to 1,000 observers that do not read put
+/// 781 MB in their outputs under a 32 MB budget. So the engine also checks,
+/// before each event it writes or drains, what the daemon last counted plus
+/// what the engine wrote since (``unflushed``). An event that does not fit
+/// goes to its observation's policy (held without its bytes, or the end of a
+/// `disconnect` client), and a held client drains only while there is room;
+/// one with nothing to send waits in ``waiters`` until the daemon's count goes
+/// down (``SharedController/wakeClientsWaitingForMemory()``).
+///
+/// An event of at most ``floorBytes`` still goes to a client that holds
+/// nothing, so that a budget filled by clients that do not read delays only
+/// large events for the others; the bound is the budget, one event, and
+/// ``floorBytes`` per connection.
+struct ClientMemoryRoom {
+    /// The budget in bytes; 0: none.
+    var limit = 0
+    /// What waits for all clients as the daemon last counted it.
+    var reported = 0
+    /// Event bytes the engine wrote into outputs that the daemon has not taken yet.
+    var unflushed = 0
+    /// Clients sent to their policy here, since start (`info`'s `clientMemory.congested` adds them).
+    var congestions = 0
+    /// Clients the daemon disconnected for holding the room unread (`info`'s `clientMemory.evicted`).
+    var evictions = 0
+    /// Held clients with nothing in their output, waiting for room to drain.
+    var waiters: [ClientController] = []
+
+    static let floorBytes = 16 << 10
+
+    /// Whether an event of `bytes` may be written to a client; `holdsNothing`:
+    /// nothing waits for that client, in its output or its socket.
+    @inline(__always)
+    func admits(_ bytes: Int, holdsNothing: Bool) -> Bool {
+        limit == 0 || reported &+ unflushed &+ bytes <= limit || (holdsNothing && bytes <= Self.floorBytes)
+    }
+
+    /// Whether anything more may be written now.
+    var hasRoom: Bool { limit == 0 || reported &+ unflushed < limit }
+}
+
+extension Engine {
+    /// `--max-client-memory`, in bytes (0: none), as events are written.
+    public var clientMemoryLimit: Int {
+        get { shared.clientMemory.limit }
+        set { shared.clientMemory.limit = newValue }
+    }
+
+    /// The daemon counted `total` bytes waiting for all clients (its
+    /// `ClientMemoryBudget`'s total, output the engine wrote since not included).
+    @inline(__always)
+    public func noteClientMemory(total: Int) {
+        shared.clientMemory.reported = total
+    }
+
+    /// The daemon disconnected a client that held the room unread while others waited.
+    public func noteClientMemoryEviction() {
+        shared.clientMemory.evictions += 1
+    }
+
+    /// Whether held clients wait for room under `--max-client-memory`.
+    public var hasClientsWaitingForMemory: Bool { !shared.clientMemory.waiters.isEmpty }
+
+    /// Lets the clients that wait for room drain while there is some; call it
+    /// after a pass of flushes, which is when the count goes down.
+    public func wakeClientsWaitingForMemory() {
+        shared.wakeClientsWaitingForMemory()
+    }
+}
