@@ -78,9 +78,17 @@ extension Engine {
         let tryClient = trial.makeClient()
         var seqs: [UInt64?] = []
         seqs.reserveCapacity(operations.count)
+        var moved = 0
         for (index, change) in operations.enumerated() {
             let before = trial.store.seq
             do throws(KVOEngineError) {
+                moved += trial.arrayElementsMoved(by: change.operation)
+                guard moved <= Self.maxBatchElementsMoved else {
+                    throw KVOEngineError(.limitExceeded, """
+                        this batch would move more than \(Self.maxBatchElementsMoved) array elements in all (an insert \
+                        or remove moves every element after its index); remove or insert many indexes in one op instead
+                        """, details: JSONObject([KVOProtocol.Field.limit: .number(JSONNumber(Self.maxBatchElementsMoved))]))
+                }
                 try trial.apply(change, for: tryClient)
             } catch {
                 var details = error.details
@@ -104,6 +112,27 @@ extension Engine {
         }
         trial.closeClient(tryClient)
         return (trial, seqs)
+    }
+
+    /// What a batch's `insert`s and `remove`s may move in all, each moving the
+    /// elements after its index: a batch is applied twice (its trial, then
+    /// here) in one loop turn, and 2,000 removes at index 0 of 3,000,000
+    /// elements held the loop 21.5 s. One op with many indexes is one pass.
+    static let maxBatchElementsMoved = 1 << 24
+
+    /// The elements after where `operation` inserts or removes, in the array
+    /// it changes: what it moves. 0 for any other op, and for an append.
+    func arrayElementsMoved(by operation: Operation) -> Int {
+        let object: String, keyPath: ObservedPath, first: Int
+        if case .insert(let target, let path, let index?, _) = operation {
+            (object, keyPath, first) = (target, path, index)
+        } else if case .remove(let target, let path, let indexes) = operation, let index = indexes.first {
+            (object, keyPath, first) = (target, path, index)
+        } else {
+            return 0
+        }
+        guard case .array(let elements)? = store.value(object, at: keyPath.components[...]) else { return 0 }
+        return max(0, elements.count - first)
     }
 
     /// One change op with its condition, as a request of its own would run.
