@@ -23,6 +23,7 @@ public struct ClientMemoryBudget: Sendable {
     /// What one connection last reported; it starts at nothing.
     public struct Report: Sendable {
         fileprivate var bytes = 0
+        fileprivate var heldBytes = 0
         public init() {}
     }
 
@@ -30,6 +31,11 @@ public struct ClientMemoryBudget: Sendable {
     public let limit: Int
     /// What waits for all clients, as last reported.
     public private(set) var total = 0
+    /// The part of ``total`` that is output (held events' estimates not
+    /// included): what the engine checks as it writes, since held events go
+    /// only by draining into output.
+    public var outputTotal: Int { total - heldTotal }
+    private var heldTotal = 0
     /// The largest ``total`` since start.
     public private(set) var peak = 0
     /// Connections sent to their policy by the budget since start.
@@ -42,19 +48,21 @@ public struct ClientMemoryBudget: Sendable {
     }
 
     /// Records that `bytes` wait for a connection whose last report is
-    /// `last` (0 when it closed). Returns whether it must go to its
-    /// observations' policy now.
+    /// `last` (0 when it closed), `heldBytes` of them for its held events.
+    /// Returns whether it must go to its observations' policy now.
     @inline(__always)
-    public mutating func report(_ bytes: Int, replacing last: inout Report) -> Bool {
+    public mutating func report(_ bytes: Int, held heldBytes: Int = 0, replacing last: inout Report) -> Bool {
         if bytes == 0, last.bytes == 0 { return false }
-        return change(to: bytes, from: &last)
+        return change(to: bytes, held: heldBytes, from: &last)
     }
 
-    private mutating func change(to bytes: Int, from last: inout Report) -> Bool {
+    private mutating func change(to bytes: Int, held heldBytes: Int, from last: inout Report) -> Bool {
         if last.bytes == 0 { holders += 1 }
         if bytes == 0 { holders -= 1 }
         total += bytes - last.bytes
+        heldTotal += heldBytes - last.heldBytes
         last.bytes = bytes
+        last.heldBytes = heldBytes
         peak = max(peak, total)
         guard limit > 0, total > limit, bytes > 0, bytes >= limit / holders else { return false }
         congestions += 1

@@ -217,6 +217,8 @@ final class ClientConnection: ClientOutputDelegate {
         state = ConnectionState(limits: host.outputLimits)
         framer = LineFramer(maxLineBytes: host.maxLineBytes)
         controller.outputAllowance = host.outputLimits.hardBytes
+        controller.holdsQueuedOutput = false
+        unreadSince = nil
     }
 
     // MARK: Output
@@ -303,14 +305,22 @@ final class ClientConnection: ClientOutputDelegate {
     /// and what waits for a commit.
     private func applyLimits() {
         withHost { host in
-            let queued = queuedOutputBytes
-            let (allowance, congested) = state.outputQueued(queued, now: host.now)
+            let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: host.now)
             controller.outputAllowance = allowance
-            controller.holdsQueuedOutput = queued > 0
-            if queued == 0 { unreadSince = nil } else if unreadSince == nil { unreadSince = host.now }
-            let waiting = pendingOutputBytes + controller.heldEventBytes
-            if congested || host.clientMemory.report(waiting, replacing: &clientMemoryReport) { controller.markCongested() }
+            noteQueue(now: host.now)
+            let held = controller.heldEventBytes
+            if congested || host.clientMemory.report(pendingOutputBytes + held, held: held, replacing: &clientMemoryReport) {
+                controller.markCongested()
+            }
         }
+    }
+
+    /// Whether anything waits for the client (the engine's small events still reach one
+    /// that holds nothing), and since when the socket has not been emptied: output held
+    /// for a commit is kvod's wait, not the client's.
+    private func noteQueue(now: UInt64) {
+        controller.holdsQueuedOutput = queuedOutputBytes > 0
+        if stream.queuedBytes == 0 { unreadSince = nil } else if unreadSince == nil { unreadSince = now }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
@@ -321,6 +331,8 @@ final class ClientConnection: ClientOutputDelegate {
     func releaseOutput(upTo committed: UInt64) {
         guard let bytes = held.release(upTo: committed) else { return }
         stream.write(bytes)
+        // Written whole, no drain will call back: what the engine knows of the queue is renewed here.
+        noteQueue(now: host.now)
         reportWritten()
         if state.outputReleased(holdsMore: !held.isEmpty) {
             stream.shutdownThenClose(onClosed: closedCallback)

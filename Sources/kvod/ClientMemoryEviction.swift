@@ -36,8 +36,8 @@ final class ClientMemoryEviction {
     private func check() {
         guard host.engine.hasClientsWaitingForMemory else { return }
         let now = host.now
-        // What is over the budget, and one byte: the room the waiting clients need.
-        var excess = host.clientMemory.total - host.clientMemory.limit
+        // What output is over the budget, and one byte: the room the waiting clients need.
+        var excess = host.clientMemory.outputTotal - host.clientMemory.limit
         while excess >= 0,
               let evicted = ClientMemoryBudget.evictee(among: connections().lazy.filter { !$0.isClosing }, now: now,
                                                        patienceMilliseconds: patienceMilliseconds,

@@ -57,8 +57,13 @@ import Testing
         withExtendedLifetime(clients) {}
     }
 
-    @Test func clientsThatHoldTheBudgetUnreadAreDisconnectedSoThatAWaitingReaderIsServed() throws {
-        let kvod = try KVODProcess(arguments: ["--max-client-memory", "4m", "--output-soft-seconds", "1"])
+    /// Also with a data directory, where output waits for its commit before the socket: that wait is
+    /// kvod's, so a client that reads is neither taken for one that does not nor left waiting.
+    @Test(arguments: [false, true])
+    func clientsThatHoldTheBudgetUnreadAreDisconnectedSoThatAWaitingReaderIsServed(durable: Bool) throws {
+        let data = try DataDirectory()
+        let kvod = try KVODProcess(arguments: ["--max-client-memory", "4m", "--output-soft-seconds", "1"]
+                                   + (durable ? ["--data-dir", data.path] : []))
         var stuck: [LineClient] = []
         for _ in 0..<8 {
             let client = try LineClient(path: kvod.socketPath)
@@ -74,6 +79,14 @@ import Testing
         #expect(try setter.request(Self.largeSet("mine", "mine")).reply["ok"] == true)
         let event = try reader.readJSON(timeout: 30)
         #expect(event["new"]?.stringValue?.hasPrefix("minev") == true)
+        // It reads on: small events and the next large one come, and it is still connected.
+        for index in 0..<3 {
+            #expect(try setter.request(#"{"op":"set","object":"mine","keyPath":"k","value":\#(index)}"#).reply["ok"] == true)
+            #expect(try reader.readJSON(timeout: 30)["new"]?.intValue == index)
+        }
+        #expect(try setter.request(Self.largeSet("mine", "again")).reply["ok"] == true)
+        #expect(try reader.readJSON(timeout: 30)["new"]?.stringValue?.hasPrefix("againv") == true)
+        #expect(try reader.request(#"{"op":"ping"}"#).reply["ok"] == true)
         let info = try setter.request(#"{"op":"info"}"#).reply
         let clientMemory = try #require(info["clientMemory"])
         print("8 clients that never read, then a reader: clientMemory \(clientMemory), connections \(info["connections"] ?? nil)")

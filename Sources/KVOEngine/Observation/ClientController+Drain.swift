@@ -25,7 +25,11 @@ extension ClientController {
             return
         }
         // All clients' output at `--max-client-memory`: the drain waits for room.
-        guard shared.clientMemory.hasRoom else { return waitForClientMemory() }
+        guard shared.clientMemory.hasRoom else {
+            // The wake drains it: not the slices, which would run every turn meanwhile.
+            drainsInSlices = false
+            return waitForClientMemory()
+        }
         let wasEmpty = output.isEmpty
         let before = output.count
         defer { noteUnflushed(output.count - before) }

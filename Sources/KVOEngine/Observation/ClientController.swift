@@ -72,7 +72,10 @@ public final class ClientController: CustomStringConvertible {
     /// Whether events are being held (or end the connection) instead of sent.
     @exclusivity(unchecked) public internal(set) var isCongested = false {
         didSet {
-            if !isCongested { isCongestedForClientMemory = false }
+            if !isCongested {
+                isCongestedForClientMemory = false
+                stopWaitingForClientMemory()
+            }
             countCongestion()
             noteFlowing()
         }
@@ -346,10 +349,7 @@ public final class ClientController: CustomStringConvertible {
         isClosed = true
         endWaits()
         unobserveAll()
-        if waitsForClientMemory {
-            waitsForClientMemory = false
-            shared.clientMemory.waiters.removeAll { $0 === self }
-        }
+        stopWaitingForClientMemory()
         forgetUnflushed()
         output = GrowableBytes()
         countCongestion()
@@ -459,7 +459,8 @@ public final class ClientController: CustomStringConvertible {
             shared.eventCounts.coalesced -= outcome.vanishedFolds
             shared.eventCounts.dropped += outcome.vanishedEvents
         case .disconnect:
-            disconnect(because: "output over its limit with an event for \(LogText.quoted(info.object)) "
+            let cause = isCongestedForClientMemory ? "all clients' output at --max-client-memory" : "output over its limit"
+            disconnect(because: "\(cause) with an event for \(LogText.quoted(info.object)) "
                 + "\(LogText.quoted("\(info.keyPath)")), "
                 + "policy disconnect")
         }
@@ -529,7 +530,16 @@ public final class ClientController: CustomStringConvertible {
     func waitForClientMemory() {
         guard !waitsForClientMemory else { return }
         waitsForClientMemory = true
+        shared.clientMemory.waiting += 1
         shared.clientMemory.waiters.append(self)
+    }
+
+    /// Leaves the clients waiting for room (it drained, or closed); the list drops it when the wake passes.
+    func stopWaitingForClientMemory() {
+        guard waitsForClientMemory else { return }
+        waitsForClientMemory = false
+        shared.clientMemory.waiting -= 1
+        if shared.clientMemory.waiting == 0 { shared.clientMemory.waiters.removeAll() }
     }
 
     /// `bytes` of events were written into ``output``: counted until the daemon takes it.

@@ -10,6 +10,9 @@
 /// one with nothing to send waits in ``waiters`` until the daemon's count goes
 /// down (``SharedController/wakeClientsWaitingForMemory()``).
 ///
+/// The room counts output only: the 96 bytes per held event that the
+/// daemon's budget also counts go away only by draining, which needs room.
+///
 /// An event of at most ``floorBytes`` still goes to a client that holds
 /// nothing, so that a budget filled by clients that do not read delays only
 /// large events for the others; the bound is the budget, one event, and
@@ -17,7 +20,7 @@
 struct ClientMemoryRoom {
     /// The budget in bytes; 0: none.
     var limit = 0
-    /// What waits for all clients as the daemon last counted it.
+    /// Output waiting for all clients as the daemon last counted it (held events not included).
     var reported = 0
     /// Event bytes the engine wrote into outputs that the daemon has not taken yet.
     var unflushed = 0
@@ -25,8 +28,12 @@ struct ClientMemoryRoom {
     var congestions = 0
     /// Clients the daemon disconnected for holding the room unread (`info`'s `clientMemory.evicted`).
     var evictions = 0
-    /// Held clients with nothing in their output, waiting for room to drain.
+    /// Held clients with nothing in their output, waiting for room to drain,
+    /// in the order they began; one that stopped waiting (it drained, closed)
+    /// stays until the wake passes it, so that leaving costs nothing.
     var waiters: [ClientController] = []
+    /// How many of ``waiters`` still wait.
+    var waiting = 0
 
     static let floorBytes = 16 << 10
 
@@ -48,8 +55,8 @@ extension Engine {
         set { shared.clientMemory.limit = newValue }
     }
 
-    /// The daemon counted `total` bytes waiting for all clients (its
-    /// `ClientMemoryBudget`'s total, output the engine wrote since not included).
+    /// The daemon counted `total` bytes of output waiting for all clients (its
+    /// `ClientMemoryBudget`'s, held events and output the engine wrote since not included).
     @inline(__always)
     public func noteClientMemory(total: Int) {
         shared.clientMemory.reported = total
@@ -61,7 +68,7 @@ extension Engine {
     }
 
     /// Whether held clients wait for room under `--max-client-memory`.
-    public var hasClientsWaitingForMemory: Bool { !shared.clientMemory.waiters.isEmpty }
+    public var hasClientsWaitingForMemory: Bool { shared.clientMemory.waiting > 0 }
 
     /// Lets the clients that wait for room drain while there is some; call it
     /// after a pass of flushes, which is when the count goes down.

@@ -58,14 +58,18 @@ extension SharedController {
     /// order they began to wait, are asked to drain while there is room (each
     /// drain writes while there is, and waits again when there is not).
     func wakeClientsWaitingForMemory() {
+        let waiters = clientMemory.waiters
+        clientMemory.waiters = []
         var index = 0
-        while index < clientMemory.waiters.count, clientMemory.hasRoom {
-            let client = clientMemory.waiters[index]
+        while index < waiters.count, clientMemory.hasRoom {
+            let client = waiters[index]
             index += 1
-            client.waitsForClientMemory = false
+            guard client.waitsForClientMemory else { continue }
+            client.stopWaitingForClientMemory()
             client.markDrained()
         }
-        clientMemory.waiters.removeFirst(index)
+        // Those not reached keep their place, ahead of any that began to wait again just now.
+        clientMemory.waiters = waiters[index...].filter(\.waitsForClientMemory) + clientMemory.waiters
     }
 
     /// `client` has initial events to write in slices (once, however often it asks).
