@@ -305,22 +305,27 @@ final class ClientConnection: ClientOutputDelegate {
     /// and what waits for a commit.
     private func applyLimits() {
         withHost { host in
-            let (allowance, congested) = state.outputQueued(queuedOutputBytes, now: host.now)
+            // Each figure read once: a flush per connection per turn takes this path.
+            let now = host.now
+            let inSocket = stream.queuedBytes
+            let queued = inSocket + held.byteCount
+            let (allowance, congested) = state.outputQueued(queued, now: now)
             controller.outputAllowance = allowance
-            noteQueue(now: host.now)
-            let held = controller.heldEventBytes
-            if congested || host.clientMemory.report(pendingOutputBytes + held, held: held, replacing: &clientMemoryReport) {
+            noteQueue(queued, inSocket: inSocket, now: now)
+            let heldEvents = controller.heldEventBytes
+            let waiting = controller.output.count + queued + heldEvents
+            if congested || host.clientMemory.report(waiting, held: heldEvents, replacing: &clientMemoryReport) {
                 controller.markCongested()
             }
         }
     }
 
-    /// Whether anything waits for the client (the engine's small events still reach one
-    /// that holds nothing), and since when the socket has not been emptied: output held
-    /// for a commit is kvod's wait, not the client's.
-    private func noteQueue(now: UInt64) {
-        controller.holdsQueuedOutput = queuedOutputBytes > 0
-        if stream.queuedBytes == 0 { unreadSince = nil } else if unreadSince == nil { unreadSince = now }
+    /// Whether anything waits for the client (`queued`: the engine's small events still
+    /// reach one that holds nothing), and since when its socket (`inSocket`) has not been
+    /// emptied: output held for a commit is kvod's wait, not the client's.
+    private func noteQueue(_ queued: Int, inSocket: Int, now: UInt64) {
+        controller.holdsQueuedOutput = queued > 0
+        if inSocket == 0 { unreadSince = nil } else if unreadSince == nil { unreadSince = now }
     }
 
     private func hold(_ bytes: UnsafeRawBufferPointer, until batch: UInt64) {
@@ -332,7 +337,7 @@ final class ClientConnection: ClientOutputDelegate {
         guard let bytes = held.release(upTo: committed) else { return }
         stream.write(bytes)
         // Written whole, no drain will call back: what the engine knows of the queue is renewed here.
-        noteQueue(now: host.now)
+        noteQueue(queuedOutputBytes, inSocket: stream.queuedBytes, now: host.now)
         reportWritten()
         if state.outputReleased(holdsMore: !held.isEmpty) {
             stream.shutdownThenClose(onClosed: closedCallback)

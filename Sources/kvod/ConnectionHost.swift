@@ -34,7 +34,6 @@ final class ConnectionHost {
     /// What waits for all clients together, against `--max-client-memory`.
     var clientMemory: ClientMemoryBudget {
         didSet {
-            engine.noteClientMemory(total: clientMemory.outputTotal)
             engine.daemonStatistics.clientMemoryBytes = clientMemory.total
             engine.daemonStatistics.clientMemoryPeakBytes = clientMemory.peak
             engine.daemonStatistics.clientMemoryCongestions = clientMemory.congestions

@@ -486,6 +486,7 @@ final class Daemon {
             if let groupCommit = host.groupCommit { host.timed("commit submitted") { groupCommit.submit() } }
             if !host.holdingOutput.isEmpty { host.timed("committed output released") { releaseCommitted() } }
             // Flushes and closes lower what waits for clients: held ones drain into the room.
+            engine.noteClientMemory(total: host.clientMemory.outputTotal)
             if engine.hasClientsWaitingForMemory { host.timed("clients drained into room") { engine.wakeClientsWaitingForMemory() } }
             guard !host.flushQueue.isEmpty else { break }
             swap(&host.flushQueue, &flushing)
@@ -495,6 +496,8 @@ final class Daemon {
                     released += connection.flush()
                 }
             }
+            // Every output written before the pass is in the client budget's count now.
+            engine.noteOutputsTaken()
             // A flush may give others output (a writer's awaited reply once its
             // observers' events were written): written in the next pass, not
             // after a poll that might wait for nothing.

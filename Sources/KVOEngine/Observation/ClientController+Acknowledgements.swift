@@ -18,7 +18,6 @@ extension ClientController {
     /// output positions stay comparable with what it reports to the kernel.
     public func noteOutputTaken() {
         outputBytesTaken += UInt64(output.count)
-        forgetUnflushed()
     }
 
     /// The daemon handed the client's stream to the kernel up to `position`

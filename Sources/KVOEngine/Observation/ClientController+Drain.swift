@@ -32,12 +32,12 @@ extension ClientController {
         }
         let wasEmpty = output.isEmpty
         let before = output.count
-        defer { noteUnflushed(output.count - before) }
+        defer { shared.clientMemory.unflushed &+= output.count - before }
         // Initial events also within a slice: an allowance of megabytes is a long turn of them.
         var budget = SharedController.sliceBudget
         drainsInSlices = false
         drain: while let item = held.first, output.isEmpty || hasRoom,
-                     shared.clientMemory.admits(output.count - before, holdsNothing: false) {
+                     output.count - before <= shared.clientMemory.room {
             switch item {
             case .event(let event):
                 held.removeFirst()

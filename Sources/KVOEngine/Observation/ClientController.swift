@@ -62,12 +62,10 @@ public final class ClientController: CustomStringConvertible {
     /// that holds nothing still gets small events when all clients' output
     /// fills `--max-client-memory` (``ClientMemoryRoom``).
     @exclusivity(unchecked) public var holdsQueuedOutput = false
-    /// Event bytes in ``output`` counted in ``ClientMemoryRoom/unflushed``.
-    @exclusivity(unchecked) private var unflushedEventBytes = 0
     /// Whether the last congestion came from `--max-client-memory` at a write
     /// (``ClientMemoryRoom``) rather than from this client's own output.
     public private(set) var isCongestedForClientMemory = false
-    /// Whether the client waits in ``ClientMemoryRoom/waiters``.
+    /// Whether the client waits in ``SharedController/clientMemoryWaiters``.
     var waitsForClientMemory = false
     /// Whether events are being held (or end the connection) instead of sent.
     @exclusivity(unchecked) public internal(set) var isCongested = false {
@@ -350,7 +348,6 @@ public final class ClientController: CustomStringConvertible {
         endWaits()
         unobserveAll()
         stopWaitingForClientMemory()
-        forgetUnflushed()
         output = GrowableBytes()
         countCongestion()
         // Nothing answers them now; a proposal in flight keeps its requests until its outcome.
@@ -384,16 +381,11 @@ public final class ClientController: CustomStringConvertible {
     @inline(__always)
     private func append(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?, change: ChangeRecord,
                         for info: ObservationInfo, isPrior: Bool) {
-        let bytes = line.count + (contextFragment?.count ?? 0)
-        if SlowReaderPolicy.overflows(output.count + bytes, allowance: outputAllowance) {
+        if SlowReaderPolicy.overflows(output.count + line.count + (contextFragment?.count ?? 0), allowance: outputAllowance) {
             becomeCongested()
             return hold(change, for: info, isPrior: isPrior)
         }
         let wasEmpty = output.isEmpty
-        guard shared.clientMemory.admits(bytes, holdsNothing: wasEmpty && !holdsQueuedOutput) else {
-            return holdForClientMemory(change, for: info, isPrior: isPrior)
-        }
-        noteUnflushed(bytes)
         // A compact event's line is its fields: the observation's number goes first.
         if info.isCompact { appendCompactStart(of: info) }
         if let contextFragment {
@@ -518,7 +510,7 @@ public final class ClientController: CustomStringConvertible {
     /// the client goes to its observation's policy, and when it holds nothing
     /// it waits for room to drain (no write of its own would call the drain).
     @inline(never)
-    private func holdForClientMemory(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
+    func holdForClientMemory(_ change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
         shared.clientMemory.congestions += 1
         isCongestedForClientMemory = true
         becomeCongested()
@@ -531,7 +523,7 @@ public final class ClientController: CustomStringConvertible {
         guard !waitsForClientMemory else { return }
         waitsForClientMemory = true
         shared.clientMemory.waiting += 1
-        shared.clientMemory.waiters.append(self)
+        shared.clientMemoryWaiters.append(self)
     }
 
     /// Leaves the clients waiting for room (it drained, or closed); the list drops it when the wake passes.
@@ -539,21 +531,23 @@ public final class ClientController: CustomStringConvertible {
         guard waitsForClientMemory else { return }
         waitsForClientMemory = false
         shared.clientMemory.waiting -= 1
-        if shared.clientMemory.waiting == 0 { shared.clientMemory.waiters.removeAll() }
+        if shared.clientMemory.waiting == 0 { shared.clientMemoryWaiters.removeAll() }
     }
 
-    /// `bytes` of events were written into ``output``: counted until the daemon takes it.
-    @inline(__always)
-    func noteUnflushed(_ bytes: Int) {
-        unflushedEventBytes &+= bytes
-        shared.clientMemory.unflushed &+= bytes
-    }
+    /// Whether a live event goes straight into ``output`` now (the shared
+    /// controller counts its bytes against `--max-client-memory`).
+    var takesLiveEventBytes: Bool { isFlowing }
 
-    /// ``output`` was taken or discarded: its events leave ``ClientMemoryRoom/unflushed``.
-    @inline(__always)
-    func forgetUnflushed() {
-        shared.clientMemory.unflushed &-= unflushedEventBytes
-        unflushedEventBytes = 0
+    /// A live event when all clients' output has no room for its line
+    /// (``ClientMemoryRoom``): written all the same if it is small and the
+    /// client holds nothing, else held by its observation's policy.
+    @inline(never)
+    func deliverPastClientMemory(line: UnsafeRawBufferPointer, contextFragment: UnsafeRawBufferPointer?,
+                                 change: ChangeRecord, for info: ObservationInfo, isPrior: Bool) {
+        guard output.isEmpty, !holdsQueuedOutput, line.count <= ClientMemoryRoom.floorBytes else {
+            return holdForClientMemory(change, for: info, isPrior: isPrior)
+        }
+        deliver(line: line, contextFragment: contextFragment, change: change, for: info, isPrior: isPrior)
     }
 
     func becomeCongested() {
@@ -566,7 +560,6 @@ public final class ClientController: CustomStringConvertible {
 
     func disconnect(because reason: String) {
         disconnectReason = reason
-        forgetUnflushed()
         output = GrowableBytes()
         discardHeld()
         countCongestion()

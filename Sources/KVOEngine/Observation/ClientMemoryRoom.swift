@@ -7,7 +7,7 @@
 /// what the engine wrote since (``unflushed``). An event that does not fit
 /// goes to its observation's policy (held without its bytes, or the end of a
 /// `disconnect` client), and a held client drains only while there is room;
-/// one with nothing to send waits in ``waiters`` until the daemon's count goes
+/// one with nothing to send waits in ``SharedController/clientMemoryWaiters`` until the daemon's count goes
 /// down (``SharedController/wakeClientsWaitingForMemory()``).
 ///
 /// The room counts output only: the 96 bytes per held event that the
@@ -17,35 +17,32 @@
 /// nothing, so that a budget filled by clients that do not read delays only
 /// large events for the others; the bound is the budget, one event, and
 /// ``floorBytes`` per connection.
+///
+/// Integers only: every event reads it, and a member that counts references
+/// (the waiting list is the shared controller's) made each read a copy with a
+/// retain and a release.
 struct ClientMemoryRoom {
     /// The budget in bytes; 0: none.
     var limit = 0
     /// Output waiting for all clients as the daemon last counted it (held events not included).
     var reported = 0
-    /// Event bytes the engine wrote into outputs that the daemon has not taken yet.
+    /// Event bytes the engine wrote into outputs since the daemon last took them all
+    /// (``Engine/noteOutputsTaken()``, after each pass of flushes).
     var unflushed = 0
     /// Clients sent to their policy here, since start (`info`'s `clientMemory.congested` adds them).
     var congestions = 0
     /// Clients the daemon disconnected for holding the room unread (`info`'s `clientMemory.evicted`).
     var evictions = 0
-    /// Held clients with nothing in their output, waiting for room to drain,
-    /// in the order they began; one that stopped waiting (it drained, closed)
-    /// stays until the wake passes it, so that leaving costs nothing.
-    var waiters: [ClientController] = []
-    /// How many of ``waiters`` still wait.
+    /// How many of ``SharedController/clientMemoryWaiters`` still wait.
     var waiting = 0
 
     static let floorBytes = 16 << 10
 
-    /// Whether an event of `bytes` may be written to a client; `holdsNothing`:
-    /// nothing waits for that client, in its output or its socket.
-    @inline(__always)
-    func admits(_ bytes: Int, holdsNothing: Bool) -> Bool {
-        limit == 0 || reported &+ unflushed &+ bytes <= limit || (holdsNothing && bytes <= Self.floorBytes)
-    }
-
     /// Whether anything more may be written now.
     var hasRoom: Bool { limit == 0 || reported &+ unflushed < limit }
+
+    /// The bytes that may still be written now; `Int.max` without a budget.
+    var room: Int { limit == 0 ? .max : limit &- reported &- unflushed }
 }
 
 extension Engine {
@@ -56,7 +53,8 @@ extension Engine {
     }
 
     /// The daemon counted `total` bytes of output waiting for all clients (its
-    /// `ClientMemoryBudget`'s, held events and output the engine wrote since not included).
+    /// `ClientMemoryBudget`'s, held events and output the engine wrote since not
+    /// included); it tells it once per pass of flushes, not at each report.
     @inline(__always)
     public func noteClientMemory(total: Int) {
         shared.clientMemory.reported = total
@@ -65,6 +63,13 @@ extension Engine {
     /// The daemon disconnected a client that held the room unread while others waited.
     public func noteClientMemoryEviction() {
         shared.clientMemory.evictions += 1
+    }
+
+    /// The daemon took every client's output (a pass of flushes): it is in
+    /// its count now, no longer the engine's to add.
+    @inline(__always)
+    public func noteOutputsTaken() {
+        shared.clientMemory.unflushed = 0
     }
 
     /// Whether held clients wait for room under `--max-client-memory`.

@@ -58,8 +58,8 @@ extension SharedController {
     /// order they began to wait, are asked to drain while there is room (each
     /// drain writes while there is, and waits again when there is not).
     func wakeClientsWaitingForMemory() {
-        let waiters = clientMemory.waiters
-        clientMemory.waiters = []
+        let waiters = clientMemoryWaiters
+        clientMemoryWaiters = []
         var index = 0
         while index < waiters.count, clientMemory.hasRoom {
             let client = waiters[index]
@@ -69,7 +69,7 @@ extension SharedController {
             client.markDrained()
         }
         // Those not reached keep their place, ahead of any that began to wait again just now.
-        clientMemory.waiters = waiters[index...].filter(\.waitsForClientMemory) + clientMemory.waiters
+        clientMemoryWaiters = waiters[index...].filter(\.waitsForClientMemory) + clientMemoryWaiters
     }
 
     /// `client` has initial events to write in slices (once, however often it asks).

@@ -54,6 +54,10 @@ public final class SharedController {
     var encodedEventBytes: Int { encoder.encodedBytes }
     /// `--max-client-memory` as events are written (``ClientMemoryRoom``).
     @exclusivity(unchecked) var clientMemory = ClientMemoryRoom()
+    /// Held clients with nothing in their output, waiting for room to drain,
+    /// in the order they began; one that stopped waiting (it drained, closed)
+    /// stays until the wake passes it, so that leaving costs nothing.
+    @exclusivity(unchecked) var clientMemoryWaiters: [ClientController] = []
     /// Change events made, coalesced and dropped, for `metrics`.
     @exclusivity(unchecked) public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, in a buffer reused from change to change.
@@ -470,6 +474,9 @@ public final class SharedController {
         let skipsLeaving = !leaving.isEmpty
         // The buffer is neither changed nor released until the loop ends.
         let all = encoder.bytes
+        // `--max-client-memory`'s room for these events (ClientMemoryRoom): a subtraction per event.
+        let roomBefore = clientMemory.room
+        var room = roomBefore
         do {
             var lineVariant = -1
             var line = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -504,6 +511,15 @@ public final class SharedController {
                     }
                 }
                 Unmanaged.passUnretained(info.owner)._withUnsafeGuaranteedRef { controller in
+                    if controller.takesLiveEventBytes {
+                        guard line.count <= room else {
+                            room = -1
+                            return controller.deliverPastClientMemory(
+                                line: line, contextFragment: info.contextFragmentBytes, change: change, for: info,
+                                isPrior: prior)
+                        }
+                        room &-= line.count
+                    }
                     // Two calls, so that the usual one, without a context, is inlined without its code.
                     if let fragment = info.contextFragmentBytes {
                         controller.deliver(line: line, contextFragment: fragment, change: change, for: info,
@@ -514,6 +530,7 @@ public final class SharedController {
                 }
             }
         }
+        if roomBefore != .max { clientMemory.unflushed &+= roomBefore - max(room, 0) }
         lastChangeVisits += visits
         eventCounts.add(made, of: change.kind)
     }
