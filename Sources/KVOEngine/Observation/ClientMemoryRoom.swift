@@ -7,8 +7,9 @@
 /// what the engine wrote since (``unflushed``). An event that does not fit
 /// goes to its observation's policy (held without its bytes, or the end of a
 /// `disconnect` client), and a held client drains only while there is room;
-/// one with nothing to send waits in ``SharedController/clientMemoryWaiters`` until the daemon's count goes
-/// down (``SharedController/wakeClientsWaitingForMemory()``).
+/// one with nothing to send waits in ``SharedController/clientMemoryWaiters``
+/// until the daemon's count goes down
+/// (``SharedController/wakeClientsWaitingForMemory()``).
 ///
 /// The room counts output only: the 96 bytes per held event that the
 /// daemon's budget also counts go away only by draining, which needs room.
