@@ -116,8 +116,9 @@ extension Engine {
 
     /// What a batch's `insert`s and `remove`s may move in all, each moving the
     /// elements after its index: a batch is applied twice (its trial, then
-    /// here) in one loop turn, and 2,000 removes at index 0 of 3,000,000
-    /// elements held the loop 21.5 s. One op with many indexes is one pass.
+    /// here) in one loop turn, so many ops at low indexes of a long array
+    /// would hold it for seconds (docs/RELIABILITY.md). One op with many
+    /// indexes is one pass.
     static let maxBatchElementsMoved = 1 << 24
 
     /// The elements after where `operation` inserts or removes, in the array

@@ -1,8 +1,8 @@
 /// `--max-client-memory` where events are written. The daemon's budget
 /// (`ClientMemoryBudget`) learns what waits for each client when it flushes
-/// that client, after the engine wrote a change's event to every observer:
-/// alone, it let one 1 MB `set` to 1,000 observers that do not read put
-/// 781 MB in their outputs under a 32 MB budget. So the engine also checks,
+/// that client, after the engine wrote a change's event to every observer, so
+/// one large change to many clients that do not read would put a copy in
+/// each before it is counted (docs/RELIABILITY.md). So the engine also checks,
 /// before each event it writes or drains, what the daemon last counted plus
 /// what the engine wrote since (``unflushed``). An event that does not fit
 /// goes to its observation's policy (held without its bytes, or the end of a
@@ -20,8 +20,8 @@
 /// ``floorBytes`` per connection.
 ///
 /// Integers only: every event reads it, and a member that counts references
-/// (the waiting list is the shared controller's) made each read a copy with a
-/// retain and a release.
+/// would make each read a copy with a retain and a release (the waiting list
+/// is the shared controller's; docs/PERFORMANCE.md).
 struct ClientMemoryRoom {
     /// The budget in bytes; 0: none.
     var limit = 0

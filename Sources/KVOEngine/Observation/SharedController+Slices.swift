@@ -58,6 +58,8 @@ extension SharedController {
     /// order they began to wait, are asked to drain while there is room (each
     /// drain writes while there is, and waits again when there is not).
     func wakeClientsWaitingForMemory() {
+        // Called each pass of flushes while clients wait: without room, the list is left as it is.
+        guard clientMemory.hasRoom else { return }
         let waiters = clientMemoryWaiters
         clientMemoryWaiters = []
         var index = 0
