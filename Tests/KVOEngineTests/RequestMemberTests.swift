@@ -36,4 +36,20 @@ import Testing
         #expect(member("") == nil)
         #expect(member("awaitTimeoutAndMore!") == nil)
     }
+
+    /// Each member's value is kept where ``Fields`` gives it back: a member
+    /// added without a slot of its own would trap here.
+    @Test func everyMemberReadIsKeptUnderItsOwnName() {
+        var fields = Fields()
+        for member in RequestMember.allCases {
+            fields.assign(member, .string(member.name))
+        }
+        #expect(fields.id == RequestID(.string("id")))
+        #expect(fields.object == .string("object"))
+        #expect(fields.keyPath == .string("keyPath"))
+        #expect(fields.value == .string("value"))
+        for member in RequestMember.allCases where ![.id, .object, .keyPath, .value].contains(member) {
+            #expect(fields[member] == .string(member.name), "\(member)")
+        }
+    }
 }

@@ -3,7 +3,7 @@
 extension Fields {
     /// `ack` in `observe`: a boolean.
     func acknowledgesFlag() throws(KVOEngineError) -> Bool {
-        switch ack {
+        switch self[.ack] {
         case nil: return false
         case .bool(let flag)?: return flag
         default: throw .badRequest("field \"ack\" must be a boolean")
@@ -13,7 +13,7 @@ extension Fields {
     /// The `ack` op's `seq`: a non-negative integer (the engine checks it
     /// against the current seq).
     func acknowledgedSeq() throws(KVOEngineError) -> UInt64 {
-        guard let seq else { throw .badRequest("missing field \"seq\"") }
+        guard let seq = self[.seq] else { throw .badRequest("missing field \"seq\"") }
         guard case .number(let number) = seq, let value = UInt64(number.literal) else {
             throw .badRequest("field \"seq\" must be a non-negative integer (the seq of the last event handled)")
         }
@@ -22,12 +22,12 @@ extension Fields {
 
     /// `await` and `awaitTimeout`, checked; nil when neither is there.
     func changeAwait() throws(KVOEngineError) -> ChangeAwait? {
-        guard awaiting != nil || awaitTimeout != nil else { return nil }
-        guard let awaiting else { throw .badRequest("field \"awaitTimeout\" needs \"await\"") }
+        guard self[.awaiting] != nil || self[.awaitTimeout] != nil else { return nil }
+        guard let awaiting = self[.awaiting] else { throw .badRequest("field \"awaitTimeout\" needs \"await\"") }
         guard case .string(let name) = awaiting, let condition = ChangeAwait.Condition(rawValue: name) else {
             throw .badRequest("field \"await\" must be \"written\" or \"acknowledged\"")
         }
-        guard let awaitTimeout else { return ChangeAwait(condition) }
+        guard let awaitTimeout = self[.awaitTimeout] else { return ChangeAwait(condition) }
         let limit = ChangeAwait.maxTimeout
         guard case .number(let number) = awaitTimeout, let milliseconds = number.intValue, milliseconds >= 1,
               milliseconds <= Int(limit) else {

@@ -20,188 +20,44 @@ struct Fields {
     /// The members a `set` never has, boxed: creating and destroying a dozen
     /// optional values for every request cost more than a box for the few
     /// requests that have them.
-    private var rare: RareFields?
+    private var rare: RareMembers?
 
-    private final class RareFields {
-        var op: JSONValue?
-        var keyPaths: JSONValue?
-        var values: JSONValue?
-        var index: JSONValue?
-        var indexes: JSONValue?
-        var options: JSONValue?
-        var context: JSONValue?
-        var since: JSONValue?
-        var epoch: JSONValue?
-        var policy: JSONValue?
-        var prefix: JSONValue?
-        var after: JSONValue?
-        var limit: JSONValue?
-        var ifModSeq: JSONValue?
-        var ifValue: JSONValue?
-        var ops: JSONValue?
-        var ephemeral: JSONValue?
-        var ttl: JSONValue?
-        var distinct: JSONValue?
-        var kinds: JSONValue?
-        var throttle: JSONValue?
-        var ack: JSONValue?
-        var awaiting: JSONValue?
-        var awaitTimeout: JSONValue?
-        var seq: JSONValue?
-        var compact: JSONValue?
-        var update: JSONValue?
-        var by: JSONValue?
-        var offset: JSONValue?
-        var unknown: String?
-        /// Names that are no field, kept only to refuse them repeated.
+    private final class RareMembers {
+        /// One slot per ``RequestMember`` case (a new case needs one more here).
+        var slots = InlineArray<33, JSONValue?>(repeating: nil)
+        /// Names that are no member, kept only to refuse them repeated.
         var unknownNames: [String] = []
     }
 
     /// The box, made on first use (a `Fields` is never copied while it is filled).
-    private var rareFields: RareFields {
+    private var rareMembers: RareMembers {
         mutating get {
             if let rare { return rare }
-            let made = RareFields()
+            let made = RareMembers()
             rare = made
             return made
         }
     }
 
-    var op: JSONValue? {
-        get { rare?.op }
-        set { rareFields.op = newValue }
+    /// A member's value as read, for every member but the four kept above.
+    subscript(member: RequestMember) -> JSONValue? {
+        get { rare?.slots[member.rawValue] }
+        set { rareMembers.slots[member.rawValue] = newValue }
     }
-    var keyPaths: JSONValue? {
-        get { rare?.keyPaths }
-        set { rareFields.keyPaths = newValue }
-    }
-    var values: JSONValue? {
-        get { rare?.values }
-        set { rareFields.values = newValue }
-    }
-    var index: JSONValue? {
-        get { rare?.index }
-        set { rareFields.index = newValue }
-    }
-    var indexes: JSONValue? {
-        get { rare?.indexes }
-        set { rareFields.indexes = newValue }
-    }
-    var options: JSONValue? {
-        get { rare?.options }
-        set { rareFields.options = newValue }
-    }
-    var context: JSONValue? {
-        get { rare?.context }
-        set { rareFields.context = newValue }
-    }
-    var since: JSONValue? {
-        get { rare?.since }
-        set { rareFields.since = newValue }
-    }
-    var epoch: JSONValue? {
-        get { rare?.epoch }
-        set { rareFields.epoch = newValue }
-    }
-    var policy: JSONValue? {
-        get { rare?.policy }
-        set { rareFields.policy = newValue }
-    }
-    var prefix: JSONValue? {
-        get { rare?.prefix }
-        set { rareFields.prefix = newValue }
-    }
-    var after: JSONValue? {
-        get { rare?.after }
-        set { rareFields.after = newValue }
-    }
-    var limit: JSONValue? {
-        get { rare?.limit }
-        set { rareFields.limit = newValue }
-    }
-    var ifModSeq: JSONValue? {
-        get { rare?.ifModSeq }
-        set { rareFields.ifModSeq = newValue }
-    }
-    var ifValue: JSONValue? {
-        get { rare?.ifValue }
-        set { rareFields.ifValue = newValue }
-    }
-    var ops: JSONValue? {
-        get { rare?.ops }
-        set { rareFields.ops = newValue }
-    }
-    var ephemeral: JSONValue? {
-        get { rare?.ephemeral }
-        set { rareFields.ephemeral = newValue }
-    }
-    var ttl: JSONValue? {
-        get { rare?.ttl }
-        set { rareFields.ttl = newValue }
-    }
+
+    /// The first member named that is no member.
+    var unknown: String? { rare?.unknownNames.first }
+
     /// Whether the request carries `ifModSeq` or `ifValue`.
-    var hasWriteCondition: Bool { rare.map { $0.ifModSeq != nil || $0.ifValue != nil } ?? false }
-    var distinct: JSONValue? {
-        get { rare?.distinct }
-        set { rareFields.distinct = newValue }
-    }
-    var kinds: JSONValue? {
-        get { rare?.kinds }
-        set { rareFields.kinds = newValue }
-    }
-    var throttle: JSONValue? {
-        get { rare?.throttle }
-        set { rareFields.throttle = newValue }
-    }
-    var ack: JSONValue? {
-        get { rare?.ack }
-        set { rareFields.ack = newValue }
-    }
-    var awaiting: JSONValue? {
-        get { rare?.awaiting }
-        set { rareFields.awaiting = newValue }
-    }
-    var awaitTimeout: JSONValue? {
-        get { rare?.awaitTimeout }
-        set { rareFields.awaitTimeout = newValue }
-    }
-    var seq: JSONValue? {
-        get { rare?.seq }
-        set { rareFields.seq = newValue }
-    }
-    var compact: JSONValue? {
-        get { rare?.compact }
-        set { rareFields.compact = newValue }
-    }
-    var update: JSONValue? {
-        get { rare?.update }
-        set { rareFields.update = newValue }
-    }
-    var by: JSONValue? {
-        get { rare?.by }
-        set { rareFields.by = newValue }
-    }
-    var offset: JSONValue? {
-        get { rare?.offset }
-        set { rareFields.offset = newValue }
-    }
-    var unknown: String? {
-        get { rare?.unknown }
-        set { rareFields.unknown = newValue }
-    }
-    private var unknownNames: [String] {
-        get { rare?.unknownNames ?? [] }
-        set { rareFields.unknownNames = newValue }
-    }
+    var hasWriteCondition: Bool { self[.ifModSeq] != nil || self[.ifValue] != nil }
 
     /// Reads one member's value, refusing a name that repeats (which would
     /// make a request ambiguous) as the reader's own check would.
     mutating func read(_ name: JSONText, at nameOffset: Int, from reader: inout JSONReader) throws(JSONError) {
         guard let member = RequestMember(name) else {
             let text = name.string
-            if unknownNames.contains(text) { throw .duplicateMember(text, at: nameOffset) }
-            unknownNames.append(text)
-            unknown = unknown ?? text
+            if rareMembers.unknownNames.contains(text) { throw .duplicateMember(text, at: nameOffset) }
+            rareMembers.unknownNames.append(text)
             try reader.skipValue()
             return
         }
@@ -211,7 +67,7 @@ struct Fields {
         if member == .op, reader.peekKind() == .string {
             let text = try reader.readStringText()
             opCode = Op(text)
-            if opCode == nil { op = .string(text.string) }
+            if opCode == nil { self[.op] = .string(text.string) }
             return
         }
         assign(member, try reader.readValue())
@@ -223,38 +79,10 @@ struct Fields {
     mutating func assign(_ member: RequestMember, _ value: JSONValue) {
         switch member {
         case .id: id = RequestID(value)
-        case .op: op = value
         case .object: object = value
         case .keyPath: keyPath = value
-        case .keyPaths: keyPaths = value
         case .value: self.value = value
-        case .values: values = value
-        case .index: index = value
-        case .indexes: indexes = value
-        case .options: options = value
-        case .context: context = value
-        case .since: since = value
-        case .epoch: epoch = value
-        case .policy: policy = value
-        case .prefix: prefix = value
-        case .after: after = value
-        case .limit: limit = value
-        case .ifModSeq: ifModSeq = value
-        case .ifValue: ifValue = value
-        case .ops: ops = value
-        case .ephemeral: ephemeral = value
-        case .ttl: ttl = value
-        case .distinct: distinct = value
-        case .kinds: kinds = value
-        case .throttle: throttle = value
-        case .ack: ack = value
-        case .awaiting: awaiting = value
-        case .awaitTimeout: awaitTimeout = value
-        case .seq: seq = value
-        case .compact: compact = value
-        case .update: update = value
-        case .by: by = value
-        case .offset: offset = value
+        default: self[member] = value
         }
     }
 
@@ -296,14 +124,14 @@ struct Fields {
         if !refused.isEmpty, let member = FieldSet.refusedWhereNotTaken.first(where: refused.contains) {
             throw .badRequest("unknown field \"\(member.name)\" for op \"\(spec.op.rawValue)\"")
         }
-        if epoch != nil, since == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
+        if self[.epoch] != nil, self[.since] == nil { throw .badRequest("field \"epoch\" is only for observe with \"since\"") }
     }
 
     /// The operation these fields ask for, checked; a `set`'s key path is
     /// found in `keyPaths` and its value moved out.
     mutating func takeOperation(keyPaths: inout KeyPathCache) throws(KVOEngineError) -> Operation {
         guard let opCode else {
-            guard let op else { throw .badRequest("missing field \"op\"") }
+            guard let op = self[.op] else { throw .badRequest("missing field \"op\"") }
             guard case .string(let name) = op else { throw .badRequest("field \"op\" must be a string") }
             throw KVOEngineError(.unknownOp, "unknown op \"\(name)\"")
         }
@@ -321,7 +149,7 @@ struct Fields {
         case .delete:
             return .delete(object: try objectName(), keyPath: try optionalKeyPath())
         case .insert:
-            let index = try index.map { v throws(KVOEngineError) in try Self.integer(v, "index") }
+            let index = try self[.index].map { v throws(KVOEngineError) in try Self.integer(v, "index") }
             return .insert(object: try objectName(), keyPath: try requiredKeyPath(), index: index,
                            values: try valueOrValues())
         case .remove:
@@ -346,7 +174,7 @@ struct Fields {
         case .observe:
             // Neither keyPath nor keyPaths: the whole document.
             return .observe(scope: try scope(), keyPaths: try observedKeyPaths(cache: &keyPaths),
-                            options: try observationOptions(), context: context, since: try resumePoint(),
+                            options: try observationOptions(), context: self[.context], since: try resumePoint(),
                             policy: try observationPolicy(), filter: try observationFilter(),
                             compact: try compactFlag(), update: try updateFlag())
         case .unobserve:
@@ -410,7 +238,7 @@ struct Fields {
     /// A change's condition, lifetime and await, checked; nil when it has none.
     func changeModifiers() throws(KVOEngineError) -> ChangeModifiers? {
         let (condition, lifetime, awaiting) = (try writeCondition(), try valueLifetime(), try changeAwait())
-        guard condition != nil || lifetime != nil || awaiting != nil else { return nil }
+        guard condition != nil || lifetime != nil || self[.awaiting] != nil else { return nil }
         return ChangeModifiers(condition: condition, lifetime: lifetime, awaiting: awaiting)
     }
 
@@ -418,26 +246,26 @@ struct Fields {
     func writeCondition() throws(KVOEngineError) -> WriteCondition? {
         guard hasWriteCondition else { return nil }
         var condition = WriteCondition()
-        if let ifModSeq {
+        if let ifModSeq = self[.ifModSeq] {
             guard case .number(let number) = ifModSeq, let seq = UInt64(number.literal) else {
                 throw .badRequest("field \"ifModSeq\" must be a non-negative integer (a modSeq)")
             }
             condition.ifModSeq = seq
         }
-        condition.ifValue = ifValue
+        condition.ifValue = self[.ifValue]
         return condition
     }
 
     /// `ephemeral` and `ttl`, checked; nil when neither is there (or `ephemeral` is false without `ttl`).
     func valueLifetime() throws(KVOEngineError) -> ValueLifetime? {
-        guard ephemeral != nil || ttl != nil else { return nil }
+        guard self[.ephemeral] != nil || self[.ttl] != nil else { return nil }
         var lifetime = ValueLifetime()
-        switch ephemeral {
+        switch self[.ephemeral] {
         case nil: break
         case .bool(let flag)?: lifetime.ephemeral = flag
         default: throw .badRequest("field \"ephemeral\" must be true or false")
         }
-        if let ttl {
+        if let ttl = self[.ttl] {
             guard case .number(let number) = ttl, let seconds = number.doubleValue, seconds > 0,
                   seconds <= ValueLifetime.maxTTL else {
                 throw .badRequest("field \"ttl\" must be a number of seconds over 0 and at most \(Int(ValueLifetime.maxTTL))")
@@ -450,8 +278,8 @@ struct Fields {
     /// `ops`: change requests, each read as a request line of its own would
     /// be (without an `id`); an error names the op's position.
     private func batchOperations() throws(KVOEngineError) -> [ChangeOperation] {
-        guard case .array(let elements)? = ops else {
-            throw .badRequest(ops == nil ? "missing field \"ops\"" : "field \"ops\" must be an array of change requests")
+        guard case .array(let elements)? = self[.ops] else {
+            throw .badRequest(self[.ops] == nil ? "missing field \"ops\"" : "field \"ops\" must be an array of change requests")
         }
         guard !elements.isEmpty else { throw .badRequest("field \"ops\" must not be empty") }
         guard elements.count <= Self.maxBatchOps else {
@@ -495,7 +323,7 @@ struct Fields {
 
     /// `object` or `prefix`, exactly one.
     private func scope() throws(KVOEngineError) -> ObservationScope {
-        switch (object, prefix) {
+        switch (object, self[.prefix]) {
         case (nil, nil): throw .badRequest("missing field \"object\" or \"prefix\"")
         case (_?, nil): return .object(try objectName())
         case (nil, _?): return .prefix(try prefixField()!)
@@ -504,7 +332,7 @@ struct Fields {
     }
 
     private func prefixField() throws(KVOEngineError) -> String? {
-        guard let prefix else { return nil }
+        guard let prefix = self[.prefix] else { return nil }
         guard case .string(let text) = prefix else { throw .badRequest("field \"prefix\" must be a string") }
         guard text.utf8.count <= Self.maxPrefixBytes else {
             throw KVOEngineError(.limitExceeded, "field \"prefix\" is longer than \(Self.maxPrefixBytes) bytes")
@@ -513,7 +341,7 @@ struct Fields {
     }
 
     private func afterField() throws(KVOEngineError) -> String? {
-        guard let after else { return nil }
+        guard let after = self[.after] else { return nil }
         guard case .string(let text) = after else { throw .badRequest("field \"after\" must be a string") }
         return text
     }
@@ -521,7 +349,7 @@ struct Fields {
     /// An `observations` request's `after`: the `next` of an earlier reply, a
     /// string of decimal digits (an observation's serial), kept opaque to clients.
     private func observationCursor() throws(KVOEngineError) -> UInt64? {
-        guard let after else { return nil }
+        guard let after = self[.after] else { return nil }
         guard case .string(let text) = after, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
               let serial = UInt64(text) else {
             throw .badRequest("field \"after\" must be the \"next\" of an earlier observations reply")
@@ -531,7 +359,7 @@ struct Fields {
 
     /// A `backup`'s `offset`: a byte position in the connection's snapshot.
     private func backupOffset() throws(KVOEngineError) -> UInt64? {
-        guard let offset else { return nil }
+        guard let offset = self[.offset] else { return nil }
         guard case .number(let number) = offset, let position = UInt64(number.literal) else {
             throw .badRequest("field \"offset\" must be a non-negative integer (a byte position in the backup)")
         }
@@ -539,7 +367,7 @@ struct Fields {
     }
 
     private func limitField() throws(KVOEngineError) -> Int {
-        guard let limit else { return Self.defaultListLimit }
+        guard let limit = self[.limit] else { return Self.defaultListLimit }
         guard case .number(let number) = limit, let count = number.intValue, count > 0 else {
             throw .badRequest("field \"limit\" must be a positive integer")
         }
@@ -562,7 +390,7 @@ struct Fields {
     /// as a set's is (no `String`, no parse on a hit); neither field, the whole document.
     private mutating func observedKeyPaths(cache: inout KeyPathCache) throws(KVOEngineError) -> [ObservedPath] {
         if let text = keyPathText.take() {
-            guard keyPaths == nil else { throw Self.keyPathAndKeyPaths }
+            guard self[.keyPaths] == nil else { throw Self.keyPathAndKeyPaths }
             return [try cache.path(forBytes: text, writing: false)]
         }
         return try keyPathList() ?? [.wholeDocument]
@@ -570,7 +398,7 @@ struct Fields {
 
     /// `keyPath` or `keyPaths`, not both; nil when neither is given.
     private func keyPathList() throws(KVOEngineError) -> [ObservedPath]? {
-        switch (keyPath, keyPaths) {
+        switch (keyPath, self[.keyPaths]) {
         case (nil, nil): return nil
         case (.some(let one), nil): return [try Self.keyPath(one, "keyPath")]
         case (nil, .some(.array(let many))):
@@ -596,7 +424,7 @@ struct Fields {
     }
 
     private func valueOrValues() throws(KVOEngineError) -> [JSONValue] {
-        switch (value, values) {
+        switch (value, self[.values]) {
         case (.some(let one), nil): return [one]
         case (nil, .some(.array(let many))):
             guard !many.isEmpty else { throw .badRequest("field \"values\" must not be empty") }
@@ -609,7 +437,7 @@ struct Fields {
 
     /// `index` or `indexes`, in the order given (``ascendingOrder(of:)`` refuses duplicates).
     private func indexOrIndexes() throws(KVOEngineError) -> [Int] {
-        switch (index, indexes) {
+        switch (self[.index], self[.indexes]) {
         case (.some(let one), nil): return [try Self.integer(one, "index")]
         case (nil, .some(.array(let many))):
             guard !many.isEmpty else { throw .badRequest("field \"indexes\" must not be empty") }
@@ -645,7 +473,7 @@ struct Fields {
 
     private func observationOptions() throws(KVOEngineError) -> ObservationOptions {
         if let parsedOptions { return parsedOptions }
-        guard let options else { return [] }
+        guard let options = self[.options] else { return [] }
         guard case .array(let names) = options else {
             throw .badRequest("field \"options\" must be an array of \"new\", \"old\", \"initial\", \"prior\"")
         }
@@ -661,7 +489,7 @@ struct Fields {
 
     /// `compact` (a boolean): whether the observation's events come in the compact form.
     private func compactFlag() throws(KVOEngineError) -> Bool {
-        switch compact {
+        switch self[.compact] {
         case nil: return false
         case .bool(let flag)?: return flag
         default: throw .badRequest("field \"compact\" must be a boolean (true: compact events)")
@@ -671,10 +499,10 @@ struct Fields {
     /// `update` (a boolean): whether an observation already there takes the
     /// request's options. Not with `since`: a replay is for a new observation.
     private func updateFlag() throws(KVOEngineError) -> Bool {
-        switch update {
+        switch self[.update] {
         case nil: return false
         case .bool(let flag)?:
-            if flag, since != nil { throw .badRequest("\"update\" and \"since\" do not go together: update changes the options of observations that have been delivering all along") }
+            if flag, self[.since] != nil { throw .badRequest("\"update\" and \"since\" do not go together: update changes the options of observations that have been delivering all along") }
             return flag
         default: throw .badRequest("field \"update\" must be a boolean (true: an observation already there takes these options)")
         }
@@ -684,14 +512,14 @@ struct Fields {
     /// `throttle` (milliseconds, 1 to ``ThrottleLimit/milliseconds``).
     private func observationFilter() throws(KVOEngineError) -> ObservationFilter {
         var distinctFlag = false
-        switch distinct {
+        switch self[.distinct] {
         case nil: break
         case .bool(let flag)?: distinctFlag = flag
         default: throw .badRequest("field \"distinct\" must be a boolean")
         }
         let interval = try throttleInterval()
         let acknowledges = try acknowledgesFlag()
-        guard let kinds else {
+        guard let kinds = self[.kinds] else {
             return ObservationFilter(distinct: distinctFlag, throttle: interval, acknowledges: acknowledges)
         }
         let names = "\"setting\", \"insertion\", \"removal\", \"replacement\""
@@ -710,7 +538,7 @@ struct Fields {
 
     /// `throttle`: a whole number of milliseconds, at least 1, at most ``ThrottleLimit/milliseconds``.
     private func throttleInterval() throws(KVOEngineError) -> UInt32? {
-        guard let throttle else { return nil }
+        guard let throttle = self[.throttle] else { return nil }
         let limit = ThrottleLimit.milliseconds
         guard case .number(let number) = throttle, let milliseconds = number.intValue, milliseconds >= 1, milliseconds <= Int(limit) else {
             throw .badRequest("field \"throttle\" must be an integer of milliseconds from 1 to \(limit) (the throttle limit)")
@@ -719,7 +547,7 @@ struct Fields {
     }
 
     private func observationPolicy() throws(KVOEngineError) -> ObservationPolicy {
-        guard let policy else { return .default }
+        guard let policy = self[.policy] else { return .default }
         guard case .string(let name) = policy, let known = ObservationPolicy(rawValue: name) else {
             throw .badRequest("field \"policy\" must be \"coalesce\" or \"disconnect\"")
         }
@@ -727,11 +555,11 @@ struct Fields {
     }
 
     private func resumePoint() throws(KVOEngineError) -> ResumePoint? {
-        guard let since else { return nil }
+        guard let since = self[.since] else { return nil }
         guard case .number(let number) = since, let seq = UInt64(number.literal) else {
             throw .badRequest("field \"since\" must be a non-negative integer (a seq)")
         }
-        switch epoch {
+        switch self[.epoch] {
         case nil: return ResumePoint(seq: seq)
         case .string(let epoch)?: return ResumePoint(seq: seq, epoch: epoch)
         default: throw .badRequest("field \"epoch\" must be a string")
@@ -745,7 +573,7 @@ struct Fields {
 
     /// An add's `by`: an integer ``AddedInteger`` takes.
     private func addend() throws(KVOEngineError) -> Int {
-        guard case .number(let number) = try required(by, "by"), case .integer(let amount) = AddedInteger(number) else {
+        guard case .number(let number) = try required(self[.by], "by"), case .integer(let amount) = AddedInteger(number) else {
             throw .badRequest("field \"by\" must be an integer from -\(AddedInteger.limit) to \(AddedInteger.limit) "
                 + "(±2^53), written without fraction or exponent")
         }
