@@ -1,23 +1,12 @@
-/// The members of acknowledgements (issue 15): `ack` in `observe`, the `ack`
-/// op's `seq`, and `await`/`awaitTimeout` on a change.
+/// The members of acknowledgements (issue 15): the `ack` op's `seq`, and `await`/`awaitTimeout` on a change.
 extension Fields {
-    /// `ack` in `observe`: a boolean.
-    func acknowledgesFlag() throws(KVOEngineError) -> Bool {
-        switch self[.ack] {
-        case nil: return false
-        case .bool(let flag)?: return flag
-        default: throw .badRequest("field \"ack\" must be a boolean")
-        }
-    }
-
     /// The `ack` op's `seq`: a non-negative integer (the engine checks it
     /// against the current seq).
     func acknowledgedSeq() throws(KVOEngineError) -> UInt64 {
-        guard let seq = self[.seq] else { throw .badRequest("missing field \"seq\"") }
-        guard case .number(let number) = seq, let value = UInt64(number.literal) else {
-            throw .badRequest("field \"seq\" must be a non-negative integer (the seq of the last event handled)")
+        guard let seq = try unsigned(.seq, "the seq of the last event handled") else {
+            throw .badRequest("missing field \"seq\"")
         }
-        return value
+        return seq
     }
 
     /// `await` and `awaitTimeout`, checked; nil when neither is there.
@@ -27,13 +16,9 @@ extension Fields {
         guard case .string(let name) = awaiting, let condition = ChangeAwait.Condition(rawValue: name) else {
             throw .badRequest("field \"await\" must be \"written\" or \"acknowledged\"")
         }
-        guard let awaitTimeout = self[.awaitTimeout] else { return ChangeAwait(condition) }
-        let limit = ChangeAwait.maxTimeout
-        guard case .number(let number) = awaitTimeout, let milliseconds = number.intValue, milliseconds >= 1,
-              milliseconds <= Int(limit) else {
-            throw .badRequest("field \"awaitTimeout\" must be an integer of milliseconds from 1 to \(limit) "
-                + "(the await timeout limit)")
+        guard let timeout = try milliseconds(.awaitTimeout, upTo: ChangeAwait.maxTimeout, "await timeout") else {
+            return ChangeAwait(condition)
         }
-        return ChangeAwait(condition, timeout: UInt32(milliseconds))
+        return ChangeAwait(condition, timeout: timeout)
     }
 }

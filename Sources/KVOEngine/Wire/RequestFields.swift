@@ -176,7 +176,7 @@ struct Fields {
             return .observe(scope: try scope(), keyPaths: try observedKeyPaths(cache: &keyPaths),
                             options: try observationOptions(), context: self[.context], since: try resumePoint(),
                             policy: try observationPolicy(), filter: try observationFilter(),
-                            compact: try compactFlag(), update: try updateFlag())
+                            compact: try flag(.compact, " (true: compact events)"), update: try updateFlag())
         case .unobserve:
             return .unobserve(scope: try scope(), keyPaths: try keyPathList())
         case .batch:
@@ -197,11 +197,7 @@ struct Fields {
     // MARK: Field checks
 
     private func required(_ field: JSONValue?, _ name: String) throws(KVOEngineError) -> JSONValue {
-        try Self.required(field, name)
-    }
-
-    private static func required(_ field: JSONValue?, _ name: String) throws(KVOEngineError) -> JSONValue {
-        guard let field else { throw missing(name) }
+        guard let field else { throw Self.missing(name) }
         return field
     }
 
@@ -246,12 +242,7 @@ struct Fields {
     func writeCondition() throws(KVOEngineError) -> WriteCondition? {
         guard hasWriteCondition else { return nil }
         var condition = WriteCondition()
-        if let ifModSeq = self[.ifModSeq] {
-            guard case .number(let number) = ifModSeq, let seq = UInt64(number.literal) else {
-                throw .badRequest("field \"ifModSeq\" must be a non-negative integer (a modSeq)")
-            }
-            condition.ifModSeq = seq
-        }
+        condition.ifModSeq = try unsigned(.ifModSeq, "a modSeq")
         condition.ifValue = self[.ifValue]
         return condition
     }
@@ -260,11 +251,7 @@ struct Fields {
     func valueLifetime() throws(KVOEngineError) -> ValueLifetime? {
         guard self[.ephemeral] != nil || self[.ttl] != nil else { return nil }
         var lifetime = ValueLifetime()
-        switch self[.ephemeral] {
-        case nil: break
-        case .bool(let flag)?: lifetime.ephemeral = flag
-        default: throw .badRequest("field \"ephemeral\" must be true or false")
-        }
+        lifetime.ephemeral = try flag(.ephemeral)
         if let ttl = self[.ttl] {
             guard case .number(let number) = ttl, let seconds = number.doubleValue, seconds > 0,
                   seconds <= ValueLifetime.maxTTL else {
@@ -359,11 +346,7 @@ struct Fields {
 
     /// A `backup`'s `offset`: a byte position in the connection's snapshot.
     private func backupOffset() throws(KVOEngineError) -> UInt64? {
-        guard let offset = self[.offset] else { return nil }
-        guard case .number(let number) = offset, let position = UInt64(number.literal) else {
-            throw .badRequest("field \"offset\" must be a non-negative integer (a byte position in the backup)")
-        }
-        return position
+        try unsigned(.offset, "a byte position in the backup")
     }
 
     private func limitField() throws(KVOEngineError) -> Int {
@@ -487,38 +470,30 @@ struct Fields {
         return result
     }
 
-    /// `compact` (a boolean): whether the observation's events come in the compact form.
-    private func compactFlag() throws(KVOEngineError) -> Bool {
-        switch self[.compact] {
+    /// A boolean member (`compact`, `update`, `distinct`, `ack`, `ephemeral`):
+    /// false when it is not there; `meaning` tells what true asks for.
+    func flag(_ member: RequestMember, _ meaning: String = "") throws(KVOEngineError) -> Bool {
+        switch self[member] {
         case nil: return false
         case .bool(let flag)?: return flag
-        default: throw .badRequest("field \"compact\" must be a boolean (true: compact events)")
+        default: throw .badRequest("field \"\(member.name)\" must be a boolean\(meaning)")
         }
     }
 
-    /// `update` (a boolean): whether an observation already there takes the
-    /// request's options. Not with `since`: a replay is for a new observation.
+    /// `update`: whether an observation already there takes the request's
+    /// options. Not with `since`: a replay is for a new observation.
     private func updateFlag() throws(KVOEngineError) -> Bool {
-        switch self[.update] {
-        case nil: return false
-        case .bool(let flag)?:
-            if flag, self[.since] != nil { throw .badRequest("\"update\" and \"since\" do not go together: update changes the options of observations that have been delivering all along") }
-            return flag
-        default: throw .badRequest("field \"update\" must be a boolean (true: an observation already there takes these options)")
-        }
+        let update = try flag(.update, " (true: an observation already there takes these options)")
+        if update, self[.since] != nil { throw .badRequest("\"update\" and \"since\" do not go together: update changes the options of observations that have been delivering all along") }
+        return update
     }
 
     /// `distinct` (a boolean), `kinds` (a non-empty list of kind names) and
     /// `throttle` (milliseconds, 1 to ``ThrottleLimit/milliseconds``).
     private func observationFilter() throws(KVOEngineError) -> ObservationFilter {
-        var distinctFlag = false
-        switch self[.distinct] {
-        case nil: break
-        case .bool(let flag)?: distinctFlag = flag
-        default: throw .badRequest("field \"distinct\" must be a boolean")
-        }
-        let interval = try throttleInterval()
-        let acknowledges = try acknowledgesFlag()
+        let distinctFlag = try flag(.distinct)
+        let interval = try milliseconds(.throttle, upTo: ThrottleLimit.milliseconds, "throttle")
+        let acknowledges = try flag(.ack)
         guard let kinds = self[.kinds] else {
             return ObservationFilter(distinct: distinctFlag, throttle: interval, acknowledges: acknowledges)
         }
@@ -536,12 +511,23 @@ struct Fields {
         return ObservationFilter(distinct: distinctFlag, kinds: chosen, throttle: interval, acknowledges: acknowledges)
     }
 
-    /// `throttle`: a whole number of milliseconds, at least 1, at most ``ThrottleLimit/milliseconds``.
-    private func throttleInterval() throws(KVOEngineError) -> UInt32? {
-        guard let throttle = self[.throttle] else { return nil }
-        let limit = ThrottleLimit.milliseconds
-        guard case .number(let number) = throttle, let milliseconds = number.intValue, milliseconds >= 1, milliseconds <= Int(limit) else {
-            throw .badRequest("field \"throttle\" must be an integer of milliseconds from 1 to \(limit) (the throttle limit)")
+    /// A non-negative integer member, nil when it is not there; `meaning`
+    /// says, in the error, what it counts.
+    func unsigned(_ member: RequestMember, _ meaning: String) throws(KVOEngineError) -> UInt64? {
+        guard let value = self[member] else { return nil }
+        guard case .number(let number) = value, let integer = UInt64(number.literal) else {
+            throw .badRequest("field \"\(member.name)\" must be a non-negative integer (\(meaning))")
+        }
+        return integer
+    }
+
+    /// A whole number of milliseconds from 1 to `limit` (`throttle`,
+    /// `awaitTimeout`), nil when the member is not there.
+    func milliseconds(_ member: RequestMember, upTo limit: UInt32, _ limitName: String) throws(KVOEngineError) -> UInt32? {
+        guard let value = self[member] else { return nil }
+        guard case .number(let number) = value, let milliseconds = number.intValue, milliseconds >= 1,
+              milliseconds <= Int(limit) else {
+            throw .badRequest("field \"\(member.name)\" must be an integer of milliseconds from 1 to \(limit) (the \(limitName) limit)")
         }
         return UInt32(milliseconds)
     }
@@ -555,10 +541,7 @@ struct Fields {
     }
 
     private func resumePoint() throws(KVOEngineError) -> ResumePoint? {
-        guard let since = self[.since] else { return nil }
-        guard case .number(let number) = since, let seq = UInt64(number.literal) else {
-            throw .badRequest("field \"since\" must be a non-negative integer (a seq)")
-        }
+        guard let seq = try unsigned(.since, "a seq") else { return nil }
         switch self[.epoch] {
         case nil: return ResumePoint(seq: seq)
         case .string(let epoch)?: return ResumePoint(seq: seq, epoch: epoch)
