@@ -63,7 +63,7 @@ final class Daemon {
     private var connectionLog: ConnectionLogSummary?
     private var beforeSleep: UVPrepare?
     /// Deletes ephemeral values whose owner left and values whose ttl passed.
-    private var leaseTimer: LeaseTimer?
+    private var leaseTimer: DeadlineTimer?
     /// Disconnects clients that hold the client budget unread while others wait for room.
     private var clientMemoryEviction: ClientMemoryEviction?
     /// Ends throttled observations' intervals.
@@ -155,7 +155,14 @@ final class Daemon {
         }
         let engine = self.engine, engineClock = engine.configuration.throttleClock
         let host = self.host, timed: (StaticString, () -> Void) -> Void = { host.timed($0, $1) }
-        leaseTimer = LeaseTimer(engine: engine, loop: loop, timed: timed)
+        // Ephemeral values whose owner left and values whose ttl passed: at once while deletions are
+        // queued (a pass makes at most 500), else at the next deadline, at most a second away (a
+        // deadline moves when a value is renewed: a late look costs nothing).
+        let loop = self.loop
+        leaseTimer = DeadlineTimer(loop: loop, clock: { loop.now }, nextDeadline: { [unowned engine] in
+            if engine.hasPendingReleases { return loop.now }
+            return engine.nextLeaseDeadline.map { loop.now + UInt64((max(0, min(1, $0 - wallClockNow())) * 1000).rounded(.up)) }
+        }, reached: { _ in host.timed("leased values released") { _ = engine.releaseDueValues() } })
         throttleTimer = DeadlineTimer(loop: loop, clock: engineClock,
                                       nextDeadline: { [unowned engine] in engine.nextThrottleDeadline },
                                       reached: { at in
@@ -468,7 +475,7 @@ final class Daemon {
             clientMemoryEviction?.armIfWaiting()
             slicedWork?.armIfPending()
         }
-        leaseTimer?.schedule(now: loop.now)
+        leaseTimer?.schedule()
         throttleTimer?.schedule()
         awaitTimer?.schedule()
         var released = 0

@@ -1,11 +1,12 @@
 /// Reaches the engine's deadlines from one libuv timer: the engine has no
 /// clock of its own, it says when its next deadline is and is told when that
 /// time is reached. One for throttled observations' intervals (`throttle` in
-/// `observe`), one for writers' waits (`await` on a change). Loop-confined.
+/// `observe`), one for writers' waits (`await` on a change), one for values'
+/// lifetimes (on the loop's clock). Loop-confined.
 ///
 /// Armed only while the engine holds a deadline, for the earliest one.
 final class DeadlineTimer {
-    private let clock: @Sendable () -> UInt64
+    private let clock: () -> UInt64
     private let nextDeadline: () -> UInt64?
     private let reached: (UInt64) -> Void
     private let timer: UVTimer
@@ -14,7 +15,7 @@ final class DeadlineTimer {
 
     /// `nextDeadline` is read after each loop pass; `reached` is called with
     /// `clock`'s time when the earliest deadline has come.
-    init(loop: UVLoop, clock: @escaping @Sendable () -> UInt64, nextDeadline: @escaping () -> UInt64?,
+    init(loop: UVLoop, clock: @escaping () -> UInt64, nextDeadline: @escaping () -> UInt64?,
          reached: @escaping (UInt64) -> Void) {
         self.clock = clock
         self.nextDeadline = nextDeadline
