@@ -45,7 +45,7 @@ extension Daemon {
         let fsync = metrics.fsync
         let writer = StorageWriter(database: database, reserveBytes: configuration.storageReserveBytes,
                                    onSync: { fsync.record($0) }) { waker.wake() }
-        wakeup.setHandler { [unowned self] in self.writerProgressed() }
+        wakeup.handler = { [unowned self] in self.writerProgressed() }
         engine.storageStatus = { [unowned self, writer] in
             var status = writer.progress.storage
             status.commitsInFlight = storage?.groupCommit.batchesInFlight ?? 0

@@ -8,19 +8,11 @@ import CLibUV
 ///
 /// An async handle is active from its creation and keeps the loop alive
 /// until it is closed.
-final class UVAsync: UVHandle {
-    private var handler: (() -> Void)?
-
+final class UVAsync: UVCallbackHandle {
     init(loop: UVLoop) {
         super.init(loop: loop, type: UV_ASYNC) { raw in
             uv_async_init(loop.uvLoop, uvCast(raw), onAsync)
         }
-    }
-
-    /// Sets what runs on the loop thread after a wake.
-    func setHandler(_ handler: @escaping () -> Void) {
-        loop.assertOnLoopThread()
-        self.handler = handler
     }
 
     /// What another thread holds to wake the loop.
@@ -36,15 +28,8 @@ final class UVAsync: UVHandle {
 
     /// A waker for another thread. Valid until this handle is closed.
     var waker: Waker { Waker(async: uvCast(uvHandle)) }
-
-    override func didClose() {
-        handler = nil
-        super.didClose()
-    }
-
-    fileprivate func fire() { handler?() }
 }
 
 private func onAsync(_ handle: UnsafeMutablePointer<uv_async_t>?) {
-    UVHandle.owner(of: handle, as: UVAsync.self)?.fire()
+    UVHandle.owner(of: handle, as: UVAsync.self)?.handler?()
 }

@@ -110,6 +110,16 @@ class UVHandle {
     }
 }
 
+/// A handle with one callback (timer, signal, prepare, async), dropped at close.
+class UVCallbackHandle: UVHandle {
+    var handler: (() -> Void)?
+
+    override func didClose() {
+        handler = nil
+        super.didClose()
+    }
+}
+
 /// close_cb of every handle: releases the retain taken at init, lets the
 /// wrapper drop its closures, then frees the memory — in that order, since
 /// `onClosed` may still ask the wrapper questions (`isClosed`...).

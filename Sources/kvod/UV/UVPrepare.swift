@@ -5,9 +5,7 @@ import CLibUV
 /// Redis's `beforeSleep`: flush every connection with pending output once per
 /// iteration instead of once per command. Loop-confined. An active prepare
 /// handle keeps the loop alive.
-final class UVPrepare: UVHandle {
-    private var handler: (() -> Void)?
-
+final class UVPrepare: UVCallbackHandle {
     init(loop: UVLoop) {
         super.init(loop: loop, type: UV_PREPARE) { raw in
             uv_prepare_init(loop.uvLoop, uvCast(raw))
@@ -24,15 +22,8 @@ final class UVPrepare: UVHandle {
         guard !isClosing, uv_prepare_start(prepare, onPrepare) == 0 else { return }
         self.handler = handler
     }
-
-    override func didClose() {
-        handler = nil
-        super.didClose()
-    }
-
-    fileprivate func fire() { handler?() }
 }
 
 private func onPrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {
-    UVHandle.owner(of: handle, as: UVPrepare.self)?.fire()
+    UVHandle.owner(of: handle, as: UVPrepare.self)?.handler?()
 }

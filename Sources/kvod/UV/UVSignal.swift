@@ -4,9 +4,7 @@ import CLibUV
 /// the signal into a loop event, so `handler` runs on the loop thread like
 /// any callback and may do anything (log, start a graceful shutdown...).
 /// Loop-confined.
-final class UVSignal: UVHandle {
-    private var handler: (() -> Void)?
-
+final class UVSignal: UVCallbackHandle {
     init(loop: UVLoop) {
         super.init(loop: loop, type: UV_SIGNAL) { raw in
             uv_signal_init(loop.uvLoop, uvCast(raw))
@@ -32,13 +30,6 @@ final class UVSignal: UVHandle {
         for signal in signals { _ = kvod_unblock_signal(signal) }
     }
 
-    override func didClose() {
-        handler = nil
-        super.didClose()
-    }
-
-    fileprivate func fire() { handler?() }
-
     /// Ignores SIGPIPE for the whole process. libuv does not: writing to a
     /// connection whose peer is gone would kill the daemon instead of failing
     /// with EPIPE. Call once at startup.
@@ -48,5 +39,5 @@ final class UVSignal: UVHandle {
 }
 
 private func onSignal(_ handle: UnsafeMutablePointer<uv_signal_t>?, _: Int32) {
-    UVHandle.owner(of: handle, as: UVSignal.self)?.fire()
+    UVHandle.owner(of: handle, as: UVSignal.self)?.handler?()
 }

@@ -5,9 +5,7 @@ import CLibUV
 /// Times are in milliseconds of loop time (`UVLoop.now`), which is cached per
 /// iteration: a timer started from a long callback counts from the start of
 /// the iteration.
-final class UVTimer: UVHandle {
-    private var handler: (() -> Void)?
-
+final class UVTimer: UVCallbackHandle {
     init(loop: UVLoop) {
         super.init(loop: loop, type: UV_TIMER) { raw in
             uv_timer_init(loop.uvLoop, uvCast(raw))
@@ -32,11 +30,6 @@ final class UVTimer: UVHandle {
         guard !isClosed else { return }
         uv_timer_stop(timer)
         handler = nil
-    }
-
-    override func didClose() {
-        handler = nil
-        super.didClose()
     }
 
     fileprivate func fire() {
