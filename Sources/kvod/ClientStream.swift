@@ -20,11 +20,14 @@ protocol ClientStream: AnyObject {
     /// read after a callback that can close the connection (``onWriteError``),
     /// which frees that output.
     func write(_ bytes: UnsafeRawBufferPointer)
-    func write(_ bytes: [UInt8])
     /// Lets queued output reach the peer, then closes.
     func shutdownThenClose(onClosed: (() -> Void)?)
     /// Closes at once; queued output is dropped.
     func close(onClosed: (() -> Void)?)
+}
+
+extension ClientStream {
+    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
 }
 
 extension UVStream: ClientStream {}

@@ -50,8 +50,6 @@ public struct HTTPAnswer: Equatable, Sendable {
             let seq = Self.integer(members[Field.seq])
             self.init(status: 200, headers: seq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
                       body: JSONValue.object(members).jsonBytes + [0x0A])
-        case .deleted:
-            self.init(status: 200, body: JSONValue.object(members).jsonBytes + [0x0A])
         case .reply:
             self.init(status: 200, body: JSONValue.object(members).jsonBytes + [0x0A])
         case .metricsText:

@@ -116,7 +116,7 @@ public enum HTTPRoute: Equatable, Sendable {
         case "DELETE":
             var request = RequestEncoder(op: .delete, id: requestID, object: object, keyPath: keyPath)
             try condition(head, into: &request)
-            return .request(line: request.line, answer: .deleted)
+            return .request(line: request.line, answer: .reply)
         default:
             throw HTTPRefusal(.badRequest, "\(head.method) is not served on an object; use GET, HEAD, PUT or DELETE",
                               status: 405, headers: [HTTPHeader("allow", "GET, HEAD, PUT, DELETE")])
@@ -239,9 +239,7 @@ public enum HTTPAnswerShape: Equatable, Sendable {
     case value
     /// A `set`: `{"seq":N}`, and the new modSeq (that seq) as the ETag.
     case written
-    /// A `delete`: `{"seq":N}`.
-    case deleted
-    /// The reply's members but `id` and `ok` (`info`, `list`, `batch`).
+    /// The reply's members but `id` and `ok` (`info`, `list`, `batch`, a `delete`'s `{"seq":N}`).
     case reply
     /// `metrics`: its `text`, in Prometheus's text format.
     case metricsText

@@ -101,8 +101,6 @@ final class HTTPEventStream: HTTPRequestStream {
         partialLine.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start...]))
     }
 
-    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
-
     private func take(line: UnsafeRawBufferPointer) {
         switch phase {
         case .awaitingReply:
@@ -175,8 +173,6 @@ final class HTTPEventStream: HTTPRequestStream {
         request.send(pending, final: true)
         pending = []
     }
-
-    func shutdownThenClose(onClosed: (() -> Void)?) { close(onClosed: onClosed) }
 
     func close(onClosed: (() -> Void)?) {
         input.end()

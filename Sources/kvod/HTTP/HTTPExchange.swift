@@ -56,10 +56,6 @@ final class HTTPExchange: HTTPRequestStream {
         answer(self, reply)
     }
 
-    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
-
-    func shutdownThenClose(onClosed: (() -> Void)?) { close(onClosed: onClosed) }
-
     func close(onClosed: (() -> Void)?) {
         input.end()
         if !isAnswered {

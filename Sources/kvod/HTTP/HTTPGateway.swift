@@ -130,21 +130,17 @@ final class HTTPGateway {
     /// The token's credentials, or nil once the request was answered 401. The
     /// `Authorization` header wins over a watch's `access_token` parameter.
     private func authenticate(_ request: H2ORequest, queryToken: String? = nil) -> PeerCredentials? {
-        let challenge = [HTTPHeader("www-authenticate", "Bearer realm=\"kvod\"")]
-        guard tokens != nil else {
-            send(HTTPAnswer(HTTPRefusal(.forbidden, "kvod was started without --http-tokens: no token is valid", status: 401,
-                                        headers: challenge)), to: request)
+        func refuse(_ message: String) -> PeerCredentials? {
+            send(HTTPAnswer(HTTPRefusal(.forbidden, message, status: 401,
+                                        headers: [HTTPHeader("www-authenticate", "Bearer realm=\"kvod\"")])), to: request)
             return nil
         }
+        guard tokens != nil else { return refuse("kvod was started without --http-tokens: no token is valid") }
         guard let authorization = request.header("authorization") ?? queryToken.map({ "Bearer \($0)" }) else {
-            send(HTTPAnswer(HTTPRefusal(.forbidden, "this request needs Authorization: Bearer TOKEN", status: 401,
-                                        headers: challenge)), to: request)
-            return nil
+            return refuse("this request needs Authorization: Bearer TOKEN")
         }
         guard let caller = tokens?.subject(authorization: authorization) else {
-            send(HTTPAnswer(HTTPRefusal(.forbidden, "the token is not one of those in --http-tokens", status: 401,
-                                        headers: challenge)), to: request)
-            return nil
+            return refuse("the token is not one of those in --http-tokens")
         }
         return caller.credentials
     }

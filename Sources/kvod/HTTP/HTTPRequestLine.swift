@@ -48,4 +48,6 @@ extension HTTPRequestStream {
 
     func stopReading() {}
     func resumeReading() throws(UVError) {}
+    /// Nothing waits in a socket: closing is all there is to it.
+    func shutdownThenClose(onClosed: (() -> Void)?) { close(onClosed: onClosed) }
 }

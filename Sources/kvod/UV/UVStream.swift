@@ -186,8 +186,6 @@ final class UVStream: UVHandle {
         return submit(req)
     }
 
-    func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
-
     private func failWrite(_ error: UVError) {
         guard !writeFailed else { return }
         writeFailed = true
