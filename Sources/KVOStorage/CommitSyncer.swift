@@ -35,16 +35,14 @@ final class CommitSyncer: WALSyncThread, @unchecked Sendable {
     /// Waits for a commit not yet synced (returns the last batch written) or
     /// for a stop with nothing left to sync (nil).
     override func nextSync() -> UInt64? {
-        condition.lock()
-        defer { condition.unlock() }
-        while written == synced && !stopping { condition.wait() }
-        return written == synced ? nil : written
+        condition.withLock {
+            while written == synced && !stopping { condition.wait() }
+            return written == synced ? nil : written
+        }
     }
 
     override func didSync(_ target: UInt64) {
-        condition.lock()
-        synced = target
-        condition.unlock()
+        condition.withLock { synced = target }
         onSynced(target)
     }
 }

@@ -169,9 +169,7 @@ public final class StorageWriter: @unchecked Sendable {
 
     /// What the writer has committed, or why it stopped.
     public var progress: Progress {
-        condition.lock()
-        defer { condition.unlock() }
-        return published
+        condition.withLock { published }
     }
 
     /// Commits what is queued, syncs, stops the thread and waits for it.
@@ -281,9 +279,7 @@ public final class StorageWriter: @unchecked Sendable {
             if holdsDatabase {
                 if !failed { publishStorage(changed: space.probe(database, waitingChanges: waitingChanges,
                                                                  force: forceProbe)) }
-                condition.lock()
-                databaseBusy = false
-                condition.unlock()
+                condition.withLock { databaseBusy = false }
             }
             if failed || (work.stop && work.batches.isEmpty) { break }
         }
@@ -369,17 +365,13 @@ public final class StorageWriter: @unchecked Sendable {
             checkpointed = true
             condition.unlock()
         } catch where error.isFull {
-            condition.lock()
-            uncheckpointedSince = Date()
-            condition.unlock()
+            condition.withLock { uncheckpointedSince = Date() }
             forceProbe = true
         }
     }
 
     private var hasUncheckpointedCommits: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return uncheckpointedSince != nil
+        condition.withLock { uncheckpointedSince != nil }
     }
 
     /// What the writer thread does next: commit `batches` (none: only
@@ -459,10 +451,10 @@ public final class StorageWriter: @unchecked Sendable {
     /// The snapshot made since the last call, with the ticket it was asked
     /// under, or why it could not be made; nil when none has finished.
     public func takeFinishedSnapshot() -> (ticket: UInt64, result: Result<DatabaseSnapshot, StorageError>)? {
-        condition.lock()
-        defer { condition.unlock() }
-        defer { finishedSnapshot = nil }
-        return finishedSnapshot
+        condition.withLock {
+            defer { finishedSnapshot = nil }
+            return finishedSnapshot
+        }
     }
 
     /// One step of the copy of the snapshot `ticket` asks for (nil: give up
@@ -497,18 +489,14 @@ public final class StorageWriter: @unchecked Sendable {
 
     private func setCopy(_ copy: SnapshotCopy?) {
         snapshotCopy = copy
-        condition.lock()
-        copyingSnapshot = copy != nil
-        condition.unlock()
+        condition.withLock { copyingSnapshot = copy != nil }
     }
 
     /// The writer stops: a snapshot wanted or under way fails with `reason`.
     private func endSnapshot(because reason: String) {
         snapshotCopy?.abandon()
         setCopy(nil)
-        condition.lock()
-        let ticket = wantedSnapshot
-        condition.unlock()
+        let ticket = condition.withLock { wantedSnapshot }
         if let ticket { publish(snapshot: .failure(StorageError(reason)), ticket: ticket) }
     }
 
@@ -525,9 +513,7 @@ public final class StorageWriter: @unchecked Sendable {
     /// Publishes what the last look at the disk saw; wakes the loop when it
     /// `changed` what the loop decides by (whether writes are refused).
     private func publishStorage(changed: Bool) {
-        condition.lock()
-        published.storage = space.status
-        condition.unlock()
+        condition.withLock { published.storage = space.status }
         if changed { onProgress() }
     }
 
