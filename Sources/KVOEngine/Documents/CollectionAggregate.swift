@@ -168,13 +168,7 @@ struct CollectionAggregate {
 
     /// Where `extreme` goes in ``reserve``: after every one that precedes it.
     private func insertionIndex(of extreme: Extreme) -> Int {
-        var low = 0
-        var high = reserve.count
-        while low < high {
-            let middle = (low + high) / 2
-            if precedes(reserve[middle], extreme) { low = middle + 1 } else { high = middle }
-        }
-        return low
+        reserve.partitionPoint { precedes($0, extreme) }
     }
 
     /// The pass that fills ``reserve``: candidates gather unsorted up to

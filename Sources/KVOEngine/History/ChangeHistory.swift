@@ -107,11 +107,6 @@ public final class ChangeHistory {
 
     /// The position of the first change after `seq`: a binary search, for a history with gaps.
     private func firstIndex(after seq: UInt64) -> Int {
-        var low = changes.startIndex, high = changes.endIndex
-        while low < high {
-            let middle = (low + high) / 2
-            if changes[middle].seq > seq { high = middle } else { low = middle + 1 }
-        }
-        return low
+        changes.partitionPoint { $0.seq <= seq }
     }
 }

@@ -120,27 +120,11 @@ struct NameIndex {
 
     /// The first chunk whose last name is not before `key` (`chunks.count` when none).
     private func chunkIndex(atOrAfter key: UnsafeBufferPointer<UInt8>) -> Int {
-        var low = 0
-        var high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if chunks[middle][chunks[middle].count - 1].compare(key) < 0 {
-                low = middle + 1
-            } else {
-                high = middle
-            }
-        }
-        return low
+        chunks.partitionPoint { $0[$0.count - 1].compare(key) < 0 }
     }
 
     /// The first position in `names` whose name is not before `key`.
     private static func position(of key: UnsafeBufferPointer<UInt8>, in names: [Name]) -> Int {
-        var low = 0
-        var high = names.count
-        while low < high {
-            let middle = (low + high) / 2
-            if names[middle].compare(key) < 0 { low = middle + 1 } else { high = middle }
-        }
-        return low
+        names.partitionPoint { $0.compare(key) < 0 }
     }
 }

@@ -76,20 +76,10 @@ struct CreationOrder {
     /// `serial` (the end when none is).
     private func firstPosition(after serial: UInt64) -> (chunk: Int, position: Int) {
         // The last chunk whose first serial is not over `serial`, then within it.
-        var low = 0
-        var high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if self.serial(of: chunks[middle][0]) <= serial { low = middle + 1 } else { high = middle }
-        }
+        let low = chunks.partitionPoint { self.serial(of: $0[0]) <= serial }
         guard low > 0 else { return (0, 0) }
         let chunk = chunks[low - 1]
-        var start = 0
-        var end = chunk.count
-        while start < end {
-            let middle = (start + end) / 2
-            if self.serial(of: chunk[middle]) <= serial { start = middle + 1 } else { end = middle }
-        }
+        let start = chunk.partitionPoint { self.serial(of: $0) <= serial }
         // Past the chunk's last: the next chunk's first.
         return start == chunk.count && low < chunks.count ? (low, 0) : (low - 1, start)
     }
