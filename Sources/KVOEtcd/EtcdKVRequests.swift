@@ -52,10 +52,6 @@ public struct EtcdPutRequest: Sendable, Equatable {
         self.prevKV = prevKV
     }
 
-    public init(_ key: String, _ value: String, lease: Int64 = 0, prevKV: Bool = false) {
-        self.init(key: Array(key.utf8), value: Array(value.utf8), lease: lease, prevKV: prevKV)
-    }
-
     var json: JSONValue {
         var members: JSONObject = ["key": .bytes(key), "value": .bytes(value)]
         if lease != 0 { members["lease"] = .int64(lease) }

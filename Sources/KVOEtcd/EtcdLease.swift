@@ -28,7 +28,4 @@ public struct EtcdStatus: Sendable, Equatable {
         leader = try UInt64(bitPattern: EtcdResponseHeader.uint64(json, "leader"))
         raftTerm = try UInt64(bitPattern: EtcdResponseHeader.uint64(json, "raftTerm"))
     }
-
-    /// Whether the member that answered is the leader.
-    public var isLeader: Bool { leader != 0 && leader == header.memberID }
 }

@@ -86,14 +86,6 @@ public struct EtcdTxnRequest: Sendable, Equatable {
         self.success = success
         self.failure = failure
     }
-
-    var json: JSONValue {
-        .object([
-            "compare": .array(compare.map(\.json)),
-            "success": .array(success.map(\.json)),
-            "failure": .array(failure.map(\.json)),
-        ])
-    }
 }
 
 /// The answer to a transaction: etcd's `TxnResponse`.

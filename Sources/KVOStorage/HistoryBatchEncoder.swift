@@ -25,9 +25,6 @@ struct HistoryBatchEncoder: ~Copyable {
 
     deinit { base?.deallocate() }
 
-    /// The blob so far (a copy).
-    var bytes: [UInt8] { withBytes { Array($0) } }
-
     /// Calls `body` with the blob, valid only during the call.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))

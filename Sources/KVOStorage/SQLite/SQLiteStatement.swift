@@ -54,11 +54,6 @@ final class SQLiteStatement {
         }
     }
 
-    /// Binds bytes as a blob.
-    func bind(_ index: Int32, blob bytes: [UInt8]) {
-        bytes.withUnsafeBytes { bind(index, blob: $0) }
-    }
-
     /// Binds bytes as a blob (copied: they need not outlive the call).
     func bind(_ index: Int32, blob bytes: UnsafeRawBufferPointer) {
         // A NULL pointer would bind NULL, not an empty blob.

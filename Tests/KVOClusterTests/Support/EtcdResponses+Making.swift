@@ -1,8 +1,13 @@
-/// Answers made without etcd, by a backend that answers in its place
-/// (KVOCluster's tests keep one in memory).
+@testable import KVOEtcd
+import KVOValues
+
+/// Answers made without etcd, for the etcd in memory (each starts from the
+/// answer an empty JSON object reads as: an init of another module's struct
+/// must go through one of its own).
 extension EtcdResponseHeader {
     /// A header at `revision`, from member `memberID` of cluster `clusterID`, in raft term `raftTerm`.
-    public init(clusterID: UInt64 = 0, memberID: UInt64 = 0, revision: Int64, raftTerm: UInt64 = 0) {
+    init(clusterID: UInt64 = 0, memberID: UInt64 = 0, revision: Int64, raftTerm: UInt64 = 0) {
+        self = try! EtcdResponseHeader(.object([:]))
         self.clusterID = clusterID
         self.memberID = memberID
         self.revision = revision
@@ -12,7 +17,8 @@ extension EtcdResponseHeader {
 
 extension EtcdRangeResponse {
     /// The keys a range found; `count` the keys matched (by default as many as `kvs`).
-    public init(header: EtcdResponseHeader, kvs: [EtcdKeyValue], more: Bool = false, count: Int64? = nil) {
+    init(header: EtcdResponseHeader, kvs: [EtcdKeyValue], more: Bool = false, count: Int64? = nil) {
+        self = try! EtcdRangeResponse(.object([:]))
         self.header = header
         self.kvs = kvs
         self.more = more
@@ -22,7 +28,8 @@ extension EtcdRangeResponse {
 
 extension EtcdPutResponse {
     /// A put's answer, with the key before when asked for.
-    public init(header: EtcdResponseHeader, prevKV: EtcdKeyValue? = nil) {
+    init(header: EtcdResponseHeader, prevKV: EtcdKeyValue? = nil) {
+        self = try! EtcdPutResponse(.object([:]))
         self.header = header
         self.prevKV = prevKV
     }
@@ -30,7 +37,8 @@ extension EtcdPutResponse {
 
 extension EtcdDeleteResponse {
     /// A deletion's answer: how many keys went, and which when asked for.
-    public init(header: EtcdResponseHeader, deleted: Int64, prevKVs: [EtcdKeyValue] = []) {
+    init(header: EtcdResponseHeader, deleted: Int64, prevKVs: [EtcdKeyValue] = []) {
+        self = try! EtcdDeleteResponse(.object([:]))
         self.header = header
         self.deleted = deleted
         self.prevKVs = prevKVs
@@ -39,7 +47,8 @@ extension EtcdDeleteResponse {
 
 extension EtcdTxnResponse {
     /// A `Txn`'s answer: whether its compares held, and one answer per operation of the branch that ran.
-    public init(header: EtcdResponseHeader, succeeded: Bool, responses: [EtcdResponseOp]) {
+    init(header: EtcdResponseHeader, succeeded: Bool, responses: [EtcdResponseOp]) {
+        self = try! EtcdTxnResponse(.object([:]))
         self.header = header
         self.succeeded = succeeded
         self.responses = responses
@@ -48,7 +57,8 @@ extension EtcdTxnResponse {
 
 extension EtcdWatchEvent {
     /// One change of a key, as a watch tells it.
-    public init(kind: Kind, kv: EtcdKeyValue, prevKV: EtcdKeyValue? = nil) {
+    init(kind: Kind, kv: EtcdKeyValue, prevKV: EtcdKeyValue? = nil) {
+        self = try! EtcdWatchEvent(.object([:]))
         self.kind = kind
         self.kv = kv
         self.prevKV = prevKV
@@ -57,7 +67,8 @@ extension EtcdWatchEvent {
 
 extension EtcdLease {
     /// A lease granted or renewed, with the seconds it has left.
-    public init(header: EtcdResponseHeader, id: Int64, ttl: Int64) {
+    init(header: EtcdResponseHeader, id: Int64, ttl: Int64) {
+        self = try! EtcdLease(.object([:]))
         self.header = header
         self.id = id
         self.ttl = ttl
@@ -66,7 +77,8 @@ extension EtcdLease {
 
 extension EtcdStatus {
     /// What a member says of itself: the leader it knows (0: none) and the raft term.
-    public init(header: EtcdResponseHeader, version: String = "", leader: UInt64, raftTerm: UInt64) {
+    init(header: EtcdResponseHeader, version: String = "", leader: UInt64, raftTerm: UInt64) {
+        self = try! EtcdStatus(.object([:]))
         self.header = header
         self.version = version
         self.leader = leader
