@@ -6,6 +6,8 @@ import KVOEtcd
 /// stalls on demand. Every completion runs on the caller's loop, later, never
 /// from within the call.
 public protocol ClusterBackend: AnyObject {
+    associatedtype Request: ClusterRequest
+    associatedtype Watch: ClusterWatch
     /// The members' client URLs, in the order they are tried.
     var endpoints: [String] { get }
     /// The endpoint the next request goes to.
@@ -21,14 +23,14 @@ public protocol ClusterBackend: AnyObject {
     /// outcome is unknown. The handle tells where it went and lets the caller stop waiting.
     @discardableResult
     func txn(_ request: EtcdTxnRequest, idempotent: Bool,
-             _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) -> any ClusterRequest
-    /// What `endpoint` says of itself, its leader among it.
-    func status(of endpoint: String, timeoutMilliseconds: Int, _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void)
+             _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) -> Request
+    /// What `endpoint` (nil: the current one) says of itself, its leader among it.
+    func status(of endpoint: String?, timeoutMilliseconds: Int?, _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void)
     /// Requests and watches from now go to another endpoint than `endpoint`.
     func avoid(_ endpoint: String)
 
     /// Starts a watch; its updates go to `handler` until it ends or is cancelled.
-    func watch(_ request: EtcdWatchRequest, _ handler: @escaping (EtcdWatchUpdate) -> Void) -> any ClusterWatch
+    func watch(_ request: EtcdWatchRequest, _ handler: @escaping (EtcdWatchUpdate) -> Void) -> Watch
 
     /// A lease that ends `ttl` seconds after its last renewal.
     func grantLease(ttl: Int64, _ done: @escaping (Result<EtcdLease, EtcdError>) -> Void)
@@ -39,9 +41,6 @@ public protocol ClusterBackend: AnyObject {
     /// The replica is closing with these revokes on their way: sends them
     /// again, and waits for them a short while, so that those values go now.
     func revokeWhileClosing(_ leases: Set<Int64>)
-
-    /// Stops every request and watch: the replica is closed.
-    func close()
 }
 
 /// A request in flight (a `Txn`) that its caller may stop waiting for.

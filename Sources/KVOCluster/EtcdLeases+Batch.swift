@@ -43,6 +43,16 @@ struct BatchLeasePlan {
         }
     }
 
+    /// The plan of a single change: what its lifetime leases, and its key path's
+    /// leased keys ended when it ends leases (a set or delete in an object that holds some).
+    init(_ proposal: ChangeProposal) {
+        let change = proposal.change, lifetimes = proposal.lifetimes
+        uid = change.context.uid
+        owner = lifetimes.owner
+        if lifetimes.endsLeases { ended = [(change.object, change.path)] }
+        if let lifetime = lifetimes.lifetime { leased = [Leased(object: change.object, path: change.path, lifetime: lifetime)] }
+    }
+
     /// Whether leases must be granted first.
     var needsLeases: Bool { !leased.isEmpty }
 

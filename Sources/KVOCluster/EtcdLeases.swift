@@ -77,55 +77,7 @@ final class EtcdLeases {
         renewal?.start(afterMilliseconds: period, repeatMilliseconds: period) { [weak self] in self?.renew() }
     }
 
-    // MARK: A change's leased keys
-
-    /// The operations `proposal` adds to its `Txn`, once the leases it needs
-    /// are granted: the leased keys it ends deleted, the ones it leases put.
-    func operations(for proposal: ChangeProposal, _ done: @escaping (Result<Operations, LeaseFailure>) -> Void) {
-        let lifetimes = proposal.lifetimes
-        guard let lifetime = lifetimes.lifetime else {
-            return done(.success(operations(proposal, ephemeralLease: nil, ttlLease: nil)))
-        }
-        let withTTL: (Int64?) -> Void = { [weak self] ephemeralLease in
-            guard let self else { return }
-            guard let ttl = lifetime.ttl else {
-                return done(.success(operations(proposal, ephemeralLease: ephemeralLease, ttlLease: nil)))
-            }
-            // etcd's leases count whole seconds: never before the deadline.
-            client.grantLease(ttl: Int64(ttl.rounded(.up))) { [weak self] result in
-                guard let self else { return }
-                done(result.map { operations(proposal, ephemeralLease: ephemeralLease, ttlLease: TTLLease($0)) }
-                    .mapError { LeaseFailure("etcd did not grant the ttl's lease: \($0)") })
-            }
-        }
-        guard lifetime.ephemeral, let owner = lifetimes.owner else { return withTTL(nil) }
-        connectionLease(owner) { result in
-            switch result {
-            case .success(let lease): withTTL(lease)
-            case .failure(let error): done(.failure(error))
-            }
-        }
-    }
-
-    private func operations(_ proposal: ChangeProposal, ephemeralLease: Int64?, ttlLease: TTLLease?) -> Operations {
-        let change = proposal.change
-        let puts = leasedPuts(change.object, change.path, uid: change.context.uid, ephemeralLease: ephemeralLease,
-                              ttlLease: ttlLease)
-        var result = Operations(ttlLeases: ttlLease.map { [$0.id] } ?? [], expires: ttlLease.map { [$0.expires] } ?? [])
-        if proposal.lifetimes.endsLeases {
-            for family in ClusterKeys.Family.allCases {
-                let key = keys.leased(family, change.object, change.path)
-                // etcd refuses a Txn that puts and deletes one key; the put replaces it anyway.
-                // The ttl keys are read back so their leases can be revoked.
-                if !puts.contains(where: { $0.key.elementsEqual(key.utf8) }) {
-                    result.operations.append(.delete(EtcdDeleteRequest(.key(key), prevKV: family == .ttl)))
-                }
-                result.operations.append(.delete(EtcdDeleteRequest(.prefix(key + "/"), prevKV: family == .ttl)))
-            }
-        }
-        result.operations += puts.map(EtcdRequestOp.put)
-        return result
-    }
+    // MARK: Leased keys
 
     /// The leased keys that lease `path` of `object`: on the connection's
     /// lease (ephemeral), on the ttl's lease, and the note beside them

@@ -92,14 +92,7 @@ extension EtcdReplica {
         }
         guard isBatch else { return false }
         var documents: [String: JSONObject?] = [:]
-        for (object, written) in writes.documents {
-            switch written {
-            case .put(let document): documents[object] = document
-            case .deleted: documents.updateValue(nil, forKey: object)
-            case .unreadable(let key):
-                logger.error("etcd key \(key) at revision \(revision) is not a JSON object; ignored")
-            }
-        }
+        for (object, document) in writes.documents { documents.updateValue(document, forKey: object) }
         engine.applyReplicatedBatch(steps, documents: documents, seq: UInt64(revision))
         for object in documents.keys {
             engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))

@@ -130,7 +130,7 @@ public final class EtcdReplica: ChangeReplicator {
         let object = proposal.change.object
         let compared = modRevisions[object] ?? 0
         // The leases a lifetime needs first; the leased keys' operations join the Txn (EtcdLeases).
-        leases.operations(for: proposal) { [weak self] result in
+        leases.operations(for: BatchLeasePlan(proposal)) { [weak self] result in
             guard let self else { return }
             guard case .success(let leased) = result else {
                 if case .failure(let failure) = result { done(.unavailable("\(failure); nothing changed")) }
@@ -265,6 +265,7 @@ public final class EtcdReplica: ChangeReplicator {
     /// put beside it (none: a whole-document change made without kvod).
     func apply(revision: Int64, _ events: ArraySlice<EtcdWatchEvent>) {
         let writes = RevisionWrites(events, keys: keys)
+        for key in writes.unreadable { logger.error("etcd key \(key) at revision \(revision) is not a JSON object; ignored") }
         if applyBatch(revision: revision, writes) {
             releases.follow(events, keys: keys, recordedObjects: [], releasing: false)
             appliedRevision = max(appliedRevision, revision)
@@ -279,15 +280,7 @@ public final class EtcdReplica: ChangeReplicator {
             modSeqs[object] = ReplicatedModSeqs.tree(inRecord: json, revision: UInt64(revision))
         }
         for event in events where event.kv.key.elementsEqual(keys.epoch.utf8) { followEpoch(event) }
-        for (object, written) in writes.documents {
-            var document: JSONObject?
-            switch written {
-            case .put(let members): document = members
-            case .deleted: document = nil
-            case .unreadable(let key):
-                logger.error("etcd key \(key) at revision \(revision) is not a JSON object; ignored")
-                continue
-            }
+        for (object, document) in writes.documents {
             let change = records[object] ?? ReplicatedChange(op: "external", object: object, path: [], kind: .setting)
             engine.applyReplicated(change, document: document, seq: UInt64(revision))
             engine.adoptReplicatedModSeqs(object, modSeqs[object], revision: UInt64(revision))
@@ -336,6 +329,5 @@ public final class EtcdReplica: ChangeReplicator {
         pauses = [:]
         leases.close()
         releases.close()
-        client.close()
     }
 }

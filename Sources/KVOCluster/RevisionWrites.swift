@@ -8,14 +8,10 @@ import KVOValues
 /// record key put beside it (a deletion, or an older kvod's change), the
 /// one inside winning (docs/CLUSTER.md).
 struct RevisionWrites {
-    enum Document {
-        case put(JSONObject)
-        case deleted
-        /// Not a JSON object (someone used `etcdctl`): the key's name, to log.
-        case unreadable(String)
-    }
-
-    var documents: [(object: String, document: Document)] = []
+    /// Each object's document as put (nil: deleted), in event order.
+    var documents: [(object: String, document: JSONObject?)] = []
+    /// The keys put with a value that is not a JSON object (someone used `etcdctl`), to log: left out.
+    var unreadable: [String] = []
     var records: [String: JSONValue] = [:]
 
     init(_ events: ArraySlice<EtcdWatchEvent>, keys: ClusterKeys) {
@@ -26,14 +22,14 @@ struct RevisionWrites {
                 if event.kind == .put, let json = try? JSONReader.parse(event.kv.value) { beside[object] = json }
             case .document(let object)?:
                 guard event.kind == .put else {
-                    documents.append((object, .deleted))
+                    documents.append((object, nil))
                     continue
                 }
                 guard let stored = ClusterKeys.stored(event.kv.value) else {
-                    documents.append((object, .unreadable(event.kv.keyText)))
+                    unreadable.append(event.kv.keyText)
                     continue
                 }
-                documents.append((object, .put(stored.document)))
+                documents.append((object, stored.document))
                 if let record = stored.record { records[object] = record }
             case nil:
                 continue

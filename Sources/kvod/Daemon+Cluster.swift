@@ -18,7 +18,16 @@ extension Daemon {
         let snapshot = start.snapshot
         engine.loadReplica(documents: snapshot.documents, revision: UInt64(snapshot.revision), epoch: epoch.text,
                            modSeqs: snapshot.modSeqs)
-        let replica = try EtcdReplica(backend: EtcdBackend(etcd, loop: loop), keys: keys, snapshot: snapshot,
+        let driver = UVEtcdDriver(loop: loop)
+        let client: EtcdClient
+        do {
+            client = try EtcdClient(etcd, driver: driver)
+        } catch {
+            throw .cannotReachEtcd("\(error)")
+        }
+        driver.client = client
+        etcdDriver = driver
+        let replica = EtcdReplica(backend: client, keys: keys, snapshot: snapshot,
                                       epoch: epoch, engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop,
                                       logger: logger)
         replica.commitTimed = { [unowned self] outcome, nanoseconds in
@@ -60,6 +69,8 @@ extension Daemon {
     func closeCluster() {
         cluster?.close()
         cluster = nil
+        etcdDriver?.close()
+        etcdDriver = nil
         engine.replicator = nil
     }
 }

@@ -84,6 +84,8 @@ final class Daemon {
     var backups: Backups?
     /// Over etcd (`--etcd`): the replica that proposes changes and follows the cluster.
     var cluster: EtcdReplica?
+    /// Its etcd client's sockets and timer on the loop.
+    var etcdDriver: UVEtcdDriver?
     /// With `--http`: the HTTP door.
     private var http: HTTPGateway?
     /// How long each of its proposals took to its outcome, by outcome (metrics: failures are the outcomes but `applied`).

@@ -49,7 +49,8 @@ struct ReplicaStart {
     /// The prefix at etcd's newest revision, with no history to replay.
     private static func newestState(_ configuration: EtcdClient.Configuration,
                                     _ keys: ClusterKeys) throws(DaemonError) -> Self {
-        let snapshot = try ReplicaSnapshot.readAtStart(configuration, keys: keys)
+        let newest = try value(EtcdStartupCall.run(configuration) { $0.range(ReplicaSnapshot.request(keys), $1) }, configuration, keys)
+        let snapshot = ReplicaSnapshot(newest, keys: keys)
         return Self(snapshot: snapshot, target: snapshot.revision)
     }
 

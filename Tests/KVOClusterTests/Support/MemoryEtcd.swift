@@ -72,7 +72,7 @@ final class MemoryEtcd: ClusterBackend {
 
     /// Puts `value` at `key` in a revision of its own.
     func put(_ key: String, _ value: String) {
-        _ = apply([.put(EtcdPutRequest(key, value))])
+        _ = apply([.put(EtcdPutRequest(key: Array(key.utf8), value: Array(value.utf8)))])
     }
 
     func delete(_ key: String) {
@@ -114,7 +114,7 @@ final class MemoryEtcd: ClusterBackend {
 
     @discardableResult
     func txn(_ request: EtcdTxnRequest, idempotent: Bool,
-             _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) -> any ClusterRequest {
+             _ done: @escaping (Result<EtcdTxnResponse, EtcdError>) -> Void) -> MemoryRequest {
         let handle = MemoryRequest(endpoint: currentEndpoint, done: done)
         guard isReachable else {
             answers.append { handle.finish(.failure(self.unreachable(mayHaveApplied: false))) }
@@ -133,7 +133,7 @@ final class MemoryEtcd: ClusterBackend {
         return handle
     }
 
-    func status(of endpoint: String, timeoutMilliseconds: Int, _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void) {
+    func status(of endpoint: String?, timeoutMilliseconds: Int?, _ done: @escaping (Result<EtcdStatus, EtcdError>) -> Void) {
         answer(done) { EtcdStatus(header: self.header, leader: 1, raftTerm: Self.raftTerm) }
     }
 
@@ -142,7 +142,7 @@ final class MemoryEtcd: ClusterBackend {
         currentEndpoint = endpoints[(index + 1) % endpoints.count]
     }
 
-    func watch(_ request: EtcdWatchRequest, _ handler: @escaping (EtcdWatchUpdate) -> Void) -> any ClusterWatch {
+    func watch(_ request: EtcdWatchRequest, _ handler: @escaping (EtcdWatchUpdate) -> Void) -> MemoryWatch {
         let watch = MemoryWatch(request: request, endpoint: currentEndpoint, handler: handler)
         watches.removeAll { $0.isCancelled || $0.hasEnded }
         watches.append(watch)

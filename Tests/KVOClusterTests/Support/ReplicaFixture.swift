@@ -44,6 +44,8 @@ final class ReplicaFixture {
     deinit {
         for client in clients { engine.closeClient(client) }
         replica.close()
+        // The daemon closes its etcd client after the replica (Daemon.closeCluster).
+        etcd.close()
         engine.replicator = nil
     }
 
