@@ -50,7 +50,7 @@ extension ClientController {
 
     /// Takes `ended`, just taken out of the client's table, out of the
     /// creation order (dropped when few are left).
-    func noteEnded(_ ended: [ObservationInfo]) {
+    func noteEnded(_ ended: some Sequence<ObservationInfo>) {
         guard creationOrder != nil else { return }
         guard observationCount >= Self.creationOrderUntil else {
             creationOrder = nil
@@ -59,15 +59,6 @@ extension ClientController {
         for info in ended { creationOrder!.remove(info) }
     }
 
-    /// ``noteEnded(_:)`` for one observation.
-    func noteEnded(_ info: ObservationInfo) {
-        guard creationOrder != nil else { return }
-        guard observationCount >= Self.creationOrderUntil else {
-            creationOrder = nil
-            return
-        }
-        creationOrder!.remove(info)
-    }
 }
 
 /// An observation in a page, ordered by its serial.

@@ -233,7 +233,7 @@ public final class ClientController: CustomStringConvertible {
         held.drop(info)
         dropPacedInitialEvents(of: info)
         dropThrottle(of: info)
-        noteEnded(info)
+        noteEnded(CollectionOfOne(info))
         shared.unregister(info)
     }
 
