@@ -19,28 +19,31 @@ extension ChangeRecord {
             return
         }
         if case .object? = document {} else { document = .object([:]) }
+        _ = document!.withObjectMembers { apply(to: &$0) }
+    }
+
+    /// Applies this change, at a non-empty key path, to its object's members
+    /// in place: also how the store applies a delete, insert, remove or replace.
+    func apply(to members: inout JSONObject) {
         let keys = path[...]
-        _ = document!.withObjectMembers { members in
-            switch kind {
-            case .setting:
-                Self.write(new, at: keys, into: &members)
-            case .insertion:
-                if JSONValue.object(members).value(at: keys) == nil { Self.write(.array([]), at: keys, into: &members) }
-                let values = Self.elements(of: new)
-                Self.withArray(at: keys, in: &members) { array in
-                    let position = min(indexes.first ?? array.count, array.count)
-                    array.insert(contentsOf: values, at: position)
-                }
-            case .removal:
-                Self.withArray(at: keys, in: &members) { array in
-                    let valid = indexes.filter { $0 < array.count }
-                    array.removeSubranges(RangeSet(valid, within: array))
-                }
-            case .replacement:
-                let values = Self.elements(of: new)
-                Self.withArray(at: keys, in: &members) { array in
-                    for (index, value) in zip(indexes, values) where index < array.count { array[index] = value }
-                }
+        switch kind {
+        case .setting:
+            Store.write(into: &members, keys, new)
+        case .insertion:
+            if JSONValue.object(members).value(at: keys) == nil { Store.write(into: &members, keys, .array([])) }
+            let values = Self.elements(of: new)
+            Self.withArray(at: keys, in: &members) { array in
+                let position = min(indexes.first ?? array.count, array.count)
+                array.insert(contentsOf: values, at: position)
+            }
+        case .removal:
+            Self.withArray(at: keys, in: &members) { array in
+                array.removeElements(atSortedIndexes: Self.ascending(indexes, below: array.count))
+            }
+        case .replacement:
+            let values = Self.elements(of: new)
+            Self.withArray(at: keys, in: &members) { array in
+                for (index, value) in zip(indexes, values) where index < array.count { array[index] = value }
             }
         }
     }
@@ -48,12 +51,6 @@ extension ChangeRecord {
     private static func elements(of value: JSONValue?) -> [JSONValue] {
         if case .array(let elements)? = value { return elements }
         return []
-    }
-
-    /// The store's write: `value` at `keys`, creating missing objects on the
-    /// way (not for a removal); nothing where a value on the way is not an object.
-    private static func write(_ value: JSONValue?, at keys: ArraySlice<String>, into members: inout JSONObject) {
-        Store.write(into: &members, keys, value)
     }
 
     /// Runs `body` on the array at `keys`, in place; nothing when there is none.

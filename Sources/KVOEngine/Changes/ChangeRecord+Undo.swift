@@ -90,7 +90,7 @@ extension ChangeRecord {
 
     /// The distinct indexes in `0..<count`, ascending: what kvod recorded, or
     /// made so from a history row that was not.
-    private static func ascending(_ indexes: [Int], below count: Int) -> [Int] {
+    static func ascending(_ indexes: [Int], below count: Int) -> [Int] {
         let valid = indexes.filter { (0..<count).contains($0) }
         if zip(valid, valid.dropFirst()).allSatisfy({ $0 < $1 }) { return valid }
         return Array(Set(valid)).sorted()

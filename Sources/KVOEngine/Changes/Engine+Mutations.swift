@@ -57,22 +57,18 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
                             seq: store.seq + 1, existingKeys: keys.count,
                             memberIndex: store.memberIndex(object, at: keys), cause: cause)
-        return commit(change) { store.write(object, at: keys, nil) }
+        return commit(change) { store.apply(change) }
     }
 
     func insert(_ object: String, _ keyPath: ObservedPath, at index: Int?,
                 _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
-        let (change, position) = try insertion(object, keyPath, at: index, values)
-        return commit(change) {
-            store.modifyArray(object, at: keyPath.components[...], create: true) {
-                $0.insert(contentsOf: values, at: position)
-            }
-        }
+        let change = try insertion(object, keyPath, at: index, values)
+        return commit(change) { store.apply(change) }
     }
 
-    /// An insert's change, checked and admitted, and where it inserts; nothing applied yet.
+    /// An insert's change, checked and admitted; nothing applied yet.
     func insertion(_ object: String, _ keyPath: ObservedPath, at index: Int?,
-                   _ values: [JSONValue]) throws(KVOEngineError) -> (ChangeRecord, Int) {
+                   _ values: [JSONValue]) throws(KVOEngineError) -> ChangeRecord {
         let keys = keyPath.components[...]
         // The whole path: every value above the array must be an object.
         let existing = try store.checkObjectPath(object, keys)
@@ -90,16 +86,12 @@ extension Engine {
                             indexes: Array(position..<(position + values.count)), old: nil, new: .array(values),
                             seq: store.seq + 1, existingKeys: existing, createdObject: store.document(object) == nil)
         try resources.admit(change)
-        return (change, position)
+        return change
     }
 
     func remove(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> UInt64 {
         let change = try removal(object, keyPath, at: indexes)
-        return commit(change) {
-            store.modifyArray(object, at: keyPath.components[...], create: false) {
-                $0.removeElements(atSortedIndexes: indexes)
-            }
-        }
+        return commit(change) { store.apply(change) }
     }
 
     /// A remove's change, checked; nothing applied yet.
@@ -112,11 +104,7 @@ extension Engine {
     func replace(_ object: String, _ keyPath: ObservedPath, at indexes: [Int],
                  with values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
         let change = try replacement(object, keyPath, at: indexes, with: values)
-        return commit(change) {
-            store.modifyArray(object, at: keyPath.components[...], create: false) { array in
-                for (index, value) in zip(indexes, values) { array[index] = value }
-            }
-        }
+        return commit(change) { store.apply(change) }
     }
 
     /// A replace's change, checked and admitted; nothing applied yet.

@@ -159,16 +159,6 @@ public final class Store {
 
     // MARK: Mutation
 
-    /// Puts `value` at `keys` (non-empty), creating missing intermediate
-    /// objects; nil removes what is there. The caller has checked the path
-    /// with ``checkObjectPath`` (and read the old value if it needs it).
-    func write(_ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) {
-        // In place (one hash of the name, no copy of the document). Deleting
-        // the last member leaves an empty object, as a set to `{}` would;
-        // only `delete` without a key path removes the object.
-        write(objects.entry(object), object, at: keys, value)
-    }
-
     private func write(_ entry: ObjectTable.Entry?, _ object: String, at keys: ArraySlice<String>, _ value: JSONValue?) {
         guard let entry, entry.members != nil else {
             guard value != nil else { return }
@@ -209,27 +199,15 @@ public final class Store {
         }
     }
 
-    /// Runs `body` on the array at `keys` in place; creates an empty array
-    /// (and missing intermediates) when `create` is set and nothing is there.
-    func modifyArray<R>(_ object: String, at keys: ArraySlice<String>, create: Bool,
-                        _ body: (inout [JSONValue]) -> R) -> R {
-        let entry = objects.entryCreating(object)
-        if entry.members == nil { objects.setMembers([:], of: entry, named: object) }
-        if create, JSONValue.object(entry.members!).value(at: keys) == nil {
-            Self.write(into: &entry.members!, keys, .array([]))
-        }
-        return Self.modifyArray(in: &entry.members!, keys, body)
-    }
-
-    private static func modifyArray<R>(in members: inout JSONObject, _ keys: ArraySlice<String>,
-                                       _ body: (inout [JSONValue]) -> R) -> R {
-        let index = members.index(forKey: keys.first!)!
-        if keys.count == 1 {
-            return members.values[index].withArrayElements(body)!
-        }
-        return members.values[index].withObjectMembers { child in
-            modifyArray(in: &child, keys.dropFirst(), body)
-        }!
+    /// Applies `change` (a delete, insert, remove or replace at a non-empty
+    /// key path, checked) to its object in place (one hash of the name, no
+    /// copy of the document), making the object for an insert into none.
+    /// Deleting the last member leaves an empty object, as a set to `{}`
+    /// would; only `delete` without a key path removes the object.
+    func apply(_ change: ChangeRecord) {
+        let entry = objects.entryCreating(change.object)
+        if entry.members == nil { objects.setMembers([:], of: entry, named: change.object) }
+        change.apply(to: &entry.members!)
     }
 
     /// Takes a copy of another store's document and its modSeqs (a batch's trial).

@@ -110,7 +110,7 @@ extension Engine {
             record = ChangeRecord(object: object, path: path, kind: .setting, old: old, new: nil,
                                   seq: store.seq + 1, existingKeys: path.count)
         case .insert(let object, let keyPath, let index, let values):
-            record = try insertion(object, keyPath, at: index, values).0
+            record = try insertion(object, keyPath, at: index, values)
         case .remove(let object, let keyPath, let indexes):
             record = try removal(object, keyPath, at: indexes)
         case .replace(let object, let keyPath, let indexes, let values):
