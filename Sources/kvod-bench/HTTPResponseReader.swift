@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,7 +106,7 @@ final class HTTPResponseReader {
         var position = 0
         while let keyStart = Self.find(Self.keyMember, in: line, from: position) {
             position = keyStart + Self.keyMember.count
-            let key = Base64.decode(line, &position)
+            let key = Self.base64(line, &position)
             var keyNumber = -1
             for byte in key {
                 if byte == UInt8(ascii: "/") {
@@ -119,7 +120,7 @@ final class HTTPResponseReader {
                 continue
             }
             position = valueStart + Self.valueMember.count
-            let value = Base64.decode(line, &position)
+            let value = Self.base64(line, &position)
             value.withUnsafeBytes { payload in
                 var cursor = 0
                 let index = KVODParser.readNumber(payload, &cursor)
@@ -128,6 +129,14 @@ final class HTTPResponseReader {
                 handler.event(key: keyNumber, index: index, sentAt: UInt64(max(sentAt, 0)))
             }
         }
+    }
+
+    /// The base64 from `position` up to the closing quote, decoded (empty if it is not base64);
+    /// leaves `position` after the quote.
+    private static func base64(_ line: UnsafeRawBufferPointer, _ position: inout Int) -> Data {
+        let end = line[position...].firstIndex(of: UInt8(ascii: "\"")) ?? line.count
+        defer { position = end + 1 }
+        return Data(base64Encoded: Data(line[position..<end])) ?? Data()
     }
 
     private func find(_ needle: [UInt8], from start: Int) -> Int? {
@@ -143,60 +152,5 @@ final class HTTPResponseReader {
             }
             return nil
         }
-    }
-}
-
-/// Standard base64, as etcd's gateway carries keys and values.
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes, into output: inout [UInt8]) {
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-            output.append(alphabet[Int(group >> 18 & 63)])
-            output.append(alphabet[Int(group >> 12 & 63)])
-            output.append(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 63)])
-            output.append(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 63)])
-        }
-    }
-
-    static func encode(_ text: String) -> [UInt8] {
-        var output: [UInt8] = []
-        encode(Array(text.utf8), into: &output)
-        return output
-    }
-
-    /// Decodes from `position` up to the closing quote, and leaves `position` after it.
-    static func decode(_ line: UnsafeRawBufferPointer, _ position: inout Int) -> [UInt8] {
-        var output: [UInt8] = []
-        var group: UInt32 = 0
-        var count = 0
-        while position < line.count, line[position] != UInt8(ascii: "\"") {
-            let byte = line[position]
-            position += 1
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - 97 + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - 48 + 52)
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            default: continue  // padding
-            }
-            group = group << 6 | value
-            count += 1
-            if count == 4 {
-                output += [UInt8(group >> 16 & 255), UInt8(group >> 8 & 255), UInt8(group & 255)]
-                group = 0
-                count = 0
-            }
-        }
-        if count == 3 { output += [UInt8(group >> 10 & 255), UInt8(group >> 2 & 255)] }
-        if count == 2 { output.append(UInt8(group >> 4 & 255)) }
-        position += 1
-        return output
     }
 }

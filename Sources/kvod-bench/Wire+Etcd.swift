@@ -1,3 +1,5 @@
+import Foundation
+
 /// etcd's side of ``Wire``: puts and watches through its JSON gateway over
 /// HTTP/1.1 keep-alive (`/v3/kv/put`, `/v3/watch`), the Go-free client the
 /// cluster benchmark measures etcd with. A key `(object, keyPath)` is the etcd
@@ -10,7 +12,7 @@ extension Wire {
 
     /// `{"key":"<base64>","value":"`: a put's body up to its value.
     static func etcdPutPrefix(_ key: BenchKey) -> [UInt8] {
-        Array(#"{"key":""#.utf8) + Base64.encode(etcdKey(key)) + Array(#"","value":""#.utf8)
+        Array(#"{"key":""#.utf8) + Data(etcdKey(key).utf8).base64EncodedData() + Array(#"","value":""#.utf8)
     }
 
     private static let putStart = Array(
@@ -22,8 +24,7 @@ extension Wire {
         appendDecimal(UInt64(index), to: &payload)
         payload.append(UInt8(ascii: ","))
         appendDecimal(sentAt, to: &payload)
-        var value: [UInt8] = []
-        Base64.encode(payload, into: &value)
+        let value = Data(payload).base64EncodedData()
         bytes.append(contentsOf: putStart)
         appendDecimal(UInt64(prefix.count + value.count + 2), to: &bytes)
         bytes.append(contentsOf: [13, 10, 13, 10])
@@ -50,7 +51,7 @@ extension Wire {
             appendDecimal(UInt64(put.index), to: &payload)
             payload.append(UInt8(ascii: ","))
             appendDecimal(sentAt, to: &payload)
-            Base64.encode(payload, into: &body)
+            body.append(contentsOf: Data(payload).base64EncodedData())
             body.append(contentsOf: #""}}"#.utf8)
         }
         body.append(contentsOf: "]}".utf8)
@@ -62,8 +63,8 @@ extension Wire {
 
     /// A watch of `key`, or of the range [key, rangeEnd): a stream that stays open.
     static func etcdWatchRequest(key: String, rangeEnd: String?) -> [UInt8] {
-        var body = Array(#"{"create_request":{"key":""#.utf8) + Base64.encode(key)
-        if let rangeEnd { body += Array(#"","range_end":""#.utf8) + Base64.encode(rangeEnd) }
+        var body = Array(#"{"create_request":{"key":""#.utf8) + Data(key.utf8).base64EncodedData()
+        if let rangeEnd { body += Array(#"","range_end":""#.utf8) + Data(rangeEnd.utf8).base64EncodedData() }
         body += Array(#""}}"#.utf8)
         return Array("POST /v3/watch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
             + body
