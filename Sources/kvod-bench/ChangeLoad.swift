@@ -93,12 +93,12 @@ struct ChangeLoad {
         let acknowledged0 = signals.acknowledgedSets.load(ordering: .acquiring)
         let delivered0 = signals.deliveredEvents.load(ordering: .acquiring)
         let coalesced0 = signals.coalescedEvents.load(ordering: .acquiring)
-        let server0 = server?.cpuSeconds() ?? 0
+        let server0 = ProcessCPU.seconds(server?.pid ?? 0)
         sleep(seconds: durationSeconds)
         let acknowledged1 = signals.acknowledgedSets.load(ordering: .acquiring)
         let delivered1 = signals.deliveredEvents.load(ordering: .acquiring)
         let coalesced1 = signals.coalescedEvents.load(ordering: .acquiring)
-        let server1 = server?.cpuSeconds() ?? 0
+        let server1 = ProcessCPU.seconds(server?.pid ?? 0)
         let resident = server?.residentBytes() ?? 0
         let elapsed = Double(monotonicNanoseconds() - started) / 1e9
         signals.recording.store(false, ordering: .releasing)

@@ -107,16 +107,6 @@ final class ServerProcess {
         return lowest
     }
 
-    /// User + system CPU time so far, from `/proc/<pid>/stat`, in seconds; 0 when unknown.
-    func cpuSeconds() -> Double {
-        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
     /// Stops the server (SIGTERM, then SIGKILL after 10 s) and removes its folder.
     func stop() {
         guard let process, let directory else { return }
