@@ -41,24 +41,16 @@ final class Bystander {
     /// requests, not one that adds load).
     func run(_ signals: LoadSignals) {
         var reply: [UInt8] = []
-        var scratch = [UInt8](repeating: 0, count: 512)
         while !signals.stopSetting.load(ordering: .relaxed) {
             let started = monotonicNanoseconds()
-            let sent = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent == request.count else {
-                problem = "bystander: send: \(UnixSocket.errorText())"
-                return
-            }
-            reply.removeAll(keepingCapacity: true)
-            while !reply.contains(10) {
-                let count = read(fd, &scratch, scratch.count)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else {
-                    problem = "bystander: " + (count == 0 ? "the server closed the connection"
-                        : errno == EAGAIN ? "no reply to a ping within 20 s" : "read: \(UnixSocket.errorText())")
-                    return
+            do {
+                try UnixSocket.exchange(fd, request, into: &reply) { sending, closed, code in
+                    "bystander: " + (sending ? "send: \(UnixSocket.errorText(code))" : closed ? "the server closed the connection"
+                        : code == EAGAIN ? "no reply to a ping within 20 s" : "read: \(UnixSocket.errorText(code))")
                 }
-                reply.append(contentsOf: scratch[..<count])
+            } catch {
+                problem = error.description
+                return
             }
             let elapsed = monotonicNanoseconds() - started
             guard reply.starts(with: expected) else {

@@ -69,16 +69,10 @@ final class ClusterRig {
         defer { close(fd) }
         let request = RequestEncoder(op: .get, object: "kvod-bench/following", keyPath: nil).line
         let deadline = monotonicNanoseconds() + 20_000_000_000
-        var scratch = [UInt8](repeating: 0, count: 4096)
+        var reply: [UInt8] = []
         while monotonicNanoseconds() < deadline {
-            guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-                throw BenchError("kvod \(kvod.socketPath): \(UnixSocket.errorText())")
-            }
-            var reply: [UInt8] = []
-            while !reply.contains(10) {
-                let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { throw BenchError("kvod \(kvod.socketPath) closed the connection") }
-                reply += scratch[..<n]
+            try UnixSocket.exchange(fd, request, into: &reply) { sending, _, code in
+                sending ? "kvod \(kvod.socketPath): \(UnixSocket.errorText(code))" : "kvod \(kvod.socketPath) closed the connection"
             }
             if !String(decoding: reply, as: UTF8.self).contains(#""stale":true"#) { return }
             usleep(10_000)

@@ -16,16 +16,9 @@ struct KvodInfo: Sendable {
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = RequestEncoder(op: .info).line
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-            throw BenchError("info: send: \(UnixSocket.errorText())")
-        }
         var reply: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while !reply.contains(10) {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { throw BenchError("info: no reply: \(UnixSocket.errorText())") }
-            reply += chunk[..<n]
+        try UnixSocket.exchange(fd, RequestEncoder(op: .info).line, into: &reply) { sending, _, code in
+            "info: \(sending ? "send" : "no reply"): \(UnixSocket.errorText(code))"
         }
         let text = String(decoding: reply, as: UTF8.self)
         func counter(_ name: String) -> Int {

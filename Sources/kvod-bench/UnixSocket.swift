@@ -39,6 +39,25 @@ enum UnixSocket {
         return true
     }
 
+    /// Sends `request` on the blocking socket `fd`, then reads into `reply` (emptied first) until it holds
+    /// a newline. On a failure, throws what `message` makes of it: whether the send failed, else whether the
+    /// server closed the connection, and errno (EAGAIN: SO_RCVTIMEO ran out).
+    static func exchange(_ fd: Int32, _ request: [UInt8], into reply: inout [UInt8],
+                         _ message: (_ sending: Bool, _ closed: Bool, _ code: Int32) -> String) throws(BenchError) {
+        let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else { throw BenchError(message(true, false, errno)) }
+        reply.removeAll(keepingCapacity: true)
+        while !reply.contains(10) {
+            let count = withUnsafeTemporaryAllocation(byteCount: 512, alignment: 1) { chunk in
+                let count = read(fd, chunk.baseAddress, chunk.count)
+                if count > 0 { reply.append(contentsOf: chunk[..<count]) }
+                return count
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw BenchError(message(false, count == 0, errno)) }
+        }
+    }
+
     static func setNonBlocking(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFL, 0)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
