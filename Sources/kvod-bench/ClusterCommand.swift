@@ -16,17 +16,13 @@ struct ClusterCommand: ParsableCommand {
             loopback and stops them after it. See docs/PERFORMANCE.md, "kvod over etcd (issue 18)".
             """)
 
-    @Option(help: "standard (the reported figures) or tiny (a quick check that every scenario works).")
-    var size: String = "standard"
+    @OptionGroup var shared: SharedOptions
 
     @Option(help: "How many times each scenario runs per peer; medians are reported.")
     var rounds: Int = 3
 
     @Option(name: .customLong("scenario"), help: "Run only these scenarios (repeatable): cluster-latency, cluster-set-throughput, cluster-distinct-objects, cluster-many-writers, cluster-fanout.")
     var scenarios: [String] = []
-
-    @Option(help: "The kvod binary.")
-    var kvod: String = ".build/release/kvod"
 
     @Option(help: "The etcd binary (Debian's etcd-server).")
     var etcd: String = "/usr/bin/etcd"
@@ -37,11 +33,7 @@ struct ClusterCommand: ParsableCommand {
     @Option(help: "The command line to record in the report.")
     var command: String = "kvod-bench cluster"
 
-    @Option(help: "The kvod commit to record in the report.")
-    var commit: String = "unknown"
-
     func validate() throws {
-        guard size == "standard" || size == "tiny" else { throw ValidationError("--size must be standard or tiny") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         let known = Set(ClusterScenario.all.map(\.family))
         for name in scenarios where !known.contains(name) {
@@ -54,9 +46,8 @@ struct ClusterCommand: ParsableCommand {
 
     func run() throws {
         _ = UnixSocket.raiseFileLimit()
-        let sizes = size == "tiny" ? ClusterSizes.tiny : ClusterSizes.standard
         let selected = ClusterScenario.all.filter { scenarios.isEmpty || scenarios.contains($0.family) }
-        let binaries = ClusterRig.Binaries(kvod: kvod, etcd: etcd)
+        let binaries = ClusterRig.Binaries(kvod: shared.kvod, etcd: etcd)
         let started = Date()
         let loadBefore = Machine.loadAverage()
         var report = ClusterReport()
@@ -80,7 +71,7 @@ struct ClusterCommand: ParsableCommand {
             }
         }
         let seconds = Date().timeIntervalSince(started)
-        print("\n" + report.table() + (size == "standard" ? "\n\n" + report.targets() : ""))
+        print("\n" + report.table() + (shared.size == "standard" ? "\n\n" + report.targets() : ""))
         if let write {
             try PerformanceDocument(path: write).replace(
                 section: "cluster", with: section(report, started: started, seconds: seconds, loadBefore: loadBefore))
@@ -95,7 +86,7 @@ struct ClusterCommand: ParsableCommand {
     private func section(_ report: ClusterReport, started: Date, seconds: Double, loadBefore: String) -> String {
         let date = ISO8601DateFormatter().string(from: started)
         return """
-        **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(commit), \
+        **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(shared.commit), \
         etcd \(ServerProcess.version(etcd).replacingOccurrences(of: "etcd Version: ", with: "")), \(sizes.members) members with their data on \
         \(Machine.filesystemType(ServerProcess.parentDirectory)).
 
@@ -110,11 +101,9 @@ struct ClusterCommand: ParsableCommand {
 
         \(report.table())
 
-        \(report.problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
-            : "**Problems:**\n\n" + report.problems.map { "- " + $0 }.joined(separator: "\n"))
-        \(report.notes.isEmpty ? "" : "\n**Notes:**\n\n" + report.notes.map { "- " + $0 }.joined(separator: "\n"))
+        \(PerformanceDocument.problemsAndNotes(report.problems, report.notes))
         """
     }
 
-    private var sizes: ClusterSizes { size == "tiny" ? .tiny : .standard }
+    private var sizes: ClusterSizes { shared.size == "tiny" ? .tiny : .standard }
 }

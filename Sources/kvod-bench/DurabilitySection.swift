@@ -11,8 +11,6 @@ struct DurabilitySection {
 
     var text: String {
         let loads = report.loadAverages(Self.isDurability)
-        let problems = report.problems(Self.isDurability)
-        let notes = report.notes(Self.isDurability)
         let directory = ServerProcess.parentDirectory
         return """
         ## Durability beside Redis's AOF
@@ -43,9 +41,7 @@ struct DurabilitySection {
 
         \(keptTable())
 
-        \(problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
-            : "**Problems:**\n\n" + problems.map { "- " + $0 }.joined(separator: "\n"))
-        \(notes.isEmpty ? "" : "\n**Notes:**\n\n" + notes.map { "- " + $0 }.joined(separator: "\n"))
+        \(PerformanceDocument.problemsAndNotes(report.problems(Self.isDurability), report.notes(Self.isDurability)))
         """
     }
 

@@ -12,3 +12,20 @@ struct KVODBenchCommand: ParsableCommand {
         subcommands: [LoadCommand.self, ClusterCommand.self, MicroSummaryCommand.self],
         defaultSubcommand: LoadCommand.self)
 }
+
+/// The options `load` and `cluster` share. Not `--rounds` (their defaults differ), nor `--write`
+/// and `--command`, whose help or default names each one's own section and command line.
+struct SharedOptions: ParsableArguments {
+    @Option(help: "standard (the reported figures) or tiny (a quick check that every scenario works).")
+    var size: String = "standard"
+
+    @Option(help: "The kvod binary.")
+    var kvod: String = ".build/release/kvod"
+
+    @Option(help: "The kvod commit to record in the report.")
+    var commit: String = "unknown"
+
+    func validate() throws {
+        guard size == "standard" || size == "tiny" else { throw ValidationError("--size must be standard or tiny") }
+    }
+}

@@ -16,8 +16,7 @@ struct LoadCommand: ParsableCommand {
             with each client shape (--shape). See docs/PERFORMANCE.md.
             """)
 
-    @Option(help: "standard (the reported figures) or tiny (a quick check that every scenario works).")
-    var size: String = "standard"
+    @OptionGroup var shared: SharedOptions
 
     @Option(help: "How many times each scenario runs per peer; medians are reported.")
     var rounds: Int = 5
@@ -56,9 +55,6 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "Run only this peer: kvod or redis (default: both).")
     var peer: String?
 
-    @Option(help: "The kvod binary.")
-    var kvod: String = ".build/release/kvod"
-
     @Option(help: "The redis-server binary.")
     var redisServer: String = "/usr/bin/redis-server"
 
@@ -71,11 +67,7 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "The command line to record in the report.")
     var command: String = "kvod-bench"
 
-    @Option(help: "The kvod commit to record in the report.")
-    var commit: String = "unknown"
-
     func validate() throws {
-        guard size == "standard" || size == "tiny" else { throw ValidationError("--size must be standard or tiny") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         let known = Set(Scenario.all(.standard).map(\.family))
         for name in scenarios where !known.contains(name) {
@@ -99,7 +91,7 @@ struct LoadCommand: ParsableCommand {
 
     func run() throws {
         _ = UnixSocket.raiseFileLimit()
-        var sizes = size == "tiny" ? Sizes.tiny : Sizes.standard
+        var sizes = shared.size == "tiny" ? Sizes.tiny : Sizes.standard
         if let fanoutPipeline { sizes.fanoutPipeline = fanoutPipeline }
         if let seconds { sizes.durationSeconds = seconds }
         if let latencyObservers { sizes.latencyObservers = latencyObservers }
@@ -122,7 +114,7 @@ struct LoadCommand: ParsableCommand {
             }
         }
         let peers = peer.flatMap(Peer.init(rawValue:)).map { [$0] } ?? Peer.loadPeers
-        let binaries = ServerProcess.Binaries(kvod: kvod, redisServer: redisServer, kvodArguments: kvodArguments)
+        let binaries = ServerProcess.Binaries(kvod: shared.kvod, redisServer: redisServer, kvodArguments: kvodArguments)
         let started = Date()
         let loadBefore = Machine.loadAverage()
         var report = Report()
@@ -152,7 +144,7 @@ struct LoadCommand: ParsableCommand {
         let durabilityRan = selected.contains { isDurability($0.family) }
         // The targets are about the standard sizes; a tiny run only proves that everything works.
         if loadRan {
-            print("\n" + report.table { !isDurability($0) } + (size == "standard" ? "\n\n" + report.targets() : ""))
+            print("\n" + report.table { !isDurability($0) } + (shared.size == "standard" ? "\n\n" + report.targets() : ""))
         }
         let header = header(started: started, seconds: seconds, redis: ServerProcess.version(redisServer))
         let durability = DurabilitySection(report: report, sizes: sizes, header: header)
@@ -175,7 +167,7 @@ struct LoadCommand: ParsableCommand {
     private func header(started: Date, seconds: Double, redis: String) -> String {
         let date = ISO8601DateFormatter().string(from: started)
         return """
-        **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(commit), \(redis).
+        **Run:** `\(command)` on \(date), \(Int(seconds.rounded())) s, \(rounds) round(s) per peer, kvod \(shared.commit), \(redis).
 
         **Machine:** \(Machine.cpuModel()), \(Machine.cores) cores, \(Machine.memory()), \(Machine.kernel()).
         """
@@ -183,8 +175,6 @@ struct LoadCommand: ParsableCommand {
 
     private func section(report: Report, header: String, loadBefore: String) -> String {
         let isLoad = { (family: String) in family != Scenario.durabilityFamily }
-        let problems = report.problems(isLoad)
-        let notes = report.notes(isLoad)
         return """
         \(header)
         Load average (1, 5, 15 min) before: \(loadBefore); after: \(Machine.loadAverage()).
@@ -197,9 +187,7 @@ struct LoadCommand: ParsableCommand {
 
         \(report.table(isLoad))
 
-        \(problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
-            : "**Problems:**\n\n" + problems.map { "- " + $0 }.joined(separator: "\n"))
-        \(notes.isEmpty ? "" : "\n**Notes:**\n\n" + notes.map { "- " + $0 }.joined(separator: "\n"))
+        \(PerformanceDocument.problemsAndNotes(report.problems(isLoad), report.notes(isLoad)))
         """
     }
 }

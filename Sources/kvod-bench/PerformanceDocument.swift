@@ -20,4 +20,11 @@ struct PerformanceDocument {
         }
         try updated.write(toFile: path, atomically: true, encoding: .utf8)
     }
+
+    /// A section's last lines: its problems, or that there were none, then its notes if any.
+    static func problemsAndNotes(_ problems: [String], _ notes: [String]) -> String {
+        (problems.isEmpty ? "No lost, duplicated or out-of-order events and no error replies in any round."
+            : "**Problems:**\n\n" + problems.map { "- " + $0 }.joined(separator: "\n"))
+            + "\n" + (notes.isEmpty ? "" : "\n**Notes:**\n\n" + notes.map { "- " + $0 }.joined(separator: "\n"))
+    }
 }
