@@ -257,28 +257,6 @@ private struct ScannedMembers: ExpressibleByArrayLiteral {
         case event, ok, id, observation, seq, coalesced, object, keyPath, prefix, changedKeyPath, cause, kind
         case new, old, indexes, prior, initial
 
-        var field: Field {
-            switch self {
-            case .event: .event
-            case .ok: .ok
-            case .id: .id
-            case .observation: .observation
-            case .seq: .seq
-            case .coalesced: .coalesced
-            case .object: .object
-            case .keyPath: .keyPath
-            case .prefix: .prefix
-            case .changedKeyPath: .changedKeyPath
-            case .cause: .cause
-            case .kind: .kind
-            case .new: .new
-            case .old: .old
-            case .indexes: .indexes
-            case .prior: .prior
-            case .initial: .initial
-            }
-        }
-
         /// The member these bytes name, if the scanner knows it: told by length
         /// and first byte, then checked whole.
         init?(_ bytes: UnsafeRawBufferPointer) {
@@ -309,8 +287,11 @@ private struct ScannedMembers: ExpressibleByArrayLiteral {
             self = candidate
         }
 
-        /// Each member's name as bytes, by raw value.
-        private static let spellings = allCases.map { Array($0.field.rawValue.utf8) }
+        /// Each member's name as bytes, by raw value: its field's, in case order.
+        private static let spellings = [
+            Field.event, .ok, .id, .observation, .seq, .coalesced, .object, .keyPath, .prefix, .changedKeyPath, .cause,
+            .kind, .new, .old, .indexes, .prior, .initial,
+        ].map { Array($0.rawValue.utf8) }
     }
 
     /// The members an event may have.
