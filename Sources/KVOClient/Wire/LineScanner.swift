@@ -59,17 +59,9 @@ struct LineScanner {
         }
         func digits() -> UInt64? {
             let start = at
-            var value: UInt64 = 0
-            while at < line.count, line[at] >= UInt8(ascii: "0"), line[at] <= UInt8(ascii: "9") {
-                let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
-                let (sum, carry) = times10.addingReportingOverflow(UInt64(line[at] - UInt8(ascii: "0")))
-                guard !overflow, !carry else { return nil }
-                value = sum
-                at += 1
-            }
+            let value = decimal(line, &at)
             // JSON has no leading zeros: "01" is the full reader's to refuse.
-            guard at > start, line[start] != UInt8(ascii: "0") || at == start + 1 else { return nil }
-            return value
+            return at > start && (line[start] != UInt8(ascii: "0") || at == start + 1) ? value : nil
         }
         func value() -> JSONValue? {
             var reader = JSONReader(UnsafeRawBufferPointer(rebasing: line[at...]), maxDepth: DocumentDepth.readerLimit - 1)
@@ -191,15 +183,22 @@ struct LineScanner {
         -> UInt64?
     {
         guard reader.peekKind() == .number else { return nil }
-        let start = reader.offset
+        var at = reader.offset
         try reader.skipValue()
+        let value = decimal(line, &at)
+        return at == reader.offset ? value : nil
+    }
+
+    /// The digits from `at` on, as far as they go (none: 0), and `at` after them; nil when they overflow a UInt64.
+    @inline(__always)
+    private static func decimal(_ line: UnsafeRawBufferPointer, _ at: inout Int) -> UInt64? {
         var value: UInt64 = 0
-        for byte in line[start..<reader.offset] {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        while at < line.count, line[at] >= UInt8(ascii: "0"), line[at] <= UInt8(ascii: "9") {
             let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            let (sum, carry) = times10.addingReportingOverflow(UInt64(line[at] - UInt8(ascii: "0")))
             guard !overflow, !carry else { return nil }
             value = sum
+            at += 1
         }
         return value
     }
