@@ -61,12 +61,8 @@ public enum BackupFile {
             }
             let objects = try file.integer("SELECT COUNT(*) FROM objects") ?? 0
             return Contents(seq: try lastSeq(file), schemaVersion: version, objects: Int(objects))
-        } catch let error as StorageError {
-            throw error
-        } catch let error as SQLiteError {
-            throw StorageError("cannot read \(path) as a kvod database", error)
         } catch {
-            throw StorageError("cannot read \(path) as a kvod database: \(error)")
+            throw StorageError("cannot read \(path) as a kvod database", wrapping: error)
         }
     }
 

@@ -88,12 +88,8 @@ final class SnapshotCopy {
                 throw StorageError("\(path) cannot be taken out of WAL mode")
             }
             seq = try BackupFile.lastSeq(copy)
-        } catch let error as StorageError {
-            throw error
-        } catch let error as SQLiteError {
-            throw StorageError("cannot finish the backup's copy in \(path)", error)
         } catch {
-            throw StorageError("cannot finish the backup's copy in \(path): \(error)")
+            throw StorageError("cannot finish the backup's copy in \(path)", wrapping: error)
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {

@@ -37,12 +37,8 @@ extension StateDatabase {
             } catch {
                 throw StorageError("\(path) is inconsistent: \(error)")
             }
-        } catch let error as StorageError {
-            throw error
-        } catch let error as SQLiteError {
-            throw StorageError("cannot read \(path)", error)
         } catch {
-            throw StorageError("cannot read \(path): \(error)")
+            throw StorageError("cannot read \(path)", wrapping: error)
         }
     }
 

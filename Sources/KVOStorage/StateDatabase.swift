@@ -130,14 +130,10 @@ public final class StateDatabase {
                 connection.keepWALOnClose()
                 throw DataFormatVersion.refusal(path, version: version)
             }
-        } catch let error as StorageError {
-            throw error
         } catch let error as SQLiteError where error.isBusy {
             throw StorageError("\(path) is in use by another process (another kvod on the same --data-dir?)")
-        } catch let error as SQLiteError {
-            throw StorageError("cannot set up \(path)", error)
         } catch {
-            throw StorageError("cannot set up \(path): \(error)")
+            throw StorageError("cannot set up \(path)", wrapping: error)
         }
     }
 

@@ -21,4 +21,13 @@ public struct StorageError: Error, CustomStringConvertible {
         self.description = "\(context): \(error)"
         isFull = retryable && error.isFull
     }
+
+    /// `error` as a storage error: one already is as it is, another under `context`.
+    init(_ context: String, wrapping error: any Error) {
+        switch error {
+        case let storage as StorageError: self = storage
+        case let sqlite as SQLiteError: self.init(context, sqlite)
+        default: self.init("\(context): \(error)")
+        }
+    }
 }
