@@ -91,14 +91,6 @@ public final class EtcdClient {
         moveOn(from: endpoint)
     }
 
-    public func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
-        call("/kv/put", request.json.jsonBytes, parse: EtcdPutResponse.init, done)
-    }
-
-    public func delete(_ request: EtcdDeleteRequest, _ done: @escaping (Result<EtcdDeleteResponse, EtcdError>) -> Void) {
-        call("/kv/deleterange", request.json.jsonBytes, parse: EtcdDeleteResponse.init, done)
-    }
-
     /// `idempotent`: applying the request twice does what applying it once
     /// does (a create-if-absent that reads the key otherwise), so an attempt
     /// whose outcome is unknown (a hung endpoint) is made again on the next one.
@@ -110,13 +102,6 @@ public final class EtcdClient {
         call("/kv/txn", request.body, handle: handle, retriesWhatMayHaveApplied: idempotent, parse: EtcdTxnResponse.init,
              done)
         return handle
-    }
-
-    /// Discards the history before `revision`: watches from earlier revisions are then compacted.
-    public func compact(revision: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
-        call("/kv/compaction", JSONValue.object(["revision": .int64(revision)]).jsonBytes, parse: { json throws(EtcdError) in
-            try EtcdResponseHeader(json.member("header"))
-        }, done)
     }
 
     // MARK: Leases
@@ -187,7 +172,7 @@ public final class EtcdClient {
     /// endpoint's timeout moves it to the next endpoint, as a refused
     /// connection does; a change is retried only when it was surely not sent.
     /// `handle`: told each attempt, and finished before `done` is told.
-    private func call<T>(_ path: String, _ body: [UInt8], pinned: String? = nil, handle: EtcdRequest? = nil,
+    func call<T>(_ path: String, _ body: [UInt8], pinned: String? = nil, handle: EtcdRequest? = nil,
                          attempt: Int = 0, retriesWhatMayHaveApplied: Bool = false, timeoutMilliseconds: Int? = nil,
                          parse: @escaping (JSONValue) throws(EtcdError) -> T,
                          _ done: @escaping (Result<T, EtcdError>) -> Void) {

@@ -2,7 +2,8 @@ import KVOValues
 @testable import KVOEtcd
 
 /// Shorthands only the tests use: requests written as strings, a transaction
-/// as the `JSONValue` its body must equal, and who leads.
+/// as the `JSONValue` its body must equal, who leads, and a put, a delete
+/// and a compaction outside a `Txn`.
 extension EtcdPutRequest {
     init(_ key: String, _ value: String, lease: Int64 = 0, prevKV: Bool = false) {
         self.init(key: Array(key.utf8), value: Array(value.utf8), lease: lease, prevKV: prevKV)
@@ -22,4 +23,21 @@ extension EtcdTxnRequest {
 extension EtcdStatus {
     /// Whether the member that answered is the leader.
     var isLeader: Bool { leader != 0 && leader == header.memberID }
+}
+
+extension EtcdClient {
+    func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
+        call("/kv/put", request.json.jsonBytes, parse: EtcdPutResponse.init, done)
+    }
+
+    func delete(_ request: EtcdDeleteRequest, _ done: @escaping (Result<EtcdDeleteResponse, EtcdError>) -> Void) {
+        call("/kv/deleterange", request.json.jsonBytes, parse: EtcdDeleteResponse.init, done)
+    }
+
+    /// Discards the history before `revision`: watches from earlier revisions are then compacted.
+    func compact(revision: Int64, _ done: @escaping (Result<EtcdResponseHeader, EtcdError>) -> Void) {
+        call("/kv/compaction", JSONValue.object(["revision": .int64(revision)]).jsonBytes, parse: { json throws(EtcdError) in
+            try EtcdResponseHeader(json.member("header"))
+        }, done)
+    }
 }
