@@ -472,6 +472,7 @@ struct Fields {
 
     /// A boolean member (`compact`, `update`, `distinct`, `ack`, `ephemeral`):
     /// false when it is not there; `meaning` tells what true asks for.
+    @inline(__always)
     func flag(_ member: RequestMember, _ meaning: String = "") throws(KVOEngineError) -> Bool {
         switch self[member] {
         case nil: return false
@@ -513,6 +514,7 @@ struct Fields {
 
     /// A non-negative integer member, nil when it is not there; `meaning`
     /// says, in the error, what it counts.
+    @inline(__always)
     func unsigned(_ member: RequestMember, _ meaning: String) throws(KVOEngineError) -> UInt64? {
         guard let value = self[member] else { return nil }
         guard case .number(let number) = value, let integer = UInt64(number.literal) else {
@@ -523,6 +525,7 @@ struct Fields {
 
     /// A whole number of milliseconds from 1 to `limit` (`throttle`,
     /// `awaitTimeout`), nil when the member is not there.
+    @inline(__always)
     func milliseconds(_ member: RequestMember, upTo limit: UInt32, _ limitName: String) throws(KVOEngineError) -> UInt32? {
         guard let value = self[member] else { return nil }
         guard case .number(let number) = value, let milliseconds = number.intValue, milliseconds >= 1,
