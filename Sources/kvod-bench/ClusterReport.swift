@@ -1,46 +1,8 @@
-/// Every figure of a `kvod-bench cluster` run, by row and peer, one value per
-/// round, with the machine's 1-minute load average when each measurement
-/// started; renders docs/PERFORMANCE.md's cluster tables.
-struct ClusterReport {
-    private(set) var rows: [String] = []
-    private var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
-    /// Rows whose peers ran different loads: no ratio (``Figure/comparable``).
-    private var unalike: Set<String> = []
-    private var values: [String: [ClusterPeer: [Double]]] = [:]
-    private var loads: [String: [Double]] = [:]
-    private(set) var problems: [String] = []
-    private(set) var notes: [String] = []
+/// `kvod-bench cluster`'s figures (kvod over etcd, etcd alone and local-mode
+/// kvod): renders docs/PERFORMANCE.md's cluster tables.
+typealias ClusterReport = Measurements<ClusterPeer>
 
-    mutating func add(_ result: ScenarioResult, peer: ClusterPeer, scenario: ClusterScenario, round: Int, load: Double) {
-        for figure in result.figures {
-            if units[figure.row] == nil {
-                rows.append(figure.row)
-                units[figure.row] = (figure.unit, figure.higherIsBetter)
-            }
-            if !figure.comparable { unalike.insert(figure.row) }
-            values[figure.row, default: [:]][peer, default: []].append(figure.value)
-            loads[figure.row, default: []].append(load)
-        }
-        problems += result.problems.map { "round \(round), \(scenario.name), \(peer.displayName): \($0)" }
-        notes += result.notes.map { "round \(round), \(scenario.name), \(peer.displayName): \($0)" }
-    }
-
-    mutating func failed(_ error: Error, peer: ClusterPeer, scenario: ClusterScenario, round: Int) {
-        problems.append("round \(round), \(scenario.name), \(peer.displayName): \(error)")
-    }
-
-    func median(_ row: String, _ peer: ClusterPeer) -> Double? { Report.median(values[row]?[peer] ?? []) }
-
-    /// `peer` ÷ `base`: the median of the per-round ratios (each round measures both back to back).
-    func ratio(_ row: String, _ peer: ClusterPeer, over base: ClusterPeer) -> Double? {
-        guard let mine = values[row]?[peer], let theirs = values[row]?[base], !mine.isEmpty,
-              mine.count == theirs.count else {
-            guard let mine = median(row, peer), let theirs = median(row, base), theirs > 0 else { return nil }
-            return mine / theirs
-        }
-        return Report.median(zip(mine, theirs).map { $1 > 0 ? $0 / $1 : $0 > 0 ? .infinity : 1 })
-    }
-
+extension ClusterReport {
     func table() -> String {
         var lines = [
             "| scenario | unit | kvod over etcd | etcd alone | kvod, local mode | kvod over etcd ÷ etcd | load (1 min): median, range | rounds (over etcd; etcd; local) |",
@@ -55,7 +17,7 @@ struct ClusterReport {
                 String(format: "%.1f, %.1f–%.1f", $0, load.min() ?? 0, load.max() ?? 0)
             } ?? "–"
             let ratioText = unalike.contains(row) ? "not alike"
-                : ratio(row, .kvodOverEtcd, over: .etcd).map { String(format: "%.2f×", $0) } ?? "–"
+                : ratio(row, .kvodOverEtcd, over: row, .etcd).map { String(format: "%.2f×", $0) } ?? "–"
             lines.append("| \(row) | \(unit) | \(cell(.kvodOverEtcd)) | \(cell(.etcd)) | \(cell(.kvodLocal)) | "
                 + "\(ratioText) | \(loadText) | "
                 + "\(all(.kvodOverEtcd)); \(all(.etcd)); \(all(.kvodLocal)) |")
@@ -78,7 +40,7 @@ struct ClusterReport {
         for row in rows where row.hasPrefix("distinct objects through") {
             let etcd = row.split(separator: "(").dropFirst().first?.prefix { $0 != ")" }.replacingOccurrences(of: "etcd: ", with: "") ?? ""
             let what = "\(row.prefix { $0 != "," }): kvod's sets ≥ 0.5× etcd's puts, etcd's as \(etcd) (issue 35)"
-            guard let value = ratio(row, .kvodOverEtcd, over: .etcd) else {
+            guard let value = ratio(row, .kvodOverEtcd, over: row, .etcd) else {
                 lines.append("| \(what) | not measured | – |")
                 continue
             }
@@ -87,7 +49,7 @@ struct ClusterReport {
         // "At local-mode speed": the fan-out's first-to-last spread within the machine's noise (±25 %) of local mode's.
         for row in rows where row.contains("first observer to its last") {
             let what = "a change fans out at local-mode speed (\(row.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ≤ 1.25× local mode's)"
-            guard let value = ratio(row, .kvodOverEtcd, over: .kvodLocal) else {
+            guard let value = ratio(row, .kvodOverEtcd, over: row, .kvodLocal) else {
                 lines.append("| \(what) | not measured | – |")
                 continue
             }

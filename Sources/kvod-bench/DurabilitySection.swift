@@ -55,7 +55,7 @@ struct DurabilitySection {
         for shape in sizes.durabilityShapes {
             let base = Scenario.durabilityRow(.none, shape)
             let cells = columns.map { persistence, peer in
-                report.ratio(Scenario.durabilityRow(persistence, shape), over: base, peer)
+                report.ratio(Scenario.durabilityRow(persistence, shape), peer, over: base, peer)
                     .map { String(format: "%.0f %%", $0 * 100) } ?? "–"
             }
             lines.append("| \(shape.description) | " + cells.joined(separator: " | ") + " |")

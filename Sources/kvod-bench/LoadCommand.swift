@@ -124,12 +124,13 @@ struct LoadCommand: ParsableCommand {
                 let order = round % 2 == 1 ? peers : peers.reversed()
                 for peer in order where scenario.runs(on: peer) {
                     do {
-                        report.addLoadAverage(Machine.oneMinuteLoad(), scenario: scenario)
+                        let load = Machine.oneMinuteLoad()
+                        report.addLoadAverage(load, scenario: scenario)
                         let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
                             ?? ServerProcess(peer, binaries: binaries, persistence: scenario.persistence)
                         defer { server.stop() }
                         let result = try scenario.run(on: server, sizes: sizes)
-                        report.add(result, peer: peer, scenario: scenario, round: round)
+                        report.add(result, peer: peer, scenario: scenario, round: round, load: load)
                         progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): \(result.summary)")
                     } catch {
                         report.failed(error, peer: peer, scenario: scenario, round: round)

@@ -1,38 +1,54 @@
 import Foundation
 
-/// Every figure of a run, by row and peer, one value per round; renders the
-/// Markdown tables that docs/PERFORMANCE.md holds. Each row, problem and note
-/// belongs to a scenario family, so that a section can show only its own.
-struct Report {
+/// A server a report compares: ``Peer`` or ``ClusterPeer``.
+protocol ReportPeer: Hashable { var displayName: String { get } }
+extension Peer: ReportPeer {}
+extension ClusterPeer: ReportPeer {}
+/// A scenario a report measures: ``Scenario`` or ``ClusterScenario``.
+protocol ReportScenario { var name: String { get }; var family: String { get } }
+extension Scenario: ReportScenario {}
+extension ClusterScenario: ReportScenario {}
+
+/// `kvod-bench load`'s figures (kvod and Redis): renders the Markdown tables that docs/PERFORMANCE.md holds.
+typealias Report = Measurements<Peer>
+
+/// Every figure of a run, by row and peer, one value per round, with the
+/// machine's 1-minute load average when each measurement started. Each row,
+/// problem and note belongs to a scenario family, so that a section can show
+/// only its own. ``Report`` and ``ClusterReport`` render it.
+struct Measurements<P: ReportPeer> {
     private(set) var rows: [String] = []
-    private var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
-    private var values: [String: [Peer: [Double]]] = [:]
+    private(set) var units: [String: (unit: String, higherIsBetter: Bool)] = [:]
+    /// Rows whose peers ran different loads: no ratio (``Figure/comparable``).
+    private(set) var unalike: Set<String> = []
+    private(set) var values: [String: [P: [Double]]] = [:]
     private var families: [String: String] = [:]
     private var problemsByFamily: [(family: String, text: String)] = []
     private var notesByFamily: [(family: String, text: String)] = []
-    /// The 1-minute load average when each measurement started, per family.
+    /// The 1-minute load average when each measurement started, per row and per family.
+    private(set) var loads: [String: [Double]] = [:]
     private var loadAverages: [String: [Double]] = [:]
 
     var problems: [String] { problemsByFamily.map(\.text) }
+    var notes: [String] { notesByFamily.map(\.text) }
 
-    mutating func add(_ result: ScenarioResult, peer: Peer, scenario: Scenario, round: Int) {
+    mutating func add(_ result: ScenarioResult, peer: P, scenario: some ReportScenario, round: Int, load: Double) {
         for figure in result.figures {
             if units[figure.row] == nil {
                 rows.append(figure.row)
                 units[figure.row] = (figure.unit, figure.higherIsBetter)
                 families[figure.row] = scenario.family
             }
+            if !figure.comparable { unalike.insert(figure.row) }
             values[figure.row, default: [:]][peer, default: []].append(figure.value)
+            loads[figure.row, default: []].append(load)
         }
-        for problem in result.problems {
-            problemsByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(problem)"))
-        }
-        for note in result.notes {
-            notesByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(note)"))
-        }
+        let origin = "round \(round), \(scenario.name), \(peer.displayName): "
+        problemsByFamily += result.problems.map { (scenario.family, origin + $0) }
+        notesByFamily += result.notes.map { (scenario.family, origin + $0) }
     }
 
-    mutating func failed(_ error: Error, peer: Peer, scenario: Scenario, round: Int) {
+    mutating func failed(_ error: Error, peer: P, scenario: some ReportScenario, round: Int) {
         problemsByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(error)"))
     }
 
@@ -47,31 +63,21 @@ struct Report {
         loadAverages.filter { include($0.key) }.flatMap(\.value)
     }
 
-    func median(_ row: String, _ peer: Peer) -> Double? {
+    func median(_ row: String, _ peer: P) -> Double? {
         Self.median(values[row]?[peer] ?? [])
     }
 
-    /// kvod ÷ Redis: the median of the per-round ratios. Each round measures
-    /// both servers back to back, so a ratio compares them under the same
-    /// load from the rest of the machine, which medians taken apart do not.
-    func ratio(_ row: String) -> Double? {
-        guard let kvod = values[row]?[.kvod], let redis = values[row]?[.redis], !kvod.isEmpty,
-              kvod.count == redis.count else {
-            guard let kvod = median(row, .kvod), let redis = median(row, .redis), redis > 0 else { return nil }
-            return kvod / redis
+    /// `peer`'s figure in `row` ÷ `basePeer`'s in `baseRow`: the median of the
+    /// per-round ratios (0 ÷ 0 is 1). Each round measures both back to back, so
+    /// a ratio compares them under the same load from the rest of the machine,
+    /// which medians taken apart do not.
+    func ratio(_ row: String, _ peer: P, over baseRow: String, _ basePeer: P) -> Double? {
+        guard let mine = values[row]?[peer], let theirs = values[baseRow]?[basePeer], !mine.isEmpty,
+              mine.count == theirs.count else {
+            guard let mine = median(row, peer), let theirs = median(baseRow, basePeer), theirs > 0 else { return nil }
+            return mine / theirs
         }
-        return Self.median(zip(kvod, redis).map { $1 > 0 ? $0 / $1 : $0 == 0 ? 1 : .infinity })
-    }
-
-    /// One peer's figure in `row` relative to its figure in `base`: the
-    /// median of the per-round ratios (both were measured in each round).
-    func ratio(_ row: String, over base: String, _ peer: Peer) -> Double? {
-        guard let values = values[row]?[peer], let bases = self.values[base]?[peer], !values.isEmpty,
-              values.count == bases.count else {
-            guard let value = median(row, peer), let base = median(base, peer), base > 0 else { return nil }
-            return value / base
-        }
-        return Self.median(zip(values, bases).map { $1 > 0 ? $0 / $1 : .infinity })
+        return Self.median(zip(mine, theirs).map { $1 > 0 ? $0 / $1 : $0 > 0 ? .infinity : 1 })
     }
 
     static func median(_ list: [Double]) -> Double? {
@@ -80,6 +86,17 @@ struct Report {
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
+
+    static func number(_ value: Double) -> String {
+        if value >= 100 { return Int(value.rounded()).formatted }
+        if value >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.2f", value)
+    }
+}
+
+extension Report {
+    /// kvod ÷ Redis in `row` (``ratio(_:_:over:_:)``).
+    func ratio(_ row: String) -> Double? { ratio(row, .kvod, over: row, .redis) }
 
     /// The Markdown table: one row per figure of the families `include`
     /// accepts, medians and the ratio.
@@ -147,11 +164,6 @@ struct Report {
         return lines.joined(separator: "\n")
     }
 
-    static func number(_ value: Double) -> String {
-        if value >= 100 { return Int(value.rounded()).formatted }
-        if value >= 10 { return String(format: "%.1f", value) }
-        return String(format: "%.2f", value)
-    }
 }
 
 /// What the run ran on, for the report.
