@@ -116,7 +116,6 @@ import Testing
     private static func reading(_ inbound: InboundLine) -> Reading {
         switch inbound {
         case .event(let event): .event(event)
-        case .compactEvent(let number, let members): .compact(number, keys.map { WireEvent(compact: members, of: $0) })
         case .compactChange(let number, let event, let object):
             .compact(number, keys.map { key in
                 // place(in:) fills the event in: each key gets a copy of its own.

@@ -7,15 +7,9 @@ import KVOProtocol
 /// then every earlier request is answered, so a number not known yet is the
 /// observation of the registration awaiting its reply.
 extension ConnectionCore {
-    func routeCompact(_ number: UInt64, _ members: JSONObject, _ line: UnsafeRawBufferPointer,
-                      into batch: inout DeliveryBatch) throws(KVOClientError) {
-        guard let key = compactKey(number, line) else { return }
-        guard let event = WireEvent(compact: members, of: key) else { throw malformed(line) }
-        route(event, line, into: &batch)
-    }
-
-    /// A compact event the scanner read (``LineScanner``): routed as
-    /// ``routeCompact(_:_:_:into:)`` routes it, under one lock.
+    /// A compact event (``InboundLine/compactChange(_:_:object:)``), placed in
+    /// its observation and routed under one lock; a number not known hands the
+    /// line to ``KVOConnection/Configuration/onUnroutedEvent``.
     func routeCompact(_ number: UInt64, _ scanned: WireEvent, object: String?, _ line: UnsafeRawBufferPointer,
                       into batch: inout DeliveryBatch) throws(KVOClientError) {
         var isPlaced = true
@@ -31,14 +25,7 @@ extension ConnectionCore {
         if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
     }
 
-    /// The observation numbered `number`; nil (and the line handed to
-    /// ``KVOConnection/Configuration/onUnroutedEvent``) when there is none.
-    private func compactKey(_ number: UInt64, _ line: UnsafeRawBufferPointer) -> ObservationKey? {
-        let key = state.withLock { state in Self.compactKey(number, in: &state) }
-        if key == nil { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
-        return key
-    }
-
+    /// The observation numbered `number`; nil when there is none.
     private static func compactKey(_ number: UInt64, in state: inout State) -> ObservationKey? {
         if let key = state.compactKeys[number] { return key }
         guard case .registration(let entry, _)? = state.awaiting.first, entry.delivery.compact else { return nil }

@@ -234,7 +234,6 @@ final class ConnectionCore: Sendable {
         if let scanned = scanner.scan(line) { inbound = scanned } else { inbound = try InboundLine.parse(line) }
         switch inbound {
         case .event(let event): route(event, line, into: &batch)
-        case .compactEvent(let number, let members): try routeCompact(number, members, line, into: &batch)
         case .compactChange(let number, let event, let object):
             try routeCompact(number, event, object: object, line, into: &batch)
         case .otherEvent: break

@@ -4,12 +4,10 @@ import KVOProtocol
 /// One line from kvod, read: an event or a reply (docs/PROTOCOL.md).
 enum InboundLine {
     case event(WireEvent)
-    /// A compact event: its observation's number and members, which name
-    /// neither the object (but for a prefix's) nor the key path.
-    case compactEvent(UInt64, JSONObject)
-    /// A compact event read by ``LineScanner``: its observation's number, the
+    /// A compact event (read by ``LineScanner`` or by ``parse(_:)``): its observation's number, the
     /// event with no object, key path or prefix yet (``WireEvent/place(in:object:)``
-    /// fills them in), and the `object` member, which a prefix's events have.
+    /// fills them in), and the `object` member, which a prefix's events have;
+    /// its members name neither the object (but for a prefix's) nor the key path.
     case compactChange(UInt64, WireEvent, object: String?)
     /// A reply's members other than `ok` and `id`, or its error; and the
     /// `seq` it carries, if any (an error's in its error object, as
@@ -31,7 +29,10 @@ enum InboundLine {
             throw violation("a line that is not a JSON object (\(error.message))", line)
         }
         if members[.ok] == nil, case .number(let number)? = members[.observation], let observation = UInt64(number.literal) {
-            return .compactEvent(observation, members)
+            guard let event = WireEvent(compact: members) else { throw violation("a malformed compact event", line) }
+            var object: String?
+            if case .string(let text)? = members[.object] { object = text }
+            return .compactChange(observation, event, object: object)
         }
         if let event = members[.event] {
             guard event == .string(EventType.change.rawValue) else { return .otherEvent }
@@ -126,7 +127,7 @@ final class WireEvent: Equatable {
     }
 
     /// Makes a scanned compact event an event of the observation `key`, as
-    /// ``init(compact:of:)`` reads it; false for a prefix's event without its object.
+    /// ``init(compact:)`` reads it; false for a prefix's event without its object.
     func place(in key: ObservationKey, object: String?) -> Bool {
         keyPath = key.keyPath
         if key.isPrefix {
@@ -161,21 +162,17 @@ final class WireEvent: Equatable {
         self.init(members, object: object, keyPath: keyPath, prefix: prefix, kind: kind)
     }
 
-    /// A compact event of the observation `key` (docs/PROTOCOL.md, "Compact
-    /// events"): the key stands for the object (a prefix observation's events
-    /// name it), the key path and the prefix; no kind means `setting`.
-    convenience init?(compact members: JSONObject, of key: ObservationKey) {
+    /// A compact event (docs/PROTOCOL.md, "Compact events"), with no object,
+    /// key path or prefix yet: its observation's key stands for the object (a
+    /// prefix observation's events name it), the key path and the prefix, which
+    /// ``place(in:object:)`` fills in; no kind means `setting`.
+    convenience init?(compact members: JSONObject) {
         var kind = ChangeKind.setting
         if let kindName = members[.kind] {
             guard case .string(let name) = kindName, let named = ChangeKind(rawValue: name) else { return nil }
             kind = named
         }
-        guard !key.isPrefix else {
-            guard case .string(let object)? = members[.object] else { return nil }
-            self.init(members, object: object, keyPath: key.keyPath, prefix: key.object, kind: kind)
-            return
-        }
-        self.init(members, object: key.object, keyPath: key.keyPath, prefix: nil, kind: kind)
+        self.init(members, object: "", keyPath: nil, prefix: nil, kind: kind)
     }
 
     /// The members both forms share, after what names the observation.
