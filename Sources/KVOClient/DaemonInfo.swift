@@ -34,18 +34,18 @@ public struct DaemonInfo: Sendable, Hashable {
 
     init?(_ reply: JSONObject) {
         guard case .string(let version)? = reply[.version],
-              let uptime = Self.integer(reply[.uptime]), let connections = Self.integer(reply[.connections]),
-              let observations = Self.integer(reply[.observations]), let objects = Self.integer(reply[.objects]),
-              case .number(let seq)? = reply[.seq], let seqValue = UInt64(seq.literal)
+              let uptime = reply.integer(.uptime), let connections = reply.integer(.connections),
+              let observations = reply.integer(.observations), let objects = reply.integer(.objects),
+              let seq = reply.unsigned(.seq)
         else { return nil }
         self.version = version
         self.uptime = uptime
         self.connections = connections
         self.observations = observations
         self.objects = objects
-        self.seq = seqValue
+        self.seq = seq
         self.reply = reply
-        if case .number(let oldest)? = reply[.oldestSeq] { oldestSeq = UInt64(oldest.literal) }
+        oldestSeq = reply.unsigned(.oldestSeq)
         if case .string(let epoch)? = reply[.epoch] { self.epoch = epoch }
         if case .string(let commit)? = reply[.commit] { self.commit = commit }
     }
@@ -64,9 +64,5 @@ public struct DaemonInfo: Sendable, Hashable {
         if let epoch { members[.epoch] = .string(epoch) }
         if let commit { members[.commit] = .string(commit) }
         return .object(members)
-    }
-
-    private static func integer(_ value: JSONValue?) -> Int? {
-        if case .number(let number)? = value { number.intValue } else { nil }
     }
 }

@@ -57,8 +57,7 @@ extension KVOConnection {
     }
 
     private static func awaited(_ reply: JSONObject, seqs: [UInt64?]?) throws(KVOClientError) -> AwaitedWrite {
-        guard case .number(let observers)? = reply[.observers], let observers = observers.intValue,
-              case .number(let acknowledged)? = reply[.acknowledged], let acknowledged = acknowledged.intValue
+        guard let observers = reply.integer(.observers), let acknowledged = reply.integer(.acknowledged)
         else { throw malformed("an awaited change (a kvod without await?)", reply) }
         return AwaitedWrite(seq: try seq(of: reply), seqs: seqs, observers: observers, acknowledged: acknowledged)
     }

@@ -25,8 +25,7 @@ extension KVOConnection {
     /// the configuration's `requestTimeout` must leave time for the copy.
     public func startBackup() async throws(KVOClientError) -> BackupSnapshot {
         let reply = try await request(RequestEncoder(op: .backup))
-        guard case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal),
-              case .number(let size)? = reply[.size], let size = UInt64(size.literal) else {
+        guard let seq = reply.unsigned(.seq), let size = reply.unsigned(.size) else {
             throw Self.malformed("backup", reply)
         }
         return BackupSnapshot(seq: seq, size: size)

@@ -50,8 +50,7 @@ public struct BatchResult: Sendable, Hashable {
     public var sums: [Int?]
 
     init?(_ reply: JSONObject, count: Int) {
-        guard case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal),
-              case .array(let list)? = reply[.seqs], list.count == count,
+        guard let seq = reply.unsigned(.seq), case .array(let list)? = reply[.seqs], list.count == count,
               let seqs = Self.integers(list, as: UInt64.self)
         else { return nil }
         self.seq = seq

@@ -145,7 +145,7 @@ extension KVOConnection {
                     ifValue: JSONValue? = nil, ttl: Duration? = nil) async throws(KVOClientError) -> Int {
         let reply = try await request(WriteOperation.add(object, keyPath, by: amount, ifModSeq: ifModSeq,
                                                          ifValue: ifValue, ttl: ttl).line)
-        guard case .number(let sum)? = reply[.value], let sum = Int(sum.literal) else {
+        guard let sum = reply.integer(.value) else {
             throw Self.malformed("add", reply)
         }
         return sum
@@ -179,7 +179,7 @@ extension KVOConnection {
     }
 
     static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
-        guard case .number(let number)? = reply[.seq], let seq = UInt64(number.literal) else {
+        guard let seq = reply.unsigned(.seq) else {
             throw malformed("a change", reply)
         }
         return seq

@@ -20,7 +20,7 @@ public struct ObjectPage: Sendable, Hashable {
         }
         self.objects = objects
         self.more = more
-        guard case .number(let number)? = reply[.seq], let seq = UInt64(number.literal) else { return nil }
+        guard let seq = reply.unsigned(.seq) else { return nil }
         self.seq = seq
     }
 }

@@ -60,12 +60,8 @@ public struct ObservationHealth: Sendable, Hashable {
 
     /// nil when the record carries none of the counts.
     init?(_ members: JSONObject) {
-        func count(_ name: String) -> UInt64? {
-            guard case .number(let number)? = members[name] else { return nil }
-            return UInt64(number.literal)
-        }
-        (eventsSent, eventsCoalesced) = (count("eventsSent"), count("eventsCoalesced"))
-        (lastSeqSent, lastAckedSeq) = (count("lastSeqSent"), count("lastAckedSeq"))
+        (eventsSent, eventsCoalesced) = (members.unsigned(.eventsSent), members.unsigned(.eventsCoalesced))
+        (lastSeqSent, lastAckedSeq) = (members.unsigned(.lastSeqSent), members.unsigned(.lastAckedSeq))
         if eventsSent == nil && eventsCoalesced == nil && lastSeqSent == nil && lastAckedSeq == nil { return nil }
     }
 }

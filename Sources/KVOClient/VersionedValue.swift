@@ -22,14 +22,13 @@ public struct VersionedValue: Sendable, Hashable {
     }
 
     init?(_ reply: JSONObject) {
-        guard let value = reply[.value],
-              case .number(let modSeq)? = reply[.modSeq], let modSeq = UInt64(modSeq.literal),
-              case .number(let seq)? = reply[.seq], let seq = UInt64(seq.literal)
-        else { return nil }
+        guard let value = reply[.value], let modSeq = reply.unsigned(.modSeq), let seq = reply.unsigned(.seq) else {
+            return nil
+        }
         self.value = value
         self.modSeq = modSeq
         self.seq = seq
         isEphemeral = reply[.ephemeral] == .bool(true)
-        if case .number(let seconds)? = reply[.expiresIn] { expiresIn = seconds.intValue }
+        expiresIn = reply.integer(.expiresIn)
     }
 }

@@ -196,14 +196,14 @@ extension ConnectionCore {
                 entry.isRegistered = entry.optionsInFlight.isEmpty  // registered as it now should be
                 if case .success(let fields) = result {
                     // Everything up to the reply's seq is before this observation or was replayed to it.
-                    if case .number(let number)? = fields[.seq], let seq = UInt64(number.literal) {
+                    if let seq = fields.unsigned(.seq) {
                         entry.cursor.knowWhole(upTo: seq)
                     }
                     if case .string(let epoch)? = fields[.epoch] {
                         state.epoch = epoch
                         entry.epoch = epoch
                     }
-                    if case .number(let number)? = fields[.observation], let observation = UInt64(number.literal) {
+                    if let observation = fields.unsigned(.observation) {
                         state.compactKeys[observation] = entry.key
                     }
                 }

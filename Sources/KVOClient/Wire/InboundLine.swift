@@ -28,7 +28,7 @@ enum InboundLine {
         } catch {
             throw violation("a line that is not a JSON object (\(error.message))", line)
         }
-        if members[.ok] == nil, case .number(let number)? = members[.observation], let observation = UInt64(number.literal) {
+        if members[.ok] == nil, let observation = members.unsigned(.observation) {
             guard let event = WireEvent(compact: members) else { throw violation("a malformed compact event", line) }
             var object: String?
             if case .string(let text)? = members[.object] { object = text }
@@ -44,33 +44,23 @@ enum InboundLine {
             var fields = members
             fields.removeValue(forKey: Field.ok.rawValue)
             fields.removeValue(forKey: Field.id.rawValue)
-            return .reply(.success(fields), seq: seq(in: fields))
+            return .reply(.success(fields), seq: fields.unsigned(.seq))
         case .bool(false):
             guard case .object(let error)? = members[.error], case .string(let code)? = error[.code] else {
                 throw violation("an error reply without an error code", line)
             }
             let message: String
             if case .string(let text)? = error[.message] { message = text } else { message = code }
-            var modSeq: UInt64?
-            if case .number(let number)? = error[.modSeq] { modSeq = UInt64(number.literal) }
-            func integer(_ name: Field) -> Int? {
-                if case .number(let number)? = error[name] { number.intValue } else { nil }
-            }
             // The await counts only for `timeout`, so that other errors compare as they always did.
             let awaited = code == KVOClientError.Code.timeout.rawValue
-            let failure = KVOClientError(.init(code), message, modSeq: modSeq, index: integer(.index),
-                                         seq: awaited ? seq(in: error) : nil,
-                                         observers: awaited ? integer(.observers) : nil,
-                                         acknowledged: awaited ? integer(.acknowledged) : nil)
-            return .reply(.failure(failure), seq: seq(in: error))
+            let failure = KVOClientError(.init(code), message, modSeq: error.unsigned(.modSeq),
+                                         index: error.integer(.index), seq: awaited ? error.unsigned(.seq) : nil,
+                                         observers: awaited ? error.integer(.observers) : nil,
+                                         acknowledged: awaited ? error.integer(.acknowledged) : nil)
+            return .reply(.failure(failure), seq: error.unsigned(.seq))
         default:
             throw violation("a line that is neither an event nor a reply", line)
         }
-    }
-
-    private static func seq(in members: JSONObject) -> UInt64? {
-        guard case .number(let number)? = members[.seq] else { return nil }
-        return UInt64(number.literal)
     }
 
     private static func violation(_ what: String, _ line: UnsafeRawBufferPointer) -> KVOClientError {
@@ -177,13 +167,13 @@ final class WireEvent: Equatable {
 
     /// The members both forms share, after what names the observation.
     private init?(_ members: JSONObject, object: String, keyPath: String?, prefix: String?, kind: ChangeKind) {
-        guard case .number(let seqNumber)? = members[.seq], let seq = UInt64(seqNumber.literal) else { return nil }
+        guard let seq = members.unsigned(.seq) else { return nil }
         self.object = object
         self.keyPath = keyPath
         self.prefix = prefix
         if case .string(let path)? = members[.changedKeyPath] { changedKeyPath = path }
         if case .string(let cause)? = members[.cause] { self.cause = ChangeCause(cause) }
-        if case .number(let count)? = members[.coalesced] { coalesced = count.intValue }
+        coalesced = members.integer(.coalesced)
         self.kind = kind
         self.seq = seq
         new = members[.new]

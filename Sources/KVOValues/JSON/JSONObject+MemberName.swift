@@ -22,4 +22,14 @@ extension OrderedDictionary where Key == String, Value == JSONValue {
         get { self[field.rawValue] }
         set { self[field.rawValue] = newValue }
     }
+
+    /// The member `field` as a non-negative integer (a seq, a size, a count); nil when it is not one.
+    public func unsigned(_ field: KVOProtocol.Field) -> UInt64? {
+        if case .number(let number)? = self[field] { UInt64(number.literal) } else { nil }
+    }
+
+    /// The member `field` as an `Int`; nil when it is not one.
+    public func integer(_ field: KVOProtocol.Field) -> Int? {
+        if case .number(let number)? = self[field] { number.intValue } else { nil }
+    }
 }
