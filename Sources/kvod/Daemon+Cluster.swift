@@ -28,8 +28,8 @@ extension Daemon {
         driver.client = client
         etcdDriver = driver
         let replica = EtcdReplica(backend: client, keys: keys, snapshot: snapshot,
-                                      epoch: epoch, engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop,
-                                      logger: logger)
+                                  epoch: epoch, engine: engine, leaseTTL: configuration.etcdLeaseTTL, loop: loop,
+                                  logger: logger)
         replica.commitTimed = { [unowned self] outcome, nanoseconds in
             clusterCommitDurations.record(labelIndex: outcome.metricIndex, nanoseconds: nanoseconds)
         }
