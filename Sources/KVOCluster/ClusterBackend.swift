@@ -1,8 +1,8 @@
 import KVOEtcd
 
 /// What the replica asks of etcd (docs/CLUSTER.md), in etcd v3's own terms
-/// (KVOEtcd's requests and answers): the daemon gives it the real client on
-/// its loop (`EtcdBackend`), the tests one in memory that loses, compacts and
+/// (KVOEtcd's requests and answers): the daemon gives it KVOEtcd's client on
+/// its loop (`EtcdClient`), the tests one in memory that loses, compacts and
 /// stalls on demand. Every completion runs on the caller's loop, later, never
 /// from within the call.
 public protocol ClusterBackend: AnyObject {

@@ -237,7 +237,7 @@ final class ListFixture: @unchecked Sendable {
 final class LeaseFixture: @unchecked Sendable {
     // @unchecked: as DispatchFixture.
     enum Cause { case disconnect, ttl }
-    /// kvod's slice (LeaseTimer.budget).
+    /// kvod's slice (the budget of Engine.releaseDueValues that the daemon's lease timer takes).
     static let slice = 500
     final class Clock: @unchecked Sendable { var now: Double = 1_000_000 }
     let values: Int

@@ -170,7 +170,7 @@ public final class Store {
         Self.write(into: &entry.members!, keys, value)
     }
 
-    /// ``write(_:at:_:)`` of a set's new value (the record's) to where
+    /// Writes a set's new value (the record's) to where
     /// ``checkedValue(_:at:)`` found its path, nothing having changed the store in between.
     func write(setting change: ChangeRecord, to target: Target) {
         guard let value = change.new else { return }
