@@ -112,7 +112,10 @@ class UVHandle {
 
 /// A handle with one callback (timer, signal, prepare, async), dropped at close.
 class UVCallbackHandle: UVHandle {
-    var handler: (() -> Void)?
+    /// What runs on the loop thread when the handle fires; set on that thread only.
+    var handler: (() -> Void)? {
+        didSet { loop.assertOnLoopThread() }
+    }
 
     override func didClose() {
         handler = nil
