@@ -51,24 +51,10 @@ struct ClusterCommand: ParsableCommand {
         let started = Date()
         let loadBefore = Machine.loadAverage()
         var report = ClusterReport()
-        for round in 1...rounds {
-            for scenario in selected {
-                // Alternate who goes first, so that a drift in the machine's load favours none.
-                let order = round % 2 == 1 ? scenario.peers : scenario.peers.reversed()
-                for peer in order {
-                    do {
-                        let load = Machine.oneMinuteLoad()
-                        let rig = try ClusterRig(peer, hosts: scenario.hosts, members: sizes.members, binaries: binaries)
-                        defer { rig.stop() }
-                        let result = try scenario.run(on: rig, sizes: sizes)
-                        report.add(result, peer: peer, scenario: scenario, round: round, load: load)
-                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName) (load \(load)): \(result.summary)")
-                    } catch {
-                        report.failed(error, peer: peer, scenario: scenario, round: round)
-                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): FAILED: \(error)")
-                    }
-                }
-            }
+        report.measure(rounds: rounds, selected, peers: \.peers) { scenario, peer in
+            let rig = try ClusterRig(peer, hosts: scenario.hosts, members: sizes.members, binaries: binaries)
+            defer { rig.stop() }
+            return try scenario.run(on: rig, sizes: sizes)
         }
         let seconds = Date().timeIntervalSince(started)
         print("\n" + report.table() + (shared.size == "standard" ? "\n\n" + report.targets() : ""))

@@ -118,26 +118,11 @@ struct LoadCommand: ParsableCommand {
         let started = Date()
         let loadBefore = Machine.loadAverage()
         var report = Report()
-        for round in 1...rounds {
-            for scenario in selected {
-                // Alternate who goes first, so that a drift in the machine's load favours neither.
-                let order = round % 2 == 1 ? peers : peers.reversed()
-                for peer in order where scenario.runs(on: peer) {
-                    do {
-                        let load = Machine.oneMinuteLoad()
-                        report.addLoadAverage(load, scenario: scenario)
-                        let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
-                            ?? ServerProcess(peer, binaries: binaries, persistence: scenario.persistence)
-                        defer { server.stop() }
-                        let result = try scenario.run(on: server, sizes: sizes)
-                        report.add(result, peer: peer, scenario: scenario, round: round, load: load)
-                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): \(result.summary)")
-                    } catch {
-                        report.failed(error, peer: peer, scenario: scenario, round: round)
-                        progress("round \(round)/\(rounds) \(scenario.name) \(peer.displayName): FAILED: \(error)")
-                    }
-                }
-            }
+        report.measure(rounds: rounds, selected, peers: { scenario in peers.filter(scenario.runs(on:)) }) { scenario, peer in
+            let server = try attach.map { path throws(BenchError) in try ServerProcess(attachingTo: path, peer: peer) }
+                ?? ServerProcess(peer, binaries: binaries, persistence: scenario.persistence)
+            defer { server.stop() }
+            return try scenario.run(on: server, sizes: sizes)
         }
         let seconds = Date().timeIntervalSince(started)
         let isDurability = { (family: String) in family == Scenario.durabilityFamily }

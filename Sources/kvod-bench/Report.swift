@@ -48,12 +48,29 @@ struct Measurements<P: ReportPeer> {
         notesByFamily += result.notes.map { (scenario.family, origin + $0) }
     }
 
-    mutating func failed(_ error: Error, peer: P, scenario: some ReportScenario, round: Int) {
-        problemsByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(error)"))
-    }
-
-    mutating func addLoadAverage(_ value: Double, scenario: Scenario) {
-        loadAverages[scenario.family, default: []].append(value)
+    /// Runs each scenario on each of its peers, `rounds` times, adding every
+    /// result or failure and telling each on stderr. Who goes first alternates
+    /// by round, so that a drift in the machine's load favours no peer.
+    mutating func measure<S: ReportScenario>(rounds: Int, _ scenarios: [S], peers: (S) -> [P],
+                                             _ run: (S, P) throws -> ScenarioResult) {
+        for round in 1...rounds {
+            for scenario in scenarios {
+                let order = round % 2 == 1 ? peers(scenario) : peers(scenario).reversed()
+                for peer in order {
+                    let load = Machine.oneMinuteLoad()
+                    loadAverages[scenario.family, default: []].append(load)
+                    let origin = "round \(round)/\(rounds) \(scenario.name) \(peer.displayName) (load \(load))"
+                    do {
+                        let result = try run(scenario, peer)
+                        add(result, peer: peer, scenario: scenario, round: round, load: load)
+                        progress("\(origin): \(result.summary)")
+                    } catch {
+                        problemsByFamily.append((scenario.family, "round \(round), \(scenario.name), \(peer.displayName): \(error)"))
+                        progress("\(origin): FAILED: \(error)")
+                    }
+                }
+            }
+        }
     }
 
     func rows(_ include: (String) -> Bool) -> [String] { rows.filter { include(families[$0] ?? "") } }
