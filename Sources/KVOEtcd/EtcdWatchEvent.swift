@@ -10,12 +10,6 @@ public struct EtcdWatchEvent: Sendable, Equatable {
     public var kv: EtcdKeyValue
     /// The key before the change, when the watch asked for `prevKV` and it existed.
     public var prevKV: EtcdKeyValue?
-
-    init(_ json: JSONValue) throws(EtcdError) {
-        kind = json.member("type") == .string("DELETE") ? .delete : .put
-        kv = try EtcdKeyValue(json.member("kv") ?? .object([:]))
-        prevKV = try json.member("prev_kv").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
-    }
 }
 
 /// What a watch reports, in the order etcd sent it.

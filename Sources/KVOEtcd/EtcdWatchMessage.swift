@@ -96,10 +96,9 @@ struct EtcdWatchMessage {
 }
 
 extension EtcdWatchEvent {
-    /// Reads an event from `reader`, standing before it, as ``init(_:)``
-    /// reads it from a parsed message (`type` other than `"DELETE"`: a put;
-    /// `kv` absent or not an object: an empty one). A field etcd could not
-    /// have written sets `failure`, if not set yet, and the read goes on.
+    /// Reads an event from `reader`, standing before it (`type` other than
+    /// `"DELETE"`: a put; `kv` absent or not an object: an empty one). A field
+    /// etcd could not have written sets `failure`, if not set yet, and the read goes on.
     init(reading reader: inout JSONReader, failure: inout EtcdError?) throws(JSONError) {
         kind = .put
         kv = EtcdKeyValue(key: [], value: [])

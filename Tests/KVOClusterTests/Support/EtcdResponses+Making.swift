@@ -55,16 +55,6 @@ extension EtcdTxnResponse {
     }
 }
 
-extension EtcdWatchEvent {
-    /// One change of a key, as a watch tells it.
-    init(kind: Kind, kv: EtcdKeyValue, prevKV: EtcdKeyValue? = nil) {
-        self = try! EtcdWatchEvent(.object([:]))
-        self.kind = kind
-        self.kv = kv
-        self.prevKV = prevKV
-    }
-}
-
 extension EtcdLease {
     /// A lease granted or renewed, with the seconds it has left.
     init(header: EtcdResponseHeader, id: Int64, ttl: Int64) {

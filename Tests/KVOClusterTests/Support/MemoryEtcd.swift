@@ -1,5 +1,6 @@
 import KVOCluster
-import KVOEtcd
+// @testable: EtcdWatchEvent's memberwise init, internal to KVOEtcd.
+@testable import KVOEtcd
 
 /// An etcd in memory, as the replica sees one through ``ClusterBackend``: one
 /// key space with revisions, compare-and-write `Txn`s, watches from a

@@ -2,8 +2,8 @@ import KVOValues
 @testable import KVOEtcd
 
 /// Shorthands only the tests use: requests written as strings, a transaction
-/// as the `JSONValue` its body must equal, who leads, and a put, a delete
-/// and a compaction outside a `Txn`.
+/// as the `JSONValue` its body must equal, a watch event read from a parsed
+/// message, who leads, and a put, a delete and a compaction outside a `Txn`.
 extension EtcdPutRequest {
     init(_ key: String, _ value: String, lease: Int64 = 0, prevKV: Bool = false) {
         self.init(key: Array(key.utf8), value: Array(value.utf8), lease: lease, prevKV: prevKV)
@@ -17,6 +17,15 @@ extension EtcdTxnRequest {
             "success": .array(success.map(\.json)),
             "failure": .array(failure.map(\.json)),
         ])
+    }
+}
+
+extension EtcdWatchEvent {
+    /// The event as the watch read it from a parsed message before EtcdWatchMessage read it piece by piece.
+    init(_ json: JSONValue) throws(EtcdError) {
+        try self.init(kind: json.member("type") == .string("DELETE") ? .delete : .put,
+                      kv: EtcdKeyValue(json.member("kv") ?? .object([:])),
+                      prevKV: json.member("prev_kv").map { kv throws(EtcdError) in try EtcdKeyValue(kv) })
     }
 }
 
