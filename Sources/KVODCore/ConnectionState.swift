@@ -38,7 +38,8 @@ public struct ConnectionState: Sendable {
     }
 
     private var deferred = DeferredFrames()
-    private var budget = TurnBudget()
+    /// This turn's share of the loop: the shell counts each line (and its time) into it.
+    public var budget = TurnBudget()
     /// Whether the socket is not read (for any reason).
     public private(set) var isPaused = false
     /// Whether the pause ends with the next turn rather than with drained output.
@@ -72,16 +73,6 @@ public struct ConnectionState: Sendable {
         guard isPaused else { return true }
         deferred.defer(frame)
         return false
-    }
-
-    /// A line of `bytes` bytes is being handled in loop turn `turn`.
-    public mutating func spend(bytes: Int, turn: UInt64) {
-        budget.spend(bytes: bytes, turn: turn)
-    }
-
-    /// The line just counted took `nanoseconds` to handle.
-    public mutating func spend(nanoseconds: UInt64, turn: UInt64) {
-        budget.spend(nanoseconds: nanoseconds, turn: turn)
     }
 
     /// A frame read from the socket was handled; `inputHeld`: the engine

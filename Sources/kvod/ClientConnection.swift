@@ -127,11 +127,11 @@ final class ClientConnection: ClientOutputDelegate {
         host.pacing.noteRequest()
         switch frame {
         case .line(let line):
-            state.spend(bytes: line.count, turn: host.turn)
+            state.budget.spend(bytes: line.count, turn: host.turn)
             let outcome = host.requestDecoder.decode(line)
             host.engine.handle(outcome, from: controller)
             let handled = UVLoop.hrtime
-            state.spend(nanoseconds: handled &- previous, turn: host.turn)
+            state.budget.spend(nanoseconds: handled &- previous, turn: host.turn)
             if case .request(let request) = outcome {
                 let opIndex = request.operation.op.ordinal
                 host.requestDurations.record(labelIndex: opIndex, nanoseconds: handled &- started)
@@ -147,7 +147,7 @@ final class ClientConnection: ClientOutputDelegate {
 
     /// Counts `bytes` of work (a `backup` chunk) against this turn's share of the loop.
     func spendTurn(bytes: Int) {
-        state.spend(bytes: bytes, turn: host.turn)
+        state.budget.spend(bytes: bytes, turn: host.turn)
     }
 
     /// Output written or held for a commit, not yet taken by the client.

@@ -27,7 +27,7 @@ private final class Machine {
         while let frame = state.nextDeferred(inputHeld: inputHeld, turn: turn) {
             switch frame {
             case .line(let bytes):
-                state.spend(bytes: bytes.count, turn: turn)
+                state.budget.spend(bytes: bytes.count, turn: turn)
                 lines.append(String(decoding: bytes, as: UTF8.self))
             case .tooLarge: lines.append("<too large>")
             }
@@ -35,8 +35,8 @@ private final class Machine {
         return lines
     }
 
-    func spend(bytes: Int, turn: UInt64) { state.spend(bytes: bytes, turn: turn) }
-    func spend(nanoseconds: UInt64, turn: UInt64) { state.spend(nanoseconds: nanoseconds, turn: turn) }
+    func spend(bytes: Int, turn: UInt64) { state.budget.spend(bytes: bytes, turn: turn) }
+    func spend(nanoseconds: UInt64, turn: UInt64) { state.budget.spend(nanoseconds: nanoseconds, turn: turn) }
     func frameHandled(inputHeld: Bool, turn: UInt64) -> [ConnectionState.Action] {
         state.frameHandled(inputHeld: inputHeld, turn: turn)
     }
