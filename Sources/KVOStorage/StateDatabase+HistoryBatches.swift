@@ -93,14 +93,11 @@ extension StateDatabase {
         }
     }
 
-    /// Deletes the batch rows wholly at or before `keepAfter`, and rewrites
-    /// the one that straddles it with only the changes of `kept` it holds,
-    /// so that a later start with larger limits brings back nothing that was
-    /// out of the history. Inside the caller's transaction.
+    /// Rewrites the batch row that straddles `keepAfter` (those wholly at or
+    /// before it are deleted, ``deleteHistory(through:seq:)``) with only the
+    /// changes of `kept` it holds, so that a later start with larger limits
+    /// brings back nothing that was out of the history. Inside the caller's transaction.
     func trimHistoryBatches(keeping kept: [ChangeRecord], after keepAfter: UInt64) throws(SQLiteError) {
-        let delete = try connection.prepare("DELETE FROM history_batches WHERE last_seq <= ?")
-        delete.bind(1, Int64(bitPattern: keepAfter))
-        try delete.run()
         let straddling = try connection.prepare("SELECT last_seq FROM history_batches WHERE first_seq <= ?")
         straddling.bind(1, Int64(bitPattern: keepAfter))
         guard try straddling.step() else { return }

@@ -140,17 +140,9 @@ extension StateDatabase {
             + (SELECT COUNT(*) FROM history_batches WHERE first_seq <= \(Int64(bitPattern: keepAfter)))
             """) ?? 0 > 0
         else { return }
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            try connection.execute("""
-                UPDATE meta SET value = \(Int64(bitPattern: seq)) WHERE key = 'seq';
-                DELETE FROM history WHERE seq <= \(Int64(bitPattern: keepAfter));
-                """)
+        try connection.transaction { () throws(SQLiteError) in
+            try deleteHistory(through: keepAfter, seq: seq)
             try trimHistoryBatches(keeping: kept, after: keepAfter)
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
     }
 

@@ -27,16 +27,13 @@ extension StateDatabase {
     /// while a row under another was left behind cannot be told from one
     /// never deleted; such a value comes back once, as it did before.)
     static func migrateFromVersion1(_ connection: SQLiteConnection) throws(SQLiteError) {
-        try connection.execute("BEGIN; \(quarantineTable);")
-        do throws(SQLiteError) {
+        try connection.transaction("BEGIN") { () throws(SQLiteError) in
+            try connection.execute(quarantineTable)
             try canonicalizeObjects(connection)
             try canonicalizeMembers(connection)
             try canonicalizeHistory(connection)
             try dropNonCanonicalModSeqs(connection)
-            try connection.execute("PRAGMA user_version = 2; COMMIT;")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
+            try connection.execute("PRAGMA user_version = 2")
         }
     }
 

@@ -21,8 +21,7 @@ extension StateDatabase {
     /// first, so that it never goes back. Returns one line per move.
     func quarantine(_ unreadable: UnreadableRows, seq: UInt64) throws(SQLiteError) -> [String] {
         var report: [String] = []
-        try connection.execute("BEGIN IMMEDIATE")
-        do throws(SQLiteError) {
+        try connection.transaction { () throws(SQLiteError) in
             let moveMembers = try connection.prepare("""
                 INSERT INTO quarantine (reason, source, object, key, seq, value)
                 SELECT ?, 'members', object, key, created_seq, value FROM members WHERE object = ?
@@ -57,21 +56,9 @@ extension StateDatabase {
                     try moveBatch.run()
                     report.append("history batch row \(lastSeq) moved to the quarantine table of \(path): \(reason)")
                 }
-                let setSeq = try connection.prepare("UPDATE meta SET value = ? WHERE key = 'seq'")
-                setSeq.bind(1, Int64(bitPattern: seq))
-                try setSeq.run()
-                let trim = try connection.prepare("DELETE FROM history WHERE seq <= ?")
-                trim.bind(1, Int64(bitPattern: through))
-                try trim.run()
-                let trimBatches = try connection.prepare("DELETE FROM history_batches WHERE last_seq <= ?")
-                trimBatches.bind(1, Int64(bitPattern: through))
-                try trimBatches.run()
+                try deleteHistory(through: through, seq: seq)
                 report.append("the history through seq \(through) is dropped: a resume from before it gets compacted")
             }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
         }
         return report
     }

@@ -64,15 +64,11 @@ extension StateDatabase {
                     for change in batch.changes { try writeLeases(of: change) }
                 }
                 for (name, edit) in zip(order, edits) { try write(name, edit, lastSeq: lastSeq) }
-                if trims {
-                    for trim in [statements.trimHistory, statements.trimHistoryBatches] {
-                        trim.bind(1, Int64(bitPattern: keepAfter))
-                        try trim.run()
-                    }
-                }
                 // The newest history row says the seq; meta only needs it
                 // when no row is kept, or rows are deleted.
-                if historyRows.isEmpty || trims {
+                if trims {
+                    try deleteHistory(through: keepAfter, seq: lastSeq)
+                } else if historyRows.isEmpty {
                     statements.setSeq.bind(1, Int64(bitPattern: lastSeq))
                     try statements.setSeq.run()
                 }
@@ -143,6 +139,17 @@ extension StateDatabase {
         upsert.bind(6, utf8: modSeqs.flatMap { Self.modSeqsJSON(of: key, in: $0) })
         upsert.bind(7, Int64(modSeqs == nil ? 0 : 1))
         try upsert.run()
+    }
+
+    /// Writes `seq` to meta (no history row may say it once rows go) and
+    /// deletes the history rows, a batch row only whole, at or before `through`.
+    func deleteHistory(through: UInt64, seq: UInt64) throws(SQLiteError) {
+        statements.setSeq.bind(1, Int64(bitPattern: seq))
+        try statements.setSeq.run()
+        for trim in [statements.trimHistory, statements.trimHistoryBatches] {
+            trim.bind(1, Int64(bitPattern: through))
+            try trim.run()
+        }
     }
 
     func run(_ statement: SQLiteStatement, _ name: String) throws(SQLiteError) {

@@ -62,6 +62,19 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` in a transaction begun with `begin`: committed when it
+    /// returns, rolled back when it throws.
+    func transaction(_ begin: String = "BEGIN IMMEDIATE", _ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        try execute(begin)
+        do throws(SQLiteError) {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Compiles one statement, to run many times.
     func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         try SQLiteStatement(connection: self, sql: sql)
