@@ -24,20 +24,16 @@ extension EtcdReplica {
             compare.append(.modRevision(of: keys.document(object), is: revision))
         }
         let plan = BatchLeasePlan(batch) { engine.holdsLeases(in: $0) }
-        guard plan.needsLeases else {
-            let request = txn(comparing: compare, writes: writes(of: batch, proposal: proposal),
-                              besides: leases.operations(plan, ephemeralLease: nil, ttlLeases: []))
-            return commit(request, comparing: compared, "this batch", proposal: proposal, answered: { [weak self] in
-                self?.leases.settled(EtcdLeases.Operations(), $0)
-            }, done)
+        if plan.needsLeases {
+            // etcd's limits first, with the largest lease ids: no lease is granted for a batch they refuse.
+            let placeholders = [EtcdLeases.TTLLease](repeating: .placeholder, count: plan.ttls.count)
+            let provisional = txn(comparing: compare,
+                                  writes: writes(of: batch, proposal: proposal,
+                                                  deadlines: plan.deadlines(placeholders.map(\.expires))),
+                                  besides: leases.operations(plan, ephemeralLease: .max, ttlLeases: placeholders))
+            if let refusal = limits.refusal(of: provisional, "this batch") { return done(.refused(refusal)) }
         }
-        // etcd's limits first, with the largest lease ids: no lease is granted for a batch they refuse.
-        let placeholders = [EtcdLeases.TTLLease](repeating: .placeholder, count: plan.ttls.count)
-        let provisional = txn(comparing: compare,
-                              writes: writes(of: batch, proposal: proposal,
-                                              deadlines: plan.deadlines(placeholders.map(\.expires))),
-                              besides: leases.operations(plan, ephemeralLease: .max, ttlLeases: placeholders))
-        if let refusal = limits.refusal(of: provisional, "this batch") { return done(.refused(refusal)) }
+        // Without leases to grant, the operations come at once (no ttl, no connection's lease asked for).
         leases.operations(for: plan) { [weak self] result in
             guard let self else { return }
             guard case .success(let leased) = result else {
