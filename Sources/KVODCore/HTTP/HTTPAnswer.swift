@@ -42,12 +42,12 @@ public struct HTTPAnswer: Equatable, Sendable {
         members[Field.ok] = nil
         switch shape {
         case .value:
-            let modSeq = Self.integer(members[Field.modSeq])
+            let modSeq = members.integer(.modSeq)
             self.init(status: 200, headers: modSeq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
                       body: (members[Field.value] ?? .null).jsonBytes + [0x0A])
         case .written:
             // The value's modSeq is the seq of the change that wrote it.
-            let seq = Self.integer(members[Field.seq])
+            let seq = members.integer(.seq)
             self.init(status: 200, headers: seq.map { [HTTPHeader("etag", HTTPEntityTag.of(modSeq: $0))] } ?? [],
                       body: JSONValue.object(members).jsonBytes + [0x0A])
         case .reply:
@@ -88,7 +88,7 @@ public struct HTTPAnswer: Equatable, Sendable {
                 } else if bytes.isName(of: .modSeq) {
                     guard !seen.modSeq else { return nil }
                     seen.modSeq = true
-                    modSeq = integer(try reader.readValue())
+                    if case .number(let number) = try reader.readValue() { modSeq = number.intValue }
                 } else {
                     try reader.skipValue()
                 }
@@ -112,17 +112,12 @@ public struct HTTPAnswer: Equatable, Sendable {
         }
         let errorCode = ErrorCode(code)
         var headers: [HTTPHeader] = []
-        if errorCode == .preconditionFailed, let modSeq = Self.integer(details[Field.modSeq]) {
+        if errorCode == .preconditionFailed, let modSeq = details.integer(.modSeq) {
             headers.append(HTTPHeader("etag", HTTPEntityTag.of(modSeq: modSeq)))
         }
         if errorCode == .limitExceeded || errorCode == .unavailable {
             headers.append(HTTPHeader("retry-after", "1"))
         }
         self.init(status: HTTPErrorStatus.of(errorCode), headers: headers, body: JSONValue.object(details).jsonBytes + [0x0A])
-    }
-
-    private static func integer(_ value: JSONValue?) -> Int? {
-        guard case .number(let number)? = value else { return nil }
-        return number.intValue
     }
 }

@@ -9,12 +9,15 @@ enum HTTPBody {
     /// (`1,"object":"other"`), and more than one value is refused.
     static func oneJSONValue(_ body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> [UInt8] {
         guard !body.isEmpty else { throw HTTPRefusal(.badRequest, "the body must be a JSON value; it is empty") }
-        let value: JSONValue
+        return try value(body).jsonBytes
+    }
+
+    /// The body read as one JSON value (a batch's `{"ops":[…]}` too).
+    static func value(_ body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> JSONValue {
         do {
-            value = try JSONReader.parse(body)
+            return try JSONReader.parse(body)
         } catch {
             throw HTTPRefusal(.badJSON, "the body is not one JSON value: \(error)")
         }
-        return value.jsonBytes
     }
 }

@@ -154,13 +154,7 @@ public enum HTTPRoute: Equatable, Sendable {
 
     /// `POST /v1/batch` with `{"ops":[…]}`: `batch`, the ops as the socket's.
     private static func batchRoute(_ body: UnsafeRawBufferPointer) throws(HTTPRefusal) -> HTTPRoute {
-        let value: JSONValue
-        do {
-            value = try JSONReader.parse(body)
-        } catch {
-            throw HTTPRefusal(.badJSON, "the body is not one JSON value: \(error)")
-        }
-        guard case .object(let members) = value, members.count == 1, let ops = members[Field.ops] else {
+        guard case .object(let members) = try HTTPBody.value(body), members.count == 1, let ops = members[Field.ops] else {
             throw HTTPRefusal(.badRequest, "a batch's body is {\"ops\":[…]}, the change requests of the socket's batch")
         }
         var request = RequestEncoder(op: .batch, id: requestID)
