@@ -32,9 +32,7 @@ extension EtcdCompare {
         }
         bytes += #"{"key":""#.utf8
         Base64.encode(range.key, into: &bytes)
-        bytes += #"","result":""#.utf8
-        bytes += result.rawValue.utf8
-        bytes += #"","target":"MOD","mod_revision":""#.utf8
+        bytes += #"","result":"EQUAL","target":"MOD","mod_revision":""#.utf8
         bytes += String(revision).utf8
         bytes += #""}"#.utf8
     }

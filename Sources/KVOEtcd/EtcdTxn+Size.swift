@@ -28,14 +28,8 @@ extension EtcdTxnRequest {
 
 extension EtcdCompare {
     var protobufBytes: Int {
+        // The result, EQUAL, is 0: at its default, not sent.
         var bytes = Protobuf.bytes(3, range.key) + Protobuf.bytes(64, range.rangeEnd)
-        let resultCode: UInt64 = switch result {
-        case .equal: 0
-        case .greater: 1
-        case .less: 2
-        case .notEqual: 3
-        }
-        bytes += Protobuf.varint(1, resultCode)
         // The target's value is a oneof: sent even when it is zero.
         switch target {
         case .version(let version): bytes += Protobuf.varintAlways(4, UInt64(bitPattern: version))

@@ -1,6 +1,7 @@
 import KVOValues
 
-/// One condition of a transaction: etcd's `Compare`.
+/// One condition of a transaction: etcd's `Compare`, with its result
+/// `EQUAL`, the only one kvod asks for.
 public struct EtcdCompare: Sendable, Equatable {
     /// What is compared, with the value it is compared to.
     public enum Target: Sendable, Equatable {
@@ -9,18 +10,12 @@ public struct EtcdCompare: Sendable, Equatable {
         case value([UInt8])
     }
 
-    public enum Result: String, Sendable, Equatable {
-        case equal = "EQUAL", greater = "GREATER", less = "LESS", notEqual = "NOT_EQUAL"
-    }
-
     public var range: EtcdKeyRange
     public var target: Target
-    public var result: Result
 
-    public init(_ range: EtcdKeyRange, _ target: Target, _ result: Result = .equal) {
+    public init(_ range: EtcdKeyRange, _ target: Target) {
         self.range = range
         self.target = target
-        self.result = result
     }
 
     /// The key's `mod_revision` is `revision` (0: the key does not exist).
@@ -29,7 +24,7 @@ public struct EtcdCompare: Sendable, Equatable {
     }
 
     var json: JSONValue {
-        var members: JSONObject = ["key": .bytes(range.key), "result": .string(result.rawValue)]
+        var members: JSONObject = ["key": .bytes(range.key), "result": "EQUAL"]
         if !range.rangeEnd.isEmpty { members["range_end"] = .bytes(range.rangeEnd) }
         switch target {
         case .version(let version): members["target"] = "VERSION"; members["version"] = .int64(version)

@@ -238,12 +238,7 @@ final class MemoryEtcd: ClusterBackend {
         case .modRevision(let revision): order = (kv?.modRevision ?? 0) - revision
         case .value(let value): order = (kv?.value ?? []) == value ? 0 : 1
         }
-        switch compare.result {
-        case .equal: return order == 0
-        case .notEqual: return order != 0
-        case .greater: return order > 0
-        case .less: return order < 0
-        }
+        return order == 0
     }
 
     /// Applies `operations` in one revision (none when they write nothing), tells the watches.
