@@ -15,8 +15,6 @@ struct WatchProgress {
     /// up to its header's revision; a progress notification says it has
     /// nothing newer.
     private(set) var passedRevision: Int64 = 0
-    /// ``passedRevision``, for the liveness check.
-    var passed: Int64 { passedRevision }
     /// When the watch last said anything.
     private(set) var lastResponse: ContinuousClock.Instant?
 

@@ -66,7 +66,7 @@ extension EtcdReplica {
                 progress.heard(revision: response.header.revision)
                 guard watch != nil, isFollowing else { return }
                 // Only this kvod's own commits are sure to be the watch's to deliver.
-                if liveness.answered(at: progress.committed, passed: max(appliedRevision, progress.passed)) {
+                if liveness.answered(at: progress.committed, passed: max(appliedRevision, progress.passedRevision)) {
                     abandon(endpoint, because: """
                         the watch at \(endpoint) has not delivered this kvod's change at revision \
                         \(progress.committed)
