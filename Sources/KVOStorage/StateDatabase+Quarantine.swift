@@ -30,9 +30,11 @@ extension StateDatabase {
                 moveMembers.bind(1, reason)
                 moveMembers.bind(2, object)
                 try moveMembers.run()
-                try run("DELETE FROM members WHERE object = ?", object)
-                // Its modSeqs (in these rows) go too: without them it counts as new.
-                try run("DELETE FROM objects WHERE name = ?", object)
+                // Its object row, and the modSeqs in these rows, go too: without them it counts as new.
+                for delete in [statements.deleteMembers, statements.deleteObject] {
+                    delete.bind(1, object)
+                    try delete.run()
+                }
                 report.append("object \(LogText.quoted(object)) moved to the quarantine table of \(path): \(reason)")
             }
             if let through = unreadable.historyThrough {
@@ -61,11 +63,5 @@ extension StateDatabase {
             }
         }
         return report
-    }
-
-    private func run(_ sql: String, _ text: String) throws(SQLiteError) {
-        let statement = try connection.prepare(sql)
-        statement.bind(1, text)
-        try statement.run()
     }
 }
