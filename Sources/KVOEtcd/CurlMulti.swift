@@ -12,7 +12,7 @@ final class CurlMulti {
     /// Sockets the driver watches for libcurl.
     private var watchedSockets: Set<Int32> = []
     /// Transfers in flight, by easy handle. The multi keeps them alive.
-    private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private(set) var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
     /// libcurl's one-time global setup, done before the first handle.
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
@@ -52,8 +52,6 @@ final class CurlMulti {
         }
         curl_multi_cleanup(multi)
     }
-
-    var activeTransfers: Int { transfers.count }
 
     func add(_ transfer: CurlTransfer) {
         transfers[transfer.easy] = transfer

@@ -39,7 +39,7 @@ public final class EtcdClient {
     /// The endpoint the next request goes to.
     public private(set) var currentEndpoint: String
     private var currentIndex = 0
-    private let multi: CurlMulti
+    let multi: CurlMulti
 
     /// A client of the endpoints in `configuration`, driven by `driver` (which it keeps).
     public init(_ configuration: Configuration, driver: any EtcdEventDriver) throws(EtcdError) {
@@ -64,9 +64,6 @@ public final class EtcdClient {
 
     /// The timer the client scheduled is due.
     public func timerFired() { multi.timerFired() }
-
-    /// Requests and watches in flight.
-    public var activeTransfers: Int { multi.activeTransfers }
 
     // MARK: Key-value
 

@@ -3,7 +3,8 @@ import KVOValues
 
 /// Shorthands only the tests use: requests written as strings, a transaction
 /// as the `JSONValue` its body must equal, a watch event read from a parsed
-/// message, who leads, and a put, a delete and a compaction outside a `Txn`.
+/// message, who leads, the transfers in flight, and a put, a delete and a
+/// compaction outside a `Txn`.
 extension EtcdPutRequest {
     init(_ key: String, _ value: String, lease: Int64 = 0, prevKV: Bool = false) {
         self.init(key: Array(key.utf8), value: Array(value.utf8), lease: lease, prevKV: prevKV)
@@ -35,6 +36,9 @@ extension EtcdStatus {
 }
 
 extension EtcdClient {
+    /// Requests and watches in flight.
+    var activeTransfers: Int { multi.transfers.count }
+
     func put(_ request: EtcdPutRequest, _ done: @escaping (Result<EtcdPutResponse, EtcdError>) -> Void) {
         call("/kv/put", request.json.jsonBytes, parse: EtcdPutResponse.init, done)
     }
