@@ -11,9 +11,7 @@ public struct EtcdRangeResponse: Sendable, Equatable {
 
     init(_ json: JSONValue) throws(EtcdError) {
         header = try EtcdResponseHeader(json.member("header"))
-        var kvs: [EtcdKeyValue] = []
-        for kv in json.list("kvs") { kvs.append(try EtcdKeyValue(kv)) }
-        self.kvs = kvs
+        kvs = try json.list("kvs").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
         more = json.flag("more")
         count = try json.int64("count")
     }
@@ -40,8 +38,6 @@ public struct EtcdDeleteResponse: Sendable, Equatable {
     init(_ json: JSONValue) throws(EtcdError) {
         header = try EtcdResponseHeader(json.member("header"))
         deleted = try json.int64("deleted")
-        var prevKVs: [EtcdKeyValue] = []
-        for kv in json.list("prev_kvs") { prevKVs.append(try EtcdKeyValue(kv)) }
-        self.prevKVs = prevKVs
+        prevKVs = try json.list("prev_kvs").map { kv throws(EtcdError) in try EtcdKeyValue(kv) }
     }
 }

@@ -94,8 +94,6 @@ public struct EtcdTxnResponse: Sendable, Equatable {
     init(_ json: JSONValue) throws(EtcdError) {
         header = try EtcdResponseHeader(json.member("header"))
         succeeded = json.flag("succeeded")
-        var responses: [EtcdResponseOp] = []
-        for response in json.list("responses") { responses.append(try EtcdResponseOp(response)) }
-        self.responses = responses
+        responses = try json.list("responses").map { response throws(EtcdError) in try EtcdResponseOp(response) }
     }
 }
