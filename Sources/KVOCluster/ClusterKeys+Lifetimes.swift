@@ -23,16 +23,10 @@ struct LeasedValue {
         if let expires { members["expires"] = .number(JSONNumber(validatedLiteral: String(expires))) }
         return .object(members)
     }
+}
 
-    init(object: String, path: [String], cause: ChangeCause, uid: UInt32?, host: String, expires: Double? = nil) {
-        self.object = object
-        self.path = path
-        self.cause = cause
-        self.uid = uid
-        self.host = host
-        self.expires = expires
-    }
-
+// In an extension, so that the struct keeps its memberwise init.
+extension LeasedValue {
     init?(_ bytes: [UInt8]) {
         guard case .object(let members)? = try? JSONReader.parse(bytes), case .string(let object)? = members["object"],
               case .array(let keys)? = members["path"], case .string(let name)? = members["cause"],
