@@ -135,14 +135,14 @@ public final class EtcdWatch {
         }
         guard read.hasResult else { throw .malformedResponse("a watch message without result") }
         let header = try EtcdResponseHeader(read.header)
-        if EtcdWatchMessage.flag(read.canceled) {
+        if read.canceled == .bool(true) {
             let compactRevision = try JSONValue.int64(read.compactRevision, "compact_revision")
             if compactRevision > 0 { return finish(.compacted(compactRevision: compactRevision)) }
             var reason = "cancelled by etcd"
             if case .string(let text)? = read.cancelReason { reason = text }
             return finish(.cancelled(reason: reason))
         }
-        if EtcdWatchMessage.flag(read.created) {
+        if read.created == .bool(true) {
             // A watch from now reports the changes after the revision it was created at.
             if request.startRevision == 0 { lastRevision = header.revision }
             return handler(.created(header))
@@ -152,7 +152,7 @@ public final class EtcdWatch {
         fragments += events
         fragmentBytes += message.count
         if fragmentBytes > maxMessageBytes { throw .responseTooLarge(limit: maxMessageBytes) }
-        if EtcdWatchMessage.flag(read.fragment) { return }
+        if read.fragment == .bool(true) { return }
         let whole = fragments
         fragments = []
         fragmentBytes = 0

@@ -87,12 +87,6 @@ struct EtcdWatchMessage {
         if let failure { return .failure(failure) }
         return .success(events)
     }
-
-    /// `result`'s boolean member, false when absent or not a boolean.
-    static func flag(_ value: JSONValue?) -> Bool {
-        if case .bool(let flag)? = value { return flag }
-        return false
-    }
 }
 
 extension EtcdWatchEvent {

@@ -39,10 +39,8 @@ extension JSONValue {
         }
     }
 
-    func flag(_ name: String) -> Bool {
-        if case .bool(let value)? = member(name) { return value }
-        return false
-    }
+    /// A bool field; false when absent (or not a bool).
+    func flag(_ name: String) -> Bool { member(name) == .bool(true) }
 
     /// An array field; empty when absent.
     func list(_ name: String) -> [JSONValue] {
