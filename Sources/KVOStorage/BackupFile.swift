@@ -67,8 +67,8 @@ public enum BackupFile {
     }
 
     /// The seq of the last change a kvod database holds: its newest history
-    /// row's, or `meta.seq` when that is larger (as ``StateDatabase/load()``
-    /// reads it), from the tables of whichever version wrote it.
+    /// row's, or `meta.seq` when that is larger, from the tables of whichever
+    /// version wrote it (``StateDatabase/load()``'s too, once migrated).
     static func lastSeq(_ connection: SQLiteConnection) throws(SQLiteError) -> UInt64 {
         var sources = ["SELECT value FROM meta WHERE key = 'seq'"]
         if try hasTable(connection, "history") { sources.append("SELECT MAX(seq) FROM history") }

@@ -14,10 +14,7 @@ extension StateDatabase {
     /// was moved and why, for the log.
     public func load() throws(StorageError) -> SavedState {
         do {
-            let seq = UInt64(bitPattern: try connection.integer("""
-                SELECT MAX(value) FROM (SELECT value FROM meta WHERE key = 'seq' UNION ALL SELECT MAX(seq) FROM history
-                    UNION ALL SELECT MAX(last_seq) FROM history_batches)
-                """) ?? 0)
+            let seq = try BackupFile.lastSeq(connection)
             var unreadable = UnreadableRows()
             var documents = try loadDocuments(&unreadable)
             let loaded = try loadHistory(endingAt: seq, &unreadable)
