@@ -317,14 +317,8 @@ public final class EtcdReplica: ChangeReplicator {
     public func close() {
         watch?.cancel()
         watch = nil
-        livenessTimer?.close()
-        livenessTimer = nil
-        leaderTimer?.close()
-        leaderTimer = nil
-        resumeTimer?.close()
-        resumeTimer = nil
-        sliceTimer?.close()
-        sliceTimer = nil
+        for timer in [livenessTimer, leaderTimer, resumeTimer, sliceTimer] { timer?.close() }
+        (livenessTimer, leaderTimer, resumeTimer, sliceTimer) = (nil, nil, nil, nil)
         for timer in pauses.values { timer.close() }
         pauses = [:]
         leases.close()
