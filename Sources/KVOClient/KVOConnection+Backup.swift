@@ -49,6 +49,14 @@ extension KVOConnection {
     /// of it (and kvod has let it go). An error `write` throws ends the
     /// backup with that error.
     public func backup(into write: (Data) throws -> Void) async throws -> BackupSnapshot {
+        try await backup(writing: write).get()
+    }
+
+    /// ``backup(into:)`` with `write`'s error apart from KVOClient's, for kvoctl: a failed
+    /// write ends the download (kvod is not told) and comes back as the result's failure.
+    package func backup<WriteError>(writing write: (Data) throws(WriteError) -> Void)
+        async throws(KVOClientError) -> Result<BackupSnapshot, WriteError>
+    {
         let snapshot = try await startBackup()
         var offset: UInt64 = 0
         while offset < snapshot.size {
@@ -56,12 +64,12 @@ extension KVOConnection {
             guard !chunk.isEmpty else {
                 throw KVOClientError(.protocolViolation, "kvod's backup ended at byte \(offset) of \(snapshot.size)")
             }
-            try write(chunk)
+            do throws(WriteError) { try write(chunk) } catch { return .failure(error) }
             offset += UInt64(chunk.count)
         }
         guard try await backupChunk(at: offset).isEmpty else {
             throw KVOClientError(.protocolViolation, "kvod's backup goes on past the \(snapshot.size) bytes it announced")
         }
-        return snapshot
+        return .success(snapshot)
     }
 }

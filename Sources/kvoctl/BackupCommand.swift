@@ -54,36 +54,15 @@ struct BackupCommand: AsyncParsableCommand, ConnectingCommand {
         }
     }
 
-    /// Asks for the snapshot and writes it, a chunk at a time, into `output`.
+    /// Asks for the snapshot and writes it, a chunk at a time, into `output`; a write
+    /// that fails ends the download and exits 2 once the connection is closed.
     private func download(into output: BackupOutput) async throws(CommandFailure) -> BackupSnapshot {
-        var writeFailure: CommandFailure?
         let configure = { (configuration: inout KVOConnection.Configuration) in
             if connection.requestTimeout == nil { configuration.requestTimeout = Self.defaultTimeout }
         }
-        let snapshot = try await connection.run(configure: configure) { kvod throws(KVOClientError) in
-            let snapshot = try await kvod.startBackup()
-            var offset: UInt64 = 0
-            while offset < snapshot.size {
-                let chunk = try await kvod.backupChunk(at: offset)
-                guard !chunk.isEmpty else {
-                    throw KVOClientError(.protocolViolation, "kvod's backup ended at byte \(offset) of \(snapshot.size)")
-                }
-                do throws(CommandFailure) {
-                    try output.write(chunk)
-                } catch {
-                    writeFailure = error
-                    break
-                }
-                offset += UInt64(chunk.count)
-            }
-            // The empty answer at the end, which tells kvod the copy may go.
-            if writeFailure == nil, !(try await kvod.backupChunk(at: offset)).isEmpty {
-                throw KVOClientError(.protocolViolation, "kvod's backup goes on past the \(snapshot.size) bytes it announced")
-            }
-            return snapshot
-        }
-        if let writeFailure { throw writeFailure }
-        return snapshot
+        return try await connection.run(configure: configure) { kvod throws(KVOClientError) in
+            try await kvod.backup(writing: output.write)
+        }.get()
     }
 
     /// Checks the written file: a whole kvod database, of the size and seq kvod said.
