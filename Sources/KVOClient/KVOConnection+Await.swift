@@ -59,6 +59,7 @@ extension KVOConnection {
     private static func awaited(_ reply: JSONObject, seqs: [UInt64?]?) throws(KVOClientError) -> AwaitedWrite {
         guard let observers = reply.integer(.observers), let acknowledged = reply.integer(.acknowledged)
         else { throw malformed("an awaited change (a kvod without await?)", reply) }
-        return AwaitedWrite(seq: try seq(of: reply), seqs: seqs, observers: observers, acknowledged: acknowledged)
+        guard let seq = reply.unsigned(.seq) else { throw malformed("a change", reply) }
+        return AwaitedWrite(seq: seq, seqs: seqs, observers: observers, acknowledged: acknowledged)
     }
 }

@@ -24,11 +24,10 @@ extension KVOConnection {
     /// for another or closes; nothing else is read from it meanwhile, so
     /// the configuration's `requestTimeout` must leave time for the copy.
     public func startBackup() async throws(KVOClientError) -> BackupSnapshot {
-        let reply = try await request(RequestEncoder(op: .backup))
-        guard let seq = reply.unsigned(.seq), let size = reply.unsigned(.size) else {
-            throw Self.malformed("backup", reply)
+        try await request(RequestEncoder(op: .backup), "backup") { reply in
+            guard let seq = reply.unsigned(.seq), let size = reply.unsigned(.size) else { return nil }
+            return BackupSnapshot(seq: seq, size: size)
         }
-        return BackupSnapshot(seq: seq, size: size)
     }
 
     /// Up to 48 KiB of the snapshot ``startBackup()`` made, from `offset`:
@@ -37,11 +36,9 @@ extension KVOConnection {
     public func backupChunk(at offset: UInt64) async throws(KVOClientError) -> Data {
         var request = RequestEncoder(op: .backup)
         request.integer(.offset, offset)
-        let reply = try await self.request(request)
-        guard case .string(let text)? = reply[.data], let bytes = Data(base64Encoded: text) else {
-            throw Self.malformed("backup", reply)
+        return try await self.request(request, "backup") { reply in
+            if case .string(let text)? = reply[.data] { Data(base64Encoded: text) } else { nil }
         }
-        return bytes
     }
 
     /// Makes a snapshot and hands it to `write` chunk by chunk, in order,

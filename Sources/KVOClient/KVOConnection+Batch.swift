@@ -20,9 +20,7 @@ extension KVOConnection {
     /// ```
     @discardableResult
     public func batch(_ operations: [WriteOperation]) async throws(KVOClientError) -> BatchResult {
-        let reply = try await request(Self.batchLine(operations))
-        guard let result = BatchResult(reply, count: operations.count) else { throw Self.malformed("batch", reply) }
-        return result
+        try await request(Self.batchLine(operations), "batch") { BatchResult($0, count: operations.count) }
     }
 
     /// The `batch` request carrying `operations`.

@@ -37,8 +37,6 @@ extension KVOConnection {
         line.string(.prefix, prefix)
         if let after { line.string(.after, after) }
         if let limit { line.integer(.limit, limit) }
-        let reply = try await request(line)
-        guard let page = ObjectPage(reply) else { throw Self.malformed("list", reply) }
-        return page
+        return try await request(line, "list", read: ObjectPage.init)
     }
 }

@@ -32,8 +32,6 @@ extension KVOConnection {
         var line = RequestEncoder(op: .observations)
         if let after { line.string(.after, after) }
         if let limit { line.integer(.limit, limit) }
-        let reply = try await request(line)
-        guard let page = ObservationPage(reply) else { throw Self.malformed("observations", reply) }
-        return page
+        return try await request(line, "observations", read: ObservationPage.init)
     }
 }

@@ -69,9 +69,7 @@ extension KVOConnection {
     public func getVersioned(_ object: String, _ keyPath: String? = nil)
         async throws(KVOClientError) -> VersionedValue
     {
-        let reply = try await request(RequestEncoder(op: .get, object: object, keyPath: keyPath))
-        guard let value = VersionedValue(reply) else { throw Self.malformed("get", reply) }
-        return value
+        try await request(RequestEncoder(op: .get, object: object, keyPath: keyPath), "get", read: VersionedValue.init)
     }
 
     /// Deletes the value at `keyPath`, or the whole object when `keyPath` is nil.
@@ -143,19 +141,15 @@ extension KVOConnection {
     @discardableResult
     public func add(_ object: String, _ keyPath: String, by amount: Int = 1, ifModSeq: UInt64? = nil,
                     ifValue: JSONValue? = nil, ttl: Duration? = nil) async throws(KVOClientError) -> Int {
-        let reply = try await request(WriteOperation.add(object, keyPath, by: amount, ifModSeq: ifModSeq,
-                                                         ifValue: ifValue, ttl: ttl).line)
-        guard let sum = reply.integer(.value) else {
-            throw Self.malformed("add", reply)
-        }
-        return sum
+        try await request(WriteOperation.add(object, keyPath, by: amount, ifModSeq: ifModSeq, ifValue: ifValue,
+                                             ttl: ttl).line, "add") { $0.integer(.value) }
     }
 
     /// Sends one change op.
     /// - Returns: the change's seq (the current seq when nothing changed).
     @discardableResult
     public func perform(_ operation: WriteOperation) async throws(KVOClientError) -> UInt64 {
-        try Self.seq(of: try await request(operation.line))
+        try await request(operation.line, "a change") { $0.unsigned(.seq) }
     }
 
     /// Round-trips a `ping`.
@@ -165,24 +159,24 @@ extension KVOConnection {
 
     /// The daemon's counters.
     public func info() async throws(KVOClientError) -> DaemonInfo {
-        let reply = try await request(RequestEncoder(op: .info))
-        guard let info = DaemonInfo(reply) else { throw Self.malformed("info", reply) }
-        return info
+        try await request(RequestEncoder(op: .info), "info", read: DaemonInfo.init)
     }
 
     /// The daemon's metrics in Prometheus's text format (exposition format
     /// 0.0.4), as kvod rendered them: one metric a line, ending with a newline.
     public func metrics() async throws(KVOClientError) -> String {
-        let reply = try await request(RequestEncoder(op: .metrics))
-        guard case .string(let text)? = reply[.text] else { throw Self.malformed("metrics", reply) }
-        return text
+        try await request(RequestEncoder(op: .metrics), "metrics") { reply in
+            if case .string(let text)? = reply[.text] { text } else { nil }
+        }
     }
 
-    static func seq(of reply: JSONObject) throws(KVOClientError) -> UInt64 {
-        guard let seq = reply.unsigned(.seq) else {
-            throw malformed("a change", reply)
-        }
-        return seq
+    /// Sends `request` and reads its reply with `read`: a reply it cannot read (nil) is a malformed reply to `op`.
+    func request<Reply>(_ request: RequestEncoder, _ op: String, read: (JSONObject) -> Reply?)
+        async throws(KVOClientError) -> Reply
+    {
+        let reply = try await self.request(request)
+        guard let value = read(reply) else { throw Self.malformed(op, reply) }
+        return value
     }
 
     static func malformed(_ op: String, _ reply: JSONObject) -> KVOClientError {
