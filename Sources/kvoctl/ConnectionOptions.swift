@@ -41,6 +41,11 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
+    /// Connects and performs `operation`, printing and waiting as `waiting` says.
+    func perform(_ operation: WriteOperation, _ waiting: AwaitOptions) async throws(CommandFailure) {
+        try await run { connection throws(KVOClientError) in try await waiting.perform(operation, on: connection) }
+    }
+
     /// Writes `text` on standard error unless `--quiet`: a note on a run that goes on.
     func note(_ text: String) {
         if !quiet { Output.error("kvoctl: " + text) }

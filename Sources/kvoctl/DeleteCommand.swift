@@ -15,9 +15,7 @@ struct DeleteCommand: AsyncParsableCommand, ConnectingCommand {
     @Argument(help: "A dotted key path; omit to delete the whole object.") var keyPath: String?
 
     func run() async throws {
-        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
-        try await connection.run { connection throws(KVOClientError) in
-            try await waiting.perform(.delete(object, keyPath, ifModSeq: ifModSeq, ifValue: ifValue), on: connection)
-        }
+        try await connection.perform(.delete(object, keyPath, ifModSeq: conditions.ifModSeq,
+                                             ifValue: conditions.parsedIfValue), waiting)
     }
 }

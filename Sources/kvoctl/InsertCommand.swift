@@ -42,10 +42,7 @@ struct InsertCommand: AsyncParsableCommand, ConnectingCommand {
     func run() async throws {
         let (object, keyPath, texts) = try parts
         let values = try values.fileValue().map { [$0] } ?? values.values(texts)
-        let (index, ifModSeq, ifValue) = (index, conditions.ifModSeq, try conditions.parsedIfValue)
-        try await connection.run { connection throws(KVOClientError) in
-            try await waiting.perform(.insert(object, keyPath, values, at: index, ifModSeq: ifModSeq, ifValue: ifValue),
-                                      on: connection)
-        }
+        try await connection.perform(.insert(object, keyPath, values, at: index, ifModSeq: conditions.ifModSeq,
+                                             ifValue: conditions.parsedIfValue), waiting)
     }
 }

@@ -19,10 +19,7 @@ struct RemoveCommand: AsyncParsableCommand, ConnectingCommand {
     }
 
     func run() async throws {
-        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
-        try await connection.run { connection throws(KVOClientError) in
-            try await waiting.perform(.remove(object, keyPath, at: indexes, ifModSeq: ifModSeq, ifValue: ifValue),
-                                      on: connection)
-        }
+        try await connection.perform(.remove(object, keyPath, at: indexes, ifModSeq: conditions.ifModSeq,
+                                             ifValue: conditions.parsedIfValue), waiting)
     }
 }

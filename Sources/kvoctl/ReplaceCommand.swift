@@ -52,10 +52,7 @@ struct ReplaceCommand: AsyncParsableCommand, ConnectingCommand {
     func run() async throws {
         let (object, keyPath, indexes, texts) = try parts
         let values = try values.fileValue().map { [$0] } ?? values.values(texts)
-        let (ifModSeq, ifValue) = (conditions.ifModSeq, try conditions.parsedIfValue)
-        try await connection.run { connection throws(KVOClientError) in
-            try await waiting.perform(.replace(object, keyPath, at: indexes, with: values, ifModSeq: ifModSeq,
-                                               ifValue: ifValue), on: connection)
-        }
+        try await connection.perform(.replace(object, keyPath, at: indexes, with: values, ifModSeq: conditions.ifModSeq,
+                                              ifValue: conditions.parsedIfValue), waiting)
     }
 }
