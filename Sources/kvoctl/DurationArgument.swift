@@ -4,8 +4,8 @@ import ArgumentParser
 /// `5s`, `1.5m`, `1h`, or a bare number of seconds (`0.2`), as `--timeout`
 /// has always taken it.
 struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertible {
-    /// Whole milliseconds, rounded up.
-    let duration: Duration
+    /// Whole milliseconds (a finer figure is rounded up).
+    let milliseconds: Int64
     /// As given, for messages (`5s`, `0.2`).
     let text: String
 
@@ -18,20 +18,14 @@ struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertibl
         guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
               let value = Double(number), value <= 1e9
         else { return nil }
-        duration = .milliseconds(Int64((value * (unit?.seconds ?? 1) * 1000).rounded(.up)))
+        milliseconds = Int64((value * (unit?.seconds ?? 1) * 1000).rounded(.up))
         text = argument
     }
 
-    /// Whole milliseconds (a finer figure was rounded up when read).
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
+    var duration: Duration { .milliseconds(milliseconds) }
 
     var description: String { text }
 
     /// For messages: `0.2 s` for a bare number, else as given (`5s`).
     var spoken: String { text.last?.isNumber == true ? text + " s" : text }
-
-    static var defaultCompletionKind: CompletionKind { .default }
 }
