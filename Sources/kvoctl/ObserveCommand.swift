@@ -165,7 +165,7 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
         let session = ObserveSession(
             prefix: prefix, object: arguments.first ?? "", keyPaths: keyPaths, options: options,
             delivery: try delivery, count: count, timeout: timeout, printResume: printResume, raw: raw,
-            resync: resync, file: file, quiet: connection.quiet)
+            resync: resync, file: file, connectionOptions: connection)
         let outcome = try await connection.run { connection throws(KVOClientError) in
             try await session.watch(connection, from: start)
         }

@@ -20,8 +20,8 @@ struct ObserveSession: Sendable {
     var raw: Bool
     var resync: Bool
     var file: ResumeFile?
-    /// `--quiet`: no note on standard error.
-    var quiet: Bool
+    /// For its `--quiet`: no note on standard error.
+    var connectionOptions: ConnectionOptions
 
     enum Outcome: Sendable {
         case counted, ended
@@ -88,7 +88,7 @@ struct ObserveSession: Sendable {
                 }
                 return .ended
             } catch where error.code == .compacted && resync {
-                note("\(error.code): \(error.message); printing the current values (--resync)")
+                connectionOptions.note("\(error.code): \(error.message); printing the current values (--resync)")
                 stream = changes(connection, options: options.union(.initial), since: nil)
             } catch where error.code == .compacted {
                 let advice = file.map { "remove \($0.path) to start from now, or" } ?? "observe without --since, or"
@@ -98,9 +98,5 @@ struct ObserveSession: Sendable {
                 return .failed(ExitStatus.failure(error))
             }
         }
-    }
-
-    private func note(_ text: String) {
-        if !quiet { Output.error("kvoctl: " + text) }
     }
 }
