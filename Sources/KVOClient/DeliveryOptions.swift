@@ -98,11 +98,15 @@ public struct DeliveryOptions: Sendable, Hashable {
     init?(record members: JSONObject) {
         // A record names `compact` only when it is set.
         self.init(compact: false)
-        switch members[.distinct] {
-        case nil: break
-        case .bool(let flag)?: distinct = flag
-        default: return nil
+        // Reads an optional flag into `setting`; false when the member is there but no bool.
+        func read(_ field: Field, into setting: inout Bool) -> Bool {
+            guard let member = members[field] else { return true }
+            guard case .bool(let flag) = member else { return false }
+            setting = flag
+            return true
         }
+        guard read(.distinct, into: &distinct), read(.ack, into: &acknowledges), read(.compact, into: &compact)
+        else { return nil }
         if let listed = members[.kinds] {
             guard case .array(let names) = listed else { return nil }
             var kinds: Set<ChangeKind> = []
@@ -115,16 +119,6 @@ public struct DeliveryOptions: Sendable, Hashable {
         if let interval = members[.throttle] {
             guard case .number(let number) = interval, let milliseconds = number.intValue else { return nil }
             throttle = .milliseconds(milliseconds)
-        }
-        switch members[.ack] {
-        case nil: break
-        case .bool(let flag)?: acknowledges = flag
-        default: return nil
-        }
-        switch members[.compact] {
-        case nil: break
-        case .bool(let flag)?: compact = flag
-        default: return nil
         }
     }
 
