@@ -119,7 +119,7 @@ extension ConnectionCore {
         }
         state.entries[subscription.key] = nil
         if state.isConnected {
-            _ = core.enqueue(entry.unobserveRequest().line, .discard, in: &state)
+            _ = core.enqueue(entry.key.request(.unobserve).line, .discard, in: &state)
         }
     }
 

@@ -25,7 +25,7 @@ extension ConnectionCore {
         let since = entry.isRegistered ? entry.cursor.sinceForReplay.map { ResumePoint(seq: $0, epoch: entry.epoch) }
                                        : nil
         entry.isRegistered = false
-        _ = enqueue(entry.unobserveRequest().line, .optionsChange(entry), in: &state)
+        _ = enqueue(entry.key.request(.unobserve).line, .optionsChange(entry), in: &state)
         _ = enqueue(entry.observeRequest(initial: false, resume: since).line, .registration(entry, initialFor: nil),
                     in: &state)
         if subscription.options.contains(.initial) {

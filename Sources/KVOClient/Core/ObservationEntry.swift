@@ -97,10 +97,6 @@ final class ObservationEntry: @unchecked Sendable {
         return line
     }
 
-    func unobserveRequest() -> RequestEncoder {
-        key.request(.unobserve)
-    }
-
     /// The `get` whose reply supplies a subscription's initial change (not
     /// for a prefix: its initial changes come only from the daemon's `observe`).
     func initialValueRequest() -> RequestEncoder {
