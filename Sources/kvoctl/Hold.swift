@@ -36,9 +36,8 @@ enum Hold {
     /// @unchecked Sendable: `sources` is set once in `init`; the rest is in a Mutex.
     final class Interruption: @unchecked Sendable {
         private struct State {
-            var signalled = false
-            /// The waiting task was cancelled: the connection was lost first.
-            var cancelled = false
+            /// A signal came, or the waiting task was cancelled (the connection was lost first).
+            var isOver = false
             var waiter: CheckedContinuation<Void, Never>?
         }
 
@@ -49,7 +48,7 @@ enum Hold {
             sources = [SIGINT, SIGTERM].map { number in
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { [weak self] in self?.signalled() }
+                source.setEventHandler { [weak self] in self?.end() }
                 source.resume()
                 return source
             }
@@ -65,25 +64,19 @@ enum Hold {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let now = state.withLock { state in
-                        if state.signalled || state.cancelled { return true }
+                        if state.isOver { return true }
                         state.waiter = continuation
                         return false
                     }
                     if now { continuation.resume() }
                 }
-            } onCancel: {
-                let waiter = state.withLock { state in
-                    state.cancelled = true
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                waiter?.resume()
-            }
+            } onCancel: { end() }
         }
 
-        private func signalled() {
+        /// Lets the waiting task, and any later ``wait()``, return: at a signal, or at the waiter's cancellation.
+        private func end() {
             let waiter = state.withLock { state in
-                state.signalled = true
+                state.isOver = true
                 defer { state.waiter = nil }
                 return state.waiter
             }
