@@ -25,10 +25,7 @@ struct AwaitOptions: ParsableArguments {
 
     func validate() throws {
         if timeout != nil && condition == nil { throw ValidationError("--timeout goes with --await") }
-        if let timeout, !(1...3_600_000).contains(timeout.milliseconds) {
-            throw ValidationError("--timeout must be from 1ms to 1h (3600000 ms, kvod's await timeout limit), "
-                                      + "not \(timeout)")
-        }
+        try timeout?.check("--timeout", upTo: 3_600_000, "1h (3600000 ms, kvod's await timeout limit)")
     }
 
     /// What the options ask kvod to wait for; nil without `--await`.

@@ -24,6 +24,13 @@ struct DurationArgument: ExpressibleByArgument, Sendable, CustomStringConvertibl
 
     var duration: Duration { .milliseconds(milliseconds) }
 
+    /// Refuses a duration outside 1 ms…`maximum` ms: "`option` must be from 1ms to `upper`, not …".
+    func check(_ option: String, upTo maximum: Int64, _ upper: String) throws(ValidationError) {
+        guard (1...maximum).contains(milliseconds) else {
+            throw ValidationError("\(option) must be from 1ms to \(upper), not \(text)")
+        }
+    }
+
     var description: String { text }
 
     /// For messages: `0.2 s` for a bare number, else as given (`5s`).

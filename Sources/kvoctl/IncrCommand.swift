@@ -44,9 +44,7 @@ struct IncrCommand: AsyncParsableCommand, ConnectingCommand {
 
     func validate() throws {
         _ = try parts
-        if let ttl, !(1...31_536_000_000).contains(ttl.milliseconds) {
-            throw ValidationError("--ttl must be from 1ms to a year (8760h), not \(ttl)")
-        }
+        try ttl?.check("--ttl", upTo: 31_536_000_000, "a year (8760h)")
     }
 
     func run() async throws {

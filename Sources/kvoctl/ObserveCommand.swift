@@ -131,10 +131,7 @@ struct ObserveCommand: AsyncParsableCommand, ConnectingCommand {
             }
             if let throttle {
                 let limit = Int64(ThrottleLimit.milliseconds)
-                guard (1...limit).contains(throttle.milliseconds) else {
-                    throw ValidationError("--throttle must be from 1ms to 1h (\(limit) ms, kvod's throttle limit), "
-                                              + "not \(throttle)")
-                }
+                try throttle.check("--throttle", upTo: limit, "1h (\(limit) ms, kvod's throttle limit)")
                 delivery.throttle = throttle.duration
             }
             return delivery

@@ -58,9 +58,7 @@ struct SetCommand: AsyncParsableCommand, ConnectingCommand {
     func validate() throws {
         let (_, keyPath, text) = try parts
         if let text { try Self.check(try values.value(text), replacesDocument: keyPath == nil) }
-        if let ttl, !(1...31_536_000_000).contains(ttl.milliseconds) {
-            throw ValidationError("--ttl must be from 1ms to a year (8760h), not \(ttl)")
-        }
+        try ttl?.check("--ttl", upTo: 31_536_000_000, "a year (8760h)")
     }
 
     /// Without KEYPATH only an object will do: `set OBJECT WORD` is likelier a forgotten VALUE.
