@@ -92,12 +92,9 @@ struct ResumeCursor: Equatable, Sendable {
     /// The `since` for a registration on a new socket, and from now on skips
     /// the replayed events already routed. nil: nothing to resume from.
     mutating func resumeSince() -> UInt64? {
-        guard let seq else { return nil }
-        guard eventsAtSeq + priorsAtSeq > 0, seq > 0 else {
-            (eventsToSkip, priorsToSkip) = (0, 0)
-            return seq
-        }
-        (eventsToSkip, priorsToSkip) = (eventsAtSeq, priorsAtSeq)
-        return seq - 1
+        let since = sinceForReplay
+        // From the seq before, the replay repeats what was routed of this one (no seq: nothing to skip).
+        (eventsToSkip, priorsToSkip) = since == seq ? (0, 0) : (eventsAtSeq, priorsAtSeq)
+        return since
     }
 }
