@@ -201,14 +201,10 @@ func startReplayServer(count: Int) -> String {
 let arguments = CommandLine.arguments
 let usage = "usage: kvod-client-rate closure|stream SOCKET N | "
     + "replay-closure|replay-stream|decode-closure|decode-stream N"
-guard arguments.count >= 3 else {
-    print(usage)
-    exit(2)
-}
-let mode = arguments[1]
+let mode = arguments.count >= 3 ? arguments[1] : ""
 let decode = mode.hasPrefix("decode-")
 let replay = mode.hasPrefix("replay-") || decode
-guard let total = Int(arguments[replay ? 2 : 3]), total > 0 else {
+guard arguments.count >= 3, let total = Int(arguments[replay ? 2 : 3]), total > 0 else {
     print(usage)
     exit(2)
 }
