@@ -3,7 +3,6 @@ import KVOClient
 
 /// kvoctl's exit statuses, which scripts branch on (docs/CLIENT.md lists them).
 enum ExitStatus {
-    static let ok = ExitCode(0)
     /// The daemon refused the request for a reason with no status of its own
     /// (`not_an_object`, `index_out_of_range`, `limit_exceeded`, …); for `raw`, any error reply.
     static let daemonError = ExitCode(1)
