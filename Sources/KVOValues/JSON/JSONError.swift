@@ -35,7 +35,7 @@ extension JSONError {
     /// Names printable ASCII bytes as characters too: `'x'` is quicker to
     /// recognise in a request than `0x78`.
     static func unexpectedByte(_ byte: UInt8, at offset: Int, expecting: String? = nil) -> JSONError {
-        var reason = "unexpected byte " + hex(byte)
+        var reason = "unexpected byte 0x" + hex(byte, digits: 2)
         if byte >= 0x21 && byte < 0x7F {
             reason += " ('\(Character(Unicode.Scalar(byte)))')"
         }
@@ -48,7 +48,7 @@ extension JSONError {
     }
 
     static func controlCharacter(_ byte: UInt8, at offset: Int) -> JSONError {
-        JSONError("unescaped control character \(hex(byte)) in string", at: offset)
+        JSONError("unescaped control character 0x\(hex(byte, digits: 2)) in string", at: offset)
     }
 
     static func invalidEscape(at offset: Int) -> JSONError {
@@ -56,7 +56,7 @@ extension JSONError {
     }
 
     static func loneSurrogate(_ unit: UInt16, at offset: Int) -> JSONError {
-        JSONError("lone surrogate escape \\u\(hex4(unit)) in string", at: offset)
+        JSONError("lone surrogate escape \\u\(hex(unit, digits: 4)) in string", at: offset)
     }
 
     static func tooDeep(_ maxDepth: Int, at offset: Int) -> JSONError {
@@ -75,13 +75,9 @@ extension JSONError {
         JSONError("number out of range", at: offset)
     }
 
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return byte < 0x10 ? "0x0" + digits : "0x" + digits
-    }
-
-    private static func hex4(_ unit: UInt16) -> String {
-        let digits = String(unit, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 4 - digits.count) + digits
+    /// Upper-case hex digits, `width` of them at least.
+    private static func hex(_ value: some BinaryInteger, digits width: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
