@@ -72,7 +72,7 @@ enum InboundLine {
 /// A `change` event as it came off the wire. A class: an event passes from
 /// the scanner through routing as one reference, where a struct of thirteen
 /// fields was copied member by member at each step (docs/PERFORMANCE.md).
-final class WireEvent: Equatable {
+final class WireEvent {
     var object: String
     /// nil for an observation of the whole document.
     var keyPath: String?
@@ -129,12 +129,6 @@ final class WireEvent: Equatable {
             prefix = nil
         }
         return true
-    }
-
-    static func == (a: WireEvent, b: WireEvent) -> Bool {
-        (a.object, a.keyPath, a.kind, a.new, a.old, a.indexes) == (b.object, b.keyPath, b.kind, b.new, b.old, b.indexes)
-            && (a.isPrior, a.isInitial, a.seq, a.changedKeyPath, a.prefix) == (b.isPrior, b.isInitial, b.seq, b.changedKeyPath, b.prefix)
-            && (a.cause, a.coalesced) == (b.cause, b.coalesced)
     }
 
     convenience init?(_ members: JSONObject) {
