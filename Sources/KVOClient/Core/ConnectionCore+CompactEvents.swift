@@ -21,7 +21,7 @@ extension ConnectionCore {
             }
             return route(scanned, of: key, line, into: &batch, in: &state)
         }
-        guard isPlaced else { throw malformed(line) }
+        guard isPlaced else { throw InboundLine.violation("a malformed compact event", line) }
         if !isRouted { configuration.onUnroutedEvent?(String(decoding: line, as: UTF8.self)) }
     }
 
@@ -31,10 +31,5 @@ extension ConnectionCore {
         guard case .registration(let entry, _)? = state.awaiting.first, entry.delivery.compact else { return nil }
         state.compactKeys[number] = entry.key
         return entry.key
-    }
-
-    private func malformed(_ line: UnsafeRawBufferPointer) -> KVOClientError {
-        let text = String(decoding: line.prefix(200), as: UTF8.self)
-        return KVOClientError(.protocolViolation, "kvod sent a malformed compact event: \(text)")
     }
 }

@@ -63,7 +63,8 @@ enum InboundLine {
         }
     }
 
-    private static func violation(_ what: String, _ line: UnsafeRawBufferPointer) -> KVOClientError {
+    /// The protocol violation of a line kvod sent: `what` it is, and the line's first 200 bytes.
+    static func violation(_ what: String, _ line: UnsafeRawBufferPointer) -> KVOClientError {
         let text = String(decoding: line.prefix(200), as: UTF8.self)
         return KVOClientError(.protocolViolation, "kvod sent \(what): \(text)")
     }
