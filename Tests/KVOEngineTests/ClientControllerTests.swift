@@ -279,11 +279,12 @@ import Testing
 
     @Test func observationInfoStateGoesInitialThenObservingThenNotObserving() {
         let client = fixture.makeClient()
-        let info = ObservationInfo(object: "o", keyPath: keyPath("a"), options: [], context: nil, controller: client)
+        let node = fixture.shared.nodeCreating(.object("o"), keyPath("a"))
+        let info = ObservationInfo(node: node, options: [], context: nil, controller: client)
         #expect(info.state == .initial)
         #expect(fixture.shared.observationCount == 0)
 
-        fixture.shared.register(info)
+        fixture.shared.register(info, at: node)
         #expect(info.state == .observing)
         #expect(fixture.shared.observationCount == 1)
 
@@ -313,11 +314,9 @@ import Testing
 
     @Test func observationInfosWithSameKeyPathAreEqual() {
         let client = fixture.makeClient()
-        let one = ObservationInfo(object: "o", keyPath: keyPath("a.b"), options: [.new], context: 1, controller: client)
-        let two = ObservationInfo(object: "p", keyPath: keyPath("a.b"), options: [.old, .prior], context: nil,
-                                  controller: client)
-        let three = ObservationInfo(object: "o", keyPath: keyPath("a.c"), options: [.new], context: 1,
-                                    controller: client)
+        let one = client.observe("o", keyPath: keyPath("a.b"), options: [.new], context: 1)!
+        let two = client.observe("p", keyPath: keyPath("a.b"), options: [.old, .prior], context: nil)!
+        let three = client.observe("o", keyPath: keyPath("a.c"), options: [.new], context: 1)!
         #expect(one == two)
         #expect(one.hashValue == two.hashValue)
         #expect(one != three)

@@ -97,13 +97,6 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         return head
     }
 
-    init(object: String, keyPath: ObservedPath, options: ObservationOptions, context: JSONValue?,
-         policy: ObservationPolicy = .default, controller: ClientController) {
-        owner = controller
-        place = .detached(DetachedPlace(scope: .object(object), keyPath: keyPath, context: context))
-        bits = UInt64(options.rawValue & 0x0F | Self.policyBits(policy))
-    }
-
     /// An info for `node`, to be registered there (no detached copy of its
     /// object and key path is made only to be dropped at registration).
     init(node: PathNode, options: ObservationOptions, context: JSONValue?,
@@ -290,15 +283,6 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// ``contextBytes`` for a context about to be registered.
     static func contextBytes(of context: JSONValue?) -> Int {
         context.map { 2 * ($0.sizeEstimate + LineFragment.contextMember.utf8CodeUnitCount) } ?? 0
-    }
-
-    /// Moves it to `node`: the shared controller registers it.
-    func place(at node: PathNode) {
-        if case .detached(let detached) = place, detached.context != nil || detached.filter.needsKeeping {
-            place = .registeredWithContext(ContextPlace(node: node, context: detached.context, filter: detached.filter))
-        } else {
-            place = .registered(node)
-        }
     }
 
     /// Takes it off its node with its own copy of what it observed, for

@@ -50,8 +50,6 @@ public final class SharedController {
     /// Passes over an array the last change made for computed key paths
     /// (`@sum` and the like): what tests hold to one per change.
     @exclusivity(unchecked) private(set) var lastChangeArrayPasses = 0
-    /// Bytes of events encoded since start (``EventVariantEncoder/encodedBytes``).
-    var encodedEventBytes: Int { encoder.encodedBytes }
     /// `--max-client-memory` as events are written (``ClientMemoryRoom``).
     @exclusivity(unchecked) var clientMemory = ClientMemoryRoom()
     /// Held clients with nothing in their output, waiting for room to drain,
@@ -61,7 +59,7 @@ public final class SharedController {
     /// Change events made, coalesced and dropped, for `metrics`.
     @exclusivity(unchecked) public internal(set) var eventCounts = EventCounts()
     /// ``send``'s encodings of one node's events, in a buffer reused from change to change.
-    @exclusivity(unchecked) private var encoder = EventVariantEncoder()
+    @exclusivity(unchecked) private(set) var encoder = EventVariantEncoder()
     /// The ends of throttled observations' intervals.
     let throttleSchedule = ThrottleSchedule()
     /// The writers' waits (`await`) not finished yet.
@@ -85,12 +83,6 @@ public final class SharedController {
     }
 
     // MARK: Registry
-
-    func register(_ info: ObservationInfo) {
-        let node = nodeCreating(info.scope, info.keyPath)
-        info.place(at: node)
-        register(info, at: node)
-    }
 
     /// Registers an info made for `node` (``nodeCreating(_:_:)``'s).
     func register(_ info: ObservationInfo, at node: PathNode) {
@@ -182,11 +174,6 @@ public final class SharedController {
             parent.removeChild(node)
             node = parent
         }
-    }
-
-    /// Whether anything observes this object, by its name or a prefix of it.
-    func isObserved(_ object: String) -> Bool {
-        objects.entry(object)?.observers != nil || prefixRoots.hasMatch(of: object)
     }
 
     /// How many prefixes are observed.

@@ -1,0 +1,13 @@
+@testable import KVOEngine
+
+/// What only the tests ask of the shared controller.
+extension SharedController {
+    /// Whether anything observes this object by its name (these tests
+    /// observe no prefixes; the index's object roots are its own).
+    func isObserved(_ object: String) -> Bool {
+        node(.object(object), .wholeDocument) != nil
+    }
+
+    /// Bytes of events encoded since start (``EventVariantEncoder/encodedBytes``).
+    var encodedEventBytes: Int { encoder.encodedBytes }
+}
