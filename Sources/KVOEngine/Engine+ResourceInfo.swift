@@ -5,9 +5,6 @@ import KVOValues
 /// the history's size, refusals by limit, the data directory's room to
 /// write, and the event loop's lag (the daemon's figures, printed as given).
 extension Engine {
-    /// What one observation counts in the memory account (``ResourceAccount``).
-    public static let observationBytes = ResourceAccount.observationBytes
-
     /// kvod's memory account, in bytes: what `--max-memory` bounds (``ResourceAccount/memoryEstimate``).
     public var memoryEstimate: Int { resources.memoryEstimate }
 

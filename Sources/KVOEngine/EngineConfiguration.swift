@@ -22,7 +22,7 @@ public struct EngineConfiguration: Sendable {
     public var throttleClock: @Sendable () -> UInt64 = monotonicMilliseconds
 
     /// `--max-observations-per-connection`'s default: about 25 MiB of
-    /// observations at ``Engine/observationBytes`` each.
+    /// observations at ``ResourceAccount/observationBytes`` each.
     public static let defaultMaxObservationsPerClient = 100_000
 
     public init(version: String = "unknown", commit: String = "unknown",

@@ -210,7 +210,7 @@ final class TestClock: @unchecked Sendable {
             fixture.ok(["op": "set", "object": "lease", "keyPath": "holder", "value": .number(JSONNumber(renewal)),
                         "ttl": 31_536_000], from: owner)
         }
-        #expect(fixture.engine.leaseTable.heldDeadlines <= 130)
+        #expect(fixture.engine.leaseTable.deadlines.count <= 130)
         #expect(fixture.engine.leaseCount == 1)
         let bytes = fixture.engine.leaseTable.bytes
         #expect(bytes > 0 && bytes < 10_000)
@@ -219,7 +219,7 @@ final class TestClock: @unchecked Sendable {
         while fixture.engine.releaseDueValues() {}
         let events = fixture.take(from: observer).events
         #expect(events.count == 1 && events.first?.member("cause") == "ttl")
-        #expect(fixture.engine.leaseTable.bytes == 0 || fixture.engine.leaseTable.heldDeadlines <= 130)
+        #expect(fixture.engine.leaseTable.bytes == 0 || fixture.engine.leaseTable.deadlines.count <= 130)
     }
 
     /// Issue 34 item 5: a registry's entry whose only value was ephemeral or

@@ -113,7 +113,7 @@ import Testing
     /// no refusal, though a new path is (the engine skips the lookup of the
     /// existing observation only while a new one would be admitted).
     @Test(arguments: [EngineConfiguration(maxObservationsPerClient: 1),
-                      EngineConfiguration(maxMemory: Engine.observationBytes)])
+                      EngineConfiguration(maxMemory: ResourceAccount.observationBytes)])
     func observingOneKeyPathAgainAtALimitIsNoRefusal(configuration: EngineConfiguration) throws {
         let fixture = EngineFixture(configuration: configuration)
         let client = fixture.makeClient()

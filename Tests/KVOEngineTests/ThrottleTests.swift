@@ -64,7 +64,7 @@ import Testing
         }
         _ = fixture.take(from: client)
         #expect(fixture.shared.throttleSchedule.openIntervals == 0)
-        #expect(fixture.shared.throttleSchedule.entryCount <= 64 + 1, "\(fixture.shared.throttleSchedule.entryCount)")
+        #expect(fixture.shared.throttleSchedule.entries.count <= 64 + 1, "\(fixture.shared.throttleSchedule.entries.count)")
     }
 
     /// Issue 33 row 5: an interval per object, kept for an hour even once the
@@ -80,7 +80,7 @@ import Testing
         #expect(client.throttles.isEmpty, "\(client.throttles.values.first?.count ?? 0) objects' intervals kept")
         #expect(fixture.shared.throttleSchedule.bytes <= 65 * 32, "what the account holds for them")
         #expect(fixture.shared.throttleSchedule.openIntervals == 0)
-        #expect(fixture.shared.throttleSchedule.entryCount <= 64 + 1, "\(fixture.shared.throttleSchedule.entryCount)")
+        #expect(fixture.shared.throttleSchedule.entries.count <= 64 + 1, "\(fixture.shared.throttleSchedule.entries.count)")
         // Each object's creation went at once and its deletion too, standing for the set between.
         let events = fixture.take(from: client).events
         #expect(events.count == 2_000, "\(events.count)")

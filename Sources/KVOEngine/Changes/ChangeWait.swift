@@ -113,11 +113,9 @@ final class ChangeWait {
 /// next one and says when it is reached (the engine has no clock of its own).
 /// At most one per connection (a waiting connection reads no request).
 final class AwaitSchedule {
-    private var waits: [ObjectIdentifier: ChangeWait] = [:]
+    private(set) var waits: [ObjectIdentifier: ChangeWait] = [:]
     /// Read once per loop pass by the daemon: kept rather than searched.
     private(set) var nextDeadline: UInt64?
-
-    var count: Int { waits.count }
 
     func add(_ wait: ChangeWait) {
         waits[ObjectIdentifier(wait)] = wait

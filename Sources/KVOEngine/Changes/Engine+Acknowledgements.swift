@@ -49,7 +49,4 @@ extension Engine {
     public func expireAwaits(at now: UInt64) {
         shared.awaitSchedule.expire(at: now)
     }
-
-    /// How many writers wait for their reply now.
-    public var awaitingWriters: Int { shared.awaitSchedule.count }
 }

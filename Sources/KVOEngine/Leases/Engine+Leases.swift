@@ -63,9 +63,6 @@ extension Engine {
 
     /// How many values `client` owns (ephemeral ones it set and nobody took over).
     public func valuesOwned(by client: ClientController) -> Int { leaseTable.byOwner[client.id]?.count ?? 0 }
-
-    /// How many leased values there are.
-    public var leaseCount: Int { leaseTable.count }
 }
 
 /// A lease as the data directory keeps it (its owner is not kept: after a

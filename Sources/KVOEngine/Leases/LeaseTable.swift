@@ -49,7 +49,7 @@ final class LeaseTable {
     /// The table whose entries hold each object's leases by key path.
     private let objects: ObjectTable
     @exclusivity(unchecked) private(set) var byOwner: [Int: Set<Place>] = [:]
-    @exclusivity(unchecked) private var deadlines = Heap<Deadline>()
+    @exclusivity(unchecked) private(set) var deadlines = Heap<Deadline>()
     /// The generations of the grants whose deadline is in the heap and
     /// still holds. A renewal leaves its old entry behind, so the heap is
     /// rebuilt without the stale ones when they outnumber the live ones:
@@ -191,9 +191,6 @@ final class LeaseTable {
         guard stale > 64, stale > liveDeadlines.count else { return }
         deadlines = Heap(deadlines.unordered.filter { liveDeadlines.contains($0.generation) })
     }
-
-    /// How many entries the deadline heap holds, stale ones included.
-    var heldDeadlines: Int { deadlines.count }
 
     /// What the table keeps, in bytes, for the memory account: each heap
     /// entry and live generation, and each owned place (their names are

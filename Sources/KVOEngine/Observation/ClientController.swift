@@ -222,11 +222,6 @@ public final class ClientController: CustomStringConvertible {
         node.optionsChanged(info, from: old)
     }
 
-    /// Stops observing one key path; does nothing if it is not observed.
-    public func unobserve(_ object: String, keyPath: ObservedPath) {
-        unobserve(.object(object), keyPath: keyPath)
-    }
-
     /// Stops observing one key path of a scope; does nothing if it is not observed.
     public func unobserve(_ scope: ObservationScope, keyPath: ObservedPath) {
         guard let node = shared.node(scope, keyPath), let info = infos.remove(ObjectIdentifier(node)) else { return }
@@ -235,11 +230,6 @@ public final class ClientController: CustomStringConvertible {
         dropThrottle(of: info)
         noteEnded(CollectionOfOne(info))
         shared.unregister(info)
-    }
-
-    /// Stops observing every key path of `object`; does nothing if none is.
-    public func unobserve(_ object: String) {
-        unobserve(.object(object))
     }
 
     /// Stops observing every key path of a scope (the whole document's
@@ -320,19 +310,9 @@ public final class ClientController: CustomStringConvertible {
             .map(\.info)
     }
 
-    /// Whether this client observes `keyPath` of `object`.
-    public func isObserving(_ object: String, keyPath: ObservedPath) -> Bool {
-        isObserving(.object(object), keyPath: keyPath)
-    }
-
     /// Whether this client observes `keyPath` in `scope`.
     public func isObserving(_ scope: ObservationScope, keyPath: ObservedPath) -> Bool {
-        observation(scope, keyPath: keyPath) != nil
-    }
-
-    /// This client's observation of `keyPath` in `scope`, if it has one.
-    public func observation(_ scope: ObservationScope, keyPath: ObservedPath) -> ObservationInfo? {
-        shared.node(scope, keyPath).flatMap(observation(at:))
+        shared.node(scope, keyPath).flatMap(observation(at:)) != nil
     }
 
     /// This client's observation of `node`'s key path, if it has one.

@@ -270,7 +270,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         return nil
     }
 
-    /// What its context holds in memory beyond ``Engine/observationBytes``,
+    /// What its context holds in memory beyond ``ResourceAccount/observationBytes``,
     /// for the memory account: the value and its encoded fragment (what a
     /// context of a given size was measured to cost in RSS).
     var contextBytes: Int {

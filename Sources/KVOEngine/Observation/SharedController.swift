@@ -22,7 +22,7 @@ public final class SharedController {
     /// store shares (``ObjectTable``).
     private let objects: ObjectTable
     /// The roots of the prefix observations' trees, by prefix.
-    private let prefixRoots = PrefixTrie<PathNode>()
+    let prefixRoots = PrefixTrie<PathNode>()
     /// Who may read what: a prefix observation hears only of the objects its
     /// client may read. Nil: everyone reads everything.
     @exclusivity(unchecked) var accessPolicy: AccessPolicy?
@@ -175,9 +175,6 @@ public final class SharedController {
             node = parent
         }
     }
-
-    /// How many prefixes are observed.
-    public var observedPrefixCount: Int { prefixRoots.count }
 
     /// The value at `keys` of `object` now (the store's documents are in the
     /// same table): what a held or initial event reads when it goes out.

@@ -28,7 +28,7 @@ final class ThrottleSchedule {
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.time == rhs.time && lhs.info === rhs.info }
     }
 
-    @exclusivity(unchecked) private var entries = Heap<Entry>()
+    @exclusivity(unchecked) private(set) var entries = Heap<Entry>()
     /// How many intervals are open, across all clients.
     @exclusivity(unchecked) var openIntervals = 0
     /// Milliseconds on a monotonic clock; tests set their own.
@@ -40,8 +40,6 @@ final class ThrottleSchedule {
     /// window in its client's table (its object's name is shared with the
     /// store's) and each entry of the heap, dead ones included.
     var bytes: Int { openIntervals * 128 + entries.count * MemoryLayout<Entry>.stride }
-    /// Entries in the heap, dead ones included (what tests bound).
-    var entryCount: Int { entries.count }
 
     func add(_ entry: Entry) {
         entries.insert(entry)

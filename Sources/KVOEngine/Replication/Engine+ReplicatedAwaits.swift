@@ -7,9 +7,6 @@
 /// waits for them from then on. Other kvods ignore the token: their
 /// observers are not counted.
 extension Engine {
-    /// This kvod's changes with `await` not decided yet, by token (``PendingProposals``).
-    var awaitedProposals: [UInt64: AwaitedProposal] { proposals.awaited }
-
     /// Registers the await of `request` (nil: it has none) for the proposal
     /// about to be made; returns the token its records carry. `reply` makes
     /// the ok reply at the committed seq.

@@ -10,4 +10,7 @@ extension SharedController {
 
     /// Bytes of events encoded since start (``EventVariantEncoder/encodedBytes``).
     var encodedEventBytes: Int { encoder.encodedBytes }
+
+    /// How many prefixes are observed.
+    var observedPrefixCount: Int { prefixRoots.count }
 }
