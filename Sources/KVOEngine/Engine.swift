@@ -229,11 +229,11 @@ public final class Engine {
         case .delete(let object, let keyPath):
             reply.seq(delete(object, keyPath))
         case .insert(let object, let keyPath, let index, let values):
-            reply.seq(try insert(object, keyPath, at: index, values))
+            reply.seq(try commit(insertion(object, keyPath, at: index, values)))
         case .remove(let object, let keyPath, let indexes):
-            reply.seq(try remove(object, keyPath, at: indexes))
+            reply.seq(try commit(removal(object, keyPath, at: indexes)))
         case .replace(let object, let keyPath, let indexes, let values):
-            reply.seq(try replace(object, keyPath, at: indexes, with: values))
+            reply.seq(try commit(replacement(object, keyPath, at: indexes, with: values)))
         case .add(let object, let keyPath, let amount):
             let (seq, sum) = try add(object, keyPath, by: amount, lease: lease(for: lifetime, from: client))
             reply.added(sum, seq: seq)

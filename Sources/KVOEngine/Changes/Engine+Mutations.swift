@@ -57,13 +57,7 @@ extension Engine {
         let change = ChangeRecord(object: object, path: keyPath.components, kind: .setting, old: old, new: nil,
                             seq: store.seq + 1, existingKeys: keys.count,
                             memberIndex: store.memberIndex(object, at: keys), cause: cause)
-        return commit(change) { store.apply(change) }
-    }
-
-    func insert(_ object: String, _ keyPath: ObservedPath, at index: Int?,
-                _ values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
-        let change = try insertion(object, keyPath, at: index, values)
-        return commit(change) { store.apply(change) }
+        return commit(change)
     }
 
     /// An insert's change, checked and admitted; nothing applied yet.
@@ -89,22 +83,11 @@ extension Engine {
         return change
     }
 
-    func remove(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> UInt64 {
-        let change = try removal(object, keyPath, at: indexes)
-        return commit(change) { store.apply(change) }
-    }
-
     /// A remove's change, checked; nothing applied yet.
     func removal(_ object: String, _ keyPath: ObservedPath, at indexes: [Int]) throws(KVOEngineError) -> ChangeRecord {
         let removed = try elements(of: object, keyPath, at: indexes)
         return ChangeRecord(object: object, path: keyPath.components, kind: .removal, indexes: indexes,
                             old: .array(removed), new: nil, seq: store.seq + 1, existingKeys: keyPath.components.count)
-    }
-
-    func replace(_ object: String, _ keyPath: ObservedPath, at indexes: [Int],
-                 with values: [JSONValue]) throws(KVOEngineError) -> UInt64 {
-        let change = try replacement(object, keyPath, at: indexes, with: values)
-        return commit(change) { store.apply(change) }
     }
 
     /// A replace's change, checked and admitted; nothing applied yet.
@@ -119,6 +102,12 @@ extension Engine {
     }
 
     // MARK: Helpers
+
+    /// ``commit(_:apply:)`` of a change the store applies as its record says
+    /// (``Store/apply(_:)``): a delete at a key path, an insert, a remove, a replace.
+    func commit(_ change: ChangeRecord) -> UInt64 {
+        commit(change) { store.apply(change) }
+    }
 
     /// Reports `change` to the shared controller around `apply`, counts it,
     /// keeps it in the history and hands it to the change log.
