@@ -57,6 +57,12 @@ extension Engine {
 }
 
 extension ReplyEncoder {
+    /// A single change's reply over etcd: an add's (``added(_:seq:)``) when
+    /// `sum` is not nil, else only the seq.
+    init(seq: UInt64, sum: Int?) {
+        if let sum { added(sum, seq: seq) } else { self.seq(seq) }
+    }
+
     /// An add's reply: the sum it wrote, its modSeq (the change's seq) and the seq.
     mutating func added(_ sum: Int, seq: UInt64) {
         field(.value, integer: sum)

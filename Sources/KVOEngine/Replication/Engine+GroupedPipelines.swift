@@ -13,10 +13,6 @@ extension Engine {
     /// while they fit (``PipelineGroup``). Returns at once when none waits.
     public func proposeQueuedPipelines() {
         guard proposals.hasQueuedPipelines else { return }
-        proposeQueued()
-    }
-
-    private func proposeQueued() {
         guard let replicator else { return _ = proposals.takeQueuedPipelines() }
         let maxObjects = max(1, replicator.maxObjectsPerProposal)
         // A proposal that fails at once may queue pipelines again (the ops behind it): they go in the next round.
@@ -127,12 +123,8 @@ extension Engine {
                 defer { position += part.requests.count }
                 guard !part.client.isClosed else { continue }
                 for (offset, request) in part.requests.enumerated() {
-                    var reply = ReplyEncoder()
-                    if let sum = sums[position + offset] {
-                        reply.added(sum, seq: seq)
-                    } else {
-                        reply.seq(changed[position + offset] ? seq : store.seq)
-                    }
+                    // An add changed its value: only an op that changed nothing has the current seq.
+                    let reply = ReplyEncoder(seq: changed[position + offset] ? seq : store.seq, sum: sums[position + offset])
                     part.client.append(reply, id: request.id)
                 }
             }

@@ -57,9 +57,7 @@ extension Engine {
         var steps: [String: [ReplicatedBatchStep]] = [:]
         for (position, seq) in seqs.enumerated() {
             guard let seq, let record = records[seq] else { continue }
-            var change = ReplicatedChange(op: operations[position].operation.op.rawValue,
-                                          object: record.object, path: record.path, kind: record.kind,
-                                          indexes: record.indexes)
+            var change = replicated(record, op: operations[position].operation.op.rawValue)
             // A set's or add's lifetime (no other op has one), as a single set's record tells it: every
             // kvod then knows the value is leased.
             change.context.lifetime = operations[position].lifetime
@@ -93,32 +91,25 @@ extension Engine {
     /// kvod) is then applied as a whole-document change.
     public func applyReplicatedBatch(_ steps: [ReplicatedBatchStep], documents: [String: JSONObject?], seq: UInt64) {
         applyAwaited(steps.first?.change.context.awaitID, seq: seq) {
-            applyBatchSteps(steps, documents: documents, seq: seq)
-        }
-    }
-
-    private func applyBatchSteps(_ steps: [ReplicatedBatchStep], documents: [String: JSONObject?], seq: UInt64) {
-        let ordered = steps.sorted { $0.position < $1.position }
-        var last: [String: Int] = [:]
-        for (index, step) in ordered.enumerated() { last[step.change.object] = index }
-        for (index, step) in ordered.enumerated() {
-            let object = step.change.object
-            if last[object] == index, let document = documents[object] {
-                applyReplicatedChange(step.change, document: document, seq: seq)
-                continue
+            let ordered = steps.sorted { $0.position < $1.position }
+            var last: [String: Int] = [:]
+            for (index, step) in ordered.enumerated() { last[step.change.object] = index }
+            for (index, step) in ordered.enumerated() {
+                let object = step.change.object
+                if last[object] == index, let document = documents[object] {
+                    applyReplicatedChange(step.change, document: document, seq: seq)
+                    continue
+                }
+                var document = store.value(object, at: [])
+                ChangeRecord(object: object, path: step.change.path, kind: step.change.kind, indexes: step.change.indexes,
+                             old: nil, new: step.written, seq: seq, existingKeys: 0).apply(to: &document)
+                let members: JSONObject? = if case .object(let members)? = document { members } else { nil }
+                applyReplicatedChange(step.change, document: members, seq: seq)
             }
-            var document = store.value(object, at: [])
-            ChangeRecord(object: object, path: step.change.path, kind: step.change.kind, indexes: step.change.indexes,
-                         old: nil, new: step.written, seq: seq, existingKeys: 0).apply(to: &document)
-            guard case .object(let members)? = document else {
-                applyReplicatedChange(step.change, document: nil, seq: seq)
-                continue
+            for (object, document) in documents where last[object] == nil {
+                applyReplicatedChange(ReplicatedChange(op: "external", object: object, path: [], kind: .setting),
+                                      document: document, seq: seq)
             }
-            applyReplicatedChange(step.change, document: members, seq: seq)
-        }
-        for (object, document) in documents where last[object] == nil {
-            applyReplicatedChange(ReplicatedChange(op: "external", object: object, path: [], kind: .setting),
-                                  document: document, seq: seq)
         }
     }
 }

@@ -27,11 +27,7 @@ extension Engine {
             let proposed = try proposal(for: request.operation).map { withContext($0, of: request, from: client) }
             // An add's sum is the proposal's: the store commits that document or none.
             let sum = proposed.flatMap { Self.sum(in: $0, of: request.operation) }
-            let applied = { (seq: UInt64) -> ReplyEncoder in
-                var reply = ReplyEncoder()
-                if let sum { reply.added(sum, seq: seq) } else { reply.seq(seq) }
-                return reply
-            }
+            let applied = { (seq: UInt64) in ReplyEncoder(seq: seq, sum: sum) }
             guard var proposal = proposed else {
                 // Deleting what is not there: as in local mode, no change and the current seq (no observer is due).
                 if let awaiting = request.awaiting {
@@ -127,9 +123,7 @@ extension Engine {
         }
         var document = store.value(record.object, at: [])
         record.apply(to: &document)
-        guard case .object(let members)? = document else {
-            return ChangeProposal(change: replicated(record, op: op), document: nil)
-        }
+        let members: JSONObject? = if case .object(let members)? = document { members } else { nil }
         return ChangeProposal(change: replicated(record, op: op), document: members,
                               modSeqs: proposedModSeqs(after: record, document: members))
     }
@@ -143,7 +137,8 @@ extension Engine {
         return sum
     }
 
-    private func replicated(_ record: ChangeRecord, op: String) -> ReplicatedChange {
+    /// The record of `record` (made by `op`) that travels through the store.
+    func replicated(_ record: ChangeRecord, op: String) -> ReplicatedChange {
         ReplicatedChange(op: op, object: record.object, path: record.path, kind: record.kind, indexes: record.indexes)
     }
 
