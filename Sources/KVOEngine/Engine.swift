@@ -146,13 +146,6 @@ public final class Engine {
         client.append(reply: ReplyEncoder.failure(id: nil, error))
     }
 
-    /// Answers one decoded request.
-    @inline(__always)
-    public func handle(_ request: Request, from client: ClientController) {
-        var request = request
-        handle(&request, from: client)
-    }
-
     /// Handles `request`, free to take its parts.
     @inline(__always)
     func handle(_ request: inout Request, from client: ClientController) {

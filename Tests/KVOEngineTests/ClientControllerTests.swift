@@ -236,7 +236,7 @@ import Testing
         #expect(client.observationCount == 0)
         #expect(fixture.shared.observationCount == 0)
         // Requests from a closed client produce nothing either.
-        fixture.engine.handle(Request(id: 1, operation: .ping), from: client)
+        fixture.engine.handle(.request(Request(id: 1, operation: .ping)), from: client)
         #expect(client.output.isEmpty)
     }
 

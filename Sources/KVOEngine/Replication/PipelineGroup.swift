@@ -18,11 +18,7 @@ struct PipelineGroup {
     /// The store's limit (``ChangeReplicator/maxObjectsPerProposal``).
     let maxObjects: Int
 
-    init(maxObjects: Int) {
-        self.maxObjects = maxObjects
-    }
-
-    init(_ parts: [Part], maxObjects: Int) {
+    init(_ parts: [Part] = [], maxObjects: Int) {
         self.maxObjects = maxObjects
         self.parts = parts
     }

@@ -9,8 +9,6 @@ struct WaitingRequests<Element: HoldsRequestBytes> {
     /// The sum of the elements' ``HoldsRequestBytes/heldBytes``.
     private(set) var bytes = 0
 
-    init() {}
-
     var isEmpty: Bool { elements.isEmpty }
     var count: Int { elements.count }
 
