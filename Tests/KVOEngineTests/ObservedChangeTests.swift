@@ -5,7 +5,7 @@ import Testing
 /// What one event says to one observation (``ObservedChange``), for each
 /// option and each place of the observed key path around the changed one.
 @Suite struct ObservedChangeTests {
-    let shared = SharedController()
+    let shared = SharedController(objects: ObjectTable())
 
     private static func change(_ path: [String], _ kind: ChangeKind = .setting, indexes: [Int] = [],
                                old: JSONValue?, new: JSONValue?, cause: ChangeCause? = nil) -> ChangeRecord {

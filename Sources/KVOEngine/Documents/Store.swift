@@ -18,10 +18,6 @@ public final class Store {
     /// `--max-memory` counts for the documents.
     @exclusivity(unchecked) public internal(set) var sizeEstimate = 0
 
-    public convenience init() {
-        self.init(objects: ObjectTable())
-    }
-
     init(objects: ObjectTable) {
         self.objects = objects
     }

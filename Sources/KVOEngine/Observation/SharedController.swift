@@ -74,10 +74,6 @@ public final class SharedController {
     /// observation the change is due to reach.
     @exclusivity(unchecked) var awaitCollector: AwaitCollector?
 
-    public convenience init() {
-        self.init(objects: ObjectTable())
-    }
-
     init(objects: ObjectTable) {
         self.objects = objects
     }
