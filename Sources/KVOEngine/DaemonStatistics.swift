@@ -32,8 +32,6 @@ public struct DaemonStatistics: Sendable, Equatable {
     /// Connections that the budget sent to their observations' policy.
     public var clientMemoryCongestions = 0
 
-    public init() {}
-
     /// Notes one finished turn of the loop that worked `microseconds` of
     /// wall time and `cpuMicroseconds` of the loop thread's CPU time.
     public mutating func recordLoopTurn(microseconds: UInt64, cpuMicroseconds: UInt64 = 0) {

@@ -7,6 +7,4 @@ public struct EngineRefusals: Sendable, Equatable {
     public var memory = 0
     /// Writes refused with `storage_full` while the data directory's disk was full.
     public var storage = 0
-
-    public init() {}
 }

@@ -8,8 +8,6 @@ public struct RequestCounts: Sendable, Equatable {
     /// Lines that were not a request: not JSON, no known `op`, a bad field, too long.
     public var invalid = 0
 
-    public init() {}
-
     /// How many requests of the op named `name` were answered.
     public func count(of name: String) -> Int {
         Op(rawValue: name).map { byOp[$0.ordinal] } ?? 0

@@ -18,8 +18,6 @@ public struct EventCounts: Sendable, Equatable {
     /// and went while its client was behind.
     public var dropped = 0
 
-    public init() {}
-
     /// The count of events of `kind`.
     public subscript(kind: ChangeKind) -> Int {
         switch kind {
