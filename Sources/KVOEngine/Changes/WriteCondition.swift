@@ -11,11 +11,6 @@ public struct WriteCondition: Sendable, Equatable {
     /// nil: no such condition. `.null` matches a null value, not a missing one.
     public var ifValue: JSONValue?
 
-    public init(ifModSeq: UInt64? = nil, ifValue: JSONValue? = nil) {
-        self.ifModSeq = ifModSeq
-        self.ifValue = ifValue
-    }
-
     /// Throws `precondition_failed` (with the value's current `modSeq`) when
     /// the condition does not hold for `keyPath` of `object` in `store`.
     func check(in store: Store, _ object: String, _ keyPath: ObservedPath?) throws(KVOEngineError) {

@@ -8,17 +8,12 @@ import Darwin
 /// that set it (`ephemeral`), or until a deadline (`ttl`), or both.
 public struct ValueLifetime: Sendable, Equatable {
     /// The value goes when the connection that set it closes.
-    public var ephemeral: Bool
+    public var ephemeral = false
     /// Seconds from the set until the value goes; nil: no deadline.
     public var ttl: Double?
 
     /// The longest `ttl`, in seconds: a year.
     public static let maxTTL: Double = 31_536_000
-
-    public init(ephemeral: Bool = false, ttl: Double? = nil) {
-        self.ephemeral = ephemeral
-        self.ttl = ttl
-    }
 }
 
 /// Why kvod made a change itself: events of it carry `"cause":…`.

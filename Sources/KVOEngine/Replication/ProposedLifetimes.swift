@@ -8,10 +8,4 @@ public struct ProposedLifetimes: Sendable, Equatable {
     /// Whether the change ends the leases at or under its key path (a set or
     /// delete in an object that has leased values): their leased keys go too.
     public var endsLeases = false
-
-    public init(lifetime: ValueLifetime? = nil, owner: Int? = nil, endsLeases: Bool = false) {
-        self.lifetime = lifetime
-        self.owner = owner
-        self.endsLeases = endsLeases
-    }
 }

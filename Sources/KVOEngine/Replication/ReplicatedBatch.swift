@@ -16,12 +16,6 @@ public struct ReplicatedBatchStep: Sendable, Equatable {
     /// insertion or replacement. Ignored for the object's last step.
     public var written: JSONValue?
 
-    public init(change: ReplicatedChange, position: Int, written: JSONValue? = nil) {
-        self.change = change
-        self.position = position
-        self.written = written
-    }
-
     /// The step as its object's record holds it: the change's record with `at` and `new`.
     var json: JSONValue {
         guard case .object(var members) = change.json else { return change.json }

@@ -12,11 +12,6 @@ public struct ProposedModSeqs: Sendable, Equatable {
     /// the change's, whose revision the store has not given yet.
     public let base: UInt64
 
-    public init(tree: ModSeqTree, base: UInt64) {
-        self.tree = tree
-        self.base = base
-    }
-
     /// The stored form, at most `maxBytes` of JSON: ``ModSeqTree/json`` with
     /// the change's own seqs written `0` ("the revision of this record").
     /// A tree too large keeps fewer levels (each value below the last level
