@@ -27,9 +27,9 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         case notObserving
     }
 
-    /// Where the observation is: its own description before registration
-    /// and after, its node while registered (with its health counters once
-    /// it has sent an event, and its context and filter if it has them).
+    /// Where the observation is: its node while registered (with its health
+    /// counters once it has sent an event, and its context and filter if it
+    /// has them), its own description after (``detach()``).
     /// Four class payloads: the enum is one word.
     private enum Place {
         case detached(DetachedPlace)
@@ -97,8 +97,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
         return head
     }
 
-    /// An info for `node`, to be registered there (no detached copy of its
-    /// object and key path is made only to be dropped at registration).
+    /// An info for `node`, to be registered there.
     init(node: PathNode, options: ObservationOptions, context: JSONValue?,
          policy: ObservationPolicy = .default, filter: ObservationFilter = .none, compact: Bool = false,
          controller: ClientController) {
@@ -313,7 +312,7 @@ private final class DetachedPlace {
     let context: JSONValue?
     let filter: ObservationFilter
 
-    init(scope: ObservationScope, keyPath: ObservedPath, context: JSONValue?, filter: ObservationFilter = .none) {
+    init(scope: ObservationScope, keyPath: ObservedPath, context: JSONValue?, filter: ObservationFilter) {
         self.scope = scope
         self.keyPath = keyPath
         self.context = context
