@@ -1,3 +1,5 @@
+import KVOValues
+
 /// A request target's path, cut into percent-decoded segments, and its query's
 /// parameters. Each segment is decoded once, after cutting, so `%2F` is a slash
 /// inside a name, not a separator.
@@ -79,7 +81,8 @@ struct HTTPTarget {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(JSONStringBody.hexDigit),
+                      let low = iterator.next().flatMap(JSONStringBody.hexDigit) else {
                     throw HTTPRefusal(.badRequest, "a malformed percent escape in \(String(decoding: piece, as: UTF8.self))")
                 }
                 bytes.append(high << 4 | low)
@@ -93,14 +96,5 @@ struct HTTPTarget {
             throw HTTPRefusal(.badRequest, "\(String(decoding: piece, as: UTF8.self)) decodes to bytes that are not UTF-8")
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

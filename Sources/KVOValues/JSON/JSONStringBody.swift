@@ -144,7 +144,8 @@ package enum JSONStringBody {
         return unit
     }
 
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+    /// The value of one hex digit, either case; nil for another byte (HTTP's percent-decoding reads them too).
+    package static func hexDigit(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
