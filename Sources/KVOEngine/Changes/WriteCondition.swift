@@ -37,10 +37,4 @@ public struct ChangeOperation {
     public var condition: WriteCondition?
     /// A set's `ephemeral`/`ttl`.
     public var lifetime: ValueLifetime?
-
-    public init(_ operation: Operation, condition: WriteCondition? = nil, lifetime: ValueLifetime? = nil) {
-        self.operation = operation
-        self.condition = condition
-        self.lifetime = lifetime
-    }
 }

@@ -48,7 +48,8 @@ extension Engine {
         }
         let trial: (proposal: BatchProposal, changed: [Bool], sums: [Int?])
         do throws(KVOEngineError) {
-            trial = try batchProposal(group.requests.map { ChangeOperation($0.operation, condition: $0.condition) })
+            trial = try batchProposal(group.requests.map { ChangeOperation(operation: $0.operation,
+                                                                            condition: $0.condition) })
         } catch {
             return trialFailed(error, in: group, through: replicator, attempt: attempt)
         }

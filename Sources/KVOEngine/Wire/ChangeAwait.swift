@@ -18,9 +18,4 @@ public struct ChangeAwait: Sendable, Equatable {
     public static let defaultTimeout: UInt32 = 5000
     /// The longest `awaitTimeout` accepted: one hour (the await timeout limit).
     public static let maxTimeout: UInt32 = 3_600_000
-
-    public init(_ condition: Condition, timeout: UInt32 = Self.defaultTimeout) {
-        self.condition = condition
-        self.timeout = timeout
-    }
 }

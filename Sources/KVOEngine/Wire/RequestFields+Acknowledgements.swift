@@ -16,9 +16,7 @@ extension Fields {
         guard case .string(let name) = awaiting, let condition = ChangeAwait.Condition(rawValue: name) else {
             throw .badRequest("field \"await\" must be \"written\" or \"acknowledged\"")
         }
-        guard let timeout = try milliseconds(.awaitTimeout, upTo: ChangeAwait.maxTimeout, "await timeout") else {
-            return ChangeAwait(condition)
-        }
-        return ChangeAwait(condition, timeout: timeout)
+        let timeout = try milliseconds(.awaitTimeout, upTo: ChangeAwait.maxTimeout, "await timeout")
+        return ChangeAwait(condition: condition, timeout: timeout ?? ChangeAwait.defaultTimeout)
     }
 }

@@ -295,7 +295,7 @@ struct Fields {
                 guard request.operation.spec.batchable else {
                     throw fail(.badRequest("a batch carries set, delete, insert, remove, replace and add only"))
                 }
-                operations.append(ChangeOperation(request.operation, condition: request.condition,
+                operations.append(ChangeOperation(operation: request.operation, condition: request.condition,
                                                   lifetime: request.lifetime))
             }
         }
