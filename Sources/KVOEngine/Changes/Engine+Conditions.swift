@@ -30,10 +30,7 @@ extension Engine {
     /// what it adds in all must fit.
     func batch(_ operations: [ChangeOperation],
                for client: ClientController) throws(KVOEngineError) -> (seqs: [UInt64?], sums: [Int?]) {
-        let trial = try self.trial(operations).engine
-        // The trial's documents count only what its changes added (copies
-        // are taken as they are): that is the batch's growth.
-        try resources.checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
+        _ = try trial(operations)
         resources.admitsEveryChange = true
         defer { resources.admitsEveryChange = false }
         var seqs: [UInt64?] = []
@@ -57,7 +54,7 @@ extension Engine {
     /// engine holding copies of the documents they touch, told to `log`:
     /// this engine is left as it was. Returns the scratch engine and each
     /// op's seq there (nil: it changed nothing); throws the first op's error,
-    /// with its `index`.
+    /// with its `index`, or, under `--max-memory`, what the batch adds in all.
     func trial(_ operations: [ChangeOperation],
                log: ChangeLog? = nil) throws(KVOEngineError) -> (engine: Engine, seqs: [UInt64?]) {
         // The trial keeps this engine's limits; it neither checks access (done
@@ -111,6 +108,9 @@ extension Engine {
             seqs.append(trial.store.seq == before ? nil : trial.store.seq)
         }
         trial.closeClient(tryClient)
+        // The trial's documents count only what its changes added (copies
+        // are taken as they are): that is the batch's growth.
+        try resources.checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
         return (trial, seqs)
     }
 

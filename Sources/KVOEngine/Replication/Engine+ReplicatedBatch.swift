@@ -46,7 +46,6 @@ extension Engine {
         -> (proposal: BatchProposal, changed: [Bool], sums: [Int?]) {
         let log = ChangeCollector()
         let (trial, seqs) = try self.trial(operations, log: log)
-        try resources.checkMemory(growth: trial.store.sizeEstimate, of: "this batch")
         var objects: [String] = []
         var mentioned: Set<String> = []
         for change in operations {
