@@ -162,10 +162,6 @@ struct CollectionAggregate {
         return a.number.literal.utf8.lexicographicallyPrecedes(b.number.literal.utf8)
     }
 
-    private func isSame(_ a: Extreme, _ b: Extreme) -> Bool {
-        a.value == b.value && a.number.literal == b.number.literal
-    }
-
     /// Where `extreme` goes in ``reserve``: after every one that precedes it.
     private func insertionIndex(of extreme: Extreme) -> Int {
         reserve.partitionPoint { precedes($0, extreme) }
@@ -218,7 +214,9 @@ struct CollectionAggregate {
         let extreme = Extreme(value: value, number: number)
         let index = insertionIndex(of: extreme)
         // Not kept: it was among those after the last kept one.
-        if index < reserve.count, isSame(reserve[index], extreme) { reserve.remove(at: index) }
+        if index < reserve.count, reserve[index].value == value, reserve[index].number.literal == number.literal {
+            reserve.remove(at: index)
+        }
         if numbers == 0 { reserveIsWhole = true }
     }
 }

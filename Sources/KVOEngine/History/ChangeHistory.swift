@@ -100,13 +100,9 @@ public final class ChangeHistory {
     /// when `seq + 1 >= oldestSeq` (the caller checks).
     func changes(after seq: UInt64) -> Deque<ChangeRecord>.SubSequence {
         guard let first = changes.first?.seq else { return changes[...] }
-        if hasGaps { return changes[firstIndex(after: seq)...] }
+        // A history with gaps: a binary search.
+        if hasGaps { return changes[changes.partitionPoint { $0.seq <= seq }...] }
         let start = seq < first ? 0 : Int(min(seq - first + 1, UInt64(changes.count)))
         return changes[start...]
-    }
-
-    /// The position of the first change after `seq`: a binary search, for a history with gaps.
-    private func firstIndex(after seq: UInt64) -> Int {
-        changes.partitionPoint { $0.seq <= seq }
     }
 }

@@ -39,7 +39,8 @@ extension Engine {
             _ = delete(place.object, releaseTarget(of: place.object, at: place.components), cause: cause)
             made += 1
         }
-        return leaseTable.hasPending || leaseTable.hasExpired(now: now)
+        // Or a deadline passed by now that is not queued yet.
+        return leaseTable.hasPending || nextLeaseDeadline.map { $0 <= now } ?? false
     }
 
     /// What a lease's end deletes: the leased value at `path` of `object`, or
@@ -56,7 +57,7 @@ extension Engine {
 
     /// When the next deadline falls (maybe one since renewed), in wall-clock
     /// seconds; nil when none is held. The daemon's timer aims at it.
-    public var nextLeaseDeadline: Double? { leaseTable.nextDeadline }
+    public var nextLeaseDeadline: Double? { leaseTable.deadlines.min?.time }
 
     /// Whether deletions are queued (an owner left, an orphan at start).
     public var hasPendingReleases: Bool { leaseTable.hasPending }

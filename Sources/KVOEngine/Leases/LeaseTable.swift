@@ -249,9 +249,4 @@ final class LeaseTable {
     /// Whether releases are queued.
     var hasPending: Bool { !leftOwners.isEmpty || !expired.isEmpty }
 
-    /// Whether a deadline has passed by `now` that is not queued yet.
-    func hasExpired(now: Double) -> Bool { deadlines.min.map { $0.time <= now } ?? false }
-
-    /// The earliest deadline held (maybe stale), for the daemon's timer.
-    var nextDeadline: Double? { deadlines.min?.time }
 }

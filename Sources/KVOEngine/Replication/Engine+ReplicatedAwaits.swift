@@ -43,7 +43,7 @@ extension Engine {
     /// wait's reply goes now if the wait ended already, else when it ends.
     func outcomeOfAwait(_ token: UInt64?, _ outcome: ProposalOutcome, to request: Request,
                         from client: ClientController) -> Bool {
-        guard let token, let awaited = proposals.endAwait(token) else { return false }
+        guard let token, let awaited = proposals.awaited.removeValue(forKey: token) else { return false }
         if awaited.isWaiting {
             if let reply = client.replyAfterOutcome {
                 client.replyAfterOutcome = nil

@@ -4,7 +4,7 @@
 /// changes with `await` not decided yet, by the token their records carry.
 final class PendingProposals {
     @exclusivity(unchecked) private var queued: [ClientController] = []
-    @exclusivity(unchecked) private(set) var awaited: [UInt64: AwaitedProposal] = [:]
+    @exclusivity(unchecked) var awaited: [UInt64: AwaitedProposal] = [:]
 
     var hasQueuedPipelines: Bool { !queued.isEmpty }
 
@@ -30,9 +30,6 @@ final class PendingProposals {
         awaited[token] = proposal
         return token
     }
-
-    /// Ends the registration of `token`, returning what it held.
-    func endAwait(_ token: UInt64) -> AwaitedProposal? { awaited.removeValue(forKey: token) }
 }
 
 /// A change with `await` proposed by this kvod, until its outcome comes
