@@ -7,11 +7,13 @@
 /// waits for them from then on. Other kvods ignore the token: their
 /// observers are not counted.
 extension Engine {
-    /// Registers the await of `request` (nil: it has none) for the proposal
-    /// about to be made; returns the token its records carry. `reply` makes
-    /// the ok reply at the committed seq.
-    func registerAwait(of request: Request, from client: ClientController,
+    /// Holds `client`'s reads until `request`'s proposal, about to be made, is
+    /// decided (its bytes counted), and registers its await (nil: it has none);
+    /// returns the token its records carry. `reply` makes the ok reply at the committed seq.
+    func beginProposal(of request: Request, from client: ClientController,
                        reply: @escaping (UInt64) -> ReplyEncoder) -> UInt64? {
+        client.awaitsReplication = true
+        client.replicatingBytes = request.heldBytes
         guard let awaiting = request.awaiting else { return nil }
         return proposals.register(AwaitedProposal(id: request.id, awaiting: awaiting, client: client, reply: reply))
     }

@@ -29,9 +29,7 @@ extension Engine {
             reply.sums(sums)
             return reply
         }
-        proposal.context.awaitID = registerAwait(of: request, from: client, reply: applied)
-        client.awaitsReplication = true
-        client.replicatingBytes = request.heldBytes
+        proposal.context.awaitID = beginProposal(of: request, from: client, reply: applied)
         replicator.propose(proposal) { [self] outcome in
             answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
                              contended: "the objects of this batch", awaitID: proposal.context.awaitID,

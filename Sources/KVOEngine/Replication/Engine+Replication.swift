@@ -36,13 +36,11 @@ extension Engine {
                 }
                 return client.append(applied(store.seq), id: request.id)
             }
-            let token = registerAwait(of: request, from: client, reply: applied)
-            proposal.change.context.awaitID = token
-            client.awaitsReplication = true
-            client.replicatingBytes = request.heldBytes
+            proposal.change.context.awaitID = beginProposal(of: request, from: client, reply: applied)
             replicator.propose(proposal) { [self] outcome in
                 answerReplicated(outcome, to: request, from: client, through: replicator, attempt: attempt,
-                                 contended: proposal.change.object, awaitID: token, applied: applied)
+                                 contended: proposal.change.object, awaitID: proposal.change.context.awaitID,
+                                 applied: applied)
             }
         } catch {
             client.append(reply: ReplyEncoder.failure(id: request.id, concealing(error, of: request.operation,
