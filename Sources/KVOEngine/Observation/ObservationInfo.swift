@@ -272,12 +272,7 @@ public final class ObservationInfo: Hashable, CustomStringConvertible, TableKeye
     /// What its context holds in memory beyond ``ResourceAccount/observationBytes``,
     /// for the memory account: the value and its encoded fragment (what a
     /// context of a given size was measured to cost in RSS).
-    var contextBytes: Int {
-        if case .registeredWithContext(let context) = place, let fragment = context.fragment {
-            return 2 * fragment.count
-        }
-        return 0
-    }
+    var contextBytes: Int { 2 * (contextFragment?.count ?? 0) }
 
     /// ``contextBytes`` for a context about to be registered.
     static func contextBytes(of context: JSONValue?) -> Int {
