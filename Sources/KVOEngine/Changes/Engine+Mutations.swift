@@ -65,7 +65,7 @@ extension Engine {
                    _ values: [JSONValue]) throws(KVOEngineError) -> ChangeRecord {
         let keys = keyPath.components[...]
         // The whole path: every value above the array must be an object.
-        let existing = try store.checkObjectPath(object, keys)
+        let existing = try store.checkedValue(object, at: keys).existingKeys
         let count: Int
         switch store.value(object, at: keys) {
         case nil: count = 0

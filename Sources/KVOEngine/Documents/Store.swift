@@ -69,13 +69,6 @@ public final class Store {
 
     // MARK: Checks (nothing changes)
 
-    /// Follows `keys` as far as values exist, failing where a value that
-    /// exists is not an object. Returns how many keys exist (all, or fewer).
-    @discardableResult
-    func checkObjectPath(_ object: String, _ keys: ArraySlice<String>) throws(KVOEngineError) -> Int {
-        try checkedValue(object, at: keys).existingKeys
-    }
-
     /// The position of the member `keys.last` in its parent object, when it exists.
     func memberIndex(_ object: String, at keys: ArraySlice<String>) -> Int? {
         guard let last = keys.last,
@@ -111,7 +104,7 @@ public final class Store {
         fileprivate let memberIndex: Int?
     }
 
-    /// ``checkObjectPath`` and ``value(_:at:)`` in one walk: the value at
+    /// Follows `keys` as far as values exist, in one walk: the value at
     /// `keys` (nil when a key is missing), how many leading keys exist, and
     /// where to write; throws `not_an_object` where a value that exists on the
     /// way is not an object.

@@ -166,7 +166,7 @@ extension Engine {
             old = change.kind == .insertion ? nil : Self.elements(of: before, at: keys, change.indexes)
             new = change.kind == .removal ? nil : Self.elements(of: after, at: keys, change.indexes)
         }
-        let existing = (try? store.checkObjectPath(object, keys)) ?? 0
+        let existing = (try? store.checkedValue(object, at: keys).existingKeys) ?? 0
         let record = ChangeRecord(
             object: object, path: change.path, kind: change.kind, indexes: change.indexes, old: old, new: new,
             seq: seq, existingKeys: existing,
