@@ -42,21 +42,10 @@ public struct ClusterKeys: Sendable {
         return String(decoding: key[count...], as: UTF8.self)
     }
 
-    /// A stored document; nil when the bytes are not a JSON object.
-    public static func document(_ bytes: [UInt8]) -> JSONObject? {
-        guard case .object(let members)? = try? JSONReader.parse(bytes) else { return nil }
-        return members
-    }
-
     /// A document key's value as kvod puts it: the record of the change, a
     /// line feed, the document (each compact JSON, so the first line feed
     /// ends the record). One key per change, not a record key beside it:
     /// half the keys etcd writes and watches send (docs/CLUSTER.md).
-    public static func storedValue(document: JSONObject, record: JSONValue) -> [UInt8] {
-        storedValue(documentBytes: JSONValue.object(document).jsonBytes, record: record.jsonBytes)
-    }
-
-    /// ``storedValue(document:record:)`` of a document and record already written (compact JSON).
     public static func storedValue(documentBytes: [UInt8], record: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(record.count + 1 + documentBytes.count)
@@ -67,7 +56,7 @@ public struct ClusterKeys: Sendable {
     }
 
     /// A document key's value: the document, and the record inside it when
-    /// kvod put it (``storedValue(document:record:)``); a plain JSON object
+    /// kvod put it (``storedValue(documentBytes:record:)``); a plain JSON object
     /// (`etcdctl`, or an older kvod, which put the record beside it) has none.
     /// Nil when it is neither.
     public static func stored(_ bytes: [UInt8]) -> (document: JSONObject, record: JSONValue?)? {
@@ -76,7 +65,8 @@ public struct ClusterKeys: Sendable {
            case .object(let members)? = try? JSONReader.parse(bytes[(end + 1)...]) {
             return (members, .object(record))
         }
-        return document(bytes).map { ($0, nil) }
+        guard case .object(let members)? = try? JSONReader.parse(bytes) else { return nil }
+        return (members, nil)
     }
 }
 
