@@ -15,24 +15,20 @@ extension DocumentDepth {
         return tooDeep(object, keyPath, budget: budget)
     }
 
-    /// The same for `insert` and `replace`: `elements` land in the array at
-    /// `keyPath`, a level further down. An element given as `value` is only
-    /// one level inside its request line, so it can nest a level deeper than
-    /// the array that receives it allows at a key path of one key.
-    static func refusal(_ object: String, _ keyPath: ObservedPath, elements: [JSONValue]) -> KVOEngineError? {
-        let budget = limit - keyPath.components.count - 1
-        if budget >= RequestDecoder.maxDepth - 1 || elements.allSatisfy({ $0.nests(within: budget) }) { return nil }
-        return tooDeep(object, keyPath, budget: budget)
-    }
-
-    /// Checks the elements of an op whose row asks for it (`insert`,
-    /// `replace`); a set's value and an add's key path are checked as the
-    /// decoder takes them, a batch's ops as each is decoded.
+    /// The same for the elements of an op whose row asks for it (`insert`,
+    /// `replace`): they land in the array at its key path, a level further
+    /// down. An element given as `value` is only one level inside its request
+    /// line, so it can nest a level deeper than the array that receives it
+    /// allows at a key path of one key. A set's value and an add's key path
+    /// are checked as the decoder takes them, a batch's ops as each is decoded.
     static func refusal(_ operation: Operation, _ spec: OpSpec) -> KVOEngineError? {
         guard spec.depth == .elements else { return nil }
         let operands = operation.operands
         guard let object = operands.object, let keyPath = operands.keyPath else { return nil }
-        return refusal(object, keyPath, elements: operands.elements)
+        let budget = limit - keyPath.components.count - 1
+        let elements = operands.elements
+        if budget >= RequestDecoder.maxDepth - 1 || elements.allSatisfy({ $0.nests(within: budget) }) { return nil }
+        return tooDeep(object, keyPath, budget: budget)
     }
 
     private static func tooDeep(_ object: String, _ keyPath: ObservedPath, budget: Int) -> KVOEngineError {
