@@ -190,8 +190,8 @@ public final class ClientController: CustomStringConvertible {
                         filter: ObservationFilter = .none, compact: Bool = false) -> ObservationInfo? {
         guard !isClosed else { return nil }
         // One walk finds or makes the node; the table says whether this client is there.
-        return observe(at: shared.nodeCreating(scope, keyPath), options: options, context: context, policy: policy,
-                       filter: filter, compact: compact)
+        return observe(at: shared.nodeCreating(keyPath, below: shared.rootCreating(scope)), options: options,
+                       context: context, policy: policy, filter: filter, compact: compact)
     }
 
     /// Observes the key path of `node` (``SharedController/nodeCreating(_:below:)``'s),

@@ -80,7 +80,7 @@ public final class SharedController {
 
     // MARK: Registry
 
-    /// Registers an info made for `node` (``nodeCreating(_:_:)``'s).
+    /// Registers an info made for `node` (``nodeCreating(_:below:)``'s).
     func register(_ info: ObservationInfo, at node: PathNode) {
         precondition(info.state == .initial, "an observation is registered once")
         node.append(info)
@@ -116,11 +116,6 @@ public final class SharedController {
             node = next
         }
         return node
-    }
-
-    /// The node of `keyPath` in `scope`, made (with the nodes above it) if missing.
-    func nodeCreating(_ scope: ObservationScope, _ keyPath: ObservedPath) -> PathNode {
-        nodeCreating(keyPath, below: rootCreating(scope))
     }
 
     /// The node of `keyPath` under `root` (``rootCreating(_:)``'s), made if missing.

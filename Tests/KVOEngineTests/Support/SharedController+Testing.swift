@@ -13,4 +13,9 @@ extension SharedController {
 
     /// How many prefixes are observed.
     var observedPrefixCount: Int { prefixRoots.count }
+
+    /// The node of `keyPath` in `scope`, made (with the nodes above it) if missing.
+    func nodeCreating(_ scope: ObservationScope, _ keyPath: ObservedPath) -> PathNode {
+        nodeCreating(keyPath, below: rootCreating(scope))
+    }
 }
