@@ -86,9 +86,7 @@ extension Engine {
         switch operation {
         case .set(let object, let keyPath, let value):
             if keyPath.isWholeDocument {
-                guard case .object = value else {
-                    throw KVOEngineError(.notAnObject, "a whole document must be a JSON object, not \(value.typeName)")
-                }
+                // An object: the decoder's Fields, which make every set (a batch's ops too), refused any other value.
                 record = ChangeRecord(object: object, path: [], kind: .setting, old: store.value(object, at: []),
                                       new: value, seq: store.seq + 1, existingKeys: 0)
             } else {
