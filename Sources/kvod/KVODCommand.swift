@@ -273,12 +273,16 @@ struct KVODCommand: ParsableCommand {
         }
     }
 
-    func validate() throws {
+    func validate() throws { _ = try daemonConfiguration(environment: ProcessInfo.processInfo.environment) }
+
+    /// The options as the daemon takes them, parsed once for `validate` and
+    /// `run`; throws the first refused, in the order of the checks below.
+    private func daemonConfiguration(environment: [String: String]) throws -> DaemonConfiguration {
         guard let mode = UInt32(socketMode, radix: 8), mode <= 0o777 else {
             throw ValidationError("--socket-mode must be an octal mode such as 0660")
         }
-        guard SyncMode(rawValue: sync) != nil else { throw ValidationError("--sync must be always, batch or off") }
-        guard OutputLimits.parseSize(storageReserve) != nil else {
+        guard let syncMode = SyncMode(rawValue: sync) else { throw ValidationError("--sync must be always, batch or off") }
+        guard let reserve = OutputLimits.parseSize(storageReserve) else {
             throw ValidationError("--storage-reserve must be a size such as 8m, or 0 for none")
         }
         guard (0...10_000_000).contains(history) else { throw ValidationError("--history must be 0 to 10000000") }
@@ -288,8 +292,11 @@ struct KVODCommand: ParsableCommand {
         guard let memory = OutputLimits.parseSize(maxMemory) else {
             throw ValidationError("--max-memory must be a size such as 1g, or 0 for none")
         }
-        if let maxClientMemory, OutputLimits.parseSize(maxClientMemory).map({ $0 > 0 }) != true {
-            throw ValidationError("--max-client-memory must be a size such as 256m")
+        let clientMemory = try maxClientMemory.map { text in
+            guard let bytes = OutputLimits.parseSize(text), bytes > 0 else {
+                throw ValidationError("--max-client-memory must be a size such as 256m")
+            }
+            return bytes
         }
         guard let watchBuffer = OutputLimits.parseSize(etcdWatchBuffer), watchBuffer >= 64 << 10 else {
             throw ValidationError("--etcd-watch-buffer must be a size of at least 64k, such as 16m")
@@ -323,8 +330,8 @@ struct KVODCommand: ParsableCommand {
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1")
         }
+        let endpoints = etcd?.split(separator: ",").map(String.init) ?? []
         if let etcd {
-            let endpoints = etcd.split(separator: ",").map(String.init)
             guard !endpoints.isEmpty, endpoints.allSatisfy({ $0.hasPrefix("http://") || $0.hasPrefix("https://") }) else {
                 throw ValidationError("--etcd must be http:// or https:// URLs, comma-separated: \(etcd)")
             }
@@ -337,15 +344,16 @@ struct KVODCommand: ParsableCommand {
         }
         guard (2...3600).contains(etcdLeaseTtl) else { throw ValidationError("--etcd-lease-ttl must be 2 to 3600 seconds") }
         guard etcdHistoryRevisions >= 0 else { throw ValidationError("--etcd-history-revisions must not be negative") }
-        if let http {
+        let httpEndpoint = try http.map { http in
             let endpoint: HTTPEndpoint
-            do { endpoint = try HTTPEndpoint(parsing: http) } catch { throw ValidationError(error.description) }
+            do throws(HTTPEndpointError) { endpoint = try HTTPEndpoint(parsing: http) } catch { throw ValidationError(error.description) }
             if !endpoint.isLoopback, !httpInsecure, httpCert == nil || httpTokens == nil {
                 throw ValidationError("""
                     --http \(http) listens beyond loopback: that needs TLS (--http-cert, --http-key) and tokens \
                     (--http-tokens), or --http-insecure
                     """)
             }
+            return endpoint
         }
         guard (1...3600).contains(httpRequestTimeout) else { throw ValidationError("--http-request-timeout must be 1 to 3600 seconds") }
         if (httpCert == nil) != (httpKey == nil) { throw ValidationError("--http-cert and --http-key go together") }
@@ -353,9 +361,30 @@ struct KVODCommand: ParsableCommand {
             || httpCorsOrigin.hasSuffix("/") || httpCorsOrigin == "*" {
             throw ValidationError("--http-cors-origin is one origin, scheme://host[:port] with no path: \(httpCorsOrigin)")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
+        let outputLimits = OutputLimits(hardBytes: hard, softBytes: soft, softMilliseconds: UInt64(outputSoftSeconds * 1000))
+        var configuration = DaemonConfiguration(
+            socketPath: socket ?? DefaultSocketPath.resolve(environment: environment),
+            socketPathIsDefault: socket == nil && !DefaultSocketPath.isChosen(environment: environment),
+            socketMode: mode, maxLineBytes: maxLineBytes, logLevel: level,
+            connectionLogSeconds: connectionLogSeconds, slowTurnMicroseconds: slowTurnMilliseconds * 1_000,
+            ignoresHangUp: environment["INVOCATION_ID"] != nil,
+            dataDirectory: dataDir, restoreFile: restore, syncMode: syncMode, storageReserveBytes: reserve,
+            historyCapacity: history, historyBytes: historyByteCount,
+            maxObservationsPerConnection: maxObservationsPerConnection, maxMemory: memory, outputLimits: outputLimits,
+            maxClientMemory: clientMemory ?? ClientMemoryBudget.defaultLimit(
+                maxMemory: memory, physicalBytes: Int(ProcessInfo.processInfo.physicalMemory), floor: 2 * hard),
+            maxConnections: maxConnections, maxConnectionsPerUID: maxConnectionsPerUid,
+            fanOutPauseMicroseconds: fanoutPauseMicroseconds,
+            etcdEndpoints: endpoints, etcdPrefix: etcdPrefix,
+            etcdLimits: EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps),
+            etcdLeaseTTL: etcdLeaseTtl, etcdWatchBufferBytes: watchBuffer, httpEndpoint: httpEndpoint,
+            httpRequestTimeoutMilliseconds: UInt64(httpRequestTimeout) * 1_000, httpCORSOrigin: httpCorsOrigin,
+            httpMetricsOpen: httpMetricsOpen, etcdHistoryRevisions: etcdHistoryRevisions)
+        if let httpCert, let httpKey { configuration.httpTLS = (httpCert, httpKey) }
+        return configuration
     }
 
     func run() throws {
@@ -369,47 +398,9 @@ struct KVODCommand: ParsableCommand {
             throw Self.exit(with: error)
         }
         let environment = ProcessInfo.processInfo.environment
-        var configuration = DaemonConfiguration(
-            socketPath: socket ?? DefaultSocketPath.resolve(environment: environment),
-            socketMode: UInt32(socketMode, radix: 8) ?? 0o660,
-            maxLineBytes: maxLineBytes,
-            logLevel: Logger.Level(rawValue: logLevel) ?? .info,
-            activatedSocket: activated,
-            notifyTarget: notification.target,
-            ignoresHangUp: environment["INVOCATION_ID"] != nil,
-            dataDirectory: dataDir,
-            syncMode: SyncMode(rawValue: sync) ?? .always,
-            historyCapacity: history)
-        configuration.restoreFile = restore
-        configuration.historyBytes = OutputLimits.parseSize(historyBytes) ?? HistoryLimits.defaultMaxBytes
-        configuration.storageReserveBytes = OutputLimits.parseSize(storageReserve) ?? configuration.storageReserveBytes
-        configuration.maxMemory = OutputLimits.parseSize(maxMemory) ?? 0
-        configuration.maxObservationsPerConnection = maxObservationsPerConnection
-        configuration.maxConnectionsPerUID = maxConnectionsPerUid
-        configuration.outputLimits = OutputLimits(
-            hardBytes: OutputLimits.parseSize(outputHardLimit) ?? OutputLimits().hardBytes,
-            softBytes: OutputLimits.parseSize(outputSoftLimit) ?? OutputLimits().softBytes,
-            softMilliseconds: UInt64(outputSoftSeconds * 1000))
-        configuration.maxClientMemory = maxClientMemory.flatMap(OutputLimits.parseSize)
-            ?? ClientMemoryBudget.defaultLimit(maxMemory: configuration.maxMemory,
-                                               physicalBytes: Int(ProcessInfo.processInfo.physicalMemory),
-                                               floor: 2 * configuration.outputLimits.hardBytes)
-        configuration.maxConnections = maxConnections
-        configuration.socketPathIsDefault = socket == nil && !DefaultSocketPath.isChosen(environment: environment)
-        configuration.fanOutPauseMicroseconds = fanoutPauseMicroseconds
-        configuration.connectionLogSeconds = connectionLogSeconds
-        configuration.slowTurnMicroseconds = slowTurnMilliseconds * 1_000
-        configuration.etcdEndpoints = etcd?.split(separator: ",").map(String.init) ?? []
-        configuration.etcdPrefix = etcdPrefix
-        configuration.etcdLimits = EtcdLimits(maxRequestBytes: etcdMaxRequestBytes, maxTxnOps: etcdMaxTxnOps)
-        configuration.etcdLeaseTTL = etcdLeaseTtl
-        configuration.etcdHistoryRevisions = etcdHistoryRevisions
-        configuration.etcdWatchBufferBytes = OutputLimits.parseSize(etcdWatchBuffer) ?? EtcdReplica.defaultWatchBufferBytes
-        configuration.httpEndpoint = http.flatMap { try? HTTPEndpoint(parsing: $0) }
-        configuration.httpMetricsOpen = httpMetricsOpen
-        configuration.httpCORSOrigin = httpCorsOrigin
-        configuration.httpRequestTimeoutMilliseconds = UInt64(httpRequestTimeout) * 1_000
-        if let httpCert, let httpKey { configuration.httpTLS = (httpCert, httpKey) }
+        var configuration = try daemonConfiguration(environment: environment)
+        configuration.activatedSocket = activated
+        configuration.notifyTarget = notification.target
         let level = configuration.logLevel
         let format: StandardErrorLogHandler.Format =
             JournalStream.isStandardError(environment["JOURNAL_STREAM"]) ? .journal : .plain
