@@ -108,6 +108,17 @@ enum ClusterScenario: Sendable, Hashable {
             problems: outcome.problems)
     }
 
+    /// An observer of every key on each of the first `hosts` hosts, registered.
+    private static func observerPerHost(_ rig: ClusterRig, hosts: Int, keys: [BenchKey]) throws(BenchError) -> [Connection] {
+        let observers = try (0..<hosts).map { host throws(BenchError) in
+            let observer = try rig.connect(host: host)
+            observer.lastIndex = [Int](repeating: -1, count: keys.count)
+            return observer
+        }
+        try rig.register(observers, keys: keys)
+        return observers
+    }
+
     /// C setter connections on each of `hosts` hosts, kvod's pipelining P sets
     /// each, etcd's one put at a time (HTTP/1.1 keep-alive, no pipelining);
     /// every connection sets its own key; one observer (etcd: one watch of the
@@ -115,13 +126,7 @@ enum ClusterScenario: Sendable, Hashable {
     static func setThroughput(_ rig: ClusterRig, _ sizes: ClusterSizes, hosts: Int) throws(BenchError) -> ScenarioResult {
         let count = hosts * sizes.setConnections
         let keys = (0..<count).map { BenchKey(object: "set/\($0)", keyPath: "v") }
-        var observers: [Connection] = []
-        for host in 0..<hosts {
-            let observer = try rig.connect(host: host)
-            observer.lastIndex = [Int](repeating: -1, count: count)
-            observers.append(observer)
-        }
-        try rig.register(observers, keys: keys)
+        let observers = try observerPerHost(rig, hosts: hosts, keys: keys)
         var setters: [Connection] = []
         for index in 0..<count { setters.append(try rig.connect(host: index / sizes.setConnections)) }
         let pipeline = rig.peer == .etcd ? 1 : sizes.setPipeline
@@ -140,19 +145,11 @@ enum ClusterScenario: Sendable, Hashable {
         var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond,
                               comparable: false)]
         // What each set cost each server, warm-up and drain included: whether a server, not the round trip, is the limit.
-        if sets > 0, let before = revisionBefore, let after = rig.etcdRevision(), after > before {
-            figures.append(Figure(row: "changes per etcd revision (per Txn), set throughput through \(hosts) "
-                                  + "host\(hosts == 1 ? "" : "s")", unit: "changes", higherIsBetter: true,
-                                  value: sets / Double(after - before), comparable: false))
-        }
         if sets > 0 {
-            if rig.peer == .kvodOverEtcd {
-                figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the kvods", unit: "µs",
-                                      higherIsBetter: false, value: (cpuAfter.kvods - cpuBefore.kvods) / sets * 1e6))
-            }
-            figures.append(Figure(row: "CPU per set through \(hosts) host\(hosts == 1 ? "" : "s"): the etcd members", unit: "µs",
-                                  higherIsBetter: false, value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6,
-                                  comparable: false))
+            let through = "through \(hosts) host\(hosts == 1 ? "" : "s")"
+            figures += costs(revisionRow: "changes per etcd revision (per Txn), set throughput \(through)",
+                             cpuRow: "CPU per set \(through)", etcdComparable: false,
+                             rig: rig, sets: sets, cpu: (cpuBefore, cpuAfter), revisionBefore: revisionBefore)
         }
         return ScenarioResult(figures: figures, problems: outcome.problems)
     }
@@ -192,13 +189,7 @@ enum ClusterScenario: Sendable, Hashable {
                                 row: String, figure: String) throws(BenchError) -> ScenarioResult {
         let count = connections * inFlight
         let keys = (0..<count).map { BenchKey(object: "dist/\($0)", keyPath: "v") }
-        var observers: [Connection] = []
-        for host in 0..<rig.hosts {
-            let observer = try rig.connect(host: host)
-            observer.lastIndex = [Int](repeating: -1, count: count)
-            observers.append(observer)
-        }
-        try rig.register(observers, keys: keys)
+        let observers = try observerPerHost(rig, hosts: rig.hosts, keys: keys)
         var setters: [Connection] = []
         for _ in 0..<connections { setters.append(try rig.connect(host: 0)) }
         let cpuBefore = rig.cpuSeconds()
@@ -214,28 +205,29 @@ enum ClusterScenario: Sendable, Hashable {
         let sets = Double(setters.reduce(0) { $0 + $1.replies })
         var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)]
         if sets > 0 {
-            figures += Self.costs(figure, rig: rig, sets: sets, cpu: (cpuBefore, cpuAfter), revisionBefore: revisionBefore)
+            figures += costs(revisionRow: "\(figure): changes per etcd revision (per Txn)", cpuRow: "CPU per set, \(figure)",
+                             etcdComparable: true, rig: rig, sets: sets, cpu: (cpuBefore, cpuAfter), revisionBefore: revisionBefore)
         }
         return ScenarioResult(figures: figures, problems: outcome.problems)
     }
 
     /// Per set, over the whole run (warm-up and drain included): the changes
     /// each etcd revision carried (each `Txn` makes one), and the CPU time the
-    /// kvods and the members used.
-    private static func costs(_ what: String, rig: ClusterRig, sets: Double,
+    /// kvods and the members used (rows `cpuRow`: the kvods, `cpuRow`: the etcd members).
+    private static func costs(revisionRow: String, cpuRow: String, etcdComparable: Bool, rig: ClusterRig, sets: Double,
                               cpu: ((kvods: Double, etcd: Double), (kvods: Double, etcd: Double)),
                               revisionBefore: Int?) -> [Figure] {
         var figures: [Figure] = []
         if let before = revisionBefore, let after = rig.etcdRevision(), after > before {
-            figures.append(Figure(row: "\(what): changes per etcd revision (per Txn)", unit: "changes",
+            figures.append(Figure(row: revisionRow, unit: "changes",
                                   higherIsBetter: true, value: sets / Double(after - before), comparable: false))
         }
         if rig.peer == .kvodOverEtcd {
-            figures.append(Figure(row: "CPU per set, \(what): the kvods", unit: "µs", higherIsBetter: false,
+            figures.append(Figure(row: cpuRow + ": the kvods", unit: "µs", higherIsBetter: false,
                                   value: (cpu.1.kvods - cpu.0.kvods) / sets * 1e6))
         }
-        figures.append(Figure(row: "CPU per set, \(what): the etcd members", unit: "µs", higherIsBetter: false,
-                              value: (cpu.1.etcd - cpu.0.etcd) / sets * 1e6))
+        figures.append(Figure(row: cpuRow + ": the etcd members", unit: "µs", higherIsBetter: false,
+                              value: (cpu.1.etcd - cpu.0.etcd) / sets * 1e6, comparable: etcdComparable))
         return figures
     }
 
