@@ -9,19 +9,7 @@ enum LoopbackTCP {
     /// A connected, blocking stream socket to 127.0.0.1:`port`, with Nagle off
     /// (each request is written whole and waits for its reply).
     static func connect(port: Int) throws(BenchError) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket(): \(UnixSocket.errorText())") }
-        var address = loopback(port: port)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let text = UnixSocket.errorText()
-            close(fd)
-            throw BenchError("connect(127.0.0.1:\(port)): \(text)")
-        }
+        let fd = try UnixSocket.connect(AF_INET, loopback(port: port), naming: "127.0.0.1:\(port)")
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         return fd

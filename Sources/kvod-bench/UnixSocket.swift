@@ -13,22 +13,28 @@ struct BenchError: Error, CustomStringConvertible {
 enum UnixSocket {
     /// A connected, blocking stream socket.
     static func connect(_ path: String) throws(BenchError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket(): \(errorText())") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
         }
-        let result = withUnsafePointer(to: &address) {
+        return try connect(AF_UNIX, address, naming: path)
+    }
+
+    /// A connected, blocking stream socket of `family` to `address` (a
+    /// `sockaddr_un` or `sockaddr_in`); an error names it as `name`.
+    static func connect<Address>(_ family: Int32, _ address: Address, naming name: String) throws(BenchError) -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("socket(): \(errorText())") }
+        let result = withUnsafePointer(to: address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
             }
         }
         guard result == 0 else {
             let text = errorText()
             Glibc.close(fd)
-            throw BenchError("connect(\(path)): \(text)")
+            throw BenchError("connect(\(name)): \(text)")
         }
         return fd
     }
