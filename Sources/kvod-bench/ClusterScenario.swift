@@ -88,9 +88,7 @@ enum ClusterScenario: Sendable, Hashable {
     /// from a set's send to its event's read on another host.
     static func latency(_ rig: ClusterRig, _ sizes: ClusterSizes) throws(BenchError) -> ScenarioResult {
         let key = BenchKey(object: "lat/0", keyPath: "v")
-        let observers = [try rig.connect(host: 1), try rig.connect(host: 2)]
-        for observer in observers { observer.lastIndex = [-1] }
-        try rig.register(observers, keys: [key])
+        let observers = try observers(rig, on: [1, 2], keys: [key])
         let setter = try rig.connect(host: 0)
         let outcome = ChangeLoad(
             setters: [setter], observers: observers, prefixes: [rig.wire.changePrefix(key)], fanout: [2],
@@ -108,9 +106,9 @@ enum ClusterScenario: Sendable, Hashable {
             problems: outcome.problems)
     }
 
-    /// An observer of every key on each of the first `hosts` hosts, registered.
-    private static func observerPerHost(_ rig: ClusterRig, hosts: Int, keys: [BenchKey]) throws(BenchError) -> [Connection] {
-        let observers = try (0..<hosts).map { host throws(BenchError) in
+    /// An observer of every key on each host of `hosts` (a host as often as it is named), registered.
+    private static func observers(_ rig: ClusterRig, on hosts: [Int], keys: [BenchKey]) throws(BenchError) -> [Connection] {
+        let observers = try hosts.map { host throws(BenchError) in
             let observer = try rig.connect(host: host)
             observer.lastIndex = [Int](repeating: -1, count: keys.count)
             return observer
@@ -126,7 +124,7 @@ enum ClusterScenario: Sendable, Hashable {
     static func setThroughput(_ rig: ClusterRig, _ sizes: ClusterSizes, hosts: Int) throws(BenchError) -> ScenarioResult {
         let count = hosts * sizes.setConnections
         let keys = (0..<count).map { BenchKey(object: "set/\($0)", keyPath: "v") }
-        let observers = try observerPerHost(rig, hosts: hosts, keys: keys)
+        let observers = try observers(rig, on: Array(0..<hosts), keys: keys)
         var setters: [Connection] = []
         for index in 0..<count { setters.append(try rig.connect(host: index / sizes.setConnections)) }
         let pipeline = rig.peer == .etcd ? 1 : sizes.setPipeline
@@ -189,7 +187,7 @@ enum ClusterScenario: Sendable, Hashable {
                                 row: String, figure: String) throws(BenchError) -> ScenarioResult {
         let count = connections * inFlight
         let keys = (0..<count).map { BenchKey(object: "dist/\($0)", keyPath: "v") }
-        let observers = try observerPerHost(rig, hosts: rig.hosts, keys: keys)
+        let observers = try observers(rig, on: Array(0..<rig.hosts), keys: keys)
         var setters: [Connection] = []
         for _ in 0..<connections { setters.append(try rig.connect(host: 0)) }
         let cpuBefore = rig.cpuSeconds()
@@ -240,14 +238,8 @@ enum ClusterScenario: Sendable, Hashable {
         let key = BenchKey(object: "fan/0", keyPath: "v")
         let count = sizes.fanoutObservers
         let arrivals = FanoutArrivals(observers: count)
-        var observers: [Connection] = []
-        for index in 0..<count {
-            let observer = try rig.connect(host: index % rig.hosts)
-            observer.lastIndex = [-1]
-            observer.arrivals = arrivals
-            observers.append(observer)
-        }
-        try rig.register(observers, keys: [key])
+        let observers = try observers(rig, on: (0..<count).map { $0 % rig.hosts }, keys: [key])
+        for observer in observers { observer.arrivals = arrivals }
         let setter = try rig.connect(host: 0)
         let outcome = ChangeLoad(
             setters: [setter], observers: observers, prefixes: [rig.wire.changePrefix(key)], fanout: [count],
