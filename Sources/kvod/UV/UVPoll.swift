@@ -17,15 +17,13 @@ final class UVPoll: UVHandle {
         }
     }
 
-    private var poll: UnsafeMutablePointer<uv_poll_t> { uvCast(uvHandle) }
-
     /// Watches for what is asked, replacing what was asked before.
     func start(readable: Bool, writable: Bool, handler: @escaping Handler) {
         loop.assertOnLoopThread()
         var events: Int32 = 0
         if readable { events |= Int32(UV_READABLE.rawValue) }
         if writable { events |= Int32(UV_WRITABLE.rawValue) }
-        guard !isClosing, uv_poll_start(poll, events, onPoll) == 0 else { return }
+        guard !isClosing, uv_poll_start(uvCast(uvHandle), events, onPoll) == 0 else { return }
         self.handler = handler
     }
 

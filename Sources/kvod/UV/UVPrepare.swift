@@ -12,14 +12,12 @@ final class UVPrepare: UVCallbackHandle {
         }
     }
 
-    private var prepare: UnsafeMutablePointer<uv_prepare_t> { uvCast(uvHandle) }
-
     /// Starts calling `handler` before each poll; replaces a previous handler.
     /// Ignored once the handle is closing: libuv would not refuse, and a
     /// closing handle must not be started.
     func start(handler: @escaping () -> Void) {
         loop.assertOnLoopThread()
-        guard !isClosing, uv_prepare_start(prepare, onPrepare) == 0 else { return }
+        guard !isClosing, uv_prepare_start(uvCast(uvHandle), onPrepare) == 0 else { return }
         self.handler = handler
     }
 }

@@ -11,15 +11,13 @@ final class UVSignal: UVCallbackHandle {
         }
     }
 
-    private var signalHandle: UnsafeMutablePointer<uv_signal_t> { uvCast(uvHandle) }
-
     /// Watches `signal` (e.g. `SIGTERM`); replaces a previous watch. Throws
     /// (never calling `handler`) for a signal that cannot be caught (SIGKILL,
     /// SIGSTOP, out of range) or a closing handle.
     func start(signal: Int32, handler: @escaping () -> Void) throws(UVError) {
         loop.assertOnLoopThread()
         guard !isClosing else { throw UVError.invalidArgument }
-        try UVError.check(uv_signal_start(signalHandle, onSignal, signal))
+        try UVError.check(uv_signal_start(uvCast(uvHandle), onSignal, signal))
         self.handler = handler
     }
 
