@@ -88,7 +88,7 @@ final class UVPipeServer: UVHandle {
     func chmod(mode: mode_t) throws(UVError) {
         loop.assertOnLoopThread()
         guard let path else { throw UVError.badFileDescriptor }
-        if changeMode(path, mode) != 0 { throw UVError.fromErrno(errno) }
+        if Glibc.chmod(path, mode) != 0 { throw UVError.fromErrno(errno) }
     }
 
     /// Adopts an already bound and listening descriptor (systemd socket
@@ -128,7 +128,7 @@ final class UVPipeServer: UVHandle {
     override func didClose() {
         onConnection = nil
         onAcceptError = nil
-        if reserveFD >= 0 { closeDescriptor(reserveFD) }
+        if reserveFD >= 0 { Glibc.close(reserveFD) }
         reserveFD = -1
         boundFile?.removeIfUnchanged()
         boundFile = nil
@@ -161,7 +161,7 @@ final class UVPipeServer: UVHandle {
             handler?(error)
             return
         }
-        closeDescriptor(reserveFD)
+        Glibc.close(reserveFD)
         reserveFD = -1
         _ = kvod_drain_listener(listenFD)
         onAcceptError?(error)
@@ -169,10 +169,6 @@ final class UVPipeServer: UVHandle {
 
     private func openReserve() -> Int32 { max(kvod_open_reserve_fd(), -1) }
 }
-
-// File-scope wrappers: inside the class, `chmod`/`close` name its methods.
-private func changeMode(_ path: String, _ mode: mode_t) -> Int32 { chmod(path, mode) }
-private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 
 private func onConnectionCallback(_ server: UnsafeMutablePointer<uv_stream_t>?, _ status: Int32) {
     UVHandle.owner(of: server, as: UVPipeServer.self)?.connectionArrived(status: status)
