@@ -23,8 +23,8 @@ final class H2OServer {
     init(loop: UVLoop, requestTimeoutMilliseconds: UInt64, maxBodyBytes: Int, maxConnections: Int) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         server = kvod_http_server_create(UnsafeMutableRawPointer(loop.uvLoop), context, { context, request in
-            guard let context, let request else { return }
-            Unmanaged<H2OServer>.fromOpaque(context).takeUnretainedValue().onRequest(H2ORequest(raw: request))
+            guard let request else { return }
+            H2OServer.of(context)?.onRequest(H2ORequest(raw: request))
         }, requestTimeoutMilliseconds, maxBodyBytes, maxConnections)
     }
 
@@ -54,14 +54,12 @@ final class H2OServer {
         kvod_http_server_stop(server)
     }
 
-    fileprivate static let goneCallback: kvod_http_gone_cb = { context, key in
-        guard let context else { return }
-        Unmanaged<H2OServer>.fromOpaque(context).takeUnretainedValue().onGone(key)
-    }
+    fileprivate static let goneCallback: kvod_http_gone_cb = { context, key in H2OServer.of(context)?.onGone(key) }
+    fileprivate static let proceedCallback: kvod_http_proceed_cb = { context, key in H2OServer.of(context)?.onProceed(key) }
 
-    fileprivate static let proceedCallback: kvod_http_proceed_cb = { context, key in
-        guard let context else { return }
-        Unmanaged<H2OServer>.fromOpaque(context).takeUnretainedValue().onProceed(key)
+    /// The server whose ``context`` a C callback got.
+    private static func of(_ context: UnsafeMutableRawPointer?) -> H2OServer? {
+        context.map { Unmanaged<H2OServer>.fromOpaque($0).takeUnretainedValue() }
     }
 
     fileprivate var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
