@@ -128,28 +128,16 @@ enum ClusterScenario: Sendable, Hashable {
         var setters: [Connection] = []
         for index in 0..<count { setters.append(try rig.connect(host: index / sizes.setConnections)) }
         let pipeline = rig.peer == .etcd ? 1 : sizes.setPipeline
-        let cpuBefore = rig.cpuSeconds()
-        let revisionBefore = rig.etcdRevision()
-        let outcome = ChangeLoad(
+        let through = "through \(hosts) host\(hosts == 1 ? "" : "s")"
+        let load = ChangeLoad(
             setters: setters, observers: observers, prefixes: keys.map(rig.wire.changePrefix),
             fanout: [Int](repeating: hosts, count: count), choice: .perConnection, pipeline: pipeline,
             maxLagEvents: 8192, rate: nil,
-            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
-        ).run()
-        let cpuAfter = rig.cpuSeconds()
-        let sets = Double(setters.reduce(0) { $0 + $1.replies })
-        let row = "set throughput through \(hosts) host\(hosts == 1 ? "" : "s"), \(count) client connections "
-            + "(kvod: \(sizes.setPipeline) pipelined each), an observer per host"
-        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond,
-                              comparable: false)]
-        // What each set cost each server, warm-up and drain included: whether a server, not the round trip, is the limit.
-        if sets > 0 {
-            let through = "through \(hosts) host\(hosts == 1 ? "" : "s")"
-            figures += costs(revisionRow: "changes per etcd revision (per Txn), set throughput \(through)",
-                             cpuRow: "CPU per set \(through)", etcdComparable: false,
-                             rig: rig, sets: sets, cpu: (cpuBefore, cpuAfter), revisionBefore: revisionBefore)
-        }
-        return ScenarioResult(figures: figures, problems: outcome.problems)
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds)
+        return measured(load, on: rig, comparable: false,
+                        row: "set throughput \(through), \(count) client connections (kvod: \(sizes.setPipeline) pipelined each), "
+                            + "an observer per host",
+                        revisionRow: "changes per etcd revision (per Txn), set throughput \(through)", cpuRow: "CPU per set \(through)")
     }
 
     /// C setter connections on host 0, each keeping P sets in flight, each
@@ -190,43 +178,41 @@ enum ClusterScenario: Sendable, Hashable {
         let observers = try observers(rig, on: Array(0..<rig.hosts), keys: keys)
         var setters: [Connection] = []
         for _ in 0..<connections { setters.append(try rig.connect(host: 0)) }
-        let cpuBefore = rig.cpuSeconds()
-        let revisionBefore = rig.etcdRevision()
-        let outcome = ChangeLoad(
+        let load = ChangeLoad(
             setters: setters, observers: observers, prefixes: keys.map(rig.wire.changePrefix),
             fanout: [Int](repeating: rig.hosts, count: count), choice: .rotating(perConnection: inFlight),
             pipeline: inFlight, etcdTxnPuts: rig.peer == .etcd && inFlight > 1 ? inFlight : 0,
             maxLagEvents: 8192, rate: nil,
-            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds
-        ).run()
-        let cpuAfter = rig.cpuSeconds()
-        let sets = Double(setters.reduce(0) { $0 + $1.replies })
-        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond)]
-        if sets > 0 {
-            figures += costs(revisionRow: "\(figure): changes per etcd revision (per Txn)", cpuRow: "CPU per set, \(figure)",
-                             etcdComparable: true, rig: rig, sets: sets, cpu: (cpuBefore, cpuAfter), revisionBefore: revisionBefore)
-        }
-        return ScenarioResult(figures: figures, problems: outcome.problems)
+            warmupSeconds: sizes.warmupSeconds, durationSeconds: sizes.durationSeconds)
+        return measured(load, on: rig, comparable: true, row: row,
+                        revisionRow: "\(figure): changes per etcd revision (per Txn)", cpuRow: "CPU per set, \(figure)")
     }
 
-    /// Per set, over the whole run (warm-up and drain included): the changes
-    /// each etcd revision carried (each `Txn` makes one), and the CPU time the
-    /// kvods and the members used (rows `cpuRow`: the kvods, `cpuRow`: the etcd members).
-    private static func costs(revisionRow: String, cpuRow: String, etcdComparable: Bool, rig: ClusterRig, sets: Double,
-                              cpu: ((kvods: Double, etcd: Double), (kvods: Double, etcd: Double)),
-                              revisionBefore: Int?) -> [Figure] {
-        var figures: [Figure] = []
+    /// Runs `load`: its sets answered per second in `row`, and per set over the whole run (warm-up and
+    /// drain included), whether a server, not the round trip, is the limit: the changes each etcd
+    /// revision carried (each `Txn` makes one) in `revisionRow`, and the CPU time the kvods and the
+    /// members used (`cpuRow`: the kvods, `cpuRow`: the etcd members). `comparable`: the sets' and the members' figures'.
+    private static func measured(_ load: ChangeLoad, on rig: ClusterRig, comparable: Bool, row: String,
+                                 revisionRow: String, cpuRow: String) -> ScenarioResult {
+        let cpuBefore = rig.cpuSeconds()
+        let revisionBefore = rig.etcdRevision()
+        let outcome = load.run()
+        let cpuAfter = rig.cpuSeconds()
+        let sets = Double(load.setters.reduce(0) { $0 + $1.replies })
+        var figures = [Figure(row: row, unit: "sets/s", higherIsBetter: true, value: outcome.setsPerSecond,
+                              comparable: comparable)]
+        guard sets > 0 else { return ScenarioResult(figures: figures, problems: outcome.problems) }
         if let before = revisionBefore, let after = rig.etcdRevision(), after > before {
             figures.append(Figure(row: revisionRow, unit: "changes",
                                   higherIsBetter: true, value: sets / Double(after - before), comparable: false))
         }
         if rig.peer == .kvodOverEtcd {
             figures.append(Figure(row: cpuRow + ": the kvods", unit: "µs", higherIsBetter: false,
-                                  value: (cpu.1.kvods - cpu.0.kvods) / sets * 1e6))
+                                  value: (cpuAfter.kvods - cpuBefore.kvods) / sets * 1e6))
         }
         figures.append(Figure(row: cpuRow + ": the etcd members", unit: "µs", higherIsBetter: false,
-                              value: (cpu.1.etcd - cpu.0.etcd) / sets * 1e6, comparable: etcdComparable))
-        return figures
+                              value: (cpuAfter.etcd - cpuBefore.etcd) / sets * 1e6, comparable: comparable))
+        return ScenarioResult(figures: figures, problems: outcome.problems)
     }
 
     /// One setter on host 0 at `fanoutRate` changes a second (one in flight:
