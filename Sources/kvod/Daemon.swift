@@ -109,10 +109,10 @@ final class Daemon {
     /// Times the loop's turns for `info`'s loop lag.
     private var lagMeter: LoopLagMeter?
 
-    init(configuration: DaemonConfiguration, logger: Logger, engine: Engine? = nil) throws(DaemonError) {
+    init(configuration: DaemonConfiguration, logger: Logger) throws(DaemonError) {
         self.configuration = configuration
         self.logger = logger
-        self.engine = engine ?? Engine(configuration: EngineConfiguration(
+        self.engine = Engine(configuration: EngineConfiguration(
             version: BuildInfo.version, commit: BuildInfo.commit,
             maxObservationsPerClient: configuration.maxObservationsPerConnection,
             historyCapacity: configuration.historyCapacity, historyBytes: configuration.historyBytes,
