@@ -6,7 +6,9 @@ import KVOValues
 public struct Request {
     /// The client's `id`, any JSON value, echoed in the reply; nil when absent.
     public var id: RequestID?
-    public var operation: Operation
+    /// Set only inside the engine: a change over etcd relies on the decoder having checked it
+    /// (a whole document is an object), so code that embeds the engine cannot rewrite it.
+    public internal(set) var operation: Operation
     /// A change's condition, lifetime and await, boxed: most requests have
     /// none, and three optional values cost every request their copies.
     public var modifiers: ChangeModifiers? = nil
