@@ -35,6 +35,23 @@ import Testing
         #expect(replay.map { $0.member("resync") } == [true, nil])
     }
 
+    @Test func aResyncTellsItsObjectsInNameOrderSoThatEveryKvodAgrees() {
+        // Twenty objects a dictionary would give in its hash order (seeded per process): the even
+        // ones deleted by the resync, the odd ones changed; each kvod must tell them in one order.
+        let names = (0..<20).map { "r\($0 < 10 ? "0" : "")\($0)" }
+        let replica = EngineFixture()
+        replica.engine.replicator = ScriptedReplicator()
+        replica.engine.loadReplica(documents: Dictionary(uniqueKeysWithValues: names.map { ($0, (["v": 1], 2)) }),
+                                   revision: 3, epoch: "00000000000000aa")
+        let observer = replica.makeClient()
+        for name in names { replica.ok(["op": "observe", "object": .string(name), "keyPath": "v"], from: observer) }
+        let kept = names.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        replica.engine.resyncReplica(documents: Dictionary(uniqueKeysWithValues: kept.map { ($0, ["v": 2]) }), revision: 40)
+        let told = replica.take(from: observer).events.compactMap { $0.member("object")?.stringValue }
+        let deleted = names.filter { !kept.contains($0) }
+        #expect(told == deleted + kept, "deletions first, then the changed documents, each by name")
+    }
+
     @Test func aNewEpochForgetsTheHistorySoAResumeFromTheOldOneIsCompacted() {
         fixture.engine.applyReplicated(ReplicatedChange(op: "set", object: "o", path: ["a"], kind: .setting),
                                        document: ["a": 2, "b": 1], seq: 5)

@@ -103,9 +103,10 @@ extension Engine {
                 let members: JSONObject? = if case .object(let members)? = document { members } else { nil }
                 applyReplicatedChange(step.change, document: members, seq: seq)
             }
-            for (object, document) in documents where last[object] == nil {
+            // By name, not the dictionary's hash order, so that every kvod sends their events in one order.
+            for object in documents.keys.filter({ last[$0] == nil }).sorted() {
                 applyReplicatedChange(ReplicatedChange(op: "external", object: object, path: [], kind: .setting),
-                                      document: document, seq: seq)
+                                      document: documents[object] ?? nil, seq: seq)
             }
         }
     }

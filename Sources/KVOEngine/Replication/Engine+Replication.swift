@@ -210,12 +210,13 @@ extension Engine {
     /// would take it, so the replica then agrees with a kvod that loaded the store.
     public func resyncReplica(documents: [String: JSONObject], revision: UInt64,
                               modSeqs: [String: ModSeqTree] = [:]) {
-        let gone = store.documents.keys.filter { documents[$0] == nil }
+        // By name, not a dictionary's hash order, so that every kvod sends the resync's events in one order.
+        let gone = store.documents.keys.filter { documents[$0] == nil }.sorted()
         for object in gone {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting), document: nil,
                             seq: revision, resync: true)
         }
-        for (object, document) in documents where store.document(object) != document {
+        for (object, document) in documents.sorted(by: { $0.key < $1.key }) where store.document(object) != document {
             applyReplicated(ReplicatedChange(op: "resync", object: object, path: [], kind: .setting),
                             document: document, seq: revision, resync: true)
         }
